@@ -1,0 +1,68 @@
+import { readFileSync } from "node:fs";
+import { Value } from "@sinclair/typebox/value";
+import { AppError } from "../domain/errors.js";
+import { type Config, ConfigSchema } from "./config.schema.js";
+
+type Prop = { env?: string; type?: string; anyOf?: unknown[]; default?: unknown };
+
+/** Config keys with their environment variable, from the schema. */
+export function configEntries(): Array<{ key: string; env: string; schema: Prop & Record<string, unknown> }> {
+  return Object.entries(ConfigSchema.properties as Record<string, Prop & Record<string, unknown>>)
+    .filter(([, s]) => typeof s.env === "string")
+    .map(([key, s]) => ({ key, env: s.env as string, schema: s }));
+}
+
+function coerce(raw: string, schema: Prop): unknown {
+  if (schema.type === "integer" || schema.type === "number") {
+    const n = Number(raw);
+    return raw.trim() === "" || Number.isNaN(n) ? raw : n;
+  }
+  if (schema.type === "boolean") {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    return raw;
+  }
+  if (schema.type === "array") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+  if (schema.type === "object") {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/**
+ * Parses configuration once: defaults < config file (OMNINAME_CONFIG, JSON) < environment.
+ * An invalid value throws an error that names the variable, so start-up fails fast.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const fromFile: Record<string, unknown> = {};
+  const file = env.OMNINAME_CONFIG;
+  if (file) {
+    try {
+      Object.assign(fromFile, JSON.parse(readFileSync(file, "utf8")));
+    } catch (e) {
+      throw new AppError("INVALID_PARAMETER", `OMNINAME_CONFIG: cannot read ${file}: ${(e as Error).message}`);
+    }
+  }
+  const input: Record<string, unknown> = { ...fromFile };
+  for (const { key, env: name, schema } of configEntries()) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== "") input[key] = coerce(raw, schema);
+  }
+  Object.assign(input, overrides);
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(input));
+  const errors = [...Value.Errors(ConfigSchema, withDefaults)];
+  if (errors.length > 0) {
+    const e = errors[0];
+    const key = e.path.split("/")[1] ?? "";
+    const prop = (ConfigSchema.properties as Record<string, Prop>)[key];
+    const name = prop?.env ?? key;
+    throw new AppError("INVALID_PARAMETER", `Invalid configuration ${name}: ${e.message}`, {
+      details: { variable: name },
+    });
+  }
+  return withDefaults as Config;
+}

@@ -1,0 +1,14 @@
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Normalizes an EVM address to lower case. Mixed-case input must carry a valid EIP-55 checksum
+ * only when `strictChecksum` is set; partners paste addresses in every case, so the API is lenient.
+ * Returns `null` for anything that is not a 20-byte hex address.
+ */
+export function normalizeAddress(input: string): string | null {
+  const s = input.trim();
+  if (!HEX_ADDRESS.test(s)) return null;
+  return s.toLowerCase();
+}
+
+export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";

@@ -1,0 +1,63 @@
+/**
+ * The one registry of stable error codes. Every transport maps an AppError through this table:
+ * the HTTP status for the REST and console APIs, the rcode for DNS. `docs/errors.md` lists every
+ * code, and `errors.test.ts` keeps the two in sync.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: { status: 400, rcode: "FORMERR", message: "The request is malformed." },
+  MISSING_PARAMETER: { status: 400, rcode: "FORMERR", message: "A required parameter is missing." },
+  INVALID_PARAMETER: { status: 400, rcode: "FORMERR", message: "A parameter has an invalid value." },
+  PARAMETER_TOO_LONG: { status: 400, rcode: "FORMERR", message: "A parameter is too long." },
+  INVALID_DOMAIN: { status: 400, rcode: "FORMERR", message: "The domain name is not valid." },
+  INVALID_NETWORK: { status: 400, rcode: "FORMERR", message: "Unknown network." },
+  INVALID_PROVIDER: { status: 400, rcode: "FORMERR", message: "Unknown provider." },
+  INVALID_ADDRESS: { status: 400, rcode: "FORMERR", message: "The wallet address is not valid." },
+  API_KEY_MISSING: { status: 401, rcode: "REFUSED", message: "The api-key header is missing." },
+  API_KEY_INVALID: { status: 401, rcode: "REFUSED", message: "The API key is not valid." },
+  IP_NOT_ALLOWED: { status: 403, rcode: "REFUSED", message: "The caller's IP address is not allowed." },
+  ORIGIN_NOT_ALLOWED: { status: 403, rcode: "REFUSED", message: "The request origin is not allowed." },
+  DOMAIN_NOT_FOUND: { status: 404, rcode: "NXDOMAIN", message: "No domain matches." },
+  NOT_FOUND: { status: 404, rcode: "NXDOMAIN", message: "No such resource." },
+  METHOD_NOT_ALLOWED: { status: 405, rcode: "NOTIMP", message: "Method not allowed." },
+  PAYLOAD_TOO_LARGE: { status: 413, rcode: "FORMERR", message: "The request is too large." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, rcode: "FORMERR", message: "Unsupported content type." },
+  RATE_LIMITED: { status: 429, rcode: "REFUSED", message: "Too many requests." },
+  QUOTA_EXCEEDED: { status: 429, rcode: "REFUSED", message: "The monthly quota is exhausted." },
+  INTERNAL_ERROR: { status: 500, rcode: "SERVFAIL", message: "Internal error." },
+  STORE_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "The data store is unavailable." },
+} as const satisfies Record<string, { status: number; rcode: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface AppErrorOptions {
+  cause?: unknown;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+/** The one error type of the codebase: a stable code, a human message, retryability and a cause. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message?: string, options: AppErrorOptions = {}) {
+    super(message ?? ERROR_CODES[code].message, { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.details = options.details;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}

@@ -1,0 +1,81 @@
+import type { Network } from "../domain/networks.js";
+import type { Protocol, Provider } from "../domain/providers.js";
+
+export type Hex = `0x${string}`;
+
+/**
+ * What one log means for the map, independent of the protocol that emitted it. Token ids are
+ * 0x-prefixed 64-hex lower case; addresses lower case; `expiresAt` in epoch seconds.
+ *
+ * @example { type: "transfer", tokenId: "0x…", from: "0x0000…", to: "0xabc…" } // a mint
+ */
+export type DomainEvent =
+  /** The plaintext name of a token became known (UNS/FNS NewURI, ENS NameRegistered / NameWrapped). */
+  | { type: "name"; tokenId: Hex; name: string; parentTokenId?: Hex }
+  /** Ownership changed; `from` zero = mint, `to` zero = burn. */
+  | { type: "transfer"; tokenId: Hex; from: string; to: string }
+  /** A native record was set; an empty value deletes it. */
+  | { type: "record"; tokenId: Hex; nativeKey: string; nativeValue: string }
+  /** Every record of the token is wiped (UNS/FNS ResetRecords, ENS VersionChanged). */
+  | { type: "records-reset"; tokenId: Hex }
+  /** `address` names `tokenId` as its primary (reverse) name. */
+  | { type: "reverse-set"; address: string; tokenId: Hex }
+  /** ENS-style reverse: `address` names a name string (resolved to a token by namehash). */
+  | { type: "reverse-name"; address: string; name: string }
+  | { type: "reverse-removed"; address: string }
+  | { type: "expiry"; tokenId: Hex; expiresAt: number }
+  /** ENS registry: the resolver of a node changed. */
+  | { type: "resolver"; tokenId: Hex; resolver: string };
+
+/** The position of a log on its chain. */
+export interface LogPosition {
+  chainId: number;
+  blockNumber: number;
+  blockHash: Hex;
+  logIndex: number;
+  transactionHash: Hex;
+  /** Lower-case address of the emitting contract. */
+  address: string;
+}
+
+export interface RawLog extends LogPosition {
+  topics: Hex[];
+  data: Hex;
+}
+
+export type DecodeResult =
+  | { ok: true; events: DomainEvent[] }
+  /** Unknown topic, malformed data, or a failed check (token id mismatch): skipped and reported. */
+  | { ok: false; reason: string };
+
+/** The contracts of one protocol on one network, as deployed (mainnet defaults or devnet.json). */
+export interface SourceContracts {
+  /** Contract role → lower-case address, e.g. { registry: "0x…" } or ENS's registry, baseRegistrar, … */
+  addresses: Record<string, string>;
+  startBlock: number;
+}
+
+export interface LogFilter {
+  /** `null` = any address (ENS resolver events: custom resolvers are common). */
+  address: string[] | null;
+  topic0: Hex[];
+}
+
+/**
+ * The adapter port: one per protocol, pure, no I/O.
+ *
+ * @example
+ * const events = fnsAdapter.decode(log, contracts); // { ok: true, events: [{ type: "record", … }] }
+ */
+export interface ProviderAdapter {
+  readonly protocol: Protocol;
+  readonly provider: Provider;
+  readonly networks: readonly Network[];
+  /** The getLogs filters that cover every event the adapter decodes. */
+  filters(contracts: SourceContracts): LogFilter[];
+  decode(log: RawLog, contracts: SourceContracts): DecodeResult;
+  /** Maps a native record onto canonical key(s) (DESIGN §4); an unmapped key is kept as is. */
+  mapRecord(nativeKey: string, nativeValue: string): Array<{ key: string; value: string }>;
+  /** The token id of a normalized full name. */
+  tokenIdOf(name: string): Hex;
+}

@@ -1,0 +1,102 @@
+import type { Generated } from "kysely";
+
+/**
+ * Table types of the store. Booleans are integers (0/1) and times are epoch-millisecond integers
+ * on both backends, so one query layer serves SQLite and PostgreSQL unchanged.
+ */
+export interface DomainsTable {
+  id: Generated<number>;
+  provider: string;
+  network: string;
+  token_id: string;
+  name: string;
+  sld: string;
+  tld: string;
+  owner: string;
+  contract_address: string;
+  resolver: string | null;
+  registered_at: number | null;
+  registered_block: number | null;
+  expires_at: number | null;
+  last_update_block: number;
+  last_update_at: number;
+  base_score: number;
+  spam: number;
+  csam_ok: number;
+  kyc: number;
+  /** JSON array of strings. */
+  tags: string;
+}
+
+export interface RecordsTable {
+  domain_id: number;
+  key: string;
+  value: string;
+  native_key: string;
+  native_value: string;
+}
+
+export interface ReverseRecordsTable {
+  network: string;
+  provider: string;
+  address: string;
+  domain_id: number;
+}
+
+export interface CheckpointsTable {
+  source_id: string;
+  chain_id: number;
+  block_number: number;
+  block_hash: string;
+  updated_at: number;
+  state: string;
+  error: string | null;
+}
+
+/** The raw event journal: every applied log, unique on its chain position. */
+export interface JournalTable {
+  id: Generated<number>;
+  source_id: string;
+  chain_id: number;
+  block_number: number;
+  block_hash: string;
+  log_index: number;
+  tx_hash: string;
+  contract: string;
+  token_id: string | null;
+  /** JSON of the decoded DomainEvent. */
+  event: string;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+  plan: string;
+  created_at: number;
+  /** JSON of the project's resolution settings and collision rules (scoring/project-rules.ts). */
+  settings: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  /** The readable, non-secret start of the key (`on_live_ab12cd34`). */
+  prefix: string;
+  /** HMAC-SHA-256 of the whole key under the server's pepper, hex. */
+  hash: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface Database {
+  domains: DomainsTable;
+  records: RecordsTable;
+  reverse_records: ReverseRecordsTable;
+  checkpoints: CheckpointsTable;
+  journal: JournalTable;
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+}

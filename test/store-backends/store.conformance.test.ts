@@ -1,0 +1,327 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { DomainWrite } from "../../src/domain/types.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/store.js";
+import { createTestDatabase } from "../helpers/pg.js";
+
+const ALICE = "0x00000000000000000000000000000000000a11ce";
+const BOB = "0x0000000000000000000000000000000000000b0b";
+
+function domain(over: Partial<DomainWrite> = {}): DomainWrite {
+  return {
+    provider: "NAMESPACE_A",
+    network: "POLYGON",
+    tokenId: `0x${"1".padStart(64, "0")}`,
+    name: "alice.wallet",
+    sld: "alice",
+    tld: "wallet",
+    owner: ALICE,
+    contractAddress: "0x465ea4967479a96d4490d575b5a6cc2b4a4bee65",
+    resolver: null,
+    registeredAt: 1_700_000_000_000,
+    registeredBlock: 10,
+    expiresAt: null,
+    lastUpdateBlock: 10,
+    lastUpdateAt: 1_700_000_000_000,
+    baseScore: 50,
+    spam: false,
+    csamOk: true,
+    kyc: false,
+    tags: [],
+    ...over,
+  };
+}
+
+const token = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+
+type Backend = { name: string; open: () => Promise<{ store: Store; cleanup: () => Promise<void> }> };
+
+const backends: Backend[] = [
+  {
+    name: "sqlite",
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "omniname-store-"));
+      const store = await createStore({ dataDir: dir });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: "postgres",
+    open: async () => {
+      const db = await createTestDatabase();
+      const store = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await db.drop();
+        },
+      };
+    },
+  },
+];
+
+describe.each(backends)("store conformance: $name", (backend) => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, cleanup } = await backend.open());
+  });
+  afterAll(async () => {
+    await cleanup();
+  });
+  beforeEach(async () => {
+    for (const t of ["records", "reverse_records", "domains", "journal", "checkpoints", "api_keys", "projects"] as const) {
+      await store.db.deleteFrom(t).execute();
+    }
+  });
+
+  it("migrates idempotently and answers ping", async () => {
+    await store.migrate();
+    expect(await store.ping()).toBe(true);
+  });
+
+  it("upserts a domain by (network, provider, token id) and reads it back field for field", async () => {
+    const d = domain({ tags: ["collision"], kyc: true, expiresAt: 1_900_000_000_000 });
+    const id = await store.upsertDomain(d);
+    expect(await store.findDomainById(id)).toEqual({ id, ...d });
+    const id2 = await store.upsertDomain({ ...d, owner: BOB, lastUpdateBlock: 11 });
+    expect(id2).toBe(id);
+    const again = await store.findDomainByToken("POLYGON", "NAMESPACE_A", d.tokenId);
+    expect(again?.owner).toBe(BOB);
+    expect(again?.lastUpdateBlock).toBe(11);
+    expect(await store.countDomains()).toBe(1);
+    expect(await store.findDomainById(id + 999)).toBeNull();
+    expect(await store.findDomainByToken("BSC", "NAMESPACE_A", d.tokenId)).toBeNull();
+  });
+
+  it("finds domains by name across namespaces, with filters, and their records in key order", async () => {
+    const a = await store.upsertDomain(domain());
+    const b = await store.upsertDomain(domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: token(2) }));
+    await store.upsertDomain(domain({ name: "other.wallet", sld: "other", tokenId: token(3) }));
+    await store.replaceRecords(a, [
+      { key: "token.ETH.0", value: ALICE, nativeKey: "token.ETH.0", nativeValue: ALICE },
+      { key: "record.A.0", value: "1.2.3.4", nativeKey: "record.A.0", nativeValue: "1.2.3.4" },
+    ]);
+    const all = await store.findDomainsByName(["alice.wallet"], {});
+    expect(all.map((d) => d.id)).toEqual([a, b]);
+    expect(all[0].records.map((r) => r.key)).toEqual(["record.A.0", "token.ETH.0"]);
+    expect(all[1].records).toEqual([]);
+    expect((await store.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" })).map((d) => d.id)).toEqual([b]);
+    expect((await store.findDomainsByName(["alice.wallet"], { provider: "NAMESPACE_A" })).map((d) => d.id)).toEqual([a]);
+    expect(await store.findDomainsByName(["alice.wallet"], { network: "BSC" })).toEqual([]);
+    expect(await store.findDomainsByName(["nobody.wallet"], {})).toEqual([]);
+    expect(await store.findDomainsByName([], {})).toEqual([]);
+    expect((await store.findDomainsByName(["alice.wallet", "other.wallet"], {})).length).toBe(3);
+  });
+
+  it("treats hostile names as data, never as SQL", async () => {
+    await store.upsertDomain(domain());
+    for (const n of ["alice.wallet' or '1'='1", "%", "_", "alice.wallet; drop table domains", "\u0000"]) {
+      expect(await store.findDomainsByName([n], {})).toEqual([]);
+    }
+    expect(await store.countDomains()).toBe(1);
+  });
+
+  it("sets a native record that maps to several canonical keys and replaces them on the next set", async () => {
+    const id = await store.upsertDomain(domain({ provider: "NAMESPACE_B", network: "ETHEREUM" }));
+    await store.setNativeRecord(id, "dns.A", '["1.1.1.1","2.2.2.2"]', [
+      { key: "record.A.0", value: "1.1.1.1" },
+      { key: "record.A.1", value: "2.2.2.2" },
+    ]);
+    await store.setNativeRecord(id, "crypto.ETH.address", ALICE, [{ key: "token.ETH.0", value: ALICE }]);
+    expect((await store.findRecords(id)).map((r) => `${r.key}=${r.value}<${r.nativeKey}`)).toEqual([
+      "record.A.0=1.1.1.1<dns.A",
+      "record.A.1=2.2.2.2<dns.A",
+      "token.ETH.0=0x00000000000000000000000000000000000a11ce<crypto.ETH.address",
+    ]);
+    await store.setNativeRecord(id, "dns.A", '["3.3.3.3"]', [{ key: "record.A.0", value: "3.3.3.3" }]);
+    expect((await store.findRecords(id)).filter((r) => r.nativeKey === "dns.A").map((r) => r.value)).toEqual([
+      "3.3.3.3",
+    ]);
+    await store.setNativeRecord(id, "dns.A", "", []);
+    expect((await store.findRecords(id)).map((r) => r.key)).toEqual(["token.ETH.0"]);
+  });
+
+  it("stores 100 KB values and any Unicode unchanged, and NUL bytes safely", async () => {
+    const id = await store.upsertDomain(domain());
+    const big = "x".repeat(100_000);
+    const odd = "a\u0000b 🚀 ünï";
+    await store.replaceRecords(id, [
+      { key: "record.TXT.0", value: big, nativeKey: "record.TXT.0", nativeValue: big },
+      { key: "record.TXT.1", value: odd, nativeKey: "record.TXT.1", nativeValue: odd },
+    ]);
+    const recs = await store.findRecords(id);
+    expect(recs[0].value.length).toBe(100_000);
+    // NUL cannot live in PostgreSQL text: both backends store it as U+FFFD.
+    expect(recs[1].value).toBe("a\ufffdb 🚀 ünï");
+  });
+
+  it("finds by owner and keeps reverse records per (address, network, provider)", async () => {
+    const a = await store.upsertDomain(domain());
+    const b = await store.upsertDomain(domain({ name: "bob.x", sld: "bob", tld: "x", tokenId: token(5), owner: BOB }));
+    expect((await store.findDomainsByOwner(ALICE, {})).map((d) => d.id)).toEqual([a]);
+    expect((await store.findDomainsByOwner(BOB, { network: "POLYGON" })).map((d) => d.id)).toEqual([b]);
+    await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a });
+    await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: b });
+    expect(await store.findReverse(ALICE, {})).toEqual([
+      { network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: b },
+    ]);
+    expect(await store.findReverse(ALICE, { provider: "NAMESPACE_B" })).toEqual([]);
+    await store.removeReverse(ALICE, "POLYGON", "NAMESPACE_A");
+    expect(await store.findReverse(ALICE, {})).toEqual([]);
+  });
+
+  it("deletes a domain with its records and reverse records", async () => {
+    const a = await store.upsertDomain(domain());
+    await store.replaceRecords(a, [{ key: "k", value: "v", nativeKey: "k", nativeValue: "v" }]);
+    await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a });
+    await store.deleteDomain(a);
+    expect(await store.findDomainById(a)).toBeNull();
+    expect(await store.findRecords(a)).toEqual([]);
+    expect(await store.findReverse(ALICE, {})).toEqual([]);
+  });
+
+  it("updates scoring signals and lists a TLD oldest first", async () => {
+    const late = await store.upsertDomain(domain({ registeredAt: 2_000 }));
+    const early = await store.upsertDomain(domain({ name: "b.wallet", sld: "b", tokenId: token(9), registeredAt: 1_000 }));
+    await store.updateDomainSignals(late, { baseScore: 7, spam: true, csamOk: false, kyc: true, tags: ["spam:test"] });
+    const d = await store.findDomainById(late);
+    expect([d?.baseScore, d?.spam, d?.csamOk, d?.kyc, d?.tags]).toEqual([7, true, false, true, ["spam:test"]]);
+    expect((await store.findDomainsByTld("wallet", 10)).map((x) => x.id)).toEqual([early, late]);
+  });
+
+  it("iterates every domain in pages with records", async () => {
+    for (let i = 0; i < 25; i++) {
+      const id = await store.upsertDomain(domain({ name: `n${i}.wallet`, sld: `n${i}`, tokenId: token(100 + i) }));
+      await store.replaceRecords(id, [{ key: "k", value: String(i), nativeKey: "k", nativeValue: String(i) }]);
+    }
+    const pages: number[] = [];
+    const values: string[] = [];
+    for await (const page of store.iterateDomains(10)) {
+      pages.push(page.length);
+      values.push(...page.map((d) => d.records[0].value));
+    }
+    expect(pages).toEqual([10, 10, 5]);
+    expect(values).toEqual(Array.from({ length: 25 }, (_, i) => String(i)));
+  });
+
+  it("keeps checkpoints", async () => {
+    expect(await store.getCheckpoint("fns:POLYGON")).toBeNull();
+    const cp = {
+      sourceId: "fns:POLYGON",
+      chainId: 137,
+      blockNumber: 100,
+      blockHash: "0xabc",
+      updatedAt: 5,
+      state: "syncing",
+      error: null,
+    };
+    await store.setCheckpoint(cp);
+    await store.setCheckpoint({ ...cp, blockNumber: 120, state: "halted", error: "reorg too deep" });
+    expect(await store.getCheckpoint("fns:POLYGON")).toEqual({ ...cp, blockNumber: 120, state: "halted", error: "reorg too deep" });
+    expect((await store.listCheckpoints()).length).toBe(1);
+    await store.deleteCheckpoint("fns:POLYGON");
+    expect(await store.listCheckpoints()).toEqual([]);
+  });
+
+  it("appends the journal once per chain position and rolls back above a block", async () => {
+    const entry = (block: number, logIndex: number, hash = `0xb${block}`) => ({
+      sourceId: "uns:ETHEREUM",
+      chainId: 1,
+      blockNumber: block,
+      blockHash: hash,
+      logIndex,
+      txHash: "0xt",
+      contract: "0xc",
+      tokenId: token(1),
+      event: JSON.stringify({ type: "transfer" }),
+    });
+    expect(await store.appendJournal([entry(1, 0), entry(1, 1), entry(2, 0)])).toBe(3);
+    expect(await store.appendJournal([entry(1, 0), entry(2, 0), entry(3, 0)])).toBe(1);
+    // The same height on another branch (different hash) is another position.
+    expect(await store.appendJournal([entry(3, 0, "0xother")])).toBe(1);
+    expect((await store.findJournalByToken("uns:ETHEREUM", token(1))).map((e) => [e.blockNumber, e.logIndex])).toEqual([
+      [1, 0],
+      [1, 1],
+      [2, 0],
+      [3, 0],
+      [3, 0],
+    ]);
+    expect((await store.findJournalAfter("uns:ETHEREUM", 1)).length).toBe(3);
+    expect(await store.deleteJournalAfter("uns:ETHEREUM", 1)).toBe(3);
+    expect((await store.findJournalAfter("uns:ETHEREUM", 0)).length).toBe(2);
+  });
+
+  it("rolls a transaction back as a whole", async () => {
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.upsertDomain(domain());
+        await tx.setCheckpoint({ sourceId: "s", chainId: 1, blockNumber: 1, blockHash: "0x", updatedAt: 1, state: "x", error: null });
+        throw new Error("crash in the middle");
+      }),
+    ).rejects.toThrow("crash in the middle");
+    expect(await store.countDomains()).toBe(0);
+    expect(await store.getCheckpoint("s")).toBeNull();
+    await store.transaction(async (tx) => {
+      await tx.upsertDomain(domain());
+    });
+    expect(await store.countDomains()).toBe(1);
+  });
+
+  it("does not show a transaction's uncommitted writes to readers", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let inside!: () => void;
+    const started = new Promise<void>((r) => {
+      inside = r;
+    });
+    const tx = store.transaction(async (t) => {
+      await t.upsertDomain(domain());
+      inside();
+      await gate;
+    });
+    await started;
+    if (store.dialect === "postgres") expect(await store.findDomainsByName(["alice.wallet"], {})).toEqual([]);
+    else {
+      // SQLite's hot path reads on a second connection: it must not see the pending row.
+      const reader = (store as unknown as { findDomainsByName: Store["findDomainsByName"] }).findDomainsByName.bind(store);
+      expect(await reader(["alice.wallet"], {})).toEqual([]);
+    }
+    release();
+    await tx;
+    expect((await store.findDomainsByName(["alice.wallet"], {})).length).toBe(1);
+  });
+
+  it("creates projects and API keys, finds live keys by hash, revokes them", async () => {
+    const p = await store.createProject({ name: "demo", description: "Demo" });
+    expect(p).toMatchObject({ name: "demo", description: "Demo", plan: "free", settings: {} });
+    expect(await store.findProjectByName("demo")).toEqual(p);
+    expect(await store.findProjectById(p.id)).toEqual(p);
+    expect(await store.findProjectByName("nope")).toBeNull();
+    await store.updateProjectSettings(p.id, { providerPriority: ["NAMESPACE_B"] });
+    expect((await store.findProjectById(p.id))?.settings).toEqual({ providerPriority: ["NAMESPACE_B"] });
+    await expect(store.createProject({ name: "demo" })).rejects.toThrow();
+
+    const k = await store.insertApiKey({ projectId: p.id, name: "ci", prefix: "on_12345678", hash: "h1" });
+    expect(await store.findApiKeyByHash("h1")).toEqual(k);
+    expect(await store.findApiKeyByHash("h2")).toBeNull();
+    await store.touchApiKeys(new Map([[k.id, 42]]));
+    expect((await store.listApiKeys(p.id))[0].lastUsedAt).toBe(42);
+    await store.revokeApiKey(k.id, 99);
+    expect(await store.findApiKeyByHash("h1")).toBeNull();
+    expect((await store.listApiKeys(p.id))[0].revokedAt).toBe(99);
+  });
+});
