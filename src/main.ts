@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+import { COMMANDS } from "./cli/commands.js";
+import { isAppError } from "./domain/errors.js";
+
+/** The composition root and the only place the process exits. */
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    process.stdout.write("usage: omniname <command> [options]\n\ncommands:\n");
+    for (const c of COMMANDS) process.stdout.write(`  ${c.name.padEnd(12)} ${c.summary}\n`);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`omniname: unknown command "${name}" (try omniname help)\n`);
+    return 2;
+  }
+  return command.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`omniname: ${isAppError(e) ? `${e.code}: ${e.message}` : (e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);
