@@ -1,5 +1,7 @@
 import type { Command } from "./command.js";
+import { keysCommand } from "./keys.command.js";
 import { snapshotCommand } from "./snapshot.command.js";
+import { startCommand } from "./start.command.js";
 
 /** Every `omniname` subcommand, in the order `omniname help` lists them. */
-export const COMMANDS: readonly Command[] = [snapshotCommand];
+export const COMMANDS: readonly Command[] = [startCommand, keysCommand, snapshotCommand];

@@ -1,0 +1,61 @@
+import { createApiKey } from "../accounts/api-keys.js";
+import { loadConfig } from "../config/load-config.js";
+import { createContext } from "../context.js";
+import { type Command, parseArgs } from "./command.js";
+
+const USAGE = `usage:
+  omniname keys create --project NAME [--name LABEL] [--create-project]
+  omniname keys list --project NAME
+  omniname keys revoke --project NAME --id ID
+`;
+
+/** Operator commands for API keys. A new key is printed once; the store keeps only its keyed hash. */
+export const keysCommand: Command = {
+  name: "keys",
+  summary: "keys create|list|revoke --project NAME: manage a project's API keys",
+  async run(argv) {
+    const { positional, options } = parseArgs(argv, ["create-project"]);
+    const action = positional[0];
+    const projectName = typeof options.project === "string" ? options.project : "";
+    if (!["create", "list", "revoke"].includes(action ?? "") || !projectName) {
+      process.stderr.write(USAGE);
+      return 2;
+    }
+    const ctx = await createContext(loadConfig());
+    try {
+      let project = await ctx.store.findProjectByName(projectName);
+      if (!project && action === "create" && options["create-project"]) {
+        project = await ctx.store.createProject({ name: projectName });
+      }
+      if (!project) {
+        process.stderr.write(`omniname: no project named "${projectName}" (add --create-project to create it)\n`);
+        return 1;
+      }
+      if (action === "create") {
+        const label = typeof options.name === "string" ? options.name : "cli";
+        const { key, apiKey } = await createApiKey(ctx.store, ctx.pepper, project.id, label);
+        process.stdout.write(`${key}\n`);
+        process.stderr.write(`key ${apiKey.id} (${apiKey.prefix}) created for project "${project.name}"; it is shown only now\n`);
+        return 0;
+      }
+      if (action === "list") {
+        for (const k of await ctx.store.listApiKeys(project.id)) {
+          const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : "active";
+          process.stdout.write(`${k.id}\t${k.prefix}\t${k.name}\t${new Date(k.createdAt).toISOString()}\t${state}\n`);
+        }
+        return 0;
+      }
+      const id = Number(options.id);
+      const key = (await ctx.store.listApiKeys(project.id)).find((k) => k.id === id);
+      if (!key) {
+        process.stderr.write(`omniname: project "${project.name}" has no key ${String(options.id)}\n`);
+        return 1;
+      }
+      await ctx.store.revokeApiKey(key.id, Date.now());
+      process.stdout.write(`revoked ${key.prefix}\n`);
+      return 0;
+    } finally {
+      await ctx.store.close();
+    }
+  },
+};
