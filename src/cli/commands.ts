@@ -1,7 +1,8 @@
 import type { Command } from "./command.js";
+import { devnetCommand } from "./devnet.command.js";
 import { keysCommand } from "./keys.command.js";
 import { snapshotCommand } from "./snapshot.command.js";
 import { startCommand } from "./start.command.js";
 
 /** Every `omniname` subcommand, in the order `omniname help` lists them. */
-export const COMMANDS: readonly Command[] = [startCommand, keysCommand, snapshotCommand];
+export const COMMANDS: readonly Command[] = [startCommand, devnetCommand, keysCommand, snapshotCommand];

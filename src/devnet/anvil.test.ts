@@ -1,0 +1,117 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type Server, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { anvilArgs, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
+import { createRpcClient } from "./rpc.js";
+import { pauseMining, resumeMining } from "./tx-sender.js";
+
+function listen(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen({ port, host: "127.0.0.1" }, () => resolve(s));
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("anvil", () => {
+  const dir = mkdtempSync(join(tmpdir(), "omniname-anvil-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ["automine", { chainId: 1, port: 9000 }, [], ["--block-time", "--no-mining", "--state", "--timestamp"]],
+    ["interval mining", { chainId: 56, port: 9000, blockTime: 1 }, ["--block-time", "1"], ["--no-mining"]],
+    [
+      "no mining wins over a block time",
+      { chainId: 56, port: 9000, blockTime: 1, noMining: true },
+      ["--no-mining"],
+      ["--block-time"],
+    ],
+    [
+      "genesis timestamp on a fresh chain",
+      { chainId: 137, port: 9000, genesisTimestamp: 1_700_000_000 },
+      ["--timestamp", "1700000000"],
+      [],
+    ],
+  ] as const)("builds the arguments for %s", (_, options, present, absent) => {
+    const args = anvilArgs(options);
+    expect(args.slice(0, 6)).toEqual([
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "9000",
+      "--chain-id",
+      String(options.chainId),
+    ]);
+    for (const p of present) expect(args).toContain(p);
+    for (const a of absent) expect(args).not.toContain(a);
+  });
+
+  it("ignores the genesis timestamp when a saved state will be loaded", () => {
+    const state = join(dir, "state.json");
+    writeFileSync(state, "{}");
+    const args = anvilArgs({ chainId: 1, port: 9000, statePath: state, genesisTimestamp: 1_700_000_000 });
+    expect(args).toContain("--state");
+    expect(args).not.toContain("--timestamp");
+  });
+
+  it("finds consecutive free ports past a busy one", async () => {
+    const base = await findFreePortRange(4, randomPortBase());
+    const busy = await listen(base + 1);
+    try {
+      const found = await findFreePortRange(4, base);
+      expect(found).toBeGreaterThan(base + 1);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it("starts on 127.0.0.1 with the chain id, answers RPC, and stops its process", async () => {
+    const port = await findFreePortRange(1, randomPortBase());
+    const anvil = await startAnvil({ chainId: 1313161554, port });
+    expect(anvil.rpcUrl).toBe(`http://127.0.0.1:${port}`);
+    expect(Number(await createRpcClient(anvil.rpcUrl).call("eth_chainId"))).toBe(1313161554);
+    expect(isAlive(anvil.pid)).toBe(true);
+    await anvil.stop();
+    expect(anvil.isRunning()).toBe(false);
+    expect(isAlive(anvil.pid)).toBe(false);
+  });
+
+  it("mines nothing while paused, then a block a second once interval mining resumes", async () => {
+    const port = await findFreePortRange(1, randomPortBase());
+    const anvil = await startAnvil({ chainId: 137, port, noMining: true });
+    try {
+      const rpc = createRpcClient(anvil.rpcUrl);
+      const head = async () => Number(await rpc.call("eth_blockNumber"));
+      await pauseMining(rpc);
+      await new Promise((r) => setTimeout(r, 1_200));
+      expect(await head()).toBe(0);
+      await resumeMining(rpc, 1);
+      await new Promise((r) => setTimeout(r, 2_300));
+      expect(await head()).toBeGreaterThanOrEqual(2);
+    } finally {
+      await anvil.stop();
+    }
+  });
+
+  it("fails with anvil's message when the port is taken", async () => {
+    const port = await findFreePortRange(1, randomPortBase());
+    const busy = await listen(port);
+    try {
+      await expect(startAnvil({ chainId: 1, port })).rejects.toThrow(/did not start/);
+    } finally {
+      busy.close();
+    }
+    expect(existsSync(dir)).toBe(true);
+  });
+});

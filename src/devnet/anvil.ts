@@ -1,0 +1,167 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { AppError } from "../domain/errors.js";
+import { createRpcClient, waitForRpc } from "./rpc.js";
+
+export const ANVIL_BIN = fileURLToPath(
+  new URL("../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil", import.meta.url),
+);
+
+/**
+ * Block gas limit of the devnet chains. High on purpose: the batch functions register hundreds of
+ * names in one transaction, and a block far below its gas target keeps the base fee falling.
+ */
+export const DEVNET_GAS_LIMIT = 10_000_000_000n;
+
+export interface AnvilOptions {
+  chainId: number;
+  port: number;
+  /** Seconds between blocks; 0 = automine (a block per transaction, the test default). */
+  blockTime?: number;
+  /** No mining at all until told (`evm_mine`, `evm_setIntervalMining`): for seeding a fresh chain. */
+  noMining?: boolean;
+  /** Load from and dump to this file (on exit and every `stateInterval` seconds). */
+  statePath?: string;
+  stateInterval?: number;
+  /** Genesis timestamp (seconds), used only for a fresh chain: seeding replays older timestamps. */
+  genesisTimestamp?: number;
+  /** Where anvil's own output goes; absent: discarded. */
+  logPath?: string;
+}
+
+export interface AnvilInstance {
+  readonly chainId: number;
+  readonly port: number;
+  readonly rpcUrl: string;
+  readonly pid: number;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  isRunning(): boolean;
+  /** SIGTERM (anvil dumps its state), then SIGKILL after `timeoutMs`. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export function anvilArgs(o: AnvilOptions): string[] {
+  const args = [
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(o.port),
+    "--chain-id",
+    String(o.chainId),
+    "--gas-limit",
+    String(DEVNET_GAS_LIMIT),
+    "--disable-code-size-limit",
+  ];
+  if (o.noMining) args.push("--no-mining");
+  else if (o.blockTime && o.blockTime > 0) args.push("--block-time", String(o.blockTime));
+  if (o.statePath) {
+    args.push("--state", o.statePath);
+    if (o.stateInterval) args.push("--state-interval", String(o.stateInterval));
+  }
+  // A loaded state carries its own blocks; a genesis timestamp only makes sense on a fresh chain.
+  const fresh = !o.statePath || !existsSync(o.statePath);
+  if (o.genesisTimestamp !== undefined && fresh) args.push("--timestamp", String(o.genesisTimestamp));
+  return args;
+}
+
+/** Starts one anvil and resolves once its RPC answers with the expected chain id. */
+export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
+  if (!existsSync(ANVIL_BIN)) throw new AppError("INTERNAL_ERROR", `anvil binary not found at ${ANVIL_BIN}`);
+  const child: ChildProcess = spawn(ANVIL_BIN, anvilArgs(o), { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  if (o.logPath) {
+    // Two sources into one file: neither may end it; the exit does.
+    const log = createWriteStream(o.logPath, { flags: "a" });
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once("close", () => log.end());
+  } else {
+    child.stdout?.resume();
+  }
+  let running = true;
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      running = false;
+      resolve();
+    });
+  });
+  // Never leave an orphan chain behind when the parent exits without stopping it.
+  const onExit = () => child.kill("SIGKILL");
+  process.once("exit", onExit);
+
+  const rpcUrl = `http://127.0.0.1:${o.port}`;
+  const stop = async (timeoutMs = 10_000) => {
+    process.removeListener("exit", onExit);
+    if (!running) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    const died = exited.then(() => {
+      throw new Error("anvil exited");
+    });
+    died.catch(() => {}); // a later, normal exit must not surface as an unhandled rejection
+    const chainId = await Promise.race([
+      waitForRpc(createRpcClient(rpcUrl, { timeoutMs: 2_000 }), 20_000, () => !running),
+      died,
+    ]);
+    if (chainId !== o.chainId)
+      throw new AppError("INTERNAL_ERROR", `${rpcUrl} answers chain ${chainId}, not ${o.chainId}`);
+  } catch (e) {
+    await stop(2_000);
+    throw new AppError(
+      "INTERNAL_ERROR",
+      `anvil on port ${o.port} did not start: ${stderr.trim() || (e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
+  }
+  return {
+    chainId: o.chainId,
+    port: o.port,
+    rpcUrl,
+    pid: child.pid ?? -1,
+    exited,
+    isRunning: () => running,
+    stop,
+  };
+}
+
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** The first port ≥ `start` such that `count` consecutive ports are free on 127.0.0.1. */
+export async function findFreePortRange(count: number, start = 8545): Promise<number> {
+  for (let base = start; base + count <= 65535; base += 1) {
+    let ok = true;
+    for (let i = 0; i < count; i++) {
+      if (!(await isPortFree(base + i))) {
+        ok = false;
+        base += i; // skip past the busy port
+        break;
+      }
+    }
+    if (ok) return base;
+  }
+  throw new AppError("INTERNAL_ERROR", `no ${count} consecutive free ports from ${start}`);
+}
+
+/** A start port for tests: random in 20000–50000, so parallel runs rarely probe the same range. */
+export function randomPortBase(): number {
+  return 20_000 + Math.floor(Math.random() * 30_000);
+}

@@ -1,0 +1,131 @@
+import {
+  type Abi,
+  type Hex,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  labelhash,
+  namehash,
+  zeroHash,
+} from "viem";
+import type { Network } from "../domain/networks.js";
+import type { Provider } from "../domain/providers.js";
+import type { SourceContracts } from "../providers/provider.js";
+import { type ContractName, abiOf, loadArtifact } from "./artifacts.js";
+import type { TxRequest, TxSender } from "./tx-sender.js";
+
+/**
+ * What the devnet deploys where, mirroring mainnet: ENS on ETHEREUM; UNS on ETHEREUM and
+ * POLYGON; FNS on POLYGON, BSC and AURORA.
+ */
+export const DEVNET_LAYOUT = {
+  ETHEREUM: ["NAMESPACE_C", "NAMESPACE_B"],
+  POLYGON: ["NAMESPACE_B", "NAMESPACE_A"],
+  BSC: ["NAMESPACE_A"],
+  AURORA: ["NAMESPACE_A"],
+} as const satisfies Partial<Record<Network, readonly Provider[]>>;
+
+export type DevnetNetworkName = keyof typeof DEVNET_LAYOUT;
+export const DEVNET_NETWORKS: readonly DevnetNetworkName[] = ["ETHEREUM", "POLYGON", "BSC", "AURORA"];
+
+/** ENS contract roles in devnet.json, as the ENS adapter names them. */
+export const ENS_ROLES = {
+  registry: "ENSRegistry",
+  baseRegistrar: "BaseRegistrar",
+  controller: "ETHRegistrarController",
+  nameWrapper: "NameWrapper",
+  resolver: "PublicResolver",
+  reverseRegistrar: "ReverseRegistrar",
+  defaultReverseRegistrar: "DefaultReverseRegistrar",
+} as const satisfies Record<string, ContractName>;
+
+export type EnsRole = keyof typeof ENS_ROLES;
+export type EnsAddresses = Record<EnsRole, Hex>;
+
+const DEPLOY_GAS = 8_000_000n;
+const WIRING_GAS = 500_000n;
+
+export function callData(contract: ContractName, functionName: string, args: readonly unknown[] = []): Hex {
+  return encodeFunctionData({ abi: abiOf(contract) as Abi, functionName, args });
+}
+
+interface Plan {
+  txs: TxRequest[];
+  contracts: Partial<Record<Provider, Record<string, Hex>>>;
+}
+
+function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
+  const from = sender.from;
+  let nonce = sender.nonce;
+  const txs: TxRequest[] = [];
+  const deploy = (name: ContractName, args: readonly unknown[] = []): Hex => {
+    const { abi, bytecode } = loadArtifact(name);
+    const address = getContractAddress({ from, nonce: BigInt(nonce++) }).toLowerCase() as Hex;
+    txs.push({ data: encodeDeployData({ abi, bytecode, args }), gas: DEPLOY_GAS, label: `deploy ${name}` });
+    return address;
+  };
+  const call = (to: Hex, contract: ContractName, fn: string, args: readonly unknown[]) => {
+    nonce++;
+    txs.push({ to, data: callData(contract, fn, args), gas: WIRING_GAS, label: `${contract}.${fn}` });
+  };
+
+  const contracts: Plan["contracts"] = {};
+  for (const provider of DEVNET_LAYOUT[network] as readonly Provider[]) {
+    if (provider === "NAMESPACE_A") contracts[provider] = { registry: deploy("FNSRegistry") };
+    else if (provider === "NAMESPACE_B") contracts[provider] = { registry: deploy("UNSRegistry") };
+    else if (provider === "NAMESPACE_C") {
+      const registry = deploy("ENSRegistry");
+      const baseRegistrar = deploy("BaseRegistrar", [registry, namehash("eth")]);
+      const nameWrapper = deploy("NameWrapper", [registry, baseRegistrar]);
+      const resolver = deploy("PublicResolver", [registry, nameWrapper]);
+      const controller = deploy("ETHRegistrarController", [registry, baseRegistrar, nameWrapper]);
+      const reverseRegistrar = deploy("ReverseRegistrar", [registry, resolver]);
+      const defaultReverseRegistrar = deploy("DefaultReverseRegistrar");
+      // The tree mainnet has: eth → registrar; reverse → deployer; addr.reverse → reverse registrar.
+      call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("eth"), baseRegistrar]);
+      call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("reverse"), from]);
+      call(registry, "ENSRegistry", "setSubnodeOwner", [
+        namehash("reverse"),
+        labelhash("addr"),
+        reverseRegistrar,
+      ]);
+      call(baseRegistrar, "BaseRegistrar", "setController", [controller, true]);
+      call(baseRegistrar, "BaseRegistrar", "setController", [nameWrapper, true]);
+      call(nameWrapper, "NameWrapper", "setController", [controller, true]);
+      call(resolver, "PublicResolver", "setController", [reverseRegistrar, true]);
+      const ens: EnsAddresses = {
+        registry,
+        baseRegistrar,
+        controller,
+        nameWrapper,
+        resolver,
+        reverseRegistrar,
+        defaultReverseRegistrar,
+      };
+      contracts[provider] = ens;
+    }
+  }
+  return { txs, contracts };
+}
+
+/**
+ * Deploys the registries of one network in one block (mined at `timestamp` when given) and
+ * returns them as `SourceContracts`, start block = that block.
+ */
+export async function deployNetwork(
+  sender: TxSender,
+  network: DevnetNetworkName,
+  options: { timestamp?: number } = {},
+): Promise<Partial<Record<Provider, SourceContracts>>> {
+  const plan = planDeploys(sender, network);
+  const before = Number(await sender.rpc.call<Hex>("eth_blockNumber"));
+  await sender.send(plan.txs);
+  await sender.mine(options);
+  const out: Partial<Record<Provider, SourceContracts>> = {};
+  for (const [provider, addresses] of Object.entries(plan.contracts) as Array<
+    [Provider, Record<string, Hex>]
+  >) {
+    out[provider] = { addresses, startBlock: before + 1 };
+  }
+  return out;
+}

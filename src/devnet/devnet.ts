@@ -1,0 +1,266 @@
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Hex } from "viem";
+import { AppError } from "../domain/errors.js";
+import { NETWORKS } from "../domain/networks.js";
+import { type AnvilInstance, findFreePortRange, startAnvil } from "./anvil.js";
+import { ensureArtifacts } from "./artifacts.js";
+import { type BulkSeedReport, bulkSeed } from "./bulk-seed.js";
+import { DEVNET_NETWORKS, type DevnetNetworkName, deployNetwork } from "./deploy.js";
+import { FIXTURE_WORLD } from "./fixtures.js";
+import {
+  type DevnetManifest,
+  type DevnetNetwork,
+  devnetManifestPath,
+  findDevnetManifest,
+  writeDevnetManifest,
+} from "./manifest.js";
+import { createRpcClient } from "./rpc.js";
+import { type DevnetChain, type SeedReport, seedWorld, worldGenesisTimestamp } from "./seed.js";
+import type { SeedWorld } from "./seed-plan.js";
+import { type SimulateOptions, type Simulation, startSimulation } from "./simulate.js";
+import { createTxSender, pauseMining, resumeMining } from "./tx-sender.js";
+
+export interface StartDevnetOptions {
+  dataDir: string;
+  /** Seconds between blocks once seeded; 0 = automine. Default 1. */
+  blockTime?: number;
+  /** Seed the fixture world (or `world`) on a fresh devnet. Default true. */
+  seed?: boolean;
+  world?: SeedWorld;
+  /** Benchmark names to add with the batch functions on a fresh devnet. Default 0. */
+  bulk?: number;
+  /** First port to probe; the chains take consecutive ports. Default 8545. */
+  basePort?: number;
+  /** Keep chain state in DATA_DIR/anvil-<network>.json so that a second start resumes. Default true. */
+  persist?: boolean;
+  /** Discard any previous devnet in DATA_DIR. */
+  fresh?: boolean;
+  networks?: readonly DevnetNetworkName[];
+  /** Write anvil's output to DATA_DIR/anvil-<network>.log. Default true when persisting. */
+  logs?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface Devnet {
+  readonly manifest: DevnetManifest;
+  readonly manifestPath: string;
+  readonly anvils: Readonly<Partial<Record<DevnetNetworkName, AnvilInstance>>>;
+  /** True when an existing devnet was resumed from its state files (nothing deployed or seeded). */
+  readonly resumed: boolean;
+  readonly seedReport: SeedReport | null;
+  readonly bulkReport: BulkSeedReport | null;
+  chains(): Promise<DevnetChain[]>;
+  simulate(options: SimulateOptions): Promise<Simulation>;
+  stop(): Promise<void>;
+}
+
+/** The deployer: anvil's dev account 0 (mnemonic "test test … junk"), minter of every registry. */
+export const DEVNET_DEPLOYER: Hex = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+/** Seconds between periodic state dumps, so that a crash loses at most this much. */
+const STATE_INTERVAL = 60;
+const STOP_GRACE_MS = 120_000;
+
+function statePath(dataDir: string, network: DevnetNetworkName): string {
+  return join(dataDir, `anvil-${network.toLowerCase()}.json`);
+}
+
+function portOf(rpcUrl: string): number {
+  return Number(new URL(rpcUrl).port);
+}
+
+/** Chains of a manifest as seeding/simulation targets (the deployer sends). */
+export async function chainsOf(manifest: DevnetManifest): Promise<DevnetChain[]> {
+  const out: DevnetChain[] = [];
+  for (const network of DEVNET_NETWORKS) {
+    const n = manifest.networks[network];
+    if (!n) continue;
+    const sender = await createTxSender(createRpcClient(n.rpcUrl), manifest.deployer as Hex);
+    out.push({ network, sender, contracts: n.contracts });
+  }
+  return out;
+}
+
+/** True when every chain of the manifest answers with its chain id and has its contracts. */
+export async function isManifestLive(manifest: DevnetManifest): Promise<boolean> {
+  for (const n of Object.values(manifest.networks)) {
+    if (!n) continue;
+    try {
+      const rpc = createRpcClient(n.rpcUrl, { timeoutMs: 2_000 });
+      if (Number(await rpc.call<Hex>("eth_chainId")) !== n.chainId) return false;
+      for (const source of Object.values(n.contracts)) {
+        const code = await rpc.call<Hex>("eth_getCode", [source!.addresses.registry, "latest"]);
+        if (code === "0x") return false;
+      }
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The devnet of `dataDir` when it is up (another process runs it), else null. */
+export async function findRunningDevnet(dataDir: string): Promise<DevnetManifest | null> {
+  const manifest = findDevnetManifest(dataDir);
+  return manifest && (await isManifestLive(manifest)) ? manifest : null;
+}
+
+/**
+ * Starts one anvil per network, deploys the registries, seeds the fixture world (and optional
+ * benchmark names) and writes DATA_DIR/devnet.json. With `persist` (the default) each chain's
+ * state lives in DATA_DIR/anvil-<network>.json (`anvil --state`): a second start on the same
+ * DATA_DIR resumes those chains (same addresses, same history, no reseeding); when the manifest
+ * exists but its state is gone, everything is redeployed and reseeded.
+ */
+export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> {
+  const log = options.log ?? (() => {});
+  const persist = options.persist ?? true;
+  const blockTime = options.blockTime ?? 1;
+  const seed = options.seed ?? true;
+  const world = options.world ?? FIXTURE_WORLD;
+  const networks = options.networks ?? DEVNET_NETWORKS;
+  const { dataDir } = options;
+  mkdirSync(dataDir, { recursive: true });
+  await ensureArtifacts();
+
+  const clearState = () => {
+    for (const n of DEVNET_NETWORKS) rmSync(statePath(dataDir, n), { force: true });
+  };
+  let previous = options.fresh ? null : findDevnetManifest(dataDir);
+  if (previous && (await isManifestLive(previous))) {
+    throw new AppError(
+      "INVALID_PARAMETER",
+      `a devnet of ${dataDir} is already running (${devnetManifestPath(dataDir)})`,
+    );
+  }
+  const hasState = persist && networks.every((n) => existsSync(statePath(dataDir, n)));
+  if (!previous || !hasState || networks.some((n) => !previous?.networks[n])) {
+    previous = null;
+    clearState();
+  }
+
+  // Prefer the ports of the previous run, so that URLs in other configs stay valid.
+  let base = options.basePort ?? 8545;
+  if (previous) base = portOf(previous.networks[networks[0]]!.rpcUrl);
+  base = await findFreePortRange(networks.length, base);
+
+  const anvils: Partial<Record<DevnetNetworkName, AnvilInstance>> = {};
+  // Dumping a large state (a bulk world is hundreds of MB) takes seconds: a SIGKILL mid-dump
+  // would leave a truncated file, so persisted chains get a long grace period.
+  const stopAll = async () => {
+    await Promise.all(Object.values(anvils).map((a) => a?.stop(persist ? STOP_GRACE_MS : 10_000)));
+  };
+  const launch = async (fresh: boolean) => {
+    const genesis = fresh && seed ? worldGenesisTimestamp(world) : undefined;
+    // allSettled: a failure must not leave a sibling that is still starting unaccounted for.
+    const results = await Promise.allSettled(
+      networks.map(async (network, i) => {
+        anvils[network] = await startAnvil({
+          chainId: NETWORKS[network].chainId,
+          port: base + i,
+          // A fresh chain mines nothing until seeded: an interval block would jump the clock
+          // past the historical registration dates.
+          noMining: fresh,
+          blockTime,
+          statePath: persist ? statePath(dataDir, network) : undefined,
+          stateInterval: persist ? STATE_INTERVAL : undefined,
+          genesisTimestamp: genesis,
+          logPath:
+            (options.logs ?? persist) ? join(dataDir, `anvil-${network.toLowerCase()}.log`) : undefined,
+        });
+      }),
+    );
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  };
+
+  try {
+    let resumed = false;
+    if (previous) {
+      try {
+        await launch(false);
+      } catch (e) {
+        // An unreadable state file (say, truncated by a crash): start over rather than fail.
+        log(`the saved chain state cannot be loaded (${(e as Error).message}): redeploying`);
+        await stopAll();
+        clearState();
+        previous = null;
+      }
+    }
+    if (previous) {
+      const candidate: DevnetManifest = {
+        ...previous,
+        networks: Object.fromEntries(
+          networks.map((n) => [n, { ...previous!.networks[n]!, rpcUrl: anvils[n]!.rpcUrl }]),
+        ),
+      };
+      resumed = await isManifestLive(candidate);
+      if (resumed) {
+        previous = candidate;
+        log(`resumed the devnet from ${dataDir}`);
+      } else {
+        log("the saved chain state does not hold the deployed contracts: redeploying");
+        await stopAll();
+        clearState();
+      }
+    }
+
+    let seedReport: SeedReport | null = null;
+    let bulkReport: BulkSeedReport | null = null;
+    let manifest: DevnetManifest;
+    if (resumed && previous) {
+      manifest = previous;
+    } else {
+      await launch(true);
+      const genesis = seed ? worldGenesisTimestamp(world) : undefined;
+      const entries: Partial<Record<DevnetNetworkName, DevnetNetwork>> = {};
+      const chains: DevnetChain[] = [];
+      await Promise.all(
+        networks.map(async (network) => {
+          const rpc = createRpcClient(anvils[network]!.rpcUrl);
+          await pauseMining(rpc);
+          const sender = await createTxSender(rpc, DEVNET_DEPLOYER);
+          const contracts = await deployNetwork(sender, network, {
+            timestamp: genesis === undefined ? undefined : genesis + 3_600,
+          });
+          entries[network] = { chainId: NETWORKS[network].chainId, rpcUrl: rpc.url, contracts };
+          chains.push({ network, sender, contracts });
+        }),
+      );
+      log(`deployed the registries on ${networks.join(", ")}`);
+      if (seed) {
+        seedReport = await seedWorld(chains, world);
+        log(
+          `seeded ${seedReport.domains} domains: ${seedReport.transactions} transactions, ${seedReport.logs} events`,
+        );
+      }
+      if (options.bulk && options.bulk > 0) {
+        bulkReport = await bulkSeed(chains, { names: options.bulk });
+        log(`bulk: ${bulkReport.names} names, ${bulkReport.events} events in ${bulkReport.durationMs} ms`);
+      }
+      await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, blockTime)));
+      manifest = {
+        version: 1,
+        deployer: DEVNET_DEPLOYER,
+        createdAt: new Date().toISOString(),
+        seed: { fixtures: seedReport?.domains ?? 0, bulk: bulkReport?.names ?? 0 },
+        networks: Object.fromEntries(networks.map((n) => [n, entries[n]!])),
+      };
+    }
+    const manifestPath = writeDevnetManifest(dataDir, manifest);
+    return {
+      manifest,
+      manifestPath,
+      anvils,
+      resumed,
+      seedReport,
+      bulkReport,
+      chains: () => chainsOf(manifest),
+      simulate: async (o) => startSimulation(await chainsOf(manifest), o),
+      stop: stopAll,
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}

@@ -1,0 +1,58 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AppError } from "../domain/errors.js";
+import type { Network } from "../domain/networks.js";
+import type { Provider } from "../domain/providers.js";
+import type { SourceContracts } from "../providers/provider.js";
+
+/** One chain of the devnet: where to reach it and what is deployed on it. */
+export interface DevnetNetwork {
+  chainId: number;
+  rpcUrl: string;
+  /** Provider → { addresses: role → address, startBlock }: the crawler's `SourceContracts`. */
+  contracts: Partial<Record<Provider, SourceContracts>>;
+}
+
+/**
+ * DATA_DIR/devnet.json: what the crawler reads to index the local chains.
+ *
+ * @example
+ * { "networks": { "ETHEREUM": { "chainId": 1, "rpcUrl": "http://127.0.0.1:8545",
+ *   "contracts": { "NAMESPACE_C": { "addresses": { "registry": "0x…", … }, "startBlock": 1 } } } } }
+ */
+export interface DevnetManifest {
+  version: 1;
+  /** The dev account that deployed and owns minting rights on every registry. */
+  deployer: string;
+  createdAt: string;
+  /** What was seeded: "fixtures" (the fixture world), "bulk" names, or nothing. */
+  seed: { fixtures: number; bulk: number };
+  networks: Partial<Record<Network, DevnetNetwork>>;
+}
+
+export const DEVNET_FILE = "devnet.json";
+
+export function devnetManifestPath(dataDir: string): string {
+  return join(dataDir, DEVNET_FILE);
+}
+
+/** The manifest of `dataDir`, or null when there is none. */
+export function findDevnetManifest(dataDir: string): DevnetManifest | null {
+  const path = devnetManifestPath(dataDir);
+  if (!existsSync(path)) return null;
+  try {
+    const m = JSON.parse(readFileSync(path, "utf8")) as DevnetManifest;
+    return m && typeof m === "object" && m.networks ? m : null;
+  } catch (e) {
+    throw new AppError("INTERNAL_ERROR", `${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+export function writeDevnetManifest(dataDir: string, manifest: DevnetManifest): string {
+  mkdirSync(dataDir, { recursive: true });
+  const path = devnetManifestPath(dataDir);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(tmp, path);
+  return path;
+}

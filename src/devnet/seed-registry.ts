@@ -1,0 +1,106 @@
+import type { Hex } from "viem";
+import { AppError } from "../domain/errors.js";
+import { normalizeName } from "../domain/names.js";
+import { callData } from "./deploy.js";
+import {
+  type SeedDomain,
+  type SeedStep,
+  UPDATE_DELAY,
+  initialRecords,
+  ownerChain,
+  recordMap,
+  toSeconds,
+} from "./seed-plan.js";
+import { fnsTokenId, namehashId } from "./token-ids.js";
+import type { TxRequest } from "./tx-sender.js";
+
+/** Gas for one mint with its records: long texts take one storage slot per 32 bytes. */
+function recordsGas(records: ReadonlyArray<readonly [string, string]>): bigint {
+  let bytes = 0;
+  for (const [k, v] of records) bytes += k.length + Buffer.byteLength(v);
+  return 1_000_000n + BigInt(records.length) * 150_000n + BigInt(bytes) * 2_000n;
+}
+
+/** Freename token ids and URIs use the punycode ASCII form of the name. */
+export function fnsAsciiName(name: string): string {
+  const n = normalizeName(name);
+  if (!n.ok) throw new AppError("INVALID_DOMAIN", `FNS fixture ${name}: ${n.reason}`);
+  return n.value.ascii;
+}
+
+/** The on-chain token id of a FNS or UNS seed domain. */
+export function registryTokenId(d: SeedDomain): bigint {
+  return d.provider === "NAMESPACE_A" ? fnsTokenId(fnsAsciiName(d.name)) : namehashId(d.name);
+}
+
+/**
+ * FNS and UNS: the registration step (mint to the first owner with the initial records, UNS
+ * expiry included) and the update step (transfers along the history, reset + new records,
+ * reverse record).
+ */
+export function planRegistryDomain(d: SeedDomain, registry: Hex): SeedStep[] {
+  const isFns = d.provider === "NAMESPACE_A";
+  const contract = isFns ? "FNSRegistry" : "UNSRegistry";
+  const tokenId = registryTokenId(d);
+  const owners = ownerChain(d);
+  const first = recordMap(initialRecords(d));
+  const keys = [...first.keys()];
+  const values = [...first.values()];
+  const gas = recordsGas(initialRecords(d));
+  const label = `${contract} ${d.name}`;
+
+  let mint: TxRequest;
+  if (isFns) {
+    const ascii = fnsAsciiName(d.name);
+    const i = ascii.lastIndexOf(".");
+    mint = {
+      to: registry,
+      data: callData(contract, "mintWithRecords", [
+        owners[0],
+        ascii.slice(0, i),
+        ascii.slice(i + 1),
+        keys,
+        values,
+      ]),
+      gas,
+      label: `${label}: mint`,
+    };
+  } else {
+    const expiry = d.expiresAt === null ? 0n : BigInt(toSeconds(d.expiresAt));
+    mint = {
+      to: registry,
+      data: callData(contract, "mintWithRecords", [owners[0], d.name.split("."), keys, values, expiry]),
+      gas,
+      label: `${label}: mint`,
+    };
+  }
+  const at = toSeconds(d.registeredAt);
+  const steps: SeedStep[] = [{ at, txs: [mint], registers: `${d.provider}/${d.name}` }];
+
+  const updates: TxRequest[] = [];
+  for (let i = 1; i < owners.length; i++) {
+    updates.push({
+      to: registry,
+      data: callData(contract, "transferFrom", [owners[i - 1], owners[i], tokenId]),
+      label: `${label}: transfer to ${owners[i]}`,
+    });
+  }
+  if (d.history?.resetRecordsBefore) {
+    const now = recordMap(d.records);
+    updates.push({
+      to: registry,
+      data: callData(contract, "reconfigure", [[...now.keys()], [...now.values()], tokenId]),
+      gas: recordsGas(d.records),
+      label: `${label}: reset and set records`,
+    });
+  }
+  if (d.reverse) {
+    updates.push({
+      to: registry,
+      data: callData(contract, "setReverse", [d.owner, tokenId]),
+      label: `${label}: reverse`,
+    });
+  }
+  if (updates.length > 0) steps.push({ at: at + UPDATE_DELAY, txs: updates });
+  return steps;
+}

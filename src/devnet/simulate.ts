@@ -1,0 +1,240 @@
+import type { Hex } from "viem";
+import type { Provider } from "../domain/providers.js";
+import { callData, type EnsAddresses } from "./deploy.js";
+import type { DevnetChain } from "./seed.js";
+import { fnsTokenId, labelhash, namehash, namehashId } from "./token-ids.js";
+import { syntheticOwners } from "./synthetic-owners.js";
+import type { TxRequest } from "./tx-sender.js";
+
+export interface SimulateOptions {
+  /** Operations per second, over all chains. */
+  rate: number;
+  /** PRNG seed: the same seed replays the same sequence of operations. */
+  seed?: number;
+  /** Called after each batch is sent (progress output). */
+  onBatch?: (report: SimulationReport) => void;
+}
+
+export interface SimulationReport {
+  ops: number;
+  byKind: Record<SimOpKind, number>;
+  /** Transactions found reverted when their receipts were checked. */
+  reverted: number;
+  /** Batches that could not be sent (RPC errors); the last message is kept. */
+  errors: number;
+  lastError: string | null;
+}
+
+export const SIM_OP_KINDS = ["register", "record", "transfer", "reset", "reverse"] as const;
+export type SimOpKind = (typeof SIM_OP_KINDS)[number];
+
+export interface Simulation {
+  readonly report: SimulationReport;
+  stop(): Promise<SimulationReport>;
+}
+
+const OWNERS: readonly Hex[] = syntheticOwners("sim", 9);
+const TICK_MS = 100;
+
+interface SimName {
+  label: string;
+  owner: Hex;
+  wrapped: boolean;
+}
+
+interface Source {
+  chain: DevnetChain;
+  provider: Provider;
+  addresses: Record<string, Hex>;
+  names: SimName[];
+}
+
+function createRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function fullName(s: Source, n: SimName): string {
+  return s.provider === "NAMESPACE_C" ? `${n.label}.eth` : `${n.label}.sim`;
+}
+
+function tokenIdOf(s: Source, n: SimName): bigint {
+  return s.provider === "NAMESPACE_A" ? fnsTokenId(fullName(s, n)) : namehashId(fullName(s, n));
+}
+
+/** One operation as transactions; mutates the simulated state the way the chain will. */
+function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, runId: string): TxRequest[] {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
+  const registry = s.addresses.registry;
+  const contract = s.provider === "NAMESPACE_A" ? "FNSRegistry" : "UNSRegistry";
+  const ens = s.addresses as unknown as EnsAddresses;
+  if (kind === "register" || s.names.length === 0) {
+    const n: SimName = { label: `sim-${runId}-${counter}`, owner: pick(OWNERS), wrapped: counter % 2 === 0 };
+    s.names.push(n);
+    const url = `https://${n.label}.example.com`;
+    if (s.provider === "NAMESPACE_C") {
+      const expires = BigInt(Math.floor(Date.now() / 1000) + 365 * 86_400);
+      return [
+        {
+          to: ens.controller,
+          data: callData("ETHRegistrarController", "register", [
+            n.label,
+            n.owner,
+            expires,
+            ens.resolver,
+            n.wrapped,
+          ]),
+        },
+      ];
+    }
+    const args =
+      s.provider === "NAMESPACE_A"
+        ? [n.owner, n.label, "sim", ["redirect.WEBSITE.0"], [url]]
+        : [n.owner, [n.label, "sim"], ["browser.redirect_url"], [url], 0n];
+    return [{ to: registry, data: callData(contract, "mintWithRecords", args) }];
+  }
+  const n = pick(s.names);
+  const node = namehash(fullName(s, n));
+  const tokenId = tokenIdOf(s, n);
+  const value = `v${counter}`;
+  switch (kind) {
+    case "record":
+      return s.provider === "NAMESPACE_C"
+        ? [{ to: ens.resolver, data: callData("PublicResolver", "setText", [node, "description", value]) }]
+        : [{ to: registry, data: callData(contract, "set", ["profile.OWNER.description", value, tokenId]) }];
+    case "reset":
+      return s.provider === "NAMESPACE_C"
+        ? [{ to: ens.resolver, data: callData("PublicResolver", "clearRecords", [node]) }]
+        : [{ to: registry, data: callData(contract, "reset", [tokenId]) }];
+    case "reverse":
+      return s.provider === "NAMESPACE_C"
+        ? [
+            {
+              to: ens.defaultReverseRegistrar,
+              data: callData("DefaultReverseRegistrar", "setNameForAddr", [n.owner, fullName(s, n)]),
+            },
+          ]
+        : [{ to: registry, data: callData(contract, "setReverse", [n.owner, tokenId]) }];
+    default: {
+      const from = n.owner;
+      const to = pick(OWNERS.filter((o) => o !== from));
+      n.owner = to;
+      if (s.provider !== "NAMESPACE_C") {
+        return [{ to: registry, data: callData(contract, "transferFrom", [from, to, tokenId]) }];
+      }
+      if (n.wrapped) {
+        return [
+          {
+            to: ens.nameWrapper,
+            data: callData("NameWrapper", "safeTransferFrom", [from, to, BigInt(node), 1n, "0x"]),
+          },
+        ];
+      }
+      const id = BigInt(labelhash(n.label));
+      return [
+        { to: ens.baseRegistrar, data: callData("BaseRegistrar", "transferFrom", [from, to, id]) },
+        { to: ens.baseRegistrar, data: callData("BaseRegistrar", "reclaim", [id, to]) },
+      ];
+    }
+  }
+}
+
+/**
+ * Keeps registering and changing names at a steady rate on running chains (which mine on their
+ * own: interval mining or automine): registrations, record sets, transfers, resets and reverse
+ * records over every deployed source, chosen by a seeded PRNG. Receipts are checked a few
+ * seconds later and reverts counted.
+ */
+export function startSimulation(chains: readonly DevnetChain[], options: SimulateOptions): Simulation {
+  const rng = createRng(options.seed ?? 0x5eed);
+  const runId = Date.now().toString(36);
+  const sources: Source[] = chains.flatMap((chain) =>
+    (Object.keys(chain.contracts) as Provider[]).map((provider) => ({
+      chain,
+      provider,
+      addresses: chain.contracts[provider]!.addresses as Record<string, Hex>,
+      names: [],
+    })),
+  );
+  const report: SimulationReport = {
+    ops: 0,
+    byKind: { register: 0, record: 0, transfer: 0, reset: 0, reverse: 0 },
+    reverted: 0,
+    errors: 0,
+    lastError: null,
+  };
+  const weights: Array<[SimOpKind, number]> = [
+    ["register", 0.35],
+    ["record", 0.3],
+    ["transfer", 0.15],
+    ["reset", 0.05],
+    ["reverse", 0.15],
+  ];
+  const drawKind = (): SimOpKind => {
+    let r = rng();
+    for (const [k, w] of weights) {
+      r -= w;
+      if (r < 0) return k;
+    }
+    return "record";
+  };
+  const toCheck: Array<{ rpc: DevnetChain["sender"]["rpc"]; hash: Hex; sentAt: number }> = [];
+  const started = Date.now();
+  let stopped = false;
+  let busy: Promise<void> = Promise.resolve();
+
+  async function checkReceipts(final: boolean): Promise<void> {
+    const due = toCheck.filter((t) => final || Date.now() - t.sentAt > 5_000);
+    if (due.length === 0) return;
+    toCheck.splice(0, toCheck.length, ...toCheck.filter((t) => !due.includes(t)));
+    for (const t of due) {
+      const r = await t.rpc.call<{ status: Hex } | null>("eth_getTransactionReceipt", [t.hash]);
+      if (r && r.status !== "0x1") report.reverted++;
+    }
+  }
+
+  async function tick(): Promise<void> {
+    const due = Math.floor(((Date.now() - started) / 1000) * options.rate) - report.ops;
+    const perChain = new Map<DevnetChain, TxRequest[]>();
+    for (let i = 0; i < due; i++) {
+      const s = sources[Math.floor(rng() * sources.length)];
+      const kind = s.names.length === 0 ? "register" : drawKind();
+      const txs = opTxs(s, kind, rng, report.ops, runId);
+      perChain.set(s.chain, [...(perChain.get(s.chain) ?? []), ...txs]);
+      report.ops++;
+      report.byKind[kind]++;
+    }
+    for (const [chain, txs] of perChain) {
+      const hashes = await chain.sender.send(txs, { track: false });
+      for (const hash of hashes) toCheck.push({ rpc: chain.sender.rpc, hash, sentAt: Date.now() });
+    }
+    if (due > 0) options.onBatch?.(report);
+    await checkReceipts(false);
+  }
+
+  const timer = setInterval(() => {
+    if (stopped) return;
+    busy = busy.then(tick).catch((e: unknown) => {
+      report.errors++;
+      report.lastError = (e as Error).message;
+    });
+  }, TICK_MS);
+
+  return {
+    report,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await busy;
+      // Let the last transactions be mined before their receipts are read.
+      await new Promise((r) => setTimeout(r, 1_500));
+      await checkReceipts(true);
+      return report;
+    },
+  };
+}
