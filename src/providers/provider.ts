@@ -10,7 +10,10 @@ export type Hex = `0x${string}`;
  * @example { type: "transfer", tokenId: "0x…", from: "0x0000…", to: "0xabc…" } // a mint
  */
 export type DomainEvent =
-  /** The plaintext name of a token became known (UNS/FNS NewURI, ENS NameRegistered / NameWrapped). */
+  /**
+   * The plaintext name of a token became known (UNS/FNS NewURI, ENS NameRegistered / NameWrapped),
+   * normalized and checked against the token id. A single label is a top-level token (UNS/FNS TLD).
+   */
   | { type: "name"; tokenId: Hex; name: string; parentTokenId?: Hex }
   /** Ownership changed; `from` zero = mint, `to` zero = burn. */
   | { type: "transfer"; tokenId: Hex; from: string; to: string }
@@ -25,7 +28,26 @@ export type DomainEvent =
   | { type: "reverse-removed"; address: string }
   | { type: "expiry"; tokenId: Hex; expiresAt: number }
   /** ENS registry: the resolver of a node changed. */
-  | { type: "resolver"; tokenId: Hex; resolver: string };
+  | { type: "resolver"; tokenId: Hex; resolver: string }
+  /**
+   * ENS registry: `tokenId` is the child of `parentTokenId` by `labelHash` (NewOwner). Its name is
+   * `<label>.<parent name>`, the label reading `[<labelHash hex>]` until a `name` event gives it.
+   */
+  | { type: "subnode"; tokenId: Hex; parentTokenId: Hex; labelHash: Hex }
+  /**
+   * ENS registry owner (the "manager") of a node. It is the owner unless the domain is a `.eth`
+   * second-level name (`<label>.eth`), whose owner is the BaseRegistrar NFT holder: the crawler
+   * skips it for those. Owner zero releases the node. Changes to the NameWrapper are not emitted
+   * (the wrapper's ERC-1155 transfer names the real owner).
+   */
+  | { type: "registry-owner"; tokenId: Hex; owner: string }
+  /** ENS ReverseClaimed, checked: `tokenId` is the reverse node of `address` (`<addr>.addr.reverse`). */
+  | { type: "reverse-node"; tokenId: Hex; address: string }
+  /**
+   * ENS resolver NameChanged: the name() record of node `tokenId`. When `tokenId` is a reverse node
+   * (a `reverse-node` event names its address) this is that address's primary name; "" clears it.
+   */
+  | { type: "node-name"; tokenId: Hex; name: string };
 
 /** The position of a log on its chain. */
 export interface LogPosition {
