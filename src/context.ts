@@ -5,7 +5,9 @@ import type { Logger } from "pino";
 import type { AppContext } from "./app-context.js";
 import type { Config } from "./config/config.schema.js";
 import { createLogger } from "./logger.js";
-import { baseScoreRanker } from "./resolution/rank.js";
+import { createScoringRanker } from "./scoring/scoring-ranker.js";
+import type { GeoBlockedWords } from "./scoring/geography.js";
+import { loadScoringLists, type ScoringLists } from "./scoring/scoring-lists.js";
 import { createStore } from "./store/create-store.js";
 
 /** Reads a secret kept in DATA_DIR, creating it (mode 0600) on first use. */
@@ -19,15 +21,22 @@ export function dataDirSecret(dataDir: string, file: string, bytes = 32): string
   return secret;
 }
 
+export interface RuntimeContext extends AppContext {
+  /** The operator's scoring lists (CSAM terms, blocklist, ICANN TLDs, KYC, geography). */
+  scoringLists: ScoringLists & { geoBlockedWords: GeoBlockedWords };
+}
+
 /** Builds the context every role shares: the only place a store and a logger are created. */
-export async function createContext(config: Config, logger?: Logger): Promise<AppContext> {
+export async function createContext(config: Config, logger?: Logger): Promise<RuntimeContext> {
   const log = logger ?? createLogger(config.logLevel);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const scoringLists = await loadScoringLists(config, store);
   return {
     config,
     logger: log,
     store,
-    ranker: baseScoreRanker,
+    scoringLists,
+    ranker: createScoringRanker({ geoBlockedWords: scoringLists.geoBlockedWords }),
     pepper: config.apiKeyPepper ?? dataDirSecret(config.dataDir, "pepper"),
     clock: Date.now,
   };

@@ -1,8 +1,18 @@
 import type { Command } from "./command.js";
 import { devnetCommand } from "./devnet.command.js";
 import { keysCommand } from "./keys.command.js";
+import { kycCommand, projectRulesCommand, scoringCommand, tldsCommand } from "./scoring.command.js";
 import { snapshotCommand } from "./snapshot.command.js";
 import { startCommand } from "./start.command.js";
 
 /** Every `omniname` subcommand, in the order `omniname help` lists them. */
-export const COMMANDS: readonly Command[] = [startCommand, devnetCommand, keysCommand, snapshotCommand];
+export const COMMANDS: readonly Command[] = [
+  startCommand,
+  devnetCommand,
+  keysCommand,
+  snapshotCommand,
+  projectRulesCommand,
+  scoringCommand,
+  kycCommand,
+  tldsCommand,
+];

@@ -5,9 +5,10 @@ import { buildApp, V1_PREFIX } from "../api/app.js";
 import type { AppContext } from "../app-context.js";
 import { loadConfig } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
-import { createContext } from "../context.js";
+import { createContext, type RuntimeContext } from "../context.js";
 import { FIXTURE_WORLD } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
+import { rescoreAll } from "../scoring/rescore.js";
 import type { Command } from "./command.js";
 
 /**
@@ -25,11 +26,16 @@ function demoKey(ctx: AppContext): string {
 }
 
 /** Seeds an empty store with the fixture world, so a first `npm start` serves data at once. */
-async function ensureData(ctx: AppContext): Promise<void> {
+async function ensureData(ctx: RuntimeContext): Promise<void> {
   if ((await ctx.store.countDomains()) > 0) return;
   const started = Date.now();
   const { domains } = await importFixtures(ctx.store, FIXTURE_WORLD);
-  ctx.logger.info({ domains, ms: Date.now() - started }, "imported the demo world into an empty store");
+  // TLD origins, collisions and lookalikes are facts of the whole index: score after the import.
+  const { updated } = await rescoreAll(ctx.store, ctx.scoringLists);
+  ctx.logger.info(
+    { domains, rescored: updated, ms: Date.now() - started },
+    "imported the demo world into an empty store",
+  );
 }
 
 export function banner(url: string, key: string): string {

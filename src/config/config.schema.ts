@@ -8,9 +8,25 @@ import { type Static, Type } from "@sinclair/typebox";
  * Each entry: [config key, environment variable]. Keys are camelCase, variables UPPER_SNAKE.
  */
 export const ConfigSchema = Type.Object({
-  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, env: "PORT", description: "HTTP port of the API" }),
-  host: Type.String({ minLength: 1, default: "127.0.0.1", env: "HOST", description: "Address the API binds to" }),
-  dataDir: Type.String({ minLength: 1, default: "./data", env: "DATA_DIR", description: "SQLite file, devnet state, outbox" }),
+  port: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8080,
+    env: "PORT",
+    description: "HTTP port of the API",
+  }),
+  host: Type.String({
+    minLength: 1,
+    default: "127.0.0.1",
+    env: "HOST",
+    description: "Address the API binds to",
+  }),
+  dataDir: Type.String({
+    minLength: 1,
+    default: "./data",
+    env: "DATA_DIR",
+    description: "SQLite file, devnet state, outbox",
+  }),
   databaseUrl: Type.Optional(
     Type.String({
       pattern: "^(postgres(ql)?://|sqlite:|file:)",
@@ -52,6 +68,234 @@ export const ConfigSchema = Type.Object({
     default: "all",
     env: "OMNINAME_ROLES",
     description: "Comma-separated roles this process runs: all, api, crawler, dns",
+  }),
+  // --- crawler (issue 3, docs/crawler.md) ---
+  rpcUrlEthereum: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      env: "RPC_URL_ETHEREUM",
+      description: "JSON-RPC of Ethereum mainnet: crawls ENS and UNS there",
+      secret: true,
+    }),
+  ),
+  rpcUrlPolygon: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      env: "RPC_URL_POLYGON",
+      description: "JSON-RPC of Polygon: crawls UNS and FNS there",
+      secret: true,
+    }),
+  ),
+  rpcUrlBsc: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      env: "RPC_URL_BSC",
+      description: "JSON-RPC of BSC: crawls FNS there",
+      secret: true,
+    }),
+  ),
+  rpcUrlAurora: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      env: "RPC_URL_AURORA",
+      description: "JSON-RPC of Aurora: crawls FNS there",
+      secret: true,
+    }),
+  ),
+  finalityEthereum: Type.Integer({
+    minimum: 1,
+    default: 65,
+    env: "FINALITY_ETHEREUM",
+    description: "Ethereum finality window (blocks); a deeper reorg halts the source",
+  }),
+  finalityPolygon: Type.Integer({
+    minimum: 1,
+    default: 200,
+    env: "FINALITY_POLYGON",
+    description: "Polygon finality window (blocks)",
+  }),
+  finalityBsc: Type.Integer({
+    minimum: 1,
+    default: 30,
+    env: "FINALITY_BSC",
+    description: "BSC finality window (blocks)",
+  }),
+  finalityAurora: Type.Integer({
+    minimum: 1,
+    default: 30,
+    env: "FINALITY_AURORA",
+    description: "Aurora finality window (blocks)",
+  }),
+  crawlerPollIntervalMs: Type.Integer({
+    minimum: 50,
+    maximum: 600_000,
+    default: 1_000,
+    env: "CRAWLER_POLL_INTERVAL_MS",
+    description: "How often a caught-up source polls the chain head",
+  }),
+  crawlerMaxRange: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 100_000,
+    env: "CRAWLER_MAX_RANGE",
+    description: "Largest eth_getLogs block range (ranges adapt below it)",
+  }),
+  crawlerInitialRange: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 2_000,
+    env: "CRAWLER_INITIAL_RANGE",
+    description: "First eth_getLogs block range of a source",
+  }),
+  crawlerRpcTimeoutMs: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 30_000,
+    env: "CRAWLER_RPC_TIMEOUT_MS",
+    description: "Per-request JSON-RPC timeout",
+  }),
+  // --- scoring and abuse signals (issue 4, docs/scoring.md) ---
+  geoCountryHeader: Type.String({
+    default: "",
+    env: "GEO_COUNTRY_HEADER",
+    description:
+      "Trusted request header with the caller's ISO country code (e.g. CF-IPCountry); empty: no geography",
+  }),
+  geoBlockedWordsFile: Type.Optional(
+    Type.String({
+      minLength: 1,
+      env: "GEO_BLOCKED_WORDS_FILE",
+      description: 'JSON { "CC": ["word", …] }: names containing a word are not served to callers from CC',
+    }),
+  ),
+  csamTermsFile: Type.Optional(
+    Type.String({
+      minLength: 1,
+      env: "CSAM_TERMS_FILE",
+      description: "CSAM screening terms, one a line: a name containing one is never served",
+    }),
+  ),
+  spamBlocklistFile: Type.Optional(
+    Type.String({
+      minLength: 1,
+      env: "SPAM_BLOCKLIST_FILE",
+      description: "Names (alice.wallet) and TLDs (*.tld), one a line, flagged as spam",
+    }),
+  ),
+  icannTldsFile: Type.Optional(
+    Type.String({
+      minLength: 1,
+      env: "ICANN_TLDS_FILE",
+      description:
+        "IANA TLD list (tlds-alpha-by-domain.txt); absent: DATA_DIR/iana-tlds.txt if refreshed, else the shipped list",
+    }),
+  ),
+  // --- accounts, console, limits (issue 5) ---
+  publicUrl: Type.String({
+    pattern: "^https?://[^/]+$",
+    default: "http://127.0.0.1:8080",
+    env: "PUBLIC_URL",
+    description:
+      "Origin the console is served from: links in e-mails, the CSRF Origin check, Secure cookies on https",
+  }),
+  smtpUrl: Type.Optional(
+    Type.String({
+      pattern: "^smtps?://",
+      env: "SMTP_URL",
+      description: "smtp(s)://user:pass@host:port for outgoing mail; absent: mails go to DATA_DIR/outbox/",
+      secret: true,
+    }),
+  ),
+  mailFrom: Type.String({
+    minLength: 3,
+    default: "omniname <no-reply@omniname.invalid>",
+    env: "MAIL_FROM",
+    description: "Sender of account e-mails",
+  }),
+  trustedProxy: Type.String({
+    default: "",
+    env: "TRUSTED_PROXY",
+    description:
+      "Comma-separated IPs/CIDRs of reverse proxies whose X-Forwarded-For is believed; empty: the socket address",
+  }),
+  redisUrl: Type.Optional(
+    Type.String({
+      pattern: "^rediss?://",
+      env: "REDIS_URL",
+      description: "Redis for rate limits and quotas shared by several API processes; absent: in process",
+      secret: true,
+    }),
+  ),
+  plans: Type.Record(
+    Type.String({ pattern: "^[a-z][a-z0-9_-]{0,31}$" }),
+    Type.Object({
+      rps: Type.Integer({ minimum: 1, description: "requests per second per API key" }),
+      rateWindowS: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 3600, description: "window of the rate, seconds (default 1)" }),
+      ),
+      monthlyQuota: Type.Integer({
+        minimum: 1,
+        description: "requests per calendar month (UTC) per project",
+      }),
+      maxProjects: Type.Integer({ minimum: 1, description: "projects an account may own" }),
+      maxKeys: Type.Integer({ minimum: 1, description: "live API keys per project" }),
+      maxMembers: Type.Integer({ minimum: 1, description: "members and pending invitations per project" }),
+    }),
+    {
+      default: {
+        free: { rps: 10, monthlyQuota: 100_000, maxProjects: 3, maxKeys: 5, maxMembers: 5 },
+        pro: { rps: 100, monthlyQuota: 5_000_000, maxProjects: 20, maxKeys: 50, maxMembers: 25 },
+        enterprise: {
+          rps: 1_000,
+          monthlyQuota: 100_000_000,
+          maxProjects: 100,
+          maxKeys: 500,
+          maxMembers: 200,
+        },
+        internal: {
+          rps: 1_000_000,
+          monthlyQuota: 1_000_000_000_000,
+          maxProjects: 1_000,
+          maxKeys: 1_000,
+          maxMembers: 1_000,
+        },
+      },
+      env: "PLANS",
+      description: "Plans as JSON: { name: { rps, monthlyQuota, maxProjects, maxKeys, maxMembers } }",
+    },
+  ),
+  defaultPlan: Type.String({
+    default: "free",
+    env: "DEFAULT_PLAN",
+    description: "Plan of new projects (a key of PLANS)",
+  }),
+  sessionTtlHours: Type.Integer({
+    minimum: 1,
+    maximum: 24 * 90,
+    default: 24 * 7,
+    env: "SESSION_TTL_HOURS",
+    description: "Absolute lifetime of a console session",
+  }),
+  sessionIdleHours: Type.Integer({
+    minimum: 1,
+    maximum: 24 * 90,
+    default: 24,
+    env: "SESSION_IDLE_HOURS",
+    description: "A console session unused this long expires",
+  }),
+  inviteTtlHours: Type.Integer({
+    minimum: 1,
+    maximum: 24 * 90,
+    default: 24 * 7,
+    env: "INVITE_TTL_HOURS",
+    description: "Lifetime of an invitation link",
+  }),
+  usageFlushMs: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 10_000,
+    env: "USAGE_FLUSH_MS",
+    description: "How often usage counters kept in memory are written to the store, in one batch",
   }),
 });
 
