@@ -1,4 +1,5 @@
 import type { Command } from "./command.js";
+import { adminCommand } from "./admin.command.js";
 import { devnetCommand } from "./devnet.command.js";
 import { keysCommand } from "./keys.command.js";
 import { kycCommand, projectRulesCommand, scoringCommand, tldsCommand } from "./scoring.command.js";
@@ -11,6 +12,7 @@ export const COMMANDS: readonly Command[] = [
   devnetCommand,
   keysCommand,
   snapshotCommand,
+  adminCommand,
   projectRulesCommand,
   scoringCommand,
   kycCommand,

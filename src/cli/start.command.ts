@@ -63,7 +63,7 @@ export const startCommand: Command = {
     await ensureData(ctx);
     const key = demoKey(ctx);
     await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
-    const app = await buildApp(ctx);
+    const app = await buildApp(ctx, { console: true });
     const address = await app.listen({ port: config.port, host: config.host });
     process.stdout.write(`${banner(address, key)}\n`);
 

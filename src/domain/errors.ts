@@ -19,12 +19,28 @@ export const ERROR_CODES = {
   DOMAIN_NOT_FOUND: { status: 404, rcode: "NXDOMAIN", message: "No domain matches." },
   NOT_FOUND: { status: 404, rcode: "NXDOMAIN", message: "No such resource." },
   METHOD_NOT_ALLOWED: { status: 405, rcode: "NOTIMP", message: "Method not allowed." },
+  REQUEST_TIMEOUT: { status: 408, rcode: "SERVFAIL", message: "The request took too long to arrive." },
   PAYLOAD_TOO_LARGE: { status: 413, rcode: "FORMERR", message: "The request is too large." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, rcode: "FORMERR", message: "Unsupported content type." },
+  HEADERS_TOO_LARGE: { status: 431, rcode: "FORMERR", message: "The request headers are too large." },
   RATE_LIMITED: { status: 429, rcode: "REFUSED", message: "Too many requests." },
   QUOTA_EXCEEDED: { status: 429, rcode: "REFUSED", message: "The monthly quota is exhausted." },
+  // Console API (accounts, projects, team): issue 5.
+  UNAUTHENTICATED: { status: 401, rcode: "REFUSED", message: "Sign in first." },
+  INVALID_CREDENTIALS: { status: 401, rcode: "REFUSED", message: "Wrong e-mail address or password." },
+  FORBIDDEN: { status: 403, rcode: "REFUSED", message: "Your role does not allow this." },
+  CSRF_REJECTED: { status: 403, rcode: "REFUSED", message: "Missing or invalid CSRF token or origin." },
+  EMAIL_NOT_VERIFIED: { status: 403, rcode: "REFUSED", message: "Verify your e-mail address first." },
+  PLAN_LIMIT_REACHED: { status: 403, rcode: "REFUSED", message: "The plan's limit is reached." },
+  TOKEN_INVALID: { status: 400, rcode: "FORMERR", message: "The link is invalid, used or expired." },
+  TERMS_NOT_ACCEPTED: { status: 400, rcode: "FORMERR", message: "The terms must be accepted." },
+  WEAK_PASSWORD: { status: 400, rcode: "FORMERR", message: "The password does not meet the policy." },
+  CONFLICT: { status: 409, rcode: "REFUSED", message: "The resource already exists." },
+  LAST_OWNER: { status: 409, rcode: "REFUSED", message: "A project keeps at least one owner." },
+  TOO_MANY_ATTEMPTS: { status: 429, rcode: "REFUSED", message: "Too many failed attempts; try again later." },
   INTERNAL_ERROR: { status: 500, rcode: "SERVFAIL", message: "Internal error." },
   STORE_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "The data store is unavailable." },
+  SHUTTING_DOWN: { status: 503, rcode: "SERVFAIL", message: "The server is shutting down; retry on another instance." },
 } as const satisfies Record<string, { status: number; rcode: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,214 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { AppContext } from "../app-context.js";
+import type { ApiKey, Project, Store } from "../store/store.js";
+
+/**
+ * API keys: `on_<8 hex>_<32 base62>`. The hex part is a readable, non-secret prefix shown in the
+ * console; the base62 part carries 190 random bits. The server stores only HMAC-SHA-256(pepper,
+ * key): a leaked database alone cannot be used to forge or test keys.
+ */
+export const API_KEY_PATTERN = /^on_([0-9a-f]{8})_([0-9A-Za-z]{32})$/;
+/** Keys outside these bounds are refused without a lookup (the demo key may have any form). */
+export const MIN_KEY_LENGTH = 16;
+export const MAX_KEY_LENGTH = 256;
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Uniform base62 by rejection sampling: bytes >= 248 (4 × 62) are dropped to avoid modulo bias. */
+function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      if (b >= 248) continue;
+      out += BASE62[b % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** A fresh key in plaintext; never stored. */
+export function generateApiKey(): { key: string; prefix: string } {
+  const hex = randomBytes(4).toString("hex");
+  return { key: `on_${hex}_${randomBase62(32)}`, prefix: `on_${hex}` };
+}
+
+/** The readable prefix of a key: `on_<hex>` for generated keys, the first 8 characters otherwise. */
+export function keyPrefix(key: string): string {
+  const m = API_KEY_PATTERN.exec(key);
+  return m ? `on_${m[1]}` : `${key.slice(0, 8)}…`;
+}
+
+/** HMAC-SHA-256(pepper, key), hex: the only form of a key the store holds. */
+export function hashApiKey(pepper: string, key: string): string {
+  return createHmac("sha256", pepper).update(key, "utf8").digest("hex");
+}
+
+/** Creates a key for a project; the plaintext is returned once and never again. */
+export async function createApiKey(
+  store: Store,
+  pepper: string,
+  projectId: number,
+  name: string,
+): Promise<{ key: string; apiKey: ApiKey }> {
+  const { key, prefix } = generateApiKey();
+  const apiKey = await store.insertApiKey({ projectId, name, prefix, hash: hashApiKey(pepper, key) });
+  return { key, apiKey };
+}
+
+/**
+ * Creates the "demo" project if absent and, when `config.demoApiKey` is set, registers that key.
+ * Idempotent, and safe when two processes start at once. A demo key that an operator revoked
+ * stays revoked (`registered: false`).
+ */
+export async function ensureDemoProject(
+  ctx: Pick<AppContext, "store" | "pepper" | "config">,
+): Promise<{ project: Project; registered: boolean }> {
+  const { store } = ctx;
+  let project = await store.findProjectByName("demo");
+  if (project === null) {
+    try {
+      project = await store.createProject({ name: "demo", description: "Built-in demo project" });
+    } catch (e) {
+      project = await store.findProjectByName("demo");
+      if (project === null) throw e;
+    }
+  }
+  const demoKey = ctx.config.demoApiKey;
+  if (!demoKey) return { project, registered: false };
+  const hash = hashApiKey(ctx.pepper, demoKey);
+  if ((await store.findApiKeyByHash(hash)) !== null) return { project, registered: true };
+  try {
+    await store.insertApiKey({ projectId: project.id, name: "demo", prefix: keyPrefix(demoKey), hash });
+    return { project, registered: true };
+  } catch {
+    // The hash is unique: either another process registered it a moment ago, or it was revoked.
+    return { project, registered: (await store.findApiKeyByHash(hash)) !== null };
+  }
+}
+
+/** What a verified key grants: the key's identity and its project's settings, parsed once. */
+export interface VerifiedKey {
+  key: { id: number; projectId: number; prefix: string; name: string };
+  project: { id: number; name: string; plan: string; settings: Record<string, unknown> };
+}
+
+interface CacheEntry {
+  value: VerifiedKey | null;
+  hash: Buffer;
+  expiresAt: number;
+}
+
+export interface ApiKeyVerifierOptions {
+  store: Store;
+  pepper: string;
+  /** Milliseconds; default the monotonic clock (TTLs must not jump with the wall clock). */
+  clock?: () => number;
+  /** How long a verified (or unknown) key is trusted without a lookup. Revocation lag is at most this. */
+  ttlMs?: number;
+  maxEntries?: number;
+}
+
+/**
+ * Verifies `api-key` values with an in-process cache of key hash → {key, project, settings}.
+ *
+ * The TTL bounds how long a revoked key keeps working on this instance (2 s by default);
+ * `invalidateKey`/`invalidateProject`/`clear` end it at once (the console calls them on revoke
+ * and on settings changes; across instances the TTL is the bound). Unknown keys are cached too,
+ * so a client retrying a wrong key does not reach the database on every request; that is safe
+ * because a key created later has a different hash.
+ */
+export interface ApiKeyVerifier {
+  /** The cached answer, or undefined when the cache cannot answer (then call `verify`). */
+  verifyCached(key: string): VerifiedKey | null | undefined;
+  verify(key: string): Promise<VerifiedKey | null>;
+  invalidateKey(keyId: number): void;
+  invalidateProject(projectId: number): void;
+  clear(): void;
+}
+
+export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifier {
+  const { store, pepper } = opts;
+  const clock = opts.clock ?? (() => performance.now());
+  const ttlMs = opts.ttlMs ?? 2_000;
+  const maxEntries = opts.maxEntries ?? 10_000;
+  const cache = new Map<string, CacheEntry>();
+  const inflight = new Map<string, Promise<VerifiedKey | null>>();
+
+  function plausible(key: string): boolean {
+    return key.length >= MIN_KEY_LENGTH && key.length <= MAX_KEY_LENGTH;
+  }
+
+  function put(hash: string, entry: CacheEntry): void {
+    // Bounded: random keys from a scanner must not grow the map without end. Dropping everything
+    // costs one lookup per live key, which is cheap.
+    if (cache.size >= maxEntries) cache.clear();
+    cache.set(hash, entry);
+  }
+
+  async function load(hash: string): Promise<VerifiedKey | null> {
+    const found = await store.findApiKeyByHash(hash);
+    let value: VerifiedKey | null = null;
+    let stored = Buffer.from(hash, "hex");
+    if (found !== null) {
+      // The lookup matched under the database's comparison; compare the stored bytes in constant
+      // time as well, so a looser comparison (collation, padding) can never admit a near miss.
+      const row = await store.db
+        .selectFrom("api_keys")
+        .select("hash")
+        .where("id", "=", found.id)
+        .executeTakeFirst();
+      stored = Buffer.from(row?.hash ?? "", "hex");
+      const project = await store.findProjectById(found.projectId);
+      if (project !== null && safeEqualHex(hash, stored)) {
+        value = {
+          key: { id: found.id, projectId: found.projectId, prefix: found.prefix, name: found.name },
+          project: { id: project.id, name: project.name, plan: project.plan, settings: project.settings },
+        };
+      }
+    }
+    put(hash, { value, hash: stored, expiresAt: clock() + ttlMs });
+    return value;
+  }
+
+  return {
+    verifyCached(key) {
+      if (!plausible(key)) return null;
+      const hash = hashApiKey(pepper, key);
+      const e = cache.get(hash);
+      if (e === undefined || e.expiresAt <= clock()) return undefined;
+      if (e.value === null) return null;
+      return safeEqualHex(hash, e.hash) ? e.value : null;
+    },
+
+    async verify(key) {
+      const cached = this.verifyCached(key);
+      if (cached !== undefined) return cached;
+      const hash = hashApiKey(pepper, key);
+      // Concurrent first requests with the same key share one lookup.
+      let p = inflight.get(hash);
+      if (p === undefined) {
+        p = load(hash).finally(() => inflight.delete(hash));
+        inflight.set(hash, p);
+      }
+      return p;
+    },
+
+    invalidateKey(keyId) {
+      for (const [h, e] of cache) if (e.value?.key.id === keyId) cache.delete(h);
+    },
+
+    invalidateProject(projectId) {
+      for (const [h, e] of cache) if (e.value?.project.id === projectId) cache.delete(h);
+    },
+
+    clear() {
+      cache.clear();
+    },
+  };
+}
+
+function safeEqualHex(hex: string, stored: Buffer): boolean {
+  const computed = Buffer.from(hex, "hex");
+  return computed.length === stored.length && computed.length > 0 && timingSafeEqual(computed, stored);
+}

@@ -1,0 +1,104 @@
+import { Redis } from "ioredis";
+import type { AppContext } from "../app-context.js";
+import { createMailer, type Mailer } from "../mail/mailer.js";
+import { AccessRulesCache } from "./access-rules.js";
+import { AccountService } from "./accounts.service.js";
+import { createClientIpResolver } from "./allowlist.js";
+import { ApiLimits } from "./api-limits.js";
+import { type LimiterBackend, memoryBackend, redisBackend } from "./limiter-backend.js";
+import { DEFAULT_THROTTLE, LoginThrottle, type ThrottleOptions } from "./login-throttle.js";
+import { getPlan } from "./plans.js";
+import { ProjectService } from "./projects.service.js";
+import { loadQuotaUsed, UsageRecorder } from "./usage.js";
+
+export interface ConsoleServicesOptions {
+  /** Where limit counters live; default: Redis when REDIS_URL is set, else process memory. */
+  backend?: LimiterBackend;
+  /** Prefix of every limiter key (tests use a unique one on a shared Redis). */
+  keyPrefix?: string;
+  throttle?: Partial<ThrottleOptions>;
+  mailer?: Mailer;
+  /** How long a project's allowlists are trusted without a lookup. */
+  accessTtlMs?: number;
+}
+
+/** Everything the console API and the v1 hooks share, built once per process. */
+export interface ConsoleServices {
+  accounts: AccountService;
+  projects: ProjectService;
+  limits: ApiLimits;
+  usage: UsageRecorder;
+  access: AccessRulesCache;
+  throttle: LoginThrottle;
+  mailer: Mailer;
+  /** The caller's IP, from the socket or, behind TRUSTED_PROXY, from X-Forwarded-For. */
+  clientIp: (socketIp: string | undefined, xff: unknown) => string | null;
+  /** Key of the HMACs that bind CSRF tokens (derived from the server's pepper). */
+  secret: string;
+  close(): Promise<void>;
+}
+
+export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOptions = {}): ConsoleServices {
+  const { config, store, logger, clock } = ctx;
+  getPlan(config, config.defaultPlan); // fails fast on a DEFAULT_PLAN missing from PLANS
+  const prefix = opts.keyPrefix ?? "omniname";
+  let redis: Redis | null = null;
+  let backend = opts.backend;
+  if (!backend && config.redisUrl) {
+    // No offline queue: while Redis is down a limiter call fails at once and its in-memory
+    // insurance limiter answers, instead of requests waiting for a reconnect.
+    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    redis.on("error", (e) => logger.warn({ err: e }, "redis error (limits fall back to process memory)"));
+    backend = redisBackend(redis, prefix);
+  }
+  backend ??= memoryBackend(prefix);
+
+  const mailer =
+    opts.mailer ??
+    createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  const throttle = new LoginThrottle(backend, { ...DEFAULT_THROTTLE, ...opts.throttle });
+  const accounts = new AccountService({ store, config, logger, mailer, throttle, clock });
+  const usage = new UsageRecorder(store.db, logger, config.usageFlushMs, (m) => store.touchApiKeys(m));
+  const limits = new ApiLimits({
+    backend,
+    clock,
+    loadQuotaUsed: (projectId, from, to) => loadQuotaUsed(store.db, projectId, from, to),
+  });
+  // Real time, not ctx.clock: the TTL bounds how late an allowlist change applies, whatever
+  // time the rest of the app is told it is.
+  const access = new AccessRulesCache(accounts.projects, Date.now, opts.accessTtlMs ?? 2_000);
+  const projects = new ProjectService({
+    store,
+    config,
+    clock,
+    pepper: ctx.pepper,
+    accounts,
+    limits,
+    usage,
+    access,
+  });
+  usage.start();
+  const purge = setInterval(() => {
+    accounts.purgeSessions().catch((e: unknown) => logger.warn({ err: e }, "session purge failed"));
+  }, 3_600_000);
+  purge.unref();
+
+  return {
+    accounts,
+    projects,
+    limits,
+    usage,
+    access,
+    throttle,
+    mailer,
+    clientIp: createClientIpResolver(config.trustedProxy),
+    secret: ctx.pepper,
+    async close() {
+      clearInterval(purge);
+      await usage.close();
+      await accounts.drainMail();
+      if (!opts.mailer) mailer.close();
+      redis?.disconnect();
+    },
+  };
+}

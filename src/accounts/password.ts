@@ -1,0 +1,96 @@
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { AppError } from "../domain/errors.js";
+
+/**
+ * OWASP Password Storage Cheat Sheet, scrypt: N=2^17, r=8, p=1. One hash needs 128·N·r = 128 MiB
+ * of memory, above Node's 32 MiB default `maxmem`, and takes ~0.35 s on this machine.
+ */
+export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
+const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
+
+export const PASSWORD_MIN_LENGTH = 10;
+/** Long enough for any passphrase, short enough that hashing attacker input stays bounded. */
+export const PASSWORD_MAX_LENGTH = 256;
+
+// Each hash holds 128 MiB while it runs: at most two at a time, so a burst of logins cannot take
+// the process's memory (or every libuv thread) away from the API.
+const MAX_CONCURRENT = 2;
+// Beyond this many waiting (a flood of logins), answer "try again" at once instead of queueing
+// without bound: each waiting request holds a connection and its body.
+const MAX_WAITING = 200;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT) {
+    if (waiting.length >= MAX_WAITING)
+      throw new AppError("TOO_MANY_ATTEMPTS", undefined, { details: { retryAfterS: 1 } });
+    await new Promise<void>((r) => waiting.push(r));
+  }
+  running++;
+  try {
+    return await fn();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+function derive(password: string, salt: Buffer, N: number, r: number, p: number): Promise<Buffer> {
+  return withSlot(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(
+          password.normalize("NFC"),
+          salt,
+          KEY_LENGTH,
+          { N, r, p, maxmem: 256 * N * r + 1024 * 1024 },
+          (e, key) => (e ? reject(e) : resolve(key)),
+        ),
+      ),
+  );
+}
+
+/** `scrypt$<log2 N>$<r>$<p>$<salt b64url>$<hash b64url>`: the parameters travel with the hash. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const { N, r, p } = SCRYPT_PARAMS;
+  const key = await derive(password, salt, N, r, p);
+  return `scrypt$${Math.log2(N)}$${r}$${p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+}
+
+/** Constant-time comparison against a stored hash; a malformed hash never matches. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split("$");
+  if (parts.length !== 6 || parts[0] !== "scrypt") return false;
+  const [logN, r, p] = parts.slice(1, 4).map(Number);
+  if (!(logN >= 14 && logN <= 20 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return false;
+  const salt = Buffer.from(parts[4], "base64url");
+  const expected = Buffer.from(parts[5], "base64url");
+  if (expected.length !== KEY_LENGTH) return false;
+  const key = await derive(password, salt, 2 ** logN, r, p);
+  return timingSafeEqual(key, expected);
+}
+
+/**
+ * A hash of a random password, verified against when the e-mail is unknown so that an unknown
+ * and a known address cost the same time.
+ */
+let dummy: Promise<string> | null = null;
+export function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(randomBytes(16).toString("hex"));
+  return dummy;
+}
+
+/** NIST SP 800-63B: a length floor, no composition rules, not the e-mail address itself. */
+export function checkPasswordPolicy(password: string, email?: string): void {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH)
+    throw new AppError("WEAK_PASSWORD", `The password needs at least ${PASSWORD_MIN_LENGTH} characters.`);
+  if (length > PASSWORD_MAX_LENGTH)
+    throw new AppError("WEAK_PASSWORD", `The password may have at most ${PASSWORD_MAX_LENGTH} characters.`);
+  if (email && password.trim().toLowerCase() === email.trim().toLowerCase())
+    throw new AppError("WEAK_PASSWORD", "The password must not be the e-mail address.");
+  if (new Set(password).size < 3) throw new AppError("WEAK_PASSWORD", "The password is too repetitive.");
+}

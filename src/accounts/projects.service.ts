@@ -1,0 +1,350 @@
+import type { Config } from "../config/config.schema.js";
+import { AppError } from "../domain/errors.js";
+import { addedMail } from "../mail/templates.js";
+import { parseProjectRules } from "../scoring/project-rules.js";
+import type { ApiKey, Store } from "../store/store.js";
+import type { AccessRulesCache } from "./access-rules.js";
+import type { AccountService } from "./accounts.service.js";
+import { parseEmail } from "./accounts.service.js";
+import { parseAccessLists } from "./allowlist.js";
+import type { ApiLimits } from "./api-limits.js";
+import { type ApiKeyVerifier, createApiKey } from "./api-keys.js";
+import { canManageRole, type Role } from "./permissions.js";
+import { findPlan, type Plan, planOf, planView } from "./plans.js";
+import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
+import { loadUsage, type UsageRecorder } from "./usage.js";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function parseProjectName(input: string): string {
+  const name = input.trim().normalize("NFC");
+  // Control characters would end up in CLI output and logs.
+  if (name.length === 0 || name.length > 100 || /\p{Cc}/u.test(name))
+    throw new AppError("INVALID_PARAMETER", "A project name has 1 to 100 printable characters.");
+  return name;
+}
+
+function parseDescription(input: string): string {
+  const d = input.trim().normalize("NFC");
+  if (d.length > 1000 || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(d))
+    throw new AppError("INVALID_PARAMETER", "A description has at most 1,000 printable characters.");
+  return d;
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  return err?.code === "23505" || /UNIQUE constraint failed/i.test(err?.message ?? "");
+}
+
+export function keyView(k: ApiKey) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    createdAt: iso(k.createdAt),
+    lastUsedAt: iso(k.lastUsedAt),
+  };
+}
+
+export interface ProjectServiceDeps {
+  store: Store;
+  config: Config;
+  clock: () => number;
+  /** Secret of the API keys' HMAC (AppContext.pepper). */
+  pepper: string;
+  accounts: AccountService;
+  limits: ApiLimits;
+  usage: UsageRecorder;
+  access: AccessRulesCache;
+}
+
+/**
+ * Projects, their team, keys, settings, security and usage. Callers (the console routes) have
+ * already checked that the acting account holds the permission for the route; the rules that
+ * depend on the target (who may change whose role, the last owner) are checked here.
+ */
+export class ProjectService {
+  readonly repo: ProjectsRepo;
+  private keyCache: Pick<ApiKeyVerifier, "invalidateKey" | "invalidateProject"> | null = null;
+
+  constructor(private readonly d: ProjectServiceDeps) {
+    this.repo = new ProjectsRepo(d.store.db);
+  }
+
+  /** The v1 key cache to invalidate on revocation, deletion and settings changes. */
+  attachKeyCache(cache: Pick<ApiKeyVerifier, "invalidateKey" | "invalidateProject">): void {
+    this.keyCache = cache;
+  }
+
+  planOf(p: { plan: string }): Plan {
+    return planOf(this.d.config, p.plan);
+  }
+
+  private view(p: ProjectRow, role: Role) {
+    return {
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      createdAt: iso(p.createdAt),
+      plan: p.plan,
+      role,
+    };
+  }
+
+  async list(accountId: number) {
+    return (await this.repo.listProjectsOf(accountId)).map((p) => this.view(p, p.role));
+  }
+
+  /** How many projects an account may own: the most generous of its projects' plans and the default plan. */
+  private async maxOwned(accountId: number): Promise<number> {
+    const plans = [this.d.config.defaultPlan, ...(await this.repo.ownedProjectPlans(accountId))];
+    return Math.max(...plans.map((n) => findPlan(this.d.config, n)?.maxProjects ?? 0));
+  }
+
+  async create(accountId: number, input: { name: string; description?: string }) {
+    const name = parseProjectName(input.name);
+    const description = parseDescription(input.description ?? "");
+    const owned = (await this.repo.ownedProjectPlans(accountId)).length;
+    if (owned >= (await this.maxOwned(accountId)))
+      throw new AppError(
+        "PLAN_LIMIT_REACHED",
+        `Your plan allows ${owned} projects; delete one or ask for a larger plan.`,
+      );
+    try {
+      const project = await this.d.store.transaction(async (tx) => {
+        const p = await tx.createProject({ name, description, plan: this.d.config.defaultPlan });
+        await new ProjectsRepo(tx.db).addMember(p.id, accountId, "owner", this.d.clock());
+        return p;
+      });
+      return this.view({ ...project }, "owner");
+    } catch (e) {
+      if (isUniqueViolation(e))
+        throw new AppError("CONFLICT", "A project with this name exists; choose another name.");
+      throw e;
+    }
+  }
+
+  async get(projectId: number, role: Role) {
+    const p = await this.mustFind(projectId);
+    const plan = this.planOf(p);
+    const [members, keys, quotaUsed] = await Promise.all([
+      this.repo.countMembers(projectId),
+      this.repo.liveKeyIds(projectId),
+      this.d.limits.quotaUsed(projectId),
+    ]);
+    return {
+      ...this.view(p, role),
+      limits: planView(plan),
+      counts: { members, keys: keys.length },
+      quota: { limit: plan.monthlyQuota, used: Math.min(quotaUsed, plan.monthlyQuota) },
+    };
+  }
+
+  private async mustFind(projectId: number): Promise<ProjectRow> {
+    const p = await this.repo.findProject(projectId);
+    if (p === null) throw new AppError("NOT_FOUND", "No such project.");
+    return p;
+  }
+
+  async update(projectId: number, role: Role, patch: { name?: string; description?: string }) {
+    const next: { name?: string; description?: string } = {};
+    if (patch.name !== undefined) next.name = parseProjectName(patch.name);
+    if (patch.description !== undefined) next.description = parseDescription(patch.description);
+    try {
+      await this.repo.updateProject(projectId, next);
+    } catch (e) {
+      if (isUniqueViolation(e))
+        throw new AppError("CONFLICT", "A project with this name exists; choose another name.");
+      throw e;
+    }
+    this.keyCache?.invalidateProject(projectId);
+    return this.view(await this.mustFind(projectId), role);
+  }
+
+  /** Deletes the project and its keys; the keys stop working on the next request. */
+  async delete(projectId: number): Promise<void> {
+    await this.d.store.transaction((tx) => new ProjectsRepo(tx.db).deleteProject(projectId));
+    this.keyCache?.invalidateProject(projectId);
+    this.d.access.invalidate(projectId);
+    this.d.usage.forgetProject(projectId);
+    await this.d.limits.forgetProject(projectId);
+  }
+
+  async getSettings(projectId: number) {
+    return (await this.mustFind(projectId)).settings;
+  }
+
+  async putSettings(projectId: number, input: unknown) {
+    const parsed = parseProjectRules(input);
+    if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
+    await this.d.store.updateProjectSettings(projectId, parsed.value as Record<string, unknown>);
+    this.keyCache?.invalidateProject(projectId);
+    return parsed.value;
+  }
+
+  async getSecurity(projectId: number) {
+    const p = await this.mustFind(projectId);
+    const a = await this.repo.findAccess(projectId);
+    return {
+      allowedIps: a.allowedIps,
+      allowedOrigins: a.allowedOrigins,
+      updatedAt: iso(a.updatedAt),
+      limits: planView(this.planOf(p)),
+    };
+  }
+
+  async putSecurity(projectId: number, input: { allowedIps: string[]; allowedOrigins: string[] }) {
+    const lists = parseAccessLists(input);
+    await this.repo.setAccess(projectId, lists, this.d.clock());
+    this.d.access.invalidate(projectId);
+    return this.getSecurity(projectId);
+  }
+
+  async members(projectId: number) {
+    const [members, invitations] = await Promise.all([
+      this.repo.listMembers(projectId),
+      this.d.accounts.repo.listProjectInvitations(projectId, this.d.clock()),
+    ]);
+    return {
+      members: members.map((m) => ({ ...m, since: iso(m.since) })),
+      invitations: invitations.map((i) => ({
+        id: i.id,
+        email: i.email,
+        role: i.role,
+        expiresAt: iso(i.expiresAt),
+      })),
+    };
+  }
+
+  /**
+   * Adds someone by e-mail: an account joins at once (and is told by mail); an address without an
+   * account gets an invitation that makes it a member when it registers.
+   */
+  async addMember(projectId: number, actor: { id: number; role: Role }, emailInput: string, role: Role) {
+    if (!canManageRole(actor.role, role))
+      throw new AppError("FORBIDDEN", `An ${actor.role} cannot grant the role ${role}.`);
+    const email = parseEmail(emailInput);
+    const p = await this.mustFind(projectId);
+    const now = this.d.clock();
+    const taken =
+      (await this.repo.countMembers(projectId)) +
+      (await this.d.accounts.repo.listProjectInvitations(projectId, now)).length;
+    const max = this.planOf(p).maxMembers;
+    if (taken >= max)
+      throw new AppError("PLAN_LIMIT_REACHED", `The plan allows ${max} members and pending invitations.`);
+    const account = await this.d.accounts.repo.findAccountByEmail(email);
+    if (account !== null) {
+      if (!(await this.repo.addMember(projectId, account.id, role, now)))
+        throw new AppError("CONFLICT", "This account is already a member.");
+      this.d.accounts.notify(
+        addedMail(email, p.name, role, `${this.d.config.publicUrl}/console/projects/${p.id}`),
+      );
+      return {
+        status: "member" as const,
+        member: { accountId: account.id, email, fullName: account.fullName, role },
+      };
+    }
+    const pending = (await this.d.accounts.repo.listProjectInvitations(projectId, now)).find(
+      (i) => i.email === email,
+    );
+    if (pending) throw new AppError("CONFLICT", "This address already has a pending invitation.");
+    const { invitation } = await this.d.accounts.invite(email, {
+      projectId,
+      projectName: p.name,
+      role,
+      createdBy: actor.id,
+    });
+    return {
+      status: "invited" as const,
+      invitation: { id: invitation.id, email, role, expiresAt: iso(invitation.expiresAt) },
+    };
+  }
+
+  private async target(projectId: number, accountId: number): Promise<Role> {
+    const role = await this.repo.findRole(projectId, accountId);
+    if (role === null) throw new AppError("NOT_FOUND", "No such member.");
+    return role;
+  }
+
+  private async keepAnOwner(projectId: number, current: Role): Promise<void> {
+    if (current === "owner" && (await this.repo.countMembers(projectId, "owner")) <= 1)
+      throw new AppError("LAST_OWNER");
+  }
+
+  async changeRole(projectId: number, actor: { id: number; role: Role }, accountId: number, role: Role) {
+    const current = await this.target(projectId, accountId);
+    if (!canManageRole(actor.role, current) || !canManageRole(actor.role, role))
+      throw new AppError("FORBIDDEN", `An ${actor.role} cannot change a ${current} into a ${role}.`);
+    if (role !== "owner") await this.keepAnOwner(projectId, current);
+    await this.repo.setMemberRole(projectId, accountId, role);
+    return { accountId, role };
+  }
+
+  async removeMember(projectId: number, actor: { id: number; role: Role }, accountId: number): Promise<void> {
+    const current = await this.target(projectId, accountId);
+    if (!canManageRole(actor.role, current))
+      throw new AppError("FORBIDDEN", `An ${actor.role} cannot remove a ${current}.`);
+    await this.keepAnOwner(projectId, current);
+    await this.repo.removeMember(projectId, accountId);
+  }
+
+  async leave(projectId: number, accountId: number): Promise<void> {
+    await this.keepAnOwner(projectId, await this.target(projectId, accountId));
+    await this.repo.removeMember(projectId, accountId);
+  }
+
+  async cancelInvitation(projectId: number, invitationId: number): Promise<void> {
+    if (!(await this.d.accounts.repo.deleteProjectInvitation(projectId, invitationId)))
+      throw new AppError("NOT_FOUND", "No such pending invitation.");
+  }
+
+  async listKeys(projectId: number) {
+    return (await this.d.store.listApiKeys(projectId)).filter((k) => k.revokedAt === null).map(keyView);
+  }
+
+  /** Creates a key; the secret is in this answer and never again. */
+  async createKey(projectId: number, name: string) {
+    const p = await this.mustFind(projectId);
+    const clean = name.trim().normalize("NFC");
+    if (clean.length > 100 || /\p{Cc}/u.test(clean))
+      throw new AppError("INVALID_PARAMETER", "A key name has at most 100 printable characters.");
+    const max = this.planOf(p).maxKeys;
+    if ((await this.repo.liveKeyIds(projectId)).length >= max)
+      throw new AppError("PLAN_LIMIT_REACHED", `The plan allows ${max} live keys; revoke one first.`);
+    const { key, apiKey } = await createApiKey(this.d.store, this.d.pepper, projectId, clean);
+    return { ...keyView(apiKey), key };
+  }
+
+  /** Revokes a key; this instance refuses it from the next request, others within the cache TTL. */
+  async revokeKey(projectId: number, keyId: number): Promise<void> {
+    const key = (await this.d.store.listApiKeys(projectId)).find(
+      (k) => k.id === keyId && k.revokedAt === null,
+    );
+    if (!key) throw new AppError("NOT_FOUND", "No such live key.");
+    await this.d.store.revokeApiKey(keyId, this.d.clock());
+    this.keyCache?.invalidateKey(keyId);
+  }
+
+  /** The last 30 days of usage, the month's quota and the plan, counts flushed first. */
+  async dashboard(projectId: number) {
+    const p = await this.mustFind(projectId);
+    const plan = this.planOf(p);
+    await this.d.usage.flush();
+    const now = this.d.clock();
+    const [usage, used] = await Promise.all([
+      loadUsage(this.d.store.db, projectId, now, 30),
+      this.d.limits.quotaUsed(projectId, now),
+    ]);
+    const monthEnd = new Date(now);
+    const resetsAt = new Date(
+      Date.UTC(monthEnd.getUTCFullYear(), monthEnd.getUTCMonth() + 1, 1),
+    ).toISOString();
+    const u = Math.min(used, plan.monthlyQuota);
+    return {
+      project: { id: p.id, name: p.name, createdAt: iso(p.createdAt) },
+      plan: planView(plan),
+      quota: { limit: plan.monthlyQuota, used: u, remaining: plan.monthlyQuota - u, resetsAt },
+      ...usage,
+    };
+  }
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ConsoleServices } from "../../accounts/console-services.js";
+import type { V1Extension } from "../routes/v1/v1.routes.js";
+import { allowlistHook } from "./allowlist.plugin.js";
+import { rateLimitHook } from "./rate-limit.plugin.js";
+
+/** `/svc/api/v1/deep-resolve` → `deep-resolve`: the endpoint name of the usage tables. */
+function endpointOf(request: FastifyRequest): string {
+  const url = request.routeOptions.url ?? "";
+  return url.slice(url.lastIndexOf("/") + 1) || "other";
+}
+
+/**
+ * Records every answered v1 request of a known project (status, latency, whether it counted
+ * against the quota) and the key's last use, in memory: UsageRecorder writes them in batches.
+ */
+export function usageHook(services: ConsoleServices, clock: () => number): V1Extension {
+  return (scope: FastifyInstance) => {
+    scope.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
+      const project = request.project;
+      if (project === null) return;
+      services.usage.record({
+        projectId: project.id,
+        keyId: request.apiKey?.id,
+        endpoint: endpointOf(request),
+        status: reply.statusCode,
+        latencyMs: reply.elapsedTime,
+        quota: request.quotaCounted,
+        at: clock(),
+      });
+    });
+  };
+}
+
+/** The three v1 extensions of the console feature, in the order they must run. */
+export function consoleV1Hooks(services: ConsoleServices, clock: () => number): V1Extension[] {
+  return [allowlistHook(services), rateLimitHook(services), usageHook(services, clock)];
+}

@@ -1,0 +1,184 @@
+import type { Static } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ConsoleServices } from "../../../accounts/console-services.js";
+import type { Config } from "../../../config/config.schema.js";
+import { AppError } from "../../../domain/errors.js";
+import { issuePreSessionToken, sessionCsrfToken } from "../../plugins/csrf.plugin.js";
+import { sessionCookieName, sessionTokenOf, setCookie } from "../../plugins/session.plugin.js";
+import {
+  CONSOLE_BODY_LIMIT,
+  doc,
+  EmailBody,
+  LoginBody,
+  ok,
+  PasswordChangeBody,
+  RegisterBody,
+  ResetConfirmBody,
+  TokenBody,
+  TokenQuery,
+} from "./console.schemas.js";
+
+const PUBLIC = { auth: "public" } as const;
+const ACCEPTED = { accepted: true, message: "If the address has an account, an e-mail is on its way." };
+
+/** Registration, e-mail verification, login/logout, password reset and change, the session. */
+export function authRoutes(scope: FastifyInstance, services: ConsoleServices, config: Config): void {
+  const { accounts } = services;
+  const ipOf = (request: FastifyRequest) =>
+    services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]) ?? "unknown";
+
+  function startSession(reply: FastifyReply, token: string): string {
+    setCookie(reply, config, sessionCookieName(config), token, config.sessionTtlHours * 3600);
+    // The new session's CSRF token: the cookie's token is hashed into the session id.
+    return sessionCsrfToken(services.secret, accounts.sessionIdOf(token));
+  }
+
+  scope.get(
+    "/csrf",
+    {
+      config: PUBLIC,
+      schema: { ...doc("A CSRF token for the routes used before signing in"), security: [] },
+    },
+    async (request, reply) => {
+      if (request.session)
+        return ok({ csrfToken: sessionCsrfToken(services.secret, request.session.sessionId) });
+      return ok({ csrfToken: issuePreSessionToken(reply, services.secret, config) });
+    },
+  );
+
+  scope.get<{ Querystring: Static<typeof TokenQuery> }>(
+    "/auth/invitation",
+    {
+      config: PUBLIC,
+      schema: {
+        ...doc("What an invitation link is for (before registering)"),
+        security: [],
+        querystring: TokenQuery,
+      },
+    },
+    async (request) => ok(await accounts.previewInvitation(request.query.token)),
+  );
+
+  scope.post<{ Body: Static<typeof RegisterBody> }>(
+    "/auth/register",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("Create an account from an invitation; a verification link is e-mailed"),
+        security: [],
+        body: RegisterBody,
+      },
+    },
+    async (request, reply) => {
+      const account = await accounts.register(request.body);
+      return reply
+        .code(201)
+        .send(ok({ account, message: "Check your mailbox to verify your e-mail address." }));
+    },
+  );
+
+  scope.post<{ Body: Static<typeof TokenBody> }>(
+    "/auth/verify-email",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: { ...doc("Verify an e-mail address"), security: [], body: TokenBody },
+    },
+    async (request) => ok({ account: await accounts.verifyEmail(request.body.token) }),
+  );
+
+  scope.post<{ Body: Static<typeof EmailBody> }>(
+    "/auth/resend-verification",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: { ...doc("Send the verification link again"), security: [], body: EmailBody },
+    },
+    async (request, reply) => {
+      await accounts.resendVerification(request.body.email);
+      return reply.code(202).send(ok(ACCEPTED));
+    },
+  );
+
+  scope.post<{ Body: Static<typeof LoginBody> }>(
+    "/auth/login",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: { ...doc("Sign in; sets the session cookie"), security: [], body: LoginBody },
+    },
+    async (request, reply) => {
+      const { account, sessionToken } = await accounts.login({
+        email: request.body.email,
+        password: request.body.password,
+        ip: ipOf(request),
+        previousSession: sessionTokenOf(request, config),
+      });
+      return ok({ account, csrfToken: startSession(reply, sessionToken) });
+    },
+  );
+
+  scope.post("/auth/logout", { schema: doc("Sign out; ends the session") }, async (request, reply) => {
+    await accounts.logout(request.session!.sessionId);
+    setCookie(reply, config, sessionCookieName(config), "", 0);
+    return ok({ signedOut: true });
+  });
+
+  scope.post<{ Body: Static<typeof EmailBody> }>(
+    "/auth/password-reset",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: { ...doc("E-mail a password reset link"), security: [], body: EmailBody },
+    },
+    async (request, reply) => {
+      await accounts.requestPasswordReset(request.body.email);
+      return reply.code(202).send(ok(ACCEPTED));
+    },
+  );
+
+  scope.post<{ Body: Static<typeof ResetConfirmBody> }>(
+    "/auth/password-reset/confirm",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("Set a new password with a reset link; ends every session"),
+        security: [],
+        body: ResetConfirmBody,
+      },
+    },
+    async (request) => {
+      await accounts.resetPassword(request.body.token, request.body.password);
+      return ok({ reset: true });
+    },
+  );
+
+  scope.get("/account", { schema: doc("The signed-in account and its CSRF token") }, async (request) => {
+    const s = request.session!;
+    return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });
+  });
+
+  scope.post<{ Body: Static<typeof PasswordChangeBody> }>(
+    "/account/password",
+    {
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("Change the password; ends the other sessions and rotates this one"),
+        body: PasswordChangeBody,
+      },
+    },
+    async (request, reply) => {
+      const s = request.session;
+      if (!s) throw new AppError("UNAUTHENTICATED");
+      const token = await accounts.changePassword(
+        s.account.id,
+        request.body.currentPassword,
+        request.body.newPassword,
+        ipOf(request),
+      );
+      return ok({ changed: true, csrfToken: startSession(reply, token) });
+    },
+  );
+}

@@ -1,0 +1,73 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { ConsoleServices } from "../../../accounts/console-services.js";
+import type { Config } from "../../../config/config.schema.js";
+import { AppError, ERROR_CODES } from "../../../domain/errors.js";
+import { errorEnvelope, toAppError } from "../../plugins/errors.plugin.js";
+import { installCsrf } from "../../plugins/csrf.plugin.js";
+import { installSession } from "../../plugins/session.plugin.js";
+import { authRoutes } from "./auth.routes.js";
+import { projectRoutes } from "./projects.routes.js";
+import { teamRoutes } from "./team.routes.js";
+
+export const CONSOLE_PREFIX = "/console/api";
+
+export interface ConsoleRoutesOptions {
+  services: ConsoleServices;
+  config: Config;
+}
+
+/** Body validation failures named after the field, in the console's words. */
+function consoleError(error: unknown): AppError {
+  const err = error as FastifyError;
+  if (Array.isArray(err?.validation) && err.validationContext === "body") {
+    const v = err.validation[0] as {
+      keyword: string;
+      instancePath: string;
+      params: Record<string, unknown>;
+      message?: string;
+    };
+    if (v.instancePath === "" && v.keyword === "type")
+      return new AppError("BAD_REQUEST", "A JSON object body is required.");
+    const field =
+      v.keyword === "required"
+        ? String(v.params.missingProperty)
+        : v.instancePath.slice(1).replace(/\//g, ".") || "body";
+    if (v.keyword === "required")
+      return new AppError("MISSING_PARAMETER", `The field "${field}" is required.`);
+    if (v.keyword === "maxLength" || v.keyword === "maxItems")
+      return new AppError("PARAMETER_TOO_LONG", `The field "${field}" ${v.message ?? "is too long"}.`);
+    return new AppError("INVALID_PARAMETER", `The field "${field}" ${v.message ?? "is invalid"}.`);
+  }
+  return toAppError(error);
+}
+
+/**
+ * The console API under /console/api: one encapsulated plugin with its session, permission and
+ * CSRF hooks (see session.plugin.ts and csrf.plugin.ts) and the error envelope of the service.
+ * Register it with `app.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services, config })`.
+ */
+export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesOptions): Promise<void> {
+  const { services, config } = opts;
+  installSession(scope, services, config);
+  installCsrf(scope, services, config);
+
+  // Console answers are per user: never cached by a browser or a proxy.
+  scope.addHook("onSend", async (_request, reply, payload) => {
+    if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+    return payload;
+  });
+
+  scope.setErrorHandler((error, request, reply) => {
+    const e = consoleError(error);
+    const { status } = ERROR_CODES[e.code];
+    if (status >= 500) request.log.error({ err: e.cause ?? e, code: e.code }, "console request failed");
+    else request.log.debug({ code: e.code }, "console request refused");
+    if (e.code === "TOO_MANY_ATTEMPTS") reply.header("retry-after", String(e.details?.retryAfterS ?? 60));
+    const message = status >= 500 ? ERROR_CODES[e.code].message : e.message;
+    return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(e.code, message));
+  });
+
+  authRoutes(scope, services, config);
+  projectRoutes(scope, services);
+  teamRoutes(scope, services);
+}

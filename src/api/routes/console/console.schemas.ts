@@ -1,0 +1,86 @@
+import { type TSchema, Type } from "@sinclair/typebox";
+import { ROLES } from "../../../accounts/permissions.js";
+
+/**
+ * Request schemas of the console API. Bounds are generous for people and tight for attackers:
+ * every string has a maximum, bodies are capped per route (CONSOLE_BODY_LIMIT), unknown fields are
+ * dropped by the validator.
+ */
+export const CONSOLE_BODY_LIMIT = 16 * 1024;
+/** Settings carry up to 10,000 collision exceptions. */
+export const SETTINGS_BODY_LIMIT = 2 * 1024 * 1024;
+
+const Email = Type.String({ minLength: 3, maxLength: 254, description: "E-mail address (case-insensitive)" });
+const Password = Type.String({ minLength: 1, maxLength: 1024 });
+const Token = Type.String({ minLength: 1, maxLength: 200, description: "The token of an e-mailed link" });
+export const RoleSchema = Type.Unsafe<(typeof ROLES)[number]>({ type: "string", enum: [...ROLES] });
+const Id = Type.String({ pattern: "^[1-9][0-9]{0,14}$" });
+
+export const ProjectParams = Type.Object({ projectId: Id });
+export const MemberParams = Type.Object({ projectId: Id, accountId: Id });
+export const InvitationParams = Type.Object({ projectId: Id, invitationId: Id });
+export const KeyParams = Type.Object({ projectId: Id, keyId: Id });
+
+export const TokenQuery = Type.Object({ token: Token });
+
+export const RegisterBody = Type.Object(
+  {
+    invitationToken: Token,
+    fullName: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Email,
+    password: Password,
+    acceptTerms: Type.Boolean({ description: "Must be true" }),
+  },
+  { additionalProperties: false },
+);
+export const TokenBody = Type.Object({ token: Token }, { additionalProperties: false });
+export const EmailBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const LoginBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
+export const ResetConfirmBody = Type.Object(
+  { token: Token, password: Password },
+  { additionalProperties: false },
+);
+export const PasswordChangeBody = Type.Object(
+  { currentPassword: Password, newPassword: Password },
+  { additionalProperties: false },
+);
+
+export const ProjectCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+export const ProjectPatchBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const SettingsBody = Type.Record(Type.String(), Type.Unknown(), {
+  description: "Resolution settings and collision rules (docs/scoring.md)",
+});
+export const SecurityBody = Type.Object(
+  {
+    allowedIps: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }),
+    allowedOrigins: Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+export const MemberBody = Type.Object({ email: Email, role: RoleSchema }, { additionalProperties: false });
+export const RoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+export const KeyBody = Type.Object(
+  { name: Type.String({ maxLength: 100, default: "" }) },
+  { additionalProperties: false },
+);
+
+/** Schema fields shared by console routes, tagged `console` for any OpenAPI document. */
+export function doc(summary: string, extra: Record<string, TSchema> = {}) {
+  return { tags: ["console"], summary, ...extra };
+}
+
+export function ok<T>(data: T): { result: true; data: T } {
+  return { result: true, data };
+}

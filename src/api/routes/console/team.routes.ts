@@ -1,0 +1,147 @@
+import type { Static } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ConsoleServices } from "../../../accounts/console-services.js";
+import {
+  CONSOLE_BODY_LIMIT,
+  doc,
+  InvitationParams,
+  KeyBody,
+  KeyParams,
+  MemberBody,
+  MemberParams,
+  ok,
+  ProjectParams,
+  RoleBody,
+} from "./console.schemas.js";
+
+type P = { Params: Static<typeof ProjectParams> };
+
+function actor(request: FastifyRequest) {
+  return { id: request.session!.account.id, role: request.membership!.role };
+}
+
+/** Team (members, invitations) and API keys of a project. */
+export function teamRoutes(scope: FastifyInstance, services: ConsoleServices): void {
+  const { projects } = services;
+  const pid = (request: FastifyRequest) => request.membership!.projectId;
+
+  scope.get<P>(
+    "/projects/:projectId/members",
+    {
+      config: { permission: "members.read" },
+      schema: { ...doc("Members and pending invitations"), params: ProjectParams },
+    },
+    async (request) => ok(await projects.members(pid(request))),
+  );
+
+  scope.post<P & { Body: Static<typeof MemberBody> }>(
+    "/projects/:projectId/members",
+    {
+      config: { permission: "members.write" },
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("Add a member by e-mail (an invitation when the address has no account)"),
+        params: ProjectParams,
+        body: MemberBody,
+      },
+    },
+    async (request, reply) => {
+      const r = await projects.addMember(pid(request), actor(request), request.body.email, request.body.role);
+      return reply.code(r.status === "member" ? 201 : 202).send(ok(r));
+    },
+  );
+
+  scope.patch<{ Params: Static<typeof MemberParams>; Body: Static<typeof RoleBody> }>(
+    "/projects/:projectId/members/:accountId",
+    {
+      config: { permission: "members.write" },
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: { ...doc("Change a member's role"), params: MemberParams, body: RoleBody },
+    },
+    async (request) =>
+      ok(
+        await projects.changeRole(
+          pid(request),
+          actor(request),
+          Number(request.params.accountId),
+          request.body.role,
+        ),
+      ),
+  );
+
+  scope.delete<{ Params: Static<typeof MemberParams> }>(
+    "/projects/:projectId/members/:accountId",
+    { config: { permission: "members.write" }, schema: { ...doc("Remove a member"), params: MemberParams } },
+    async (request) => {
+      await projects.removeMember(pid(request), actor(request), Number(request.params.accountId));
+      return ok({ removed: true });
+    },
+  );
+
+  scope.post<P>(
+    "/projects/:projectId/leave",
+    {
+      config: { permission: "project.read" },
+      schema: { ...doc("Leave the project (not as its last owner)"), params: ProjectParams },
+    },
+    async (request) => {
+      await projects.leave(pid(request), request.session!.account.id);
+      return ok({ left: true });
+    },
+  );
+
+  scope.delete<{ Params: Static<typeof InvitationParams> }>(
+    "/projects/:projectId/invitations/:invitationId",
+    {
+      config: { permission: "members.write" },
+      schema: { ...doc("Cancel a pending invitation"), params: InvitationParams },
+    },
+    async (request) => {
+      await projects.cancelInvitation(pid(request), Number(request.params.invitationId));
+      return ok({ cancelled: true });
+    },
+  );
+
+  scope.get<P>(
+    "/projects/:projectId/keys",
+    {
+      config: { permission: "keys.read" },
+      schema: {
+        ...doc("Live API keys: prefix, name, created, last used; never the secret"),
+        params: ProjectParams,
+      },
+    },
+    async (request) => ok(await projects.listKeys(pid(request))),
+  );
+
+  scope.post<P & { Body: Static<typeof KeyBody> }>(
+    "/projects/:projectId/keys",
+    {
+      config: { permission: "keys.write" },
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("Create an API key; the secret is in this answer only"),
+        params: ProjectParams,
+        body: KeyBody,
+      },
+    },
+    async (request, reply) => {
+      const created = await projects.createKey(pid(request), request.body.name);
+      // The one answer that carries a secret: no cache may keep it.
+      reply.header("cache-control", "no-store");
+      return reply.code(201).send(ok(created));
+    },
+  );
+
+  scope.delete<{ Params: Static<typeof KeyParams> }>(
+    "/projects/:projectId/keys/:keyId",
+    {
+      config: { permission: "keys.write" },
+      schema: { ...doc("Revoke an API key; refused from the next request"), params: KeyParams },
+    },
+    async (request) => {
+      await projects.revokeKey(pid(request), Number(request.params.keyId));
+      return ok({ revoked: true });
+    },
+  );
+}

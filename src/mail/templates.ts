@@ -1,0 +1,63 @@
+import type { MailMessage } from "./mailer.js";
+
+/**
+ * The account e-mails. Links point at the console (PUBLIC_URL/console/…), which posts the token to
+ * the console API; a GET on a link never changes state, so mail scanners that prefetch links
+ * cannot use them up.
+ */
+export function inviteMail(
+  to: string,
+  link: string,
+  hours: number,
+  project?: { name: string; role: string },
+): MailMessage {
+  const what = project ? `the project "${project.name}" as ${project.role}` : "omniname";
+  return {
+    to,
+    subject: project ? `You are invited to ${project.name} on omniname` : "Your invitation to omniname",
+    text: [
+      `You have been invited to ${what}.`,
+      "",
+      "Create your account with this link:",
+      link,
+      "",
+      `The link works once and expires in ${hours} hours. If you did not expect it, ignore this message.`,
+    ].join("\n"),
+  };
+}
+
+export function verifyMail(to: string, link: string, hours: number): MailMessage {
+  return {
+    to,
+    subject: "Verify your e-mail address for omniname",
+    text: [
+      "Confirm that this address is yours by opening:",
+      link,
+      "",
+      `The link works once and expires in ${hours} hours.`,
+    ].join("\n"),
+  };
+}
+
+export function resetMail(to: string, link: string, minutes: number): MailMessage {
+  return {
+    to,
+    subject: "Reset your omniname password",
+    text: [
+      "Someone asked to reset the password of the omniname account of this address.",
+      "Choose a new password with this link:",
+      link,
+      "",
+      `The link works once and expires in ${minutes} minutes. If it was not you, ignore this message:`,
+      "your password stays as it is.",
+    ].join("\n"),
+  };
+}
+
+export function addedMail(to: string, project: string, role: string, link: string): MailMessage {
+  return {
+    to,
+    subject: `You were added to ${project} on omniname`,
+    text: [`You are now ${role} of the project "${project}".`, "", `Open the console: ${link}`].join("\n"),
+  };
+}

@@ -1,0 +1,82 @@
+import type { Generated } from "kysely";
+
+/**
+ * Tables of the console: accounts, sessions, one-time tokens, project membership, per-project
+ * access rules and usage counters (migration 0003-accounts). Times are epoch milliseconds.
+ */
+export interface AccountsTable {
+  id: Generated<number>;
+  /** Lower case; unique. */
+  email: string;
+  full_name: string;
+  /** `scrypt$N$r$p$salt$hash` (password.ts). */
+  password_hash: string;
+  email_verified_at: number | null;
+  terms_accepted_at: number;
+  created_at: number;
+  password_changed_at: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie's token, hex: a database leak does not hand out live sessions. */
+  id: string;
+  account_id: number;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+}
+
+/** Invitations, e-mail verification and password reset links: single-use, expiring, stored hashed. */
+export interface AccountTokensTable {
+  id: Generated<number>;
+  kind: string;
+  token_hash: string;
+  /** Lower case. The address the link was sent to. */
+  email: string;
+  account_id: number | null;
+  /** Team invitations: the project and role granted on registration. */
+  project_id: number | null;
+  role: string | null;
+  created_by: number | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface MembershipsTable {
+  project_id: number;
+  account_id: number;
+  role: string;
+  created_at: number;
+}
+
+export interface ProjectAccessTable {
+  project_id: number;
+  /** JSON array of IPs and CIDR ranges; empty: any address. */
+  allowed_ips: string;
+  /** JSON array of origins (`https://app.example.com`, `https://*.example.com`); empty: any origin. */
+  allowed_origins: string;
+  updated_at: number;
+}
+
+/**
+ * Additive counters per project, UTC day and endpoint. `metric` is `requests`, `status:<code>` for
+ * responses of 400 and above, or `lat:<bucket upper bound in ms>` for the latency histogram. One
+ * narrow table of additive upserts keeps concurrent flushes from several processes correct.
+ */
+export interface UsageCountersTable {
+  project_id: number;
+  day: string;
+  endpoint: string;
+  metric: string;
+  count: number;
+}
+
+export interface AccountsDatabase {
+  accounts: AccountsTable;
+  sessions: SessionsTable;
+  account_tokens: AccountTokensTable;
+  memberships: MembershipsTable;
+  project_access: ProjectAccessTable;
+  usage_counters: UsageCountersTable;
+}
