@@ -37,7 +37,10 @@ function domain(over: Partial<DomainWrite> = {}): DomainWrite {
 
 const token = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 
-type Backend = { name: string; open: () => Promise<{ store: Store; cleanup: () => Promise<void> }> };
+type Backend = {
+  name: string;
+  open: () => Promise<{ store: Store; cleanup: () => Promise<void>; second: () => Promise<Store> }>;
+};
 
 const backends: Backend[] = [
   {
@@ -47,6 +50,7 @@ const backends: Backend[] = [
       const store = await createStore({ dataDir: dir });
       return {
         store,
+        second: () => createStore({ dataDir: dir }),
         cleanup: async () => {
           await store.close();
           rmSync(dir, { recursive: true, force: true });
@@ -61,6 +65,7 @@ const backends: Backend[] = [
       const store = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
       return {
         store,
+        second: () => createStore({ databaseUrl: db.url, dataDir: "/nonexistent" }),
         cleanup: async () => {
           await store.close();
           await db.drop();
@@ -73,9 +78,10 @@ const backends: Backend[] = [
 describe.each(backends)("store conformance: $name", (backend) => {
   let store: Store;
   let cleanup: () => Promise<void>;
+  let second: () => Promise<Store>;
 
   beforeAll(async () => {
-    ({ store, cleanup } = await backend.open());
+    ({ store, cleanup, second } = await backend.open());
   });
   afterAll(async () => {
     await cleanup();
@@ -123,6 +129,31 @@ describe.each(backends)("store conformance: $name", (backend) => {
     expect(await store.findDomainsByName(["nobody.wallet"], {})).toEqual([]);
     expect(await store.findDomainsByName([], {})).toEqual([]);
     expect((await store.findDomainsByName(["alice.wallet", "other.wallet"], {})).length).toBe(3);
+  });
+
+  it("serves a name's new state right after a commit, from this store or another process's", async () => {
+    const id = await store.upsertDomain(domain());
+    expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(ALICE);
+    await store.upsertDomain(domain({ owner: BOB }));
+    expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(BOB);
+    await store.setNativeRecord(id, "token.ETH.0", BOB, [{ key: "token.ETH.0", value: BOB }]);
+    expect((await store.findDomainsByName(["alice.wallet"], {}))[0].records.map((r) => r.value)).toEqual([BOB]);
+
+    // A writer on another connection (a crawler process on the same database).
+    const other = await second();
+    try {
+      await other.upsertDomain(domain({ owner: ALICE }));
+      await other.upsertDomain(domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: token(2) }));
+      const seen = await store.findDomainsByName(["alice.wallet"], {});
+      expect(seen.map((d) => [d.provider, d.owner])).toEqual([
+        ["NAMESPACE_A", ALICE],
+        ["NAMESPACE_B", ALICE],
+      ]);
+      await other.deleteDomain(id);
+      expect((await store.findDomainsByName(["alice.wallet"], {})).map((d) => d.provider)).toEqual(["NAMESPACE_B"]);
+    } finally {
+      await other.close();
+    }
   });
 
   it("treats hostile names as data, never as SQL", async () => {

@@ -11,6 +11,9 @@ import type { ApiKey, Store } from "../store.js";
 
 type Row = Record<string, unknown>;
 
+/** Names whose candidates the read cache keeps; past it the oldest entries go first. */
+const CACHE_ENTRIES = 50_000;
+
 function openWriter(file: string): BetterSqlite3.Database {
   mkdirSync(dirname(file), { recursive: true });
   const db = new BetterSqlite3(file);
@@ -30,7 +33,15 @@ function openWriter(file: string): BetterSqlite3.Database {
  */
 export class SqliteStore extends KyselyStore {
   private reader: BetterSqlite3.Database | null = null;
+  /**
+   * Candidates by name, exact to the last commit: `PRAGMA data_version` on the reader connection
+   * changes whenever any other connection (this process's writer, or a crawler process on the
+   * same file) commits, and a change empties the cache before the next read is answered.
+   */
+  private readonly cache = new Map<string, DomainWithRecords[]>();
+  private dataVersion = -1;
   private stmts: {
+    dataVersion: BetterSqlite3.Statement;
     byName: BetterSqlite3.Statement;
     byOwner: BetterSqlite3.Statement;
     records: BetterSqlite3.Statement;
@@ -62,8 +73,12 @@ export class SqliteStore extends KyselyStore {
     if (this.stmts) return;
     const r = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
     r.pragma("busy_timeout = 5000");
+    // Memory-mapped reads and a larger page cache: the hot path is random lookups by name.
+    r.pragma("mmap_size = 1073741824");
+    r.pragma("cache_size = -65536");
     this.reader = r;
     this.stmts = {
+      dataVersion: r.prepare("pragma data_version").pluck(),
       byName: r.prepare("select * from domains where name = ? order by id"),
       byOwner: r.prepare("select * from domains where owner = ? order by id limit 10000"),
       records: r.prepare("select * from records where domain_id = ? order by key"),
@@ -82,12 +97,41 @@ export class SqliteStore extends KyselyStore {
     return attachRecords(domains, recs);
   }
 
+  /** Drops cached reads when another connection committed since the last check. */
+  private fresh(): void {
+    const v = this.stmts!.dataVersion.get() as number;
+    if (v !== this.dataVersion) {
+      this.cache.clear();
+      this.dataVersion = v;
+    }
+  }
+
+  private candidates(name: string): DomainWithRecords[] {
+    let hit = this.cache.get(name);
+    if (hit === undefined) {
+      hit = this.filtered(this.stmts!.byName.all(name) as Row[], {});
+      if (this.cache.size >= CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(name, hit);
+    }
+    return hit;
+  }
+
+  /**
+   * The API's hot path. Returned objects may be shared with later calls through the cache:
+   * callers must treat them as read-only (the resolution layer only filters, sorts copies and
+   * shapes new objects).
+   */
   override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
     if (!this.stmts) return super.findDomainsByName(names, filter);
-    const rows: Row[] = [];
-    for (const n of new Set(names)) rows.push(...(this.stmts.byName.all(n) as Row[]));
-    rows.sort((a, b) => Number(a.id) - Number(b.id));
-    return this.filtered(rows, filter);
+    this.fresh();
+    const unique = names.length === 1 ? names : [...new Set(names)];
+    let out: DomainWithRecords[] = [];
+    for (const n of unique) out = out.concat(this.candidates(n));
+    if (unique.length > 1) out.sort((a, b) => a.id - b.id);
+    if (!filter.network && !filter.provider) return out;
+    return out.filter(
+      (d) => (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider),
+    );
   }
 
   override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {

@@ -1,0 +1,38 @@
+import pino from "pino";
+import { buildApp } from "../../src/api/app.js";
+import type { AppContext } from "../../src/app-context.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+// A child process: the production app over the bench's SQLite file, so the load generator in the
+// parent does not share this event loop. argv: <sqlite file> <pepper>. Sends { port } over IPC.
+const [file, pepper] = process.argv.slice(2);
+const store = createSqliteStore(file);
+await store.migrate();
+const ctx: AppContext = {
+  config: loadConfig({}, { dataDir: "." }),
+  logger: pino({ level: "warn" }),
+  store,
+  ranker: createScoringRanker(),
+  pepper,
+  clock: Date.now,
+};
+const app = await buildApp(ctx);
+await app.listen({ host: "127.0.0.1", port: 0 });
+const address = app.server.address();
+process.send?.({ port: typeof address === "object" && address ? address.port : 0 });
+// The parent asks for this process's CPU time around each run: CPU per request is the figure
+// that machine load disturbs least.
+process.on("message", (m) => {
+  if (m === "cpu") {
+    const u = process.cpuUsage();
+    process.send?.({ cpu: u.user + u.system });
+  }
+});
+process.on("disconnect", () => {
+  void app
+    .close()
+    .then(() => store.close())
+    .then(() => process.exit(0));
+});

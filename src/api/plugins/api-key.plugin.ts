@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import type { ApiKeyVerifier, VerifiedKey } from "../../accounts/api-keys.js";
+import { AppError } from "../../domain/errors.js";
+import { toStoreError } from "../../resolution/store-unavailable.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The caller's key, set by the api-key hook on every authenticated route; null elsewhere. */
+    apiKey: VerifiedKey["key"] | null;
+    /** The key's project with its parsed settings (cached with the key for at most the cache TTL). */
+    project: VerifiedKey["project"] | null;
+  }
+  interface FastifyInstance {
+    /** The key verifier and its cache: call invalidateKey / invalidateProject after console changes. */
+    apiKeys: ApiKeyVerifier;
+  }
+}
+
+/**
+ * Decorates the root instance; call once in buildApp. `request.apiKey` and `request.project`
+ * start as null (Fastify wants reference-type decorations initialised per request).
+ */
+export function decorateApiKeys(app: FastifyInstance, verifier: ApiKeyVerifier): void {
+  app.decorate("apiKeys", verifier);
+  app.decorateRequest("apiKey", null);
+  app.decorateRequest("project", null);
+}
+
+/**
+ * The authentication hook of a route subtree: adds an onRequest hook to `scope` that requires a
+ * valid `api-key` header (401 API_KEY_MISSING / API_KEY_INVALID). Callback style, so that a key
+ * found in the cache costs no promise on the hot path.
+ */
+export function requireApiKey(scope: FastifyInstance, verifier: ApiKeyVerifier): void {
+  scope.addHook(
+    "onRequest",
+    (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const raw = request.headers["api-key"];
+      if (raw === undefined || raw === "") return done(new AppError("API_KEY_MISSING"));
+      // A repeated header arrives joined (`a, b`) or as an array: neither is one valid key.
+      if (typeof raw !== "string") return done(new AppError("API_KEY_INVALID"));
+      const cached = verifier.verifyCached(raw);
+      if (cached !== undefined) return accept(request, cached, done);
+      verifier.verify(raw).then(
+        (v) => accept(request, v, done),
+        (e: unknown) => done(toStoreError(e) as Error),
+      );
+    },
+  );
+}
+
+function accept(request: FastifyRequest, v: VerifiedKey | null, done: HookHandlerDoneFunction): void {
+  if (v === null) {
+    done(new AppError("API_KEY_INVALID"));
+    return;
+  }
+  request.apiKey = v.key;
+  request.project = v.project;
+  done();
+}

@@ -1,0 +1,218 @@
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, ERROR_CODES, type ErrorCode, isAppError } from "../../domain/errors.js";
+import { isStoreUnavailable } from "../../resolution/store-unavailable.js";
+import { QUERY_DUPLICATES, QUERY_ERROR, type ParsedQuery } from "../query-string.js";
+
+/**
+ * The one place where errors become HTTP answers. Every failure, Fastify's own included (schema
+ * validation, unknown route, wrong method, body limits, malformed URLs, client errors on the raw
+ * socket), ends as `{ result: false, error: { code, message } }` with the status of ERROR_CODES.
+ * A 5xx answer carries only the registry's message: never a stack or an internal message.
+ */
+
+export interface ErrorEnvelope {
+  result: false;
+  error: { code: ErrorCode; message: string };
+}
+
+export function errorEnvelope(code: ErrorCode, message?: string): ErrorEnvelope {
+  return { result: false, error: { code, message: message ?? ERROR_CODES[code].message } };
+}
+
+/** Which code a schema failure of a query parameter maps to; others get INVALID_PARAMETER. */
+const PARAMETER_CODES: Record<string, ErrorCode> = {
+  domain: "INVALID_DOMAIN",
+  fullQualifiedDomain: "INVALID_DOMAIN",
+  network: "INVALID_NETWORK",
+  provider: "INVALID_PROVIDER",
+  walletAddress: "INVALID_ADDRESS",
+};
+
+// Fastify's own error codes whose status is not enough to pick ours.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_BAD_URL: "BAD_REQUEST",
+  FST_ERR_MAX_PARAM_LENGTH: "PARAMETER_TOO_LONG",
+};
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: "BAD_REQUEST",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  408: "REQUEST_TIMEOUT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMITED",
+  431: "HEADERS_TOO_LARGE",
+  503: "STORE_UNAVAILABLE",
+};
+
+/** Ajv's word for a failed keyword, shortened for a partner to read. */
+function describeParam(param: string, v: { keyword: string; message?: string }): string {
+  return `Invalid parameter "${param}": ${v.message ?? v.keyword}.`;
+}
+
+function fromValidation(err: FastifyError): AppError {
+  const v = err.validation?.[0] as
+    | { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }
+    | undefined;
+  if (v === undefined) return new AppError("BAD_REQUEST", "The request is not valid.");
+  const param =
+    v.keyword === "required" ? String(v.params.missingProperty ?? "") : (v.instancePath.split("/")[1] ?? "");
+  if (v.keyword === "required")
+    return new AppError("MISSING_PARAMETER", `The parameter "${param}" is required.`);
+  if (v.keyword === "minLength" && v.params.limit === 1) {
+    return new AppError("MISSING_PARAMETER", `The parameter "${param}" must not be empty.`);
+  }
+  if (v.keyword === "maxLength") {
+    return new AppError(
+      "PARAMETER_TOO_LONG",
+      `The parameter "${param}" is longer than ${String(v.params.limit)} characters.`,
+    );
+  }
+  return new AppError(PARAMETER_CODES[param] ?? "INVALID_PARAMETER", describeParam(param, v));
+}
+
+/** Maps anything thrown to an AppError; the original stays as the cause for the log. */
+export function toAppError(e: unknown): AppError {
+  if (isAppError(e)) return e;
+  const err = e as FastifyError;
+  if (err && typeof err === "object") {
+    if (Array.isArray(err.validation)) return fromValidation(err);
+    const byCode = typeof err.code === "string" ? FASTIFY_CODES[err.code] : undefined;
+    if (byCode) return new AppError(byCode, undefined, { cause: e });
+    if (isStoreUnavailable(e))
+      return new AppError("STORE_UNAVAILABLE", undefined, { cause: e, retryable: true });
+    const status = typeof err.statusCode === "number" ? err.statusCode : 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's 4xx messages describe the request (a JSON body that does not parse, …), which
+      // is the caller's own input: safe to return.
+      const code = STATUS_CODES[status] ?? "BAD_REQUEST";
+      return new AppError(code, typeof err.message === "string" ? err.message.slice(0, 300) : undefined, {
+        cause: e,
+      });
+    }
+  }
+  return new AppError("INTERNAL_ERROR", undefined, { cause: e });
+}
+
+function send(reply: FastifyReply, error: AppError): FastifyReply {
+  const { status } = ERROR_CODES[error.code];
+  // 5xx: the registry's text only, whatever the error said.
+  const message = status >= 500 ? ERROR_CODES[error.code].message : error.message;
+  if (error.code === "METHOD_NOT_ALLOWED" && typeof error.details?.allow === "string")
+    reply.header("allow", error.details.allow);
+  if (error.code === "SHUTTING_DOWN") reply.header("connection", "close");
+  if (error.code === "STORE_UNAVAILABLE" || error.code === "SHUTTING_DOWN") reply.header("retry-after", "1");
+  return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(error.code, message));
+}
+
+function log(request: FastifyRequest, error: AppError): void {
+  const { status } = ERROR_CODES[error.code];
+  // The edge logs once: 5xx with the cause (at error), 4xx only at debug (they are the caller's).
+  if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
+  else request.log.debug({ code: error.code, msg: error.message }, "request refused");
+}
+
+/** Fastify `frameworkErrors`: malformed URLs, caught while routing, before any route runs. */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const e = toAppError(error);
+  log(request, e);
+  send(reply, e);
+}
+
+/** Fastify `clientErrorHandler`: errors of the HTTP parser, answered on the raw socket. */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const code: ErrorCode =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? "REQUEST_TIMEOUT"
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? "HEADERS_TOO_LARGE"
+        : "BAD_REQUEST";
+  const body = JSON.stringify(errorEnvelope(code));
+  const { status } = ERROR_CODES[code];
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${code}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/**
+ * Installs the error handler, the 404/405 handler, the query-string checks and the shutdown gate
+ * on the root instance (not through register: they must not be encapsulated).
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  // Path → methods of every route, to tell 405 (known path, other method) from 404.
+  const methods = new Map<string, Set<string>>();
+  app.addHook("onRoute", (route) => {
+    const list = Array.isArray(route.method) ? route.method : [route.method];
+    const path = trimSlash(route.url ?? route.path);
+    const set = methods.get(path) ?? new Set<string>();
+    for (const m of list) set.add(m);
+    methods.set(path, set);
+  });
+
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onRequest", (_request, _reply, done) => {
+    done(closing ? new AppError("SHUTTING_DOWN") : undefined);
+  });
+
+  // Runs after the v1 scope's onRequest (authentication): an unauthenticated caller learns
+  // nothing about the query's validity.
+  app.addHook("preValidation", (request, _reply, done) => {
+    const q = request.query as ParsedQuery | undefined;
+    if (q && typeof q === "object" && !request.is404) {
+      const err = q[QUERY_ERROR];
+      if (err) return done(err);
+      const dups = q[QUERY_DUPLICATES];
+      if (dups) {
+        const declared = (
+          request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined
+        )?.properties;
+        const repeated = dups.find((k) => declared !== undefined && Object.hasOwn(declared, k));
+        if (repeated !== undefined) {
+          return done(
+            new AppError("INVALID_PARAMETER", `The parameter "${repeated}" is given more than once.`),
+          );
+        }
+      }
+    }
+    done();
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const e = toAppError(error);
+    log(request, e);
+    return send(reply, e);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = trimSlash(request.url.split("?", 1)[0]);
+    const allowed = methods.get(path);
+    const e =
+      allowed && !allowed.has(request.method)
+        ? new AppError(
+            "METHOD_NOT_ALLOWED",
+            `${request.method} is not allowed here; use ${[...allowed].join(" or ")}.`,
+            {
+              details: { allow: [...allowed].join(", ") },
+            },
+          )
+        : new AppError("NOT_FOUND", "No such endpoint.");
+    log(request, e);
+    return send(reply, e);
+  });
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
+}

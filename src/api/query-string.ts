@@ -1,0 +1,110 @@
+import { AppError } from "../domain/errors.js";
+
+/**
+ * The query-string parser of the API (Fastify's `querystringParser`). It never throws: find-my-way
+ * calls it while routing, outside Fastify's error handling, so a failure is recorded on the result
+ * under QUERY_ERROR and turned into a 400 by a preValidation hook (after authentication).
+ *
+ * - Invalid UTF-8 in percent escapes (`%C3%28`, `%FF`) decodes to U+FFFD, so the parameter's own
+ *   check reports it (a name "contains invalid UTF-8"); a lone `%` stays a literal `%`.
+ * - A repeated parameter keeps its first value and is listed under QUERY_DUPLICATES; the hook
+ *   refuses duplicates of the parameters a route declares and ignores the others.
+ * - Raw non-ASCII bytes never get here: Node's HTTP parser refuses them (400 BAD_REQUEST).
+ */
+export const QUERY_ERROR: unique symbol = Symbol("omniname.queryError");
+export const QUERY_DUPLICATES: unique symbol = Symbol("omniname.queryDuplicates");
+
+/** A query string longer than this is refused: a 1,024-byte name percent-encoded is ~3 KB. */
+export const MAX_QUERY_LENGTH = 8192;
+export const MAX_QUERY_PARAMS = 64;
+
+export type ParsedQuery = Record<string, string> & {
+  [QUERY_ERROR]?: AppError;
+  [QUERY_DUPLICATES]?: string[];
+};
+
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 65 && c <= 70) return c - 55;
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1;
+}
+
+/** Percent-decoding that substitutes U+FFFD for invalid UTF-8 instead of throwing. */
+function lenientDecode(s: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 37 /* % */ && i + 2 < s.length) {
+      const h = hexValue(s.charCodeAt(i + 1));
+      const l = hexValue(s.charCodeAt(i + 2));
+      if (h >= 0 && l >= 0) {
+        bytes.push(h * 16 + l);
+        i += 2;
+        continue;
+      }
+    }
+    if (c < 0x80) {
+      bytes.push(c);
+      continue;
+    }
+    const cp = s.codePointAt(i) ?? 0xfffd;
+    for (const b of Buffer.from(String.fromCodePoint(cp), "utf8")) bytes.push(b);
+    if (cp > 0xffff) i++;
+  }
+  return utf8.decode(Uint8Array.from(bytes));
+}
+
+function decode(s: string): string {
+  if (s.indexOf("%") === -1 && s.indexOf("+") === -1) return s;
+  const spaced = s.indexOf("+") === -1 ? s : s.replace(/\+/g, " ");
+  if (spaced.indexOf("%") === -1) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return lenientDecode(spaced);
+  }
+}
+
+export function parseQueryString(raw: string): ParsedQuery {
+  const out = Object.create(null) as ParsedQuery;
+  if (raw.length === 0) return out;
+  if (raw.length > MAX_QUERY_LENGTH) {
+    out[QUERY_ERROR] = new AppError(
+      "PARAMETER_TOO_LONG",
+      `The query string is longer than ${MAX_QUERY_LENGTH} characters.`,
+    );
+    return out;
+  }
+  const qs = raw;
+  let count = 0;
+  let start = 0;
+  while (start <= qs.length) {
+    let end = qs.indexOf("&", start);
+    if (end === -1) end = qs.length;
+    if (end > start) {
+      if (++count > MAX_QUERY_PARAMS) {
+        out[QUERY_ERROR] = new AppError(
+          "PARAMETER_TOO_LONG",
+          `More than ${MAX_QUERY_PARAMS} query parameters.`,
+        );
+        return out;
+      }
+      const eq = qs.indexOf("=", start);
+      const hasValue = eq !== -1 && eq < end;
+      const key = decode(qs.slice(start, hasValue ? eq : end));
+      const value = hasValue ? decode(qs.slice(eq + 1, end)) : "";
+      if (key.length > 0) {
+        if (Object.hasOwn(out, key)) {
+          const dups = out[QUERY_DUPLICATES] ?? [];
+          if (!dups.includes(key)) dups.push(key);
+          out[QUERY_DUPLICATES] = dups;
+        } else out[key] = value;
+      }
+    }
+    start = end + 1;
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { AppError } from "../../../domain/errors.js";
+import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import type { Resolution } from "../../../resolution/resolution.js";
+import { filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
+import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
+
+/** GET resolve and deep-resolve: the records of a name, best first. */
+export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, inputs: RankInputs): void {
+  scope.get<{ Querystring: NameQuery }>(
+    "/resolve",
+    {
+      schema: {
+        operationId: "resolve",
+        summary: "Records of a domain name: the highest-scored domain when several match.",
+        description: "No match: 404 DOMAIN_NOT_FOUND. network and provider narrow the search.",
+        querystring: NameQuery,
+        response: { 200: ok(ForwardRecord), ...ERROR_RESPONSES },
+      },
+    },
+    async (request): Promise<{ result: true; data: WireRecord }> => {
+      const q = request.query;
+      const explain = q.explain === true;
+      const best = await resolution.resolve(q.domain, filterOf(q), rankContext(request, inputs, explain));
+      if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
+      return { result: true, data: shapeRecord(best, "forward", explain) };
+    },
+  );
+
+  scope.get<{ Querystring: NameQuery }>(
+    "/deep-resolve",
+    {
+      schema: {
+        operationId: "deepResolve",
+        summary: "Records of a domain name: every matching domain, ordered by score.",
+        description: "No match: 200 with an empty array.",
+        querystring: NameQuery,
+        response: { 200: ok(Type.Array(ForwardRecord)), ...ERROR_RESPONSES },
+      },
+    },
+    async (request): Promise<{ result: true; data: WireRecord[] }> => {
+      const q = request.query;
+      const explain = q.explain === true;
+      const ranked = await resolution.deepResolve(
+        q.domain,
+        filterOf(q),
+        rankContext(request, inputs, explain),
+      );
+      return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", explain)) };
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import type { Resolution } from "../../../resolution/resolution.js";
+import { filterOf, type RankInputs, rankContext } from "./v1.params.js";
+import { ERROR_RESPONSES, ok, ReverseQuery, ReverseRecord } from "./v1.schemas.js";
+
+/** GET reverse-resolve: the domains of a wallet address, primary (reverse) names first. */
+export function reverseResolveRoutes(
+  scope: FastifyInstance,
+  resolution: Resolution,
+  inputs: RankInputs,
+): void {
+  scope.get<{ Querystring: ReverseQuery }>(
+    "/reverse-resolve",
+    {
+      schema: {
+        operationId: "reverseResolve",
+        summary: "Domains associated with a wallet address.",
+        description:
+          "Domains the address owns plus those whose reverse record names it, forward-verified (a reverse record counts only when the address owns the domain). Order: the address's reverse (primary) names first, then score descending, then name ascending. No match: 200 with an empty array.",
+        querystring: ReverseQuery,
+        response: { 200: ok(Type.Array(ReverseRecord)), ...ERROR_RESPONSES },
+      },
+    },
+    async (request): Promise<{ result: true; data: WireRecord[] }> => {
+      const q = request.query;
+      const ranked = await resolution.reverseResolve(
+        q.walletAddress,
+        filterOf(q),
+        rankContext(request, inputs, false),
+      );
+      return { result: true, data: ranked.map((r) => shapeRecord(r, "reverse", false)) };
+    },
+  );
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from "fastify";
+import type { ApiKeyVerifier } from "../../../accounts/api-keys.js";
+import type { AppContext } from "../../../app-context.js";
+import type { Resolution } from "../../../resolution/resolution.js";
+import { requireApiKey } from "../../plugins/api-key.plugin.js";
+import { resolveRoutes } from "./resolve.routes.js";
+import { reverseResolveRoutes } from "./reverse-resolve.routes.js";
+import { canonicalizeQuery, type RankInputs } from "./v1.params.js";
+
+/**
+ * An extension of the v1 scope, run after the api-key hook is installed and before the routes
+ * are added. Hooks it adds run for every v1 route, after authentication, so `request.apiKey` and
+ * `request.project` are set: the place for IP/origin allowlists (onRequest, 403), rate limits and
+ * quotas (onRequest, 429), usage recording (onResponse).
+ *
+ * @example
+ * const allowlist: V1Extension = (scope) => {
+ *   scope.addHook("onRequest", async (request) => {
+ *     if (!isAllowed(request.project!, request.ip)) throw new AppError("IP_NOT_ALLOWED");
+ *   });
+ * };
+ * buildApp(ctx, { v1Hooks: [allowlist] });
+ */
+export type V1Extension = (scope: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+
+export interface V1Options {
+  ctx: AppContext;
+  resolution: Resolution;
+  verifier: ApiKeyVerifier;
+  extensions: readonly V1Extension[];
+  rank: RankInputs;
+}
+
+/** The authenticated v1 scope (registered under /svc/api/v1): one encapsulated plugin. */
+export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise<void> {
+  requireApiKey(scope, opts.verifier);
+  for (const extend of opts.extensions) await extend(scope, opts.ctx);
+  scope.addHook("preValidation", canonicalizeQuery);
+  resolveRoutes(scope, opts.resolution, opts.rank);
+  reverseResolveRoutes(scope, opts.resolution, opts.rank);
+}

@@ -1,0 +1,143 @@
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { NETWORK_ORDER, NETWORKS } from "../../../domain/networks.js";
+import { PROVIDER_ORDER, PROVIDERS } from "../../../domain/providers.js";
+
+/**
+ * Wire schemas of API v1. They validate the query (Ajv) and serialize the responses
+ * (fast-json-stringify), and the OpenAPI document is generated from them: one source for all three.
+ */
+
+// A plain string with an enum: fast-json-stringify writes it without the per-value branch that a
+// union of literals costs.
+const networkValue = Type.Unsafe<string>({ type: "string", enum: [...NETWORK_ORDER] });
+const providerValue = Type.Unsafe<string>({ type: "string", enum: [...PROVIDER_ORDER] });
+
+const aliasList = (table: Record<string, { aliases: readonly string[]; comingSoon: boolean }>) =>
+  Object.entries(table)
+    .map(
+      ([k, v]) =>
+        `${k}${v.comingSoon ? " (coming soon: valid, matches nothing yet)" : ""}${v.aliases.length ? ` (aliases: ${v.aliases.join(", ")})` : ""}`,
+    )
+    .join("; ");
+
+export const NetworkParam = Type.Unsafe<string>({
+  type: "string",
+  enum: [...NETWORK_ORDER],
+  description: `Only domains on this network. Case-insensitive. ${aliasList(NETWORKS)}.`,
+});
+
+export const ProviderParam = Type.Unsafe<string>({
+  type: "string",
+  enum: [...PROVIDER_ORDER],
+  description: `Only domains of this provider. Case-insensitive. ${aliasList(PROVIDERS)}.`,
+});
+
+const ExplainParam = Type.Boolean({
+  default: false,
+  description: "Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve).",
+});
+
+export const NameQuery = Type.Object({
+  domain: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description:
+      "Full domain name (second-level label, dot, top-level label). Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 bytes and 255 labels.",
+    examples: ["alice.wallet"],
+  }),
+  fullQualifiedDomain: Type.Optional(
+    Type.String({ maxLength: 1024, description: "Alias of domain; when both are given they must be equal." }),
+  ),
+  network: Type.Optional(NetworkParam),
+  provider: Type.Optional(ProviderParam),
+  explain: Type.Optional(ExplainParam),
+});
+export type NameQuery = Static<typeof NameQuery>;
+
+export const ReverseQuery = Type.Object({
+  walletAddress: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^\\s*0[xX][0-9a-fA-F]{40}\\s*$",
+    description: "0x-prefixed, 20-byte hex wallet address; compared case-insensitively.",
+    examples: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"],
+  }),
+  network: Type.Optional(NetworkParam),
+  provider: Type.Optional(ProviderParam),
+});
+export type ReverseQuery = Static<typeof ReverseQuery>;
+
+const ScoreDetail = Type.Object({
+  rule: Type.String({ description: "Name of the scoring rule (docs/scoring.md)." }),
+  effect: Type.Number({ description: "Points the rule added (negative: removed)." }),
+  reason: Type.String(),
+});
+
+function info(withContract: boolean) {
+  return Type.Object({
+    sld: Type.String({ description: "Every label left of the top-level label." }),
+    tld: Type.String(),
+    ...(withContract
+      ? { smartContractAddress: Type.String({ description: "Registry (token) contract of the domain." }) }
+      : {}),
+    lastUpdate: Type.String({ format: "date-time", description: "ISO 8601 UTC with milliseconds." }),
+    CSAMValidation: Type.Boolean({ description: "The name passed CSAM screening." }),
+    KYC: Type.Boolean({ description: "The owner address is on the operator's KYC list." }),
+    tags: Type.Array(Type.String()),
+  });
+}
+
+function domainRecord(forward: boolean) {
+  return Type.Object(
+    {
+      info: info(forward),
+      records: Type.Object(
+        {},
+        {
+          additionalProperties: Type.String(),
+          description:
+            "Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10).",
+        },
+      ),
+      domain: Type.String({ description: "Full domain name." }),
+      fullQualifiedDomain: Type.String({ description: "Same as domain." }),
+      network: networkValue,
+      provider: providerValue,
+      ownerAddress: Type.String({ description: "Lower-case owner address." }),
+      score: Type.Integer({ minimum: 0, maximum: 100, description: "Higher is preferred on a collision." }),
+      spam: Type.Boolean({ description: "Abuse signal." }),
+      ...(forward
+        ? { scoreDetails: Type.Optional(Type.Array(ScoreDetail, { description: "Only with explain=true." })) }
+        : {}),
+    },
+    { additionalProperties: false },
+  );
+}
+
+export const ForwardRecord = domainRecord(true);
+export const ReverseRecord = domainRecord(false);
+
+export const ErrorEnvelope = Type.Object({
+  result: Type.Boolean({ const: false }),
+  error: Type.Object({
+    code: Type.String({ description: "Stable code; see docs/errors.md." }),
+    message: Type.String({ description: "Human-readable explanation." }),
+  }),
+});
+
+export function ok<T extends TSchema>(data: T) {
+  return Type.Object({ result: Type.Boolean({ const: true }), data });
+}
+
+/** The error responses every authenticated v1 route can give. */
+export const ERROR_RESPONSES = {
+  "4xx": {
+    ...ErrorEnvelope,
+    description:
+      "Bad request (400), missing or invalid api-key (401), not allowed (403), not found (404), too many requests (429).",
+  },
+  "5xx": {
+    ...ErrorEnvelope,
+    description: "Internal error (500) or data store unavailable (503). Never carries internal details.",
+  },
+};

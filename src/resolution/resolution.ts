@@ -1,0 +1,151 @@
+import { normalizeAddress } from "../domain/address.js";
+import { AppError } from "../domain/errors.js";
+import { MAX_LABELS, MAX_NAME_BYTES, normalizeEnsName, normalizeName } from "../domain/names.js";
+import type { DomainFilter, DomainWithRecords } from "../domain/types.js";
+import type { Store } from "../store/store.js";
+import type { RankContext, RankedDomain, Ranker } from "./rank.js";
+import { toStoreError } from "./store-unavailable.js";
+
+/**
+ * resolve, deep-resolve and reverse-resolve over the store port and a ranker. Transport-neutral:
+ * the REST API shapes the result (record-shape.ts), DNS turns it into answers.
+ *
+ * @example
+ * const resolution = createResolution({ store, ranker: baseScoreRanker });
+ * const best = await resolution.resolve("alice.wallet", {}, { projectSettings: {}, country: null, now: Date.now(), explain: false });
+ */
+export interface Resolution {
+  /** The highest-ranked domain of the name, or null. Throws INVALID_DOMAIN / PARAMETER_TOO_LONG. */
+  resolve(domain: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain | null>;
+  /** Every domain of the name the caller may see, best first. */
+  deepResolve(domain: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain[]>;
+  /**
+   * Domains owned by the address plus those whose reverse record names it, forward-verified;
+   * primary names first, then score descending, then name ascending. Throws INVALID_ADDRESS.
+   */
+  reverseResolve(address: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain[]>;
+}
+
+/**
+ * The normalized names to look a domain up under: the generic form and, when it differs and
+ * succeeds, the ENSIP-15 form (ENS names are stored in their ENSIP-15 form, the others in the
+ * generic one). Throws an AppError whose message carries the normalization reason.
+ */
+export function lookupNames(input: string): string[] {
+  const fast = asciiFastPath(input);
+  if (fast !== null) return [fast];
+  // Refused before any normalization work: both limits are cheap to check on the raw input.
+  if (input.length > MAX_NAME_BYTES || Buffer.byteLength(input, "utf8") > MAX_NAME_BYTES) {
+    throw new AppError("PARAMETER_TOO_LONG", `The domain name is longer than ${MAX_NAME_BYTES} bytes.`);
+  }
+  if (countDots(input) >= MAX_LABELS) {
+    throw new AppError("PARAMETER_TOO_LONG", `The domain name has more than ${MAX_LABELS} labels.`);
+  }
+  const generic = normalizeName(input);
+  const ens = normalizeEnsName(input);
+  // Each rule admits a few names the other refuses (`a_b.wallet` only generic, `$x.eth` only
+  // ENSIP-15): a name is invalid only when both refuse it, and the generic reason is reported.
+  if (!generic.ok) {
+    if (ens.ok) return [ens.value.name];
+    throw new AppError("INVALID_DOMAIN", `The domain name is not valid: ${generic.reason}.`);
+  }
+  if (ens.ok && ens.value.name !== generic.value.name) return [generic.value.name, ens.value.name];
+  return [generic.value.name];
+}
+
+// Plain LDH names (letters, digits, inner hyphens; no `--` anywhere, so no punycode and no ENS
+// label extension) are already in both normalized forms once lower-cased: most traffic skips the
+// Unicode machinery (~6 µs a name). resolution.test.ts checks the shortcut against both rules.
+const LDH_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+
+/** The normalized name when the input is a plain LDH name (<= 253 characters), else null. */
+export function asciiFastPath(input: string): string | null {
+  if (input.length > 253 || !LDH_NAME.test(input) || input.includes("--")) return null;
+  return input.toLowerCase();
+}
+
+function countDots(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf("."); i !== -1; i = s.indexOf(".", i + 1)) n++;
+  return n;
+}
+
+function inFilter(d: DomainWithRecords, filter: DomainFilter): boolean {
+  return (
+    (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider)
+  );
+}
+
+async function fromStore<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw toStoreError(e);
+  }
+}
+
+export function createResolution(deps: { store: Store; ranker: Ranker }): Resolution {
+  const { store, ranker } = deps;
+
+  async function deepResolve(
+    domain: string,
+    filter: DomainFilter,
+    ctx: RankContext,
+  ): Promise<RankedDomain[]> {
+    const names = lookupNames(domain);
+    const candidates = await fromStore(store.findDomainsByName(names, filter));
+    if (candidates.length === 0) return [];
+    return ranker.rank(candidates, ctx);
+  }
+
+  return {
+    deepResolve,
+
+    async resolve(domain, filter, ctx) {
+      const ranked = await deepResolve(domain, filter, ctx);
+      return ranked[0] ?? null;
+    },
+
+    async reverseResolve(address, filter, ctx) {
+      const addr = normalizeAddress(address);
+      if (addr === null)
+        throw new AppError(
+          "INVALID_ADDRESS",
+          "The wallet address is not a 0x-prefixed, 20-byte hex address.",
+        );
+      // Reverse records are read without the filter: the filter applies to the domains they name,
+      // and a reverse record of one registry may point at a domain of another network.
+      const [owned, reverse] = await Promise.all([
+        fromStore(store.findDomainsByOwner(addr, filter)),
+        fromStore(store.findReverse(addr, {})),
+      ]);
+      const byId = new Map<number, DomainWithRecords>();
+      for (const d of owned) byId.set(d.id, d);
+      const primary = new Set<number>();
+      for (const r of reverse) {
+        if (byId.has(r.domainId)) {
+          primary.add(r.domainId);
+          continue;
+        }
+        // Not among the owned domains read above (filtered out, or past the owner query's cap):
+        // read it, and count it only if it is forward-verified (its owner is this address).
+        const d = await fromStore(store.findDomainById(r.domainId));
+        if (d === null || d.owner !== addr) continue;
+        const withRecords = { ...d, records: await fromStore(store.findRecords(d.id)) };
+        if (!inFilter(withRecords, filter)) continue;
+        byId.set(d.id, withRecords);
+        primary.add(d.id);
+      }
+      if (byId.size === 0) return [];
+      const ranked = ranker.rank([...byId.values()], ctx);
+      return ranked.sort((a, b) => {
+        const pa = primary.has(a.domain.id) ? 0 : 1;
+        const pb = primary.has(b.domain.id) ? 0 : 1;
+        if (pa !== pb) return pa - pb;
+        if (a.score !== b.score) return b.score - a.score;
+        if (a.domain.name !== b.domain.name) return a.domain.name < b.domain.name ? -1 : 1;
+        return a.domain.id - b.domain.id;
+      });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import pino, { type Logger } from "pino";
+import { createApiKey } from "../../../src/accounts/api-keys.js";
+import { type BuildAppOptions, buildApp } from "../../../src/api/app.js";
+import type { AppContext } from "../../../src/app-context.js";
+import { loadConfig } from "../../../src/config/load-config.js";
+import { baseScoreRanker, type Ranker } from "../../../src/resolution/rank.js";
+import { createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/store.js";
+import { createTestDatabase } from "../../helpers/pg.js";
+import { NOW, seedWorld, WORLD, type WorldDomain } from "./world.js";
+
+export type Backend = "sqlite" | "postgres";
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  store: Store;
+  /** A live key of the test project. */
+  key: string;
+  projectId: number;
+  ids: Map<string, number>;
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * An app over a real store (SQLite in a temp dir, or a private PostgreSQL database) holding the
+ * local world, with one project and key. The clock is fixed at NOW so expiry is deterministic.
+ */
+export async function createTestApp(
+  opts: {
+    backend?: Backend;
+    world?: readonly WorldDomain[];
+    /** Writes the test data instead of the local world (e.g. the fixture world). */
+    seed?: (store: Store) => Promise<void>;
+    /** The app's clock (default NOW of the local world). */
+    now?: number;
+    app?: BuildAppOptions;
+    ranker?: Ranker;
+    logger?: Logger;
+    /** Runs on the built app before ready(): add test-only routes here. */
+    beforeReady?: (app: FastifyInstance) => void;
+  } = {},
+): Promise<TestApp> {
+  const backend = opts.backend ?? "sqlite";
+  let cleanup: () => Promise<void>;
+  let store: Store;
+  if (backend === "postgres") {
+    const db = await createTestDatabase();
+    store = await createStore({ databaseUrl: db.url, dataDir: "." });
+    cleanup = db.drop;
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), "omniname-api-"));
+    store = await createStore({ databaseUrl: undefined, dataDir: dir });
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  let ids = new Map<string, number>();
+  if (opts.seed) await opts.seed(store);
+  else ids = await seedWorld(store, opts.world ?? WORLD);
+  const ctx: AppContext = {
+    config: loadConfig({}, { dataDir: "." }),
+    logger: opts.logger ?? pino({ level: "silent" }),
+    store,
+    ranker: opts.ranker ?? baseScoreRanker,
+    pepper: randomBytes(16).toString("hex"),
+    clock: () => opts.now ?? NOW,
+  };
+  const project = await store.createProject({ name: "test" });
+  const { key } = await createApiKey(store, ctx.pepper, project.id, "test key");
+  const app = await buildApp(ctx, opts.app);
+  opts.beforeReady?.(app);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    store,
+    key,
+    projectId: project.id,
+    ids,
+    get: (url, headers = {}) => app.inject({ method: "GET", url, headers: { "api-key": key, ...headers } }),
+    async close() {
+      await app.close();
+      await store.close().catch(() => {});
+      await cleanup();
+    },
+  };
+}
