@@ -1,5 +1,6 @@
 import type { Command } from "./command.js";
 import { adminCommand } from "./admin.command.js";
+import { crawlCommand } from "./crawl.command.js";
 import { devnetCommand } from "./devnet.command.js";
 import { keysCommand } from "./keys.command.js";
 import { kycCommand, projectRulesCommand, scoringCommand, tldsCommand } from "./scoring.command.js";
@@ -10,6 +11,7 @@ import { startCommand } from "./start.command.js";
 export const COMMANDS: readonly Command[] = [
   startCommand,
   devnetCommand,
+  crawlCommand,
   keysCommand,
   snapshotCommand,
   adminCommand,

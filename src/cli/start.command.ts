@@ -1,15 +1,30 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
+import { statusRoutes } from "../api/routes/status.routes.js";
 import type { AppContext } from "../app-context.js";
+import type { Config } from "../config/config.schema.js";
 import { loadConfig } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext, type RuntimeContext } from "../context.js";
+import { type Crawler, createCrawler } from "../crawler/crawler.js";
+import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
+import { configuredNetworks, finalityOf } from "../crawler/sources.js";
+import { type Devnet, startDevnet } from "../devnet/devnet.js";
 import { FIXTURE_WORLD } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
-import { rescoreAll } from "../scoring/rescore.js";
-import type { Command } from "./command.js";
+import { createBaseSignalsFn } from "../scoring/base-signals.js";
+import { rescoreAll, type ScoringIndex, scoringContext } from "../scoring/rescore.js";
+import type { Store } from "../store/store.js";
+import { type Command, parseArgs } from "./command.js";
+import { resolveSources, syncOptionsOf } from "./crawl.command.js";
+
+/** How often index-wide scoring facts (TLD origins, collisions, lookalikes) are recomputed. */
+const RESCORE_INTERVAL_MS = 60_000;
+/** How long start-up waits for the first backfill before it serves anyway. */
+const READY_TIMEOUT_MS = 60_000;
 
 /**
  * The demo key of the embedded mode: OMNINAME_DEMO_API_KEY when set, otherwise one generated on
@@ -25,24 +40,36 @@ function demoKey(ctx: AppContext): string {
   return key;
 }
 
-/** Seeds an empty store with the fixture world, so a first `npm start` serves data at once. */
-async function ensureData(ctx: RuntimeContext): Promise<void> {
-  if ((await ctx.store.countDomains()) > 0) return;
-  const started = Date.now();
-  const { domains } = await importFixtures(ctx.store, FIXTURE_WORLD);
-  // TLD origins, collisions and lookalikes are facts of the whole index: score after the import.
-  const { updated } = await rescoreAll(ctx.store, ctx.scoringLists);
-  ctx.logger.info(
-    { domains, rescored: updated, ms: Date.now() - started },
-    "imported the demo world into an empty store",
-  );
+export function parseRoles(value: string): { api: boolean; crawler: boolean } {
+  const roles = new Set(value.split(",").map((r) => r.trim().toLowerCase()));
+  const all = roles.has("all");
+  return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
+}
+
+/**
+ * A freshly deployed devnet has new block hashes: what the store indexed from an earlier devnet
+ * (domains, journal, checkpoints) belongs to chains that no longer exist and is dropped.
+ */
+export async function clearChainIndex(store: Store): Promise<void> {
+  await store.transaction(async (tx) => {
+    for (const t of [
+      "records",
+      "reverse_records",
+      "domains",
+      "journal",
+      "checkpoints",
+      "crawler_blocks",
+    ] as const) {
+      await tx.db.deleteFrom(t as "records").execute();
+    }
+  });
 }
 
 export function banner(url: string, key: string): string {
   const curl = (q: string) => `  curl -s -H 'api-key: ${key}' '${url}${V1_PREFIX}/${q}'`;
   return [
     "",
-    `omniname is up: ${url}${V1_PREFIX}`,
+    `omniname is up: ${url}${V1_PREFIX}   (crawler status: ${url}/status)`,
     `demo API key:   ${key}`,
     "",
     "try:",
@@ -53,19 +80,125 @@ export function banner(url: string, key: string): string {
   ].join("\n");
 }
 
+interface CrawlerRole {
+  crawler: Crawler;
+  devnet: Devnet | null;
+  registry: Registry;
+  /** Resolves when every source is live (caught up with its head), or after READY_TIMEOUT_MS. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<CrawlerRole> {
+  const log = ctx.logger.child({ component: "crawler" });
+  let devnet: Devnet | null = null;
+  if (configuredNetworks(config).length === 0) {
+    // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
+    devnet = await startDevnet({ dataDir: config.dataDir, blockTime: 1, log: (m) => log.info(m) });
+    if (!devnet.resumed) await clearChainIndex(ctx.store);
+  }
+  const lists = ctx.scoringLists;
+  let index: ScoringIndex = (await rescoreAll(ctx.store, lists)).index;
+  const registry = new Registry();
+  const crawler = createCrawler({
+    sources: resolveSources(config),
+    store: ctx.store,
+    logger: log,
+    metrics: createCrawlerMetrics(registry),
+    sync: syncOptionsOf(config),
+    finalityOf: (s) => finalityOf(config, s.network),
+    signals: createBaseSignalsFn(() => scoringContext(lists, index)),
+  });
+  crawler.start();
+
+  let rescoring = false;
+  const rescore = async () => {
+    if (rescoring) return;
+    rescoring = true;
+    try {
+      const r = await rescoreAll(ctx.store, lists);
+      index = r.index;
+      if (r.updated > 0) log.info({ scanned: r.scanned, updated: r.updated }, "rescored");
+    } catch (e) {
+      log.error({ err: e }, "rescoring failed");
+    } finally {
+      rescoring = false;
+    }
+  };
+  const timer = setInterval(() => void rescore(), RESCORE_INTERVAL_MS);
+  timer.unref();
+
+  const ready = (async () => {
+    const until = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < until) {
+      const states = crawler.status().map((s) => s.state);
+      if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await rescore();
+  })();
+
+  return {
+    crawler,
+    devnet,
+    registry,
+    ready,
+    async stop() {
+      clearInterval(timer);
+      await crawler.stop();
+      await devnet?.stop();
+    },
+  };
+}
+
 export const startCommand: Command = {
   name: "start",
-  summary: "run omniname: API (and, as they land, crawler and DNS) with the embedded defaults",
-  async run() {
+  summary:
+    "start [--fixtures]: run the roles of OMNINAME_ROLES (default all: devnet or chains, crawler, API)",
+  async run(argv) {
+    const { options } = parseArgs(argv, ["fixtures"]);
     const config = loadConfig();
+    const roles = parseRoles(config.roles);
     const ctx = await createContext(config);
-    ctx.logger.info({ config: redactConfig(config as unknown as Record<string, unknown>) }, "starting");
-    await ensureData(ctx);
-    const key = demoKey(ctx);
-    await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
-    const app = await buildApp(ctx, { console: true });
-    const address = await app.listen({ port: config.port, host: config.host });
-    process.stdout.write(`${banner(address, key)}\n`);
+    ctx.logger.info(
+      { config: redactConfig(config as unknown as Record<string, unknown>), roles },
+      "starting",
+    );
+
+    let role: CrawlerRole | null = null;
+    let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+    const stopAll = async () => {
+      await app?.close();
+      await role?.stop();
+      await ctx.store.close();
+    };
+    try {
+      if (options.fixtures && (await ctx.store.countDomains()) === 0) {
+        // API-only demo without chains: the fixture world written straight into the store.
+        await importFixtures(ctx.store, FIXTURE_WORLD);
+        await rescoreAll(ctx.store, ctx.scoringLists);
+      }
+      if (roles.crawler) role = await startCrawlerRole(ctx, config);
+      if (roles.api) {
+        const key = demoKey(ctx);
+        await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
+        app = await buildApp(ctx, { console: true, countryHeader: config.geoCountryHeader || undefined });
+        await app.register(statusRoutes, {
+          store: ctx.store,
+          crawler: role?.crawler ?? null,
+          registry: role?.registry ?? null,
+        });
+        const address = await app.listen({ port: config.port, host: config.host });
+        await role?.ready;
+        process.stdout.write(`${banner(address, key)}\n`);
+      } else if (role) {
+        await role.ready;
+        process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");
+      }
+    } catch (e) {
+      await stopAll().catch(() => {});
+      throw e;
+    }
 
     return new Promise<number>((resolve) => {
       let stopping = false;
@@ -73,11 +206,10 @@ export const startCommand: Command = {
         if (stopping) return;
         stopping = true;
         ctx.logger.info({ signal }, "shutting down");
-        const force = setTimeout(() => resolve(1), 10_000);
+        const force = setTimeout(() => resolve(1), 30_000);
         force.unref();
         try {
-          await app.close();
-          await ctx.store.close();
+          await stopAll();
           resolve(0);
         } catch (e) {
           ctx.logger.error({ err: e }, "shutdown failed");
