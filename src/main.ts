@@ -23,7 +23,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(`omniname: ${isAppError(e) ? `${e.code}: ${e.message}` : (e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(
+      `omniname: ${isAppError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
+    );
     process.exit(1);
   },
 );

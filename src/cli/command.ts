@@ -6,7 +6,10 @@ export interface Command {
 }
 
 /** Splits `--flag value` / `--flag=value` / `--bool` options from positional arguments. */
-export function parseArgs(argv: string[], booleans: readonly string[] = []): {
+export function parseArgs(
+  argv: string[],
+  booleans: readonly string[] = [],
+): {
   positional: string[];
   options: Record<string, string | true>;
 } {
@@ -21,7 +24,8 @@ export function parseArgs(argv: string[], booleans: readonly string[] = []): {
     if (a.startsWith("--")) {
       const eq = a.indexOf("=");
       if (eq > 0) options[a.slice(2, eq)] = a.slice(eq + 1);
-      else if (booleans.includes(a.slice(2)) || i + 1 >= argv.length || argv[i + 1].startsWith("--")) options[a.slice(2)] = true;
+      else if (booleans.includes(a.slice(2)) || i + 1 >= argv.length || argv[i + 1].startsWith("--"))
+        options[a.slice(2)] = true;
       else options[a.slice(2)] = argv[++i];
     } else positional.push(a);
   }

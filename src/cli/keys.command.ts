@@ -28,20 +28,26 @@ export const keysCommand: Command = {
         project = await ctx.store.createProject({ name: projectName });
       }
       if (!project) {
-        process.stderr.write(`omniname: no project named "${projectName}" (add --create-project to create it)\n`);
+        process.stderr.write(
+          `omniname: no project named "${projectName}" (add --create-project to create it)\n`,
+        );
         return 1;
       }
       if (action === "create") {
         const label = typeof options.name === "string" ? options.name : "cli";
         const { key, apiKey } = await createApiKey(ctx.store, ctx.pepper, project.id, label);
         process.stdout.write(`${key}\n`);
-        process.stderr.write(`key ${apiKey.id} (${apiKey.prefix}) created for project "${project.name}"; it is shown only now\n`);
+        process.stderr.write(
+          `key ${apiKey.id} (${apiKey.prefix}) created for project "${project.name}"; it is shown only now\n`,
+        );
         return 0;
       }
       if (action === "list") {
         for (const k of await ctx.store.listApiKeys(project.id)) {
           const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : "active";
-          process.stdout.write(`${k.id}\t${k.prefix}\t${k.name}\t${new Date(k.createdAt).toISOString()}\t${state}\n`);
+          process.stdout.write(
+            `${k.id}\t${k.prefix}\t${k.name}\t${new Date(k.createdAt).toISOString()}\t${state}\n`,
+          );
         }
         return 0;
       }

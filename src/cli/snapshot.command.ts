@@ -10,7 +10,9 @@ export const snapshotCommand: Command = {
     const { positional, options } = parseArgs(argv, ["no-journal"]);
     const [action, file] = positional;
     if ((action !== "export" && action !== "import") || !file) {
-      process.stderr.write("usage: omniname snapshot export FILE [--no-journal] | omniname snapshot import FILE\n");
+      process.stderr.write(
+        "usage: omniname snapshot export FILE [--no-journal] | omniname snapshot import FILE\n",
+      );
       return 2;
     }
     const ctx = await createContext(loadConfig());

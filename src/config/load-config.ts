@@ -22,7 +22,11 @@ function coerce(raw: string, schema: Prop): unknown {
     if (/^(0|false|no|off)$/i.test(raw)) return false;
     return raw;
   }
-  if (schema.type === "array") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+  if (schema.type === "array")
+    return raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (schema.type === "object") {
     try {
       return JSON.parse(raw);
@@ -44,7 +48,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     try {
       Object.assign(fromFile, JSON.parse(readFileSync(file, "utf8")));
     } catch (e) {
-      throw new AppError("INVALID_PARAMETER", `OMNINAME_CONFIG: cannot read ${file}: ${(e as Error).message}`);
+      throw new AppError(
+        "INVALID_PARAMETER",
+        `OMNINAME_CONFIG: cannot read ${file}: ${(e as Error).message}`,
+      );
     }
   }
   const input: Record<string, unknown> = { ...fromFile };

@@ -40,7 +40,11 @@ export const ERROR_CODES = {
   TOO_MANY_ATTEMPTS: { status: 429, rcode: "REFUSED", message: "Too many failed attempts; try again later." },
   INTERNAL_ERROR: { status: 500, rcode: "SERVFAIL", message: "Internal error." },
   STORE_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "The data store is unavailable." },
-  SHUTTING_DOWN: { status: 503, rcode: "SERVFAIL", message: "The server is shutting down; retry on another instance." },
+  SHUTTING_DOWN: {
+    status: 503,
+    rcode: "SERVFAIL",
+    message: "The server is shutting down; retry on another instance.",
+  },
 } as const satisfies Record<string, { status: number; rcode: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -35,14 +35,25 @@ export const PROVIDERS = {
   },
 } as const satisfies Record<
   string,
-  { protocol: string; label: string; networks: readonly Network[]; comingSoon: boolean; aliases: readonly string[] }
+  {
+    protocol: string;
+    label: string;
+    networks: readonly Network[];
+    comingSoon: boolean;
+    aliases: readonly string[];
+  }
 >;
 
 export type Provider = keyof typeof PROVIDERS;
 export type Protocol = (typeof PROVIDERS)[Provider]["protocol"];
 
 /** Deterministic order used to break ties (DESIGN §6). */
-export const PROVIDER_ORDER: readonly Provider[] = ["NAMESPACE_A", "NAMESPACE_B", "NAMESPACE_C", "NAMESPACE_D"];
+export const PROVIDER_ORDER: readonly Provider[] = [
+  "NAMESPACE_A",
+  "NAMESPACE_B",
+  "NAMESPACE_C",
+  "NAMESPACE_D",
+];
 
 const byAlias = new Map<string, Provider>();
 for (const p of PROVIDER_ORDER) {
@@ -52,7 +63,14 @@ for (const p of PROVIDER_ORDER) {
 
 /** Parses a wire value, protocol name or alias; `null` when unknown. */
 export function findProvider(input: string): Provider | null {
-  return byAlias.get(input.trim().toUpperCase().replace(/[\s-]+/g, "_")) ?? null;
+  return (
+    byAlias.get(
+      input
+        .trim()
+        .toUpperCase()
+        .replace(/[\s-]+/g, "_"),
+    ) ?? null
+  );
 }
 
 export function isProvider(value: string): value is Provider {

@@ -7,7 +7,10 @@ import type { Store } from "./store.js";
  * Builds the store the configuration names and applies migrations: PostgreSQL for a
  * `postgres://` URL, otherwise SQLite (`sqlite:PATH`, `file:PATH`, or `DATA_DIR/omniname.db`).
  */
-export async function createStore(opts: { databaseUrl?: string | undefined; dataDir: string }): Promise<Store> {
+export async function createStore(opts: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+}): Promise<Store> {
   const url = opts.databaseUrl;
   let store: Store;
   if (url && /^postgres(ql)?:\/\//.test(url)) store = createPostgresStore(url);

@@ -17,7 +17,11 @@ import type { Checkpoint, JournalEntry, Store } from "./store.js";
 export const SNAPSHOT_FORMAT = "omniname-snapshot";
 export const SNAPSHOT_VERSION = 1;
 
-type DomainLine = { type: "domain"; records: DomainRecord[]; reverse: Array<{ address: string }> } & DomainWrite;
+type DomainLine = {
+  type: "domain";
+  records: DomainRecord[];
+  reverse: Array<{ address: string }>;
+} & DomainWrite;
 type JournalLine = { type: "journal" } & JournalEntry;
 type CheckpointLine = { type: "checkpoint" } & Checkpoint;
 
@@ -69,7 +73,13 @@ export async function exportSnapshot(
   if (withJournal) {
     let after = 0;
     for (;;) {
-      const rows = await store.db.selectFrom("journal").selectAll().where("id", ">", after).orderBy("id").limit(5000).execute();
+      const rows = await store.db
+        .selectFrom("journal")
+        .selectAll()
+        .where("id", ">", after)
+        .orderBy("id")
+        .limit(5000)
+        .execute();
       if (rows.length === 0) break;
       for (const r of rows) {
         await write(out, {
@@ -119,7 +129,10 @@ function checkDomain(v: Record<string, unknown>, lineNo: number): DomainLine {
  */
 export async function importSnapshot(store: Store, file: string): Promise<SnapshotCounts> {
   const counts: SnapshotCounts = { domains: 0, records: 0, reverse: 0, journal: 0, checkpoints: 0 };
-  const rl = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+  const rl = createInterface({
+    input: createReadStream(file, { encoding: "utf8" }),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   let lineNo = 0;
   let batch: Array<{ lineNo: number; value: Record<string, unknown> }> = [];
   const flush = async () => {
@@ -133,7 +146,12 @@ export async function importSnapshot(store: Store, file: string): Promise<Snapsh
           const id = await tx.upsertDomain(d);
           await tx.replaceRecords(id, records);
           for (const r of reverse ?? []) {
-            await tx.setReverse({ network: d.network, provider: d.provider, address: r.address, domainId: id });
+            await tx.setReverse({
+              network: d.network,
+              provider: d.provider,
+              address: r.address,
+              domainId: id,
+            });
           }
           counts.domains++;
           counts.records += records.length;
@@ -160,7 +178,8 @@ export async function importSnapshot(store: Store, file: string): Promise<Snapsh
       throw bad(lineNo, "not JSON");
     }
     if (lineNo === 1) {
-      if (value.type !== "header" || value.format !== SNAPSHOT_FORMAT) throw bad(1, "not an omniname snapshot");
+      if (value.type !== "header" || value.format !== SNAPSHOT_FORMAT)
+        throw bad(1, "not an omniname snapshot");
       if (value.version !== SNAPSHOT_VERSION) throw bad(1, `unsupported version ${String(value.version)}`);
       continue;
     }

@@ -14,7 +14,9 @@ async function dump(store: Store): Promise<string[]> {
   for await (const page of store.iterateDomains(100)) {
     for (const { id, ...d } of page) lines.push(JSON.stringify(d));
   }
-  lines.push(...(await store.findReverse(ALICE, {})).map((r) => `reverse ${r.address} ${r.network} ${r.provider}`));
+  lines.push(
+    ...(await store.findReverse(ALICE, {})).map((r) => `reverse ${r.address} ${r.network} ${r.provider}`),
+  );
   lines.push(...(await store.listCheckpoints()).map((c) => JSON.stringify(c)));
   lines.push(...(await store.findJournalAfter("src", -1)).map((j) => JSON.stringify(j)));
   return lines.sort();
@@ -51,15 +53,49 @@ describe("snapshot export and import", () => {
         tags: i === 3 ? ["spam:test"] : [],
       });
       await source.replaceRecords(id, [
-        { key: "record.A.0", value: `10.0.0.${i % 250}`, nativeKey: "dns.A", nativeValue: `["10.0.0.${i % 250}"]` },
-        { key: "profile.OWNER.fullname", value: "Ünïcode 🚀", nativeKey: "profile.OWNER.fullname", nativeValue: "Ünïcode 🚀" },
+        {
+          key: "record.A.0",
+          value: `10.0.0.${i % 250}`,
+          nativeKey: "dns.A",
+          nativeValue: `["10.0.0.${i % 250}"]`,
+        },
+        {
+          key: "profile.OWNER.fullname",
+          value: "Ünïcode 🚀",
+          nativeKey: "profile.OWNER.fullname",
+          nativeValue: "Ünïcode 🚀",
+        },
       ]);
-      if (i < 3) await source.setReverse({ network: "POLYGON", provider: i % 2 ? "NAMESPACE_A" : "NAMESPACE_B", address: ALICE, domainId: id });
+      if (i < 3)
+        await source.setReverse({
+          network: "POLYGON",
+          provider: i % 2 ? "NAMESPACE_A" : "NAMESPACE_B",
+          address: ALICE,
+          domainId: id,
+        });
     }
     await source.appendJournal([
-      { sourceId: "src", chainId: 137, blockNumber: 1, blockHash: "0x1", logIndex: 0, txHash: "0xt", contract: "0xc", tokenId: "0x01", event: "{}" },
+      {
+        sourceId: "src",
+        chainId: 137,
+        blockNumber: 1,
+        blockHash: "0x1",
+        logIndex: 0,
+        txHash: "0xt",
+        contract: "0xc",
+        tokenId: "0x01",
+        event: "{}",
+      },
     ]);
-    await source.setCheckpoint({ sourceId: "src", chainId: 137, blockNumber: 9, blockHash: "0x9", updatedAt: 1, state: "syncing", error: null });
+    await source.setCheckpoint({
+      sourceId: "src",
+      chainId: 137,
+      blockNumber: 9,
+      blockHash: "0x9",
+      updatedAt: 1,
+      state: "syncing",
+      error: null,
+    });
   });
 
   afterAll(async () => {
@@ -91,20 +127,35 @@ describe("snapshot export and import", () => {
 
   it("without the journal, exports no checkpoints so a new node re-crawls instead of resuming blind", async () => {
     const file = join(dir, "nojournal.jsonl");
-    expect(await exportSnapshot(source, file, { journal: false })).toMatchObject({ journal: 0, checkpoints: 0 });
+    expect(await exportSnapshot(source, file, { journal: false })).toMatchObject({
+      journal: 0,
+      checkpoints: 0,
+    });
   });
 
   it.each([
     ["an empty file", "", /empty file/],
     ["a file that is not a snapshot", '{"type":"header","format":"other"}\n', /not an omniname snapshot/],
-    ["a future version", '{"type":"header","format":"omniname-snapshot","version":99}\n', /unsupported version/],
-    ["a line that is not JSON", '{"type":"header","format":"omniname-snapshot","version":1}\n{nope\n', /line 2: not JSON/],
+    [
+      "a future version",
+      '{"type":"header","format":"omniname-snapshot","version":99}\n',
+      /unsupported version/,
+    ],
+    [
+      "a line that is not JSON",
+      '{"type":"header","format":"omniname-snapshot","version":1}\n{nope\n',
+      /line 2: not JSON/,
+    ],
     [
       "an unknown provider",
       '{"type":"header","format":"omniname-snapshot","version":1}\n{"type":"domain","provider":"X","network":"BSC"}\n',
       /line 2: unknown provider/,
     ],
-    ["an unknown line type", '{"type":"header","format":"omniname-snapshot","version":1}\n{"type":"what"}\n', /unknown line type/],
+    [
+      "an unknown line type",
+      '{"type":"header","format":"omniname-snapshot","version":1}\n{"type":"what"}\n',
+      /unknown line type/,
+    ],
   ])("refuses %s with the line number", async (_label, content, message) => {
     const file = join(dir, "bad.jsonl");
     writeFileSync(file, content);

@@ -87,7 +87,15 @@ describe.each(backends)("store conformance: $name", (backend) => {
     await cleanup();
   });
   beforeEach(async () => {
-    for (const t of ["records", "reverse_records", "domains", "journal", "checkpoints", "api_keys", "projects"] as const) {
+    for (const t of [
+      "records",
+      "reverse_records",
+      "domains",
+      "journal",
+      "checkpoints",
+      "api_keys",
+      "projects",
+    ] as const) {
       await store.db.deleteFrom(t).execute();
     }
   });
@@ -113,7 +121,9 @@ describe.each(backends)("store conformance: $name", (backend) => {
 
   it("finds domains by name across namespaces, with filters, and their records in key order", async () => {
     const a = await store.upsertDomain(domain());
-    const b = await store.upsertDomain(domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: token(2) }));
+    const b = await store.upsertDomain(
+      domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: token(2) }),
+    );
     await store.upsertDomain(domain({ name: "other.wallet", sld: "other", tokenId: token(3) }));
     await store.replaceRecords(a, [
       { key: "token.ETH.0", value: ALICE, nativeKey: "token.ETH.0", nativeValue: ALICE },
@@ -123,8 +133,12 @@ describe.each(backends)("store conformance: $name", (backend) => {
     expect(all.map((d) => d.id)).toEqual([a, b]);
     expect(all[0].records.map((r) => r.key)).toEqual(["record.A.0", "token.ETH.0"]);
     expect(all[1].records).toEqual([]);
-    expect((await store.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" })).map((d) => d.id)).toEqual([b]);
-    expect((await store.findDomainsByName(["alice.wallet"], { provider: "NAMESPACE_A" })).map((d) => d.id)).toEqual([a]);
+    expect(
+      (await store.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" })).map((d) => d.id),
+    ).toEqual([b]);
+    expect(
+      (await store.findDomainsByName(["alice.wallet"], { provider: "NAMESPACE_A" })).map((d) => d.id),
+    ).toEqual([a]);
     expect(await store.findDomainsByName(["alice.wallet"], { network: "BSC" })).toEqual([]);
     expect(await store.findDomainsByName(["nobody.wallet"], {})).toEqual([]);
     expect(await store.findDomainsByName([], {})).toEqual([]);
@@ -137,7 +151,9 @@ describe.each(backends)("store conformance: $name", (backend) => {
     await store.upsertDomain(domain({ owner: BOB }));
     expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(BOB);
     await store.setNativeRecord(id, "token.ETH.0", BOB, [{ key: "token.ETH.0", value: BOB }]);
-    expect((await store.findDomainsByName(["alice.wallet"], {}))[0].records.map((r) => r.value)).toEqual([BOB]);
+    expect((await store.findDomainsByName(["alice.wallet"], {}))[0].records.map((r) => r.value)).toEqual([
+      BOB,
+    ]);
 
     // A writer on another connection (a crawler process on the same database).
     const other = await second();
@@ -150,7 +166,9 @@ describe.each(backends)("store conformance: $name", (backend) => {
         ["NAMESPACE_B", ALICE],
       ]);
       await other.deleteDomain(id);
-      expect((await store.findDomainsByName(["alice.wallet"], {})).map((d) => d.provider)).toEqual(["NAMESPACE_B"]);
+      expect((await store.findDomainsByName(["alice.wallet"], {})).map((d) => d.provider)).toEqual([
+        "NAMESPACE_B",
+      ]);
     } finally {
       await other.close();
     }
@@ -200,7 +218,9 @@ describe.each(backends)("store conformance: $name", (backend) => {
 
   it("finds by owner and keeps reverse records per (address, network, provider)", async () => {
     const a = await store.upsertDomain(domain());
-    const b = await store.upsertDomain(domain({ name: "bob.x", sld: "bob", tld: "x", tokenId: token(5), owner: BOB }));
+    const b = await store.upsertDomain(
+      domain({ name: "bob.x", sld: "bob", tld: "x", tokenId: token(5), owner: BOB }),
+    );
     expect((await store.findDomainsByOwner(ALICE, {})).map((d) => d.id)).toEqual([a]);
     expect((await store.findDomainsByOwner(BOB, { network: "POLYGON" })).map((d) => d.id)).toEqual([b]);
     await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a });
@@ -225,17 +245,35 @@ describe.each(backends)("store conformance: $name", (backend) => {
 
   it("updates scoring signals and lists a TLD oldest first", async () => {
     const late = await store.upsertDomain(domain({ registeredAt: 2_000 }));
-    const early = await store.upsertDomain(domain({ name: "b.wallet", sld: "b", tokenId: token(9), registeredAt: 1_000 }));
-    await store.updateDomainSignals(late, { baseScore: 7, spam: true, csamOk: false, kyc: true, tags: ["spam:test"] });
+    const early = await store.upsertDomain(
+      domain({ name: "b.wallet", sld: "b", tokenId: token(9), registeredAt: 1_000 }),
+    );
+    await store.updateDomainSignals(late, {
+      baseScore: 7,
+      spam: true,
+      csamOk: false,
+      kyc: true,
+      tags: ["spam:test"],
+    });
     const d = await store.findDomainById(late);
-    expect([d?.baseScore, d?.spam, d?.csamOk, d?.kyc, d?.tags]).toEqual([7, true, false, true, ["spam:test"]]);
+    expect([d?.baseScore, d?.spam, d?.csamOk, d?.kyc, d?.tags]).toEqual([
+      7,
+      true,
+      false,
+      true,
+      ["spam:test"],
+    ]);
     expect((await store.findDomainsByTld("wallet", 10)).map((x) => x.id)).toEqual([early, late]);
   });
 
   it("iterates every domain in pages with records", async () => {
     for (let i = 0; i < 25; i++) {
-      const id = await store.upsertDomain(domain({ name: `n${i}.wallet`, sld: `n${i}`, tokenId: token(100 + i) }));
-      await store.replaceRecords(id, [{ key: "k", value: String(i), nativeKey: "k", nativeValue: String(i) }]);
+      const id = await store.upsertDomain(
+        domain({ name: `n${i}.wallet`, sld: `n${i}`, tokenId: token(100 + i) }),
+      );
+      await store.replaceRecords(id, [
+        { key: "k", value: String(i), nativeKey: "k", nativeValue: String(i) },
+      ]);
     }
     const pages: number[] = [];
     const values: string[] = [];
@@ -260,7 +298,12 @@ describe.each(backends)("store conformance: $name", (backend) => {
     };
     await store.setCheckpoint(cp);
     await store.setCheckpoint({ ...cp, blockNumber: 120, state: "halted", error: "reorg too deep" });
-    expect(await store.getCheckpoint("fns:POLYGON")).toEqual({ ...cp, blockNumber: 120, state: "halted", error: "reorg too deep" });
+    expect(await store.getCheckpoint("fns:POLYGON")).toEqual({
+      ...cp,
+      blockNumber: 120,
+      state: "halted",
+      error: "reorg too deep",
+    });
     expect((await store.listCheckpoints()).length).toBe(1);
     await store.deleteCheckpoint("fns:POLYGON");
     expect(await store.listCheckpoints()).toEqual([]);
@@ -282,7 +325,9 @@ describe.each(backends)("store conformance: $name", (backend) => {
     expect(await store.appendJournal([entry(1, 0), entry(2, 0), entry(3, 0)])).toBe(1);
     // The same height on another branch (different hash) is another position.
     expect(await store.appendJournal([entry(3, 0, "0xother")])).toBe(1);
-    expect((await store.findJournalByToken("uns:ETHEREUM", token(1))).map((e) => [e.blockNumber, e.logIndex])).toEqual([
+    expect(
+      (await store.findJournalByToken("uns:ETHEREUM", token(1))).map((e) => [e.blockNumber, e.logIndex]),
+    ).toEqual([
       [1, 0],
       [1, 1],
       [2, 0],
@@ -298,7 +343,15 @@ describe.each(backends)("store conformance: $name", (backend) => {
     await expect(
       store.transaction(async (tx) => {
         await tx.upsertDomain(domain());
-        await tx.setCheckpoint({ sourceId: "s", chainId: 1, blockNumber: 1, blockHash: "0x", updatedAt: 1, state: "x", error: null });
+        await tx.setCheckpoint({
+          sourceId: "s",
+          chainId: 1,
+          blockNumber: 1,
+          blockHash: "0x",
+          updatedAt: 1,
+          state: "x",
+          error: null,
+        });
         throw new Error("crash in the middle");
       }),
     ).rejects.toThrow("crash in the middle");
@@ -328,7 +381,9 @@ describe.each(backends)("store conformance: $name", (backend) => {
     if (store.dialect === "postgres") expect(await store.findDomainsByName(["alice.wallet"], {})).toEqual([]);
     else {
       // SQLite's hot path reads on a second connection: it must not see the pending row.
-      const reader = (store as unknown as { findDomainsByName: Store["findDomainsByName"] }).findDomainsByName.bind(store);
+      const reader = (
+        store as unknown as { findDomainsByName: Store["findDomainsByName"] }
+      ).findDomainsByName.bind(store);
       expect(await reader(["alice.wallet"], {})).toEqual([]);
     }
     release();

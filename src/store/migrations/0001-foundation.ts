@@ -15,7 +15,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     registered_at bigint, registered_block bigint, expires_at bigint,
     last_update_block bigint not null default 0, last_update_at bigint not null,
     base_score integer not null default 50, spam integer not null default 0,
-    csam_ok integer not null default 1, kyc integer not null default 0, tags text not null default '[]')`.execute(db);
+    csam_ok integer not null default 1, kyc integer not null default 0, tags text not null default '[]')`.execute(
+    db,
+  );
   await sql`create unique index domains_token on domains (network, provider, token_id)`.execute(db);
   await sql`create index domains_name on domains (name)`.execute(db);
   await sql`create index domains_owner on domains (owner)`.execute(db);
@@ -25,10 +27,10 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     domain_id bigint not null references domains(id) on delete cascade,
     key text not null, value text not null, native_key text not null, native_value text not null,
     primary key (domain_id, key))${
-    // SQLite: cluster records by (domain_id, key), so a domain's records are one range scan
-    // rather than an index probe plus a row lookup each (the API's hot path reads them).
-    dialect === "sqlite" ? sql.raw(" without rowid") : sql.raw("")
-  }`.execute(db);
+      // SQLite: cluster records by (domain_id, key), so a domain's records are one range scan
+      // rather than an index probe plus a row lookup each (the API's hot path reads them).
+      dialect === "sqlite" ? sql.raw(" without rowid") : sql.raw("")
+    }`.execute(db);
   await sql`create index records_native on records (domain_id, native_key)`.execute(db);
 
   await sql`create table reverse_records (
