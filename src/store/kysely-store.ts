@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type {
@@ -11,7 +11,7 @@ import type {
 } from "../domain/types.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { Database, DomainsTable, RecordsTable } from "./schema.js";
-import type { ApiKey, Checkpoint, Dialect, JournalEntry, Project, Store } from "./store.js";
+import type { ApiKey, Checkpoint, Dialect, JournalEntry, Project, RecentBlock, Store } from "./store.js";
 
 type DomainRow = { [K in keyof DomainsTable]: K extends "id" ? number : DomainsTable[K] };
 
@@ -40,7 +40,9 @@ export function toDomain(r: DomainRow): Domain {
   };
 }
 
-export function toRecord(r: Pick<RecordsTable, "key" | "value" | "native_key" | "native_value">): DomainRecord {
+export function toRecord(
+  r: Pick<RecordsTable, "key" | "value" | "native_key" | "native_value">,
+): DomainRecord {
   return { key: r.key, value: r.value, nativeKey: r.native_key, nativeValue: r.native_value };
 }
 
@@ -80,7 +82,7 @@ function toCheckpoint(r: Database["checkpoints"]): Checkpoint {
   };
 }
 
-function toJournal(r: Omit<Database["journal"], "id">): JournalEntry {
+function toJournal(r: Selectable<Omit<Database["journal"], "id">>): JournalEntry {
   return {
     sourceId: r.source_id,
     chainId: Number(r.chain_id),
@@ -91,10 +93,18 @@ function toJournal(r: Omit<Database["journal"], "id">): JournalEntry {
     contract: r.contract,
     tokenId: r.token_id,
     event: r.event,
+    blockTime: r.block_time === null || r.block_time === undefined ? null : Number(r.block_time),
   };
 }
 
-function toProject(r: { id: number; name: string; description: string; plan: string; created_at: number; settings: string }): Project {
+function toProject(r: {
+  id: number;
+  name: string;
+  description: string;
+  plan: string;
+  created_at: number;
+  settings: string;
+}): Project {
   return {
     id: Number(r.id),
     name: r.name,
@@ -157,13 +167,20 @@ export class KyselyStore implements Store {
 
   async migrate(): Promise<void> {
     const db = this.db as unknown as Kysely<{ omniname_migrations: { name: string; applied_at: number } }>;
-    await sql`create table if not exists omniname_migrations (name text primary key, applied_at bigint not null)`.execute(db);
-    const done = new Set((await db.selectFrom("omniname_migrations").select("name").execute()).map((r) => r.name));
+    await sql`create table if not exists omniname_migrations (name text primary key, applied_at bigint not null)`.execute(
+      db,
+    );
+    const done = new Set(
+      (await db.selectFrom("omniname_migrations").select("name").execute()).map((r) => r.name),
+    );
     for (const m of MIGRATIONS) {
       if (done.has(m.name)) continue;
       await db.transaction().execute(async (trx) => {
         // Two processes migrating at once: the unique name makes the loser's insert fail and roll back.
-        await trx.insertInto("omniname_migrations").values({ name: m.name, applied_at: Date.now() }).execute();
+        await trx
+          .insertInto("omniname_migrations")
+          .values({ name: m.name, applied_at: Date.now() })
+          .execute();
         await m.up(trx as unknown as Kysely<unknown>, this.dialect);
       });
     }
@@ -255,7 +272,10 @@ export class KyselyStore implements Store {
       native_value: safeText(r.nativeValue),
     }));
     for (let i = 0; i < rows.length; i += 100) {
-      await this.db.insertInto("records").values(rows.slice(i, i + 100)).execute();
+      await this.db
+        .insertInto("records")
+        .values(rows.slice(i, i + 100))
+        .execute();
     }
   }
 
@@ -355,7 +375,9 @@ export class KyselyStore implements Store {
     await this.db
       .insertInto("reverse_records")
       .values({ network: r.network, provider: r.provider, address: r.address, domain_id: r.domainId })
-      .onConflict((oc) => oc.columns(["address", "network", "provider"]).doUpdateSet({ domain_id: r.domainId }))
+      .onConflict((oc) =>
+        oc.columns(["address", "network", "provider"]).doUpdateSet({ domain_id: r.domainId }),
+      )
       .execute();
   }
 
@@ -407,7 +429,11 @@ export class KyselyStore implements Store {
   }
 
   async getCheckpoint(sourceId: string): Promise<Checkpoint | null> {
-    const r = await this.db.selectFrom("checkpoints").selectAll().where("source_id", "=", sourceId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("source_id", "=", sourceId)
+      .executeTakeFirst();
     return r ? toCheckpoint(r) : null;
   }
 
@@ -451,11 +477,12 @@ export class KyselyStore implements Store {
         contract: e.contract,
         token_id: e.tokenId,
         event: e.event,
+        block_time: e.blockTime ?? null,
       }));
       const res = await this.db
         .insertInto("journal")
         .values(rows)
-        .onConflict((oc) => oc.columns(["chain_id", "block_hash", "log_index"]).doNothing())
+        .onConflict((oc) => oc.columns(["chain_id", "block_hash", "log_index", "token_id"]).doNothing())
         .executeTakeFirst();
       inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
     }
@@ -495,6 +522,172 @@ export class KyselyStore implements Store {
     return Number(res.numDeletedRows);
   }
 
+  async findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]> {
+    const out: JournalEntry[] = [];
+    for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+      const rows = await this.db
+        .selectFrom("journal")
+        .selectAll()
+        .where("source_id", "=", sourceId)
+        .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+        .orderBy("token_id")
+        .orderBy("block_number")
+        .orderBy("log_index")
+        .execute();
+      for (const r of rows) out.push(toJournal(r));
+    }
+    return out;
+  }
+
+  async findJournalTokensAfter(sourceId: string, blockNumber: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("journal")
+      .select("token_id")
+      .distinct()
+      .where("source_id", "=", sourceId)
+      .where("block_number", ">", blockNumber)
+      .where("token_id", "is not", null)
+      .execute();
+    return rows.map((r) => r.token_id as string);
+  }
+
+  async upsertDomains(domains: DomainWrite[]): Promise<number[]> {
+    const ids = new Map<string, number>();
+    const keyOf = (network: string, provider: string, tokenId: string) => `${network}|${provider}|${tokenId}`;
+    // One statement may not touch a row twice (PostgreSQL): the last write of a token wins.
+    const unique = new Map(domains.map((d) => [keyOf(d.network, d.provider, d.tokenId), d]));
+    const all = [...unique.values()];
+    for (let i = 0; i < all.length; i += 100) {
+      const rows = await this.db
+        .insertInto("domains")
+        .values(all.slice(i, i + 100).map(domainColumns))
+        .onConflict((oc) =>
+          oc.columns(["network", "provider", "token_id"]).doUpdateSet((eb) => ({
+            name: eb.ref("excluded.name"),
+            sld: eb.ref("excluded.sld"),
+            tld: eb.ref("excluded.tld"),
+            owner: eb.ref("excluded.owner"),
+            contract_address: eb.ref("excluded.contract_address"),
+            resolver: eb.ref("excluded.resolver"),
+            registered_at: eb.ref("excluded.registered_at"),
+            registered_block: eb.ref("excluded.registered_block"),
+            expires_at: eb.ref("excluded.expires_at"),
+            last_update_block: eb.ref("excluded.last_update_block"),
+            last_update_at: eb.ref("excluded.last_update_at"),
+            base_score: eb.ref("excluded.base_score"),
+            spam: eb.ref("excluded.spam"),
+            csam_ok: eb.ref("excluded.csam_ok"),
+            kyc: eb.ref("excluded.kyc"),
+            tags: eb.ref("excluded.tags"),
+          })),
+        )
+        .returning(["id", "network", "provider", "token_id"])
+        .execute();
+      for (const r of rows) ids.set(keyOf(r.network, r.provider, r.token_id), Number(r.id));
+    }
+    return domains.map((d) => ids.get(keyOf(d.network, d.provider, d.tokenId)) as number);
+  }
+
+  async findDomainIdsByTokens(
+    network: Network,
+    provider: Provider,
+    tokenIds: string[],
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+      const rows = await this.db
+        .selectFrom("domains")
+        .select(["id", "token_id"])
+        .where("network", "=", network)
+        .where("provider", "=", provider)
+        .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+        .execute();
+      for (const r of rows) out.set(r.token_id, Number(r.id));
+    }
+    return out;
+  }
+
+  async replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void> {
+    for (let i = 0; i < items.length; i += MAX_IN) {
+      const ids = items.slice(i, i + MAX_IN).map((it) => it.domainId);
+      await this.db.deleteFrom("records").where("domain_id", "in", ids).execute();
+    }
+    const rows: RecordsTable[] = [];
+    const seen = new Set<number>();
+    for (const it of items) {
+      if (seen.has(it.domainId)) continue; // a domain listed twice keeps its first record set
+      seen.add(it.domainId);
+      const unique = new Map(it.records.map((r) => [r.key, r]));
+      for (const r of unique.values())
+        rows.push({
+          domain_id: it.domainId,
+          key: r.key,
+          value: r.value,
+          native_key: r.nativeKey,
+          native_value: r.nativeValue,
+        });
+    }
+    for (let i = 0; i < rows.length; i += 500)
+      await this.db
+        .insertInto("records")
+        .values(rows.slice(i, i + 500))
+        .execute();
+  }
+
+  async putRecentBlocks(sourceId: string, list: RecentBlock[]): Promise<void> {
+    // One statement may not touch a row twice: the last entry of a block number wins.
+    const blocks = [...new Map(list.map((b) => [b.blockNumber, b])).values()];
+    for (let i = 0; i < blocks.length; i += 500) {
+      await this.db
+        .insertInto("crawler_blocks")
+        .values(
+          blocks.slice(i, i + 500).map((b) => ({
+            source_id: sourceId,
+            block_number: b.blockNumber,
+            block_hash: b.blockHash,
+            parent_hash: b.parentHash,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(["source_id", "block_number"]).doUpdateSet((eb) => ({
+            block_hash: eb.ref("excluded.block_hash"),
+            parent_hash: eb.ref("excluded.parent_hash"),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  async findRecentBlocks(sourceId: string, fromBlock: number): Promise<RecentBlock[]> {
+    const rows = await this.db
+      .selectFrom("crawler_blocks")
+      .selectAll()
+      .where("source_id", "=", sourceId)
+      .where("block_number", ">=", fromBlock)
+      .orderBy("block_number")
+      .execute();
+    return rows.map((r) => ({
+      blockNumber: Number(r.block_number),
+      blockHash: r.block_hash,
+      parentHash: r.parent_hash,
+    }));
+  }
+
+  async deleteRecentBlocks(sourceId: string, range: { above?: number; below?: number }): Promise<void> {
+    if (range.above !== undefined)
+      await this.db
+        .deleteFrom("crawler_blocks")
+        .where("source_id", "=", sourceId)
+        .where("block_number", ">", range.above)
+        .execute();
+    if (range.below !== undefined)
+      await this.db
+        .deleteFrom("crawler_blocks")
+        .where("source_id", "=", sourceId)
+        .where("block_number", "<", range.below)
+        .execute();
+  }
+
   async createProject(input: { name: string; description?: string; plan?: string }): Promise<Project> {
     const row = await this.db
       .insertInto("projects")
@@ -521,10 +714,19 @@ export class KyselyStore implements Store {
   }
 
   async updateProjectSettings(id: number, settings: Record<string, unknown>): Promise<void> {
-    await this.db.updateTable("projects").set({ settings: JSON.stringify(settings) }).where("id", "=", id).execute();
+    await this.db
+      .updateTable("projects")
+      .set({ settings: JSON.stringify(settings) })
+      .where("id", "=", id)
+      .execute();
   }
 
-  async insertApiKey(input: { projectId: number; name: string; prefix: string; hash: string }): Promise<ApiKey> {
+  async insertApiKey(input: {
+    projectId: number;
+    name: string;
+    prefix: string;
+    hash: string;
+  }): Promise<ApiKey> {
     const row = await this.db
       .insertInto("api_keys")
       .values({

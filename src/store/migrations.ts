@@ -1,5 +1,8 @@
 import type { Kysely } from "kysely";
 import * as m0001 from "./migrations/0001-foundation.js";
+import * as m0002 from "./migrations/0002-crawler.js";
+import * as m0003 from "./migrations/0003-accounts.js";
+import * as m0004 from "./migrations/0004-scoring.js";
 import type { Dialect } from "./store.js";
 
 export interface Migration {
@@ -11,4 +14,9 @@ export interface Migration {
  * Every migration, in order. Append only: a released migration is never edited. Each feature adds
  * its own file under migrations/ and one line here.
  */
-export const MIGRATIONS: readonly Migration[] = [{ name: "0001-foundation", up: m0001.up }];
+export const MIGRATIONS: readonly Migration[] = [
+  { name: "0001-foundation", up: m0001.up },
+  { name: "0002-crawler", up: m0002.up },
+  { name: "0003-accounts", up: m0003.up },
+  { name: "0004-scoring", up: m0004.up },
+];

@@ -1,4 +1,5 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
+import type { AccountsDatabase } from "./accounts.schema.js";
 
 /**
  * Table types of the store. Booleans are integers (0/1) and times are epoch-millisecond integers
@@ -53,7 +54,7 @@ export interface CheckpointsTable {
   error: string | null;
 }
 
-/** The raw event journal: every applied log, unique on its chain position. */
+/** The raw event journal: every applied log, unique on its chain position and token (migration 0002). */
 export interface JournalTable {
   id: Generated<number>;
   source_id: string;
@@ -66,6 +67,16 @@ export interface JournalTable {
   token_id: string | null;
   /** JSON of the decoded DomainEvent. */
   event: string;
+  /** Epoch seconds of the block (migration 0002); null when unknown. */
+  block_time: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** Hashes of a source's recent (unfinalized) blocks, for reorg detection (migration 0002). */
+export interface CrawlerBlocksTable {
+  source_id: string;
+  block_number: number;
+  block_hash: string;
+  parent_hash: string;
 }
 
 export interface ProjectsTable {
@@ -97,6 +108,13 @@ export interface Database {
   reverse_records: ReverseRecordsTable;
   checkpoints: CheckpointsTable;
   journal: JournalTable;
+  crawler_blocks: CrawlerBlocksTable;
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
+  accounts: AccountsDatabase["accounts"];
+  sessions: AccountsDatabase["sessions"];
+  account_tokens: AccountsDatabase["account_tokens"];
+  memberships: AccountsDatabase["memberships"];
+  project_access: AccountsDatabase["project_access"];
+  usage_counters: AccountsDatabase["usage_counters"];
 }

@@ -34,6 +34,15 @@ export interface JournalEntry {
   tokenId: string | null;
   /** JSON of the decoded event. */
   event: string;
+  /** Epoch seconds of the block; null or absent when unknown. */
+  blockTime?: number | null;
+}
+
+/** A recent block as the crawler saw it, kept for reorg detection. */
+export interface RecentBlock {
+  blockNumber: number;
+  blockHash: string;
+  parentHash: string;
 }
 
 export interface Project {
@@ -118,7 +127,7 @@ export interface Store {
   setCheckpoint(checkpoint: Checkpoint): Promise<void>;
   deleteCheckpoint(sourceId: string): Promise<void>;
 
-  /** Appends journal entries; an entry already present (same chain, block hash, log index) is skipped. Returns how many were new. */
+  /** Appends journal entries; an entry already present (same chain, block hash, log index, token) is skipped. Returns how many were new. */
   appendJournal(entries: JournalEntry[]): Promise<number>;
   /** Journal entries of a source for one token, in chain order. */
   findJournalByToken(sourceId: string, tokenId: string): Promise<JournalEntry[]>;
@@ -126,6 +135,28 @@ export interface Store {
   findJournalAfter(sourceId: string, blockNumber: number): Promise<JournalEntry[]>;
   /** Deletes a source's journal entries above a block (reorg rollback); returns how many. */
   deleteJournalAfter(sourceId: string, blockNumber: number): Promise<number>;
+  /** Journal entries of a source for many tokens, grouped by token, each group in chain order. */
+  findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]>;
+  /** The distinct tokens (fold keys) of a source's journal entries above a block. */
+  findJournalTokensAfter(sourceId: string, blockNumber: number): Promise<string[]>;
+
+  /** Bulk upsert of `upsertDomain`; returns the ids in input order. */
+  upsertDomains(domains: DomainWrite[]): Promise<number[]>;
+  /** Ids of the domains of these tokens; absent tokens are absent from the map. */
+  findDomainIdsByTokens(
+    network: Network,
+    provider: Provider,
+    tokenIds: string[],
+  ): Promise<Map<string, number>>;
+  /** `replaceRecords` for many domains at once. */
+  replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void>;
+
+  /** Recent block hashes of a source (reorg detection). */
+  putRecentBlocks(sourceId: string, blocks: RecentBlock[]): Promise<void>;
+  /** A source's recent blocks at or above `fromBlock`, ascending. */
+  findRecentBlocks(sourceId: string, fromBlock: number): Promise<RecentBlock[]>;
+  /** Deletes a source's recent blocks above `above` (rollback) and/or below `below` (pruning). */
+  deleteRecentBlocks(sourceId: string, range: { above?: number; below?: number }): Promise<void>;
 
   createProject(input: { name: string; description?: string; plan?: string }): Promise<Project>;
   findProjectById(id: number): Promise<Project | null>;

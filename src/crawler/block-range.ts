@@ -1,0 +1,59 @@
+/**
+ * The size of the next eth_getLogs range. It grows after each success (faster while results stay
+ * below the target count), halves on "too many results", response-size and timeout faults, and
+ * follows a provider's hint ("try with this block range [0x1, 0x2]") when the error carries one.
+ *
+ * @example
+ * const r = new AdaptiveRange({ initial: 1000, max: 50_000 });
+ * r.succeeded(1000, 120); r.size // 2000
+ * r.failed();             r.size // 1000
+ */
+export class AdaptiveRange {
+  private current: number;
+  readonly min: number;
+  readonly max: number;
+  /** Aim for about this many logs per request: large enough to amortize, small enough for memory. */
+  readonly targetLogs: number;
+
+  constructor(opts: { initial?: number; min?: number; max: number; targetLogs?: number }) {
+    this.min = Math.max(1, opts.min ?? 1);
+    this.max = Math.max(this.min, opts.max);
+    this.targetLogs = opts.targetLogs ?? 10_000;
+    this.current = clamp(opts.initial ?? Math.min(1000, this.max), this.min, this.max);
+  }
+
+  get size(): number {
+    return this.current;
+  }
+
+  /** After a range of `blocks` blocks returned `logs` logs. */
+  succeeded(blocks: number, logs: number): void {
+    if (blocks < this.current) return; // a short range at the head says nothing about capacity
+    const byDensity = logs > 0 ? Math.floor((blocks * this.targetLogs) / logs) : this.current * 2;
+    // Never more than double at once (density varies), never shrink below half on success.
+    this.current = clamp(
+      Math.min(this.current * 2, byDensity),
+      Math.max(this.min, this.current >> 1),
+      this.max,
+    );
+  }
+
+  /** After a range-shrinking fault; `message` may carry the provider's suggested range. */
+  failed(message?: string): void {
+    const hint = message ? hintedSize(message) : null;
+    const next = hint !== null && hint < this.current ? hint : this.current >> 1;
+    this.current = clamp(next, this.min, this.max);
+  }
+}
+
+function clamp(n: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, Math.floor(n)));
+}
+
+/** Alchemy/Infura: "… Try with this block range [0x10, 0x2a]." */
+export function hintedSize(message: string): number | null {
+  const m = /\[(0x[0-9a-f]+),\s*(0x[0-9a-f]+)\]/i.exec(message);
+  if (!m) return null;
+  const n = Number.parseInt(m[2], 16) - Number.parseInt(m[1], 16) + 1;
+  return Number.isFinite(n) && n >= 1 ? n : null;
+}

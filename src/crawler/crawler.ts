@@ -1,0 +1,77 @@
+import type { Logger } from "pino";
+import type { Store } from "../store/store.js";
+import type { CrawlerSource, SignalsFn } from "./apply-range.js";
+import type { CrawlerMetrics } from "./crawler-metrics.js";
+import { SourceSync, type SourceState, type SourceStatus, type SyncOptions } from "./source-sync.js";
+
+export interface CrawlerOptions {
+  sources: CrawlerSource[];
+  store: Store;
+  logger: Logger;
+  metrics?: CrawlerMetrics;
+  /** Per-source sync options; `finality` comes from `finalityOf(source)`. */
+  sync: Omit<SyncOptions, "finality">;
+  finalityOf(source: CrawlerSource): number;
+  signals?: SignalsFn;
+}
+
+export interface Crawler {
+  /** Starts every source's loop; resolves at once. */
+  start(): void;
+  /** Stops every loop and waits for them (a range in flight is finished or rolled back by its transaction). */
+  stop(): Promise<void>;
+  /** Resolves with each source's final state when every loop has ended (exitWhenSynced, halt, stop). */
+  done(): Promise<Record<string, SourceState>>;
+  status(): SourceStatus[];
+}
+
+/**
+ * One sync loop per source, side by side in this process. A source that halts (deep reorg) or
+ * fails stops alone: the others go on, and the store keeps serving what was applied.
+ *
+ * @example
+ * const crawler = createCrawler({ sources, store, logger, sync, finalityOf });
+ * crawler.start(); … await crawler.stop();
+ */
+export function createCrawler(options: CrawlerOptions): Crawler {
+  const controller = new AbortController();
+  const syncs = options.sources.map(
+    (s) =>
+      new SourceSync(
+        s,
+        options.store,
+        options.logger,
+        {
+          ...options.sync,
+          finality: options.finalityOf(s),
+          signals: options.signals ?? options.sync.signals,
+        },
+        options.metrics,
+      ),
+  );
+  let running: Promise<Record<string, SourceState>> | null = null;
+  return {
+    start() {
+      if (running) return;
+      running = Promise.all(
+        syncs.map((s) =>
+          s.run(controller.signal).catch((e) => {
+            // run() handles its own errors; reaching here is a bug, reported and contained.
+            options.logger.error({ err: e, source: s.source.id }, "sync loop crashed");
+            return "stopped" as SourceState;
+          }),
+        ),
+      ).then((states) => Object.fromEntries(syncs.map((s, i) => [s.source.id, states[i]])));
+    },
+    async stop() {
+      controller.abort();
+      if (running) await running;
+    },
+    done() {
+      return running ?? Promise.resolve({});
+    },
+    status() {
+      return syncs.map((s) => s.status());
+    },
+  };
+}

@@ -1,0 +1,369 @@
+import { ZERO_ADDRESS } from "../domain/address.js";
+import { type NameResult, normalizeEnsName, normalizeName, splitName } from "../domain/names.js";
+import type { Network } from "../domain/networks.js";
+import type { Provider } from "../domain/providers.js";
+import type { DomainRecord } from "../domain/types.js";
+import { ADDR_REVERSE_NODE, ETH_NODE } from "../providers/namehash.js";
+import type { DomainEvent } from "../providers/provider.js";
+
+/**
+ * The projection of the event journal into domain state: a pure fold, so that applying a range,
+ * resuming after a crash and replaying after a reorg all compute the same thing from the same
+ * events. Nothing here does I/O; apply-range.ts reads the journal and writes the result.
+ */
+
+/** A decoded event at its place on the chain, as the journal holds it. */
+export interface JournalEvent {
+  event: DomainEvent;
+  blockNumber: number;
+  logIndex: number;
+  /** Epoch seconds of the block, when known. */
+  blockTime: number | null;
+  /** Lower-case address of the emitting contract. */
+  contract: string;
+}
+
+const REVERSE_PREFIX = "reverse:";
+
+/** The journal groups events by this key: a token id, or `reverse:<address>` for reverse claims. */
+export function foldKeyOf(event: DomainEvent): string {
+  switch (event.type) {
+    case "reverse-set":
+    case "reverse-name":
+    case "reverse-removed":
+      return `${REVERSE_PREFIX}${event.address}`;
+    default:
+      // ENS reverse-node / node-name concern the reverse node, a token: they meet under its key.
+      return event.tokenId;
+  }
+}
+
+export function isReverseKey(key: string): boolean {
+  return key.startsWith(REVERSE_PREFIX);
+}
+
+export function reverseKeyAddress(key: string): string {
+  return key.slice(REVERSE_PREFIX.length);
+}
+
+export function reverseKey(address: string): string {
+  return `${REVERSE_PREFIX}${address}`;
+}
+
+/** One owner line: who holds the token and since which mint. */
+interface Ownership {
+  owner: string;
+  registeredBlock: number | null;
+  registeredAt: number | null;
+  contract: string;
+}
+
+export interface TokenState {
+  tokenId: string;
+  owner: string;
+  /** Last plaintext full name published for the token (adapters normalize it), or null. */
+  name: string | null;
+  parentTokenId: string | null;
+  /** ENS: the label hash under the parent, when only NewOwner named the token. */
+  labelHash: string | null;
+  /** Native records per emitting contract, each in the order last set (later wins on a collision). */
+  natives: Map<string, Map<string, string>>;
+  /** ENS: the node's resolver; only its records count. `undefined` = no resolver event seen. */
+  resolver: string | null | undefined;
+  expiresAt: number | null;
+  registeredBlock: number | null;
+  registeredAt: number | null;
+  contractAddress: string;
+  lastUpdateBlock: number;
+  lastUpdateAt: number;
+  /** ENS: the token is the reverse node of this address (ReverseClaimed). */
+  reverseOf: string | null;
+  /** ENS: the node's name() record (NameChanged): a primary name when this is a reverse node. */
+  nodeName: string | null;
+}
+
+const toMs = (seconds: number | null) => (seconds === null ? null : seconds * 1000);
+
+function own(line: Ownership, to: string, e: JournalEvent): void {
+  // A mint (to a token with no live owner) starts a new life: its block is the registration. A
+  // burn ends it, so a later re-registration counts from its own mint.
+  if (line.owner === ZERO_ADDRESS && to !== ZERO_ADDRESS) {
+    line.registeredBlock = e.blockNumber;
+    line.registeredAt = toMs(e.blockTime);
+    line.contract = e.contract;
+  }
+  line.owner = to;
+}
+
+/**
+ * Folds a token's events, in chain order, into its state. `owner` is the zero address when the
+ * token has no live owner (never minted, burned, released): such a token is not a domain.
+ */
+export function foldToken(tokenId: string, events: readonly JournalEvent[]): TokenState {
+  const s: TokenState = {
+    tokenId,
+    owner: ZERO_ADDRESS,
+    name: null,
+    parentTokenId: null,
+    labelHash: null,
+    natives: new Map(),
+    resolver: undefined,
+    expiresAt: null,
+    registeredBlock: null,
+    registeredAt: null,
+    contractAddress: "",
+    lastUpdateBlock: 0,
+    lastUpdateAt: 0,
+    reverseOf: null,
+    nodeName: null,
+  };
+  // ENS keeps two owners: the NFT holder (registrar / wrapper transfers) decides for `.eth`
+  // second-level names, the latest of NFT and registry owner for every other node (ens-decode.ts).
+  const nft: Ownership = { owner: ZERO_ADDRESS, registeredBlock: null, registeredAt: null, contract: "" };
+  const any: Ownership = { ...nft };
+  let firstContract = "";
+  for (const e of events) {
+    const ev = e.event;
+    if (firstContract === "") firstContract = e.contract;
+    s.lastUpdateBlock = e.blockNumber;
+    s.lastUpdateAt = toMs(e.blockTime) ?? s.lastUpdateAt;
+    switch (ev.type) {
+      case "transfer":
+        own(nft, ev.to, e);
+        own(any, ev.to, e);
+        break;
+      case "registry-owner":
+        own(any, ev.owner, e);
+        break;
+      case "name":
+        s.name = ev.name;
+        if (ev.parentTokenId) s.parentTokenId = ev.parentTokenId;
+        break;
+      case "subnode":
+        s.parentTokenId = ev.parentTokenId;
+        s.labelHash = ev.labelHash;
+        break;
+      case "record": {
+        let m = s.natives.get(e.contract);
+        if (!m) {
+          m = new Map();
+          s.natives.set(e.contract, m);
+        }
+        m.delete(ev.nativeKey); // re-inserted last: the latest write wins a canonical-key collision
+        if (ev.nativeValue !== "") m.set(ev.nativeKey, ev.nativeValue);
+        break;
+      }
+      case "records-reset":
+        s.natives.get(e.contract)?.clear();
+        break;
+      case "expiry":
+        s.expiresAt = ev.expiresAt * 1000;
+        break;
+      case "resolver":
+        s.resolver = ev.resolver === ZERO_ADDRESS ? null : ev.resolver;
+        break;
+      case "reverse-node":
+        s.reverseOf = ev.address;
+        break;
+      case "node-name":
+        s.nodeName = ev.name === "" ? null : ev.name;
+        break;
+      default:
+        break; // address-keyed reverse events are folded per address (foldReverse)
+    }
+  }
+  const line = s.parentTokenId === ETH_NODE ? nft : any;
+  s.owner = line.owner;
+  s.registeredBlock = line.registeredBlock;
+  s.registeredAt = line.registeredAt;
+  s.contractAddress = line.contract || firstContract;
+  return s;
+}
+
+// namehash("reverse"): the ENS reverse tree (addr.reverse, default.reverse, …) holds no names.
+const REVERSE_NODE = "0xa097f6721ce401e757d1223a763fef49b8b5f90bb18567ddb86fd205dff71d34";
+const REVERSE_TREE = new Set([REVERSE_NODE, ADDR_REVERSE_NODE]);
+
+/** Tokens that are not domains: no live owner, or ENS reverse bookkeeping (`*.addr.reverse`). */
+export function isDomainState(s: TokenState): boolean {
+  if (s.owner === ZERO_ADDRESS) return false;
+  if (s.reverseOf !== null || REVERSE_TREE.has(s.tokenId)) return false;
+  if (s.parentTokenId !== null && REVERSE_TREE.has(s.parentTokenId)) return false;
+  return true;
+}
+
+/** The native records in force: those of the current resolver when the protocol has resolvers. */
+export function effectiveNatives(s: TokenState): Array<[string, string]> {
+  if (s.resolver !== undefined) return s.resolver === null ? [] : [...(s.natives.get(s.resolver) ?? [])];
+  const out: Array<[string, string]> = [];
+  for (const m of s.natives.values()) out.push(...m);
+  return out;
+}
+
+/** Something wrong with chain data, reported (counter + log) but never fatal. */
+export interface DataIssue {
+  reason: "invalid-name" | "record-too-large" | "record-nul" | "record-mapping" | "reverse-name";
+  tokenId: string;
+  detail: string;
+}
+
+/** Record values above this size are not served (the stale value is dropped, not kept). */
+export const MAX_RECORD_BYTES = 65_536;
+
+export interface ProjectionContext {
+  provider: Provider;
+  network: Network;
+  mapRecord(nativeKey: string, nativeValue: string): Array<{ key: string; value: string }>;
+}
+
+export interface ProjectedDomain {
+  tokenId: string;
+  name: string;
+  sld: string;
+  tld: string;
+  /** The published name failed normalization: kept under its placeholder, flagged spam. */
+  nameInvalid: boolean;
+  owner: string;
+  contractAddress: string;
+  resolver: string | null;
+  registeredAt: number | null;
+  registeredBlock: number | null;
+  expiresAt: number | null;
+  lastUpdateBlock: number;
+  lastUpdateAt: number;
+  records: DomainRecord[];
+}
+
+/** ENS labels never seen in plaintext read `[<hash hex>]` (chain-facts.md); so do unnamed tokens. */
+export function placeholderName(hash: string): string {
+  return `[${hash.replace(/^0x/, "")}]`;
+}
+
+// Labels every ENS deployment uses, whose plaintext no event carries (the root's NewOwner).
+const KNOWN_LABELS: Record<string, string> = {
+  "0x4f5b812789fc606be1b3b16908db13fc7a9adf7ca72641f84d75b47069d3d7f0": "eth",
+  "0xdec08c9dbbdd0890e300eb5062089b2d4b1c40e3673bbccb5423f7b37dcf9a9c": "reverse",
+  "0xe5e14487b78f85faa6e1808e89246cf57dd34831548ff2e6097380d98db2504a": "addr",
+};
+const ROOT = `0x${"0".repeat(64)}`;
+
+// PostgreSQL text cannot hold NUL, and no resolver client expects one: replaced, reported.
+const stripNul = (s: string) => s.replace(/\u0000/g, "\ufffd");
+
+/** Normalizes a full name, or a single label (a top-level token), for the provider. */
+export function normalizeFor(provider: Provider, name: string): NameResult {
+  const norm = provider === "NAMESPACE_C" ? normalizeEnsName : normalizeName;
+  if (name.includes(".")) return norm(name);
+  // A top-level token (UNS/FNS TLD, ENS `eth`): normalized as the TLD of a throwaway name.
+  const r = norm(`x.${name}`);
+  if (!r.ok) return r;
+  const tld = r.value.tld;
+  return { ok: true, value: { name: tld, sld: "", tld, labels: [tld], ascii: r.value.ascii.slice(2) } };
+}
+
+const BRACKETED = /\[[0-9a-f]{64}\]/g;
+// Lower-case ASCII letters, digits and hyphens in non-empty labels: normalized under every rule.
+const PLAIN = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
+const isPlainName = (name: string) => PLAIN.test(name) && name.length <= 253;
+
+/**
+ * Turns a folded state into what the store holds: the name checked, the native records mapped onto
+ * canonical keys (DESIGN §4), bad values dropped or made safe. `parentName` gives the name of a
+ * parent token (for ENS nodes named only by NewOwner).
+ */
+export function projectDomain(
+  s: TokenState,
+  ctx: ProjectionContext,
+  parentName: (tokenId: string) => string | null,
+  issues: DataIssue[],
+): ProjectedDomain {
+  let full = s.name;
+  // Adapters publish names already normalized and checked against the token id (provider.ts);
+  // only a name composed here from labels is checked again.
+  let composed = false;
+  if (full === null && s.labelHash !== null && s.parentTokenId !== null) {
+    composed = true;
+    const label = KNOWN_LABELS[s.labelHash] ?? placeholderName(s.labelHash);
+    const parent =
+      s.parentTokenId === ROOT ? "" : (parentName(s.parentTokenId) ?? placeholderName(s.parentTokenId));
+    full = parent === "" ? label : `${label}.${parent}`;
+  }
+  let name = placeholderName(s.tokenId);
+  let nameInvalid = false;
+  if (full !== null && !composed && isPlainName(full)) name = full;
+  else if (full !== null) {
+    // Bracketed labels are ENS's notation for unknown labels: only the known labels are checked.
+    const known = full.replace(BRACKETED, "x");
+    const checked = normalizeFor(ctx.provider, known);
+    if (checked.ok) name = known === full ? checked.value.name : full;
+    else {
+      nameInvalid = true;
+      issues.push({ reason: "invalid-name", tokenId: s.tokenId, detail: checked.reason });
+    }
+  }
+  const { sld, tld } = splitName(name);
+
+  const canonical = new Map<string, DomainRecord>();
+  for (const [rawKey, rawValue] of effectiveNatives(s)) {
+    if (Buffer.byteLength(rawValue, "utf8") > MAX_RECORD_BYTES || rawKey.length > 1024) {
+      issues.push({ reason: "record-too-large", tokenId: s.tokenId, detail: stripNul(rawKey.slice(0, 64)) });
+      continue;
+    }
+    let nativeKey = rawKey;
+    let nativeValue = rawValue;
+    if (rawKey.includes("\u0000") || rawValue.includes("\u0000")) {
+      issues.push({ reason: "record-nul", tokenId: s.tokenId, detail: stripNul(rawKey).slice(0, 64) });
+      nativeKey = stripNul(rawKey);
+      nativeValue = stripNul(rawValue);
+    }
+    let mapped: Array<{ key: string; value: string }>;
+    try {
+      mapped = ctx.mapRecord(nativeKey, nativeValue);
+    } catch (e) {
+      issues.push({
+        reason: "record-mapping",
+        tokenId: s.tokenId,
+        detail: `${nativeKey}: ${(e as Error).message}`,
+      });
+      mapped = [{ key: nativeKey, value: nativeValue }];
+    }
+    for (const m of mapped) {
+      const key = stripNul(m.key);
+      canonical.set(key, { key, value: stripNul(m.value), nativeKey, nativeValue });
+    }
+  }
+
+  return {
+    tokenId: s.tokenId,
+    name,
+    sld,
+    tld,
+    nameInvalid,
+    owner: s.owner,
+    contractAddress: s.contractAddress,
+    resolver: s.resolver ?? null,
+    registeredAt: s.registeredAt,
+    registeredBlock: s.registeredBlock,
+    expiresAt: s.expiresAt,
+    lastUpdateBlock: s.lastUpdateBlock,
+    lastUpdateAt: s.lastUpdateAt,
+    records: [...canonical.values()],
+  };
+}
+
+/** What an address's reverse claims come to: a token, a name to hash, or nothing. */
+export type ReverseState = { tokenId: string } | { name: string } | null;
+
+/**
+ * Folds an address's reverse events. `nodeName` is the name() record of the address's ENS reverse
+ * node, which takes precedence over the default reverse registrar's name (ENSIP-19).
+ */
+export function foldReverse(events: readonly JournalEvent[], nodeName: string | null = null): ReverseState {
+  let state: ReverseState = null;
+  for (const { event } of events) {
+    if (event.type === "reverse-set") state = { tokenId: event.tokenId };
+    else if (event.type === "reverse-name") state = event.name === "" ? null : { name: event.name };
+    else if (event.type === "reverse-removed") state = null;
+  }
+  return nodeName ? { name: nodeName } : state;
+}

@@ -1,0 +1,301 @@
+import { AppError } from "../domain/errors.js";
+import { redactUrl } from "../config/redact.js";
+
+/**
+ * Why an RPC call failed. The block-range layer halves its range on `too-many-results`,
+ * `response-too-large` and `timeout`; the client itself retries `rate-limited`, `server`,
+ * `network` and `null-result` with backoff. `rpc` (a JSON-RPC error the node means) is final.
+ */
+export const RPC_FAULTS = {
+  "too-many-results": { retryable: true, shrinks: true },
+  "response-too-large": { retryable: true, shrinks: true },
+  timeout: { retryable: true, shrinks: true },
+  "rate-limited": { retryable: true, shrinks: false },
+  server: { retryable: true, shrinks: false },
+  network: { retryable: true, shrinks: false },
+  "null-result": { retryable: true, shrinks: false },
+  rpc: { retryable: false, shrinks: false },
+} as const;
+
+export type RpcFault = keyof typeof RPC_FAULTS;
+
+export interface RpcFaultDetails {
+  fault: RpcFault;
+  method: string;
+  /** Seconds the server asked us to wait (429 Retry-After). */
+  retryAfter?: number;
+  httpStatus?: number;
+  rpcCode?: number;
+}
+
+export function rpcError(message: string, details: RpcFaultDetails, cause?: unknown): AppError {
+  return new AppError("INTERNAL_ERROR", message, {
+    retryable: RPC_FAULTS[details.fault].retryable,
+    details: { ...details },
+    cause,
+  });
+}
+
+/** The fault of an error thrown by the client, or null for anything else. */
+export function faultOf(e: unknown): RpcFaultDetails | null {
+  if (!(e instanceof AppError) || !e.details || typeof e.details.fault !== "string") return null;
+  return e.details as unknown as RpcFaultDetails;
+}
+
+// Providers word "too many results" in many ways: Alchemy ("query returned more than 10000
+// results"), Infura (-32005 "query returned more than 10000 results"), QuickNode/Ankr ("block range
+// is too wide", "exceed maximum block range"), geth ("query timeout exceeded"), BSC nodes ("limit
+// exceeded"), Erigon ("too many logs").
+const TOO_MANY =
+  /more than \d+ results|too many (results|logs|blocks)|block range (is )?too (wide|large)|range (is )?too (large|wide)|exceed(s|ed)? (the )?max(imum)? (block )?range|limit exceeded|response (size|is too)|query timeout|log response size|range limit/i;
+
+/** Classifies a JSON-RPC error object. */
+export function classifyRpcError(error: { code?: number; message?: string }): RpcFault {
+  const message = String(error.message ?? "");
+  if (TOO_MANY.test(message) || error.code === -32005) return "too-many-results";
+  if (
+    /rate limit|too many requests|capacity|exceeded .*(quota|compute units)/i.test(message) ||
+    error.code === 429
+  )
+    return "rate-limited";
+  // -32000 "header not found" / "unknown block": a load-balanced node behind its peers.
+  if (
+    /header not found|unknown block|not synced|temporarily unavailable|internal error|try again/i.test(
+      message,
+    )
+  )
+    return "server";
+  if (error.code === -32603) return "server";
+  return "rpc";
+}
+
+/** Parses Retry-After (delta seconds or an HTTP date) into seconds. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const secs = Number(value);
+  if (Number.isFinite(secs)) return Math.max(0, secs);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
+}
+
+export interface RpcClientOptions {
+  url: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+  /** Retries of retryable faults before giving up (the sync loop then backs off and goes on). */
+  maxRetries?: number;
+  /** First backoff delay; doubles each retry with jitter, capped at `maxBackoffMs`. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Responses above this many bytes fail with `response-too-large` so the caller shrinks its range. */
+  maxResponseBytes?: number;
+  /** Called on each retry, for logs and metrics. */
+  onRetry?: (info: { method: string; fault: RpcFault; attempt: number; delayMs: number }) => void;
+  /** Called once per HTTP request with its outcome. */
+  onRequest?: (info: { method: string; outcome: "ok" | RpcFault; ms: number }) => void;
+  /** Aborts requests in flight and retries in wait (shutdown). */
+  signal?: AbortSignal;
+}
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+export interface CallOptions {
+  /** Faults thrown at once instead of retried (getLogs shrinks its range on these). */
+  noRetry?: readonly RpcFault[];
+  /** Treat a `null` result as the `null-result` fault (a block the node does not have yet). */
+  nonNull?: boolean;
+  timeoutMs?: number;
+}
+
+export interface RpcClient {
+  readonly url: string;
+  call<T>(method: string, params: unknown[], options?: CallOptions): Promise<T>;
+  /** One HTTP request carrying several calls; results in call order. Any failed call fails the batch. */
+  batch<T>(calls: RpcCall[], options?: CallOptions): Promise<T[]>;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/**
+ * A small fetch-based JSON-RPC client. Not viem's transport: it has no 10 MiB body limit, returns
+ * raw JSON (decoding logs by hand is ~3x faster than viem's ABI decoding, machine-notes), and
+ * classifies every fault so the crawler can tell "retry later" from "ask for less".
+ */
+export function createRpcClient(options: RpcClientOptions): RpcClient {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const maxRetries = options.maxRetries ?? 8;
+  const base = options.baseBackoffMs ?? 250;
+  const cap = options.maxBackoffMs ?? 15_000;
+  const maxBytes = options.maxResponseBytes ?? 512 * 1024 * 1024;
+  const safeUrl = redactUrl(options.url);
+  let nextId = 1;
+
+  async function post(body: unknown, method: string, ms: number): Promise<unknown> {
+    const started = Date.now();
+    let outcome: "ok" | RpcFault = "ok";
+    try {
+      let res: Response;
+      try {
+        res = await fetch(options.url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: options.signal
+            ? AbortSignal.any([AbortSignal.timeout(ms), options.signal])
+            : AbortSignal.timeout(ms),
+        });
+      } catch (e) {
+        if (options.signal?.aborted) throw rpcError(`${method}: stopped`, { fault: "rpc", method }, e);
+        const timedOut = (e as Error).name === "TimeoutError" || (e as Error).name === "AbortError";
+        outcome = timedOut ? "timeout" : "network";
+        throw rpcError(
+          timedOut ? `${method} timed out after ${ms} ms (${safeUrl})` : `${method}: cannot reach ${safeUrl}`,
+          { fault: outcome, method },
+          e,
+        );
+      }
+      if (res.status === 429) {
+        outcome = "rate-limited";
+        await res.body?.cancel();
+        throw rpcError(`${method}: rate limited by ${safeUrl}`, {
+          fault: "rate-limited",
+          method,
+          httpStatus: 429,
+          retryAfter: parseRetryAfter(res.headers.get("retry-after")),
+        });
+      }
+      if (res.status >= 500 || (res.status >= 400 && res.status !== 400)) {
+        outcome = res.status === 413 ? "response-too-large" : "server";
+        const text = await res.text().catch(() => "");
+        // Some gateways answer a too-large query with a 5xx and a JSON-RPC body saying so.
+        if (TOO_MANY.test(text)) outcome = "too-many-results";
+        throw rpcError(`${method}: HTTP ${res.status} from ${safeUrl}`, {
+          fault: outcome,
+          method,
+          httpStatus: res.status,
+          retryAfter: parseRetryAfter(res.headers.get("retry-after")),
+        });
+      }
+      const length = Number(res.headers.get("content-length") ?? 0);
+      if (length > maxBytes) {
+        outcome = "response-too-large";
+        await res.body?.cancel();
+        throw rpcError(`${method}: response of ${length} bytes`, { fault: outcome, method });
+      }
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (e) {
+        const timedOut = (e as Error).name === "TimeoutError" || (e as Error).name === "AbortError";
+        outcome = timedOut ? "timeout" : "network";
+        throw rpcError(`${method}: body cut off (${safeUrl})`, { fault: outcome, method }, e);
+      }
+      if (text.length > maxBytes) {
+        outcome = "response-too-large";
+        throw rpcError(`${method}: response of ${text.length} bytes`, { fault: outcome, method });
+      }
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        outcome = "server";
+        throw rpcError(`${method}: malformed JSON from ${safeUrl}`, { fault: "server", method }, e);
+      }
+    } finally {
+      options.onRequest?.({ method, outcome, ms: Date.now() - started });
+    }
+  }
+
+  function unwrap(method: string, reply: unknown, callOptions: CallOptions): unknown {
+    const r = reply as { result?: unknown; error?: { code?: number; message?: string } } | null;
+    if (!r || typeof r !== "object") throw rpcError(`${method}: empty reply`, { fault: "server", method });
+    if (r.error) {
+      const fault = classifyRpcError(r.error);
+      throw rpcError(`${method}: ${String(r.error.message ?? "error").slice(0, 300)}`, {
+        fault,
+        method,
+        rpcCode: r.error.code,
+      });
+    }
+    if (callOptions.nonNull && (r.result === null || r.result === undefined))
+      throw rpcError(`${method}: null result`, { fault: "null-result", method });
+    return r.result;
+  }
+
+  async function withRetries<T>(
+    method: string,
+    callOptions: CallOptions,
+    attempt: () => Promise<T>,
+  ): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt();
+      } catch (e) {
+        const f = faultOf(e);
+        if (
+          !f ||
+          !RPC_FAULTS[f.fault].retryable ||
+          callOptions.noRetry?.includes(f.fault) ||
+          i >= maxRetries ||
+          options.signal?.aborted
+        )
+          throw e;
+        const backoff = Math.min(cap, base * 2 ** i) * (0.5 + Math.random() / 2);
+        const delayMs = f.retryAfter !== undefined ? Math.min(60_000, f.retryAfter * 1000 + 50) : backoff;
+        options.onRetry?.({ method, fault: f.fault, attempt: i + 1, delayMs });
+        await sleep(delayMs, options.signal);
+      }
+    }
+  }
+
+  return {
+    url: options.url,
+    call<T>(method: string, params: unknown[], callOptions: CallOptions = {}): Promise<T> {
+      return withRetries(method, callOptions, async () => {
+        const reply = await post(
+          { jsonrpc: "2.0", id: nextId++, method, params },
+          method,
+          callOptions.timeoutMs ?? timeoutMs,
+        );
+        return unwrap(method, reply, callOptions) as T;
+      });
+    },
+    batch<T>(calls: RpcCall[], callOptions: CallOptions = {}): Promise<T[]> {
+      if (calls.length === 0) return Promise.resolve([]);
+      const method = `batch(${calls[0].method}×${calls.length})`;
+      return withRetries(method, callOptions, async () => {
+        const first = nextId;
+        nextId += calls.length;
+        const body = calls.map((c, i) => ({
+          jsonrpc: "2.0",
+          id: first + i,
+          method: c.method,
+          params: c.params,
+        }));
+        const reply = await post(body, method, callOptions.timeoutMs ?? timeoutMs);
+        if (!Array.isArray(reply)) {
+          // A server without batch support answers one error object for the whole array.
+          unwrap(method, reply, callOptions);
+          throw rpcError(`${method}: batch answered with a single reply`, { fault: "server", method });
+        }
+        const byId = new Map<number, unknown>();
+        for (const r of reply) byId.set(Number((r as { id: unknown }).id), r);
+        return calls.map((c, i) => unwrap(c.method, byId.get(first + i), callOptions) as T);
+      });
+    },
+  };
+}

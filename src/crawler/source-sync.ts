@@ -1,0 +1,486 @@
+import type { Logger } from "pino";
+import { redactUrl } from "../config/redact.js";
+import type { Store } from "../store/store.js";
+import {
+  applyRange,
+  type CrawlerSource,
+  type DecodeIssue,
+  journalEntriesOf,
+  rollbackTo,
+  type SignalsFn,
+} from "./apply-range.js";
+import { AdaptiveRange } from "./block-range.js";
+import { type BlockHeader, ChainReader } from "./chain-reader.js";
+import type { CrawlerMetrics } from "./crawler-metrics.js";
+import type { DataIssue } from "./projection.js";
+import { findCommonAncestor, formatEta, sleep } from "./sync-helpers.js";
+import { createRpcClient, faultOf, RPC_FAULTS } from "./rpc-client.js";
+
+export const SOURCE_STATES = ["starting", "backfill", "live", "retrying", "halted", "stopped"] as const;
+export type SourceState = (typeof SOURCE_STATES)[number];
+
+export interface SourceStatus {
+  id: string;
+  provider: string;
+  network: string;
+  chainId: number;
+  state: SourceState;
+  head: number | null;
+  checkpoint: number;
+  lag: number | null;
+  eventsApplied: number;
+  eventsPerSecond: number;
+  etaSeconds: number | null;
+  rangeSize: number;
+  error: string | null;
+  updatedAt: number;
+}
+
+export interface SyncOptions {
+  /** Blocks after which a block is final; a deeper reorg halts the source. */
+  finality: number;
+  pollIntervalMs: number;
+  maxRange: number;
+  initialRange?: number;
+  requestTimeoutMs: number;
+  /** Return once the checkpoint reaches the head (CLI --exit-when-synced, tests, benchmarks). */
+  exitWhenSynced?: boolean;
+  progressIntervalMs?: number;
+  /** First delay of the retry backoffs (RPC calls and failed steps). Default 250 ms. */
+  backoffMs?: number;
+  signals?: SignalsFn;
+  clock?: () => number;
+}
+
+/** A reorg deeper than the finality window: the source stops, the data stays served. */
+class HaltError extends Error {}
+
+/**
+ * The sync loop of one source (DESIGN §5): backfill with adaptive eth_getLogs ranges, then follow
+ * the head; every range is applied with its checkpoint in one transaction; reorgs are detected by
+ * parent hash and rolled back by replaying the journal.
+ */
+export class SourceSync {
+  readonly reader: ChainReader;
+  private readonly range: AdaptiveRange;
+  private readonly clock: () => number;
+  private cp = { blockNumber: 0, blockHash: "" };
+  private head: number | null = null;
+  private state: SourceState = "starting";
+  private error: string | null = null;
+  private eventsApplied = 0;
+  // Exponentially weighted rates, for the progress line and the ETA.
+  private eventRate = 0;
+  private blockRate = 0;
+  private lastProgressLog = 0;
+  // Stops RPC calls in flight and their retries when the loop is asked to stop.
+  private readonly stopping = new AbortController();
+
+  constructor(
+    readonly source: CrawlerSource,
+    private readonly store: Store,
+    private readonly logger: Logger,
+    private readonly options: SyncOptions,
+    private readonly metrics?: CrawlerMetrics,
+  ) {
+    this.clock = options.clock ?? Date.now;
+    const labels = { source: source.id };
+    const rpc = createRpcClient({
+      url: source.rpcUrl,
+      signal: this.stopping.signal,
+      timeoutMs: options.requestTimeoutMs,
+      baseBackoffMs: options.backoffMs ?? 250,
+      onRetry: (r) => {
+        metrics?.rpcRetries.inc({ ...labels, fault: r.fault });
+        logger.debug({ source: source.id, ...r }, "rpc retry");
+      },
+      onRequest: (r) => metrics?.rpcRequests.inc({ ...labels, outcome: r.outcome }),
+    });
+    this.reader = new ChainReader(rpc, source.chainId);
+    this.range = new AdaptiveRange({ initial: options.initialRange, max: options.maxRange });
+  }
+
+  status(): SourceStatus {
+    const lag = this.head === null ? null : Math.max(0, this.head - this.cp.blockNumber);
+    return {
+      id: this.source.id,
+      provider: this.source.provider,
+      network: this.source.network,
+      chainId: this.source.chainId,
+      state: this.state,
+      head: this.head,
+      checkpoint: this.cp.blockNumber,
+      lag,
+      eventsApplied: this.eventsApplied,
+      eventsPerSecond: Math.round(this.eventRate),
+      etaSeconds:
+        lag !== null && lag > 0 && this.blockRate > 0
+          ? Math.round(lag / this.blockRate)
+          : lag === 0
+            ? 0
+            : null,
+      rangeSize: this.range.size,
+      error: this.error,
+      updatedAt: this.clock(),
+    };
+  }
+
+  /** Runs until `signal` aborts, the source halts, or (exitWhenSynced) it reaches the head. */
+  async run(signal: AbortSignal): Promise<SourceState> {
+    const log = this.logger.child({ source: this.source.id });
+    signal.addEventListener("abort", () => this.stopping.abort(), { once: true });
+    let failures = 0;
+    let ready = false;
+    while (!signal.aborted) {
+      try {
+        if (!ready) {
+          if (!(await this.init(log))) return this.state;
+          ready = true;
+        }
+        const progressed = await this.step(log);
+        failures = 0;
+        if (this.state === "retrying") this.setState(this.lagged() ? "backfill" : "live");
+        this.error = null;
+        if (!progressed) {
+          if (this.options.exitWhenSynced && this.head !== null && this.cp.blockNumber >= this.head) break;
+          await sleep(this.options.pollIntervalMs, signal);
+        }
+      } catch (e) {
+        if (signal.aborted) break; // stopping: an interrupted call is not a failure
+        if (e instanceof HaltError) {
+          await this.halt(log, e.message);
+          return this.state;
+        }
+        failures++;
+        this.error = (e as Error).message;
+        this.setState("retrying");
+        const f = faultOf(e);
+        const delay = Math.min(30_000, 2 * (this.options.backoffMs ?? 250) * 2 ** Math.min(failures - 1, 6));
+        // RPC faults are expected and retried; anything else (store down, a bug) is logged loudly.
+        if (f && RPC_FAULTS[f.fault].retryable)
+          log.warn({ fault: f.fault, attempt: failures, delayMs: delay }, this.error);
+        else log.error({ err: e, attempt: failures, delayMs: delay }, "sync step failed; retrying");
+        await sleep(delay, signal);
+      }
+    }
+    if (this.state !== "halted") this.setState("stopped");
+    return this.state;
+  }
+
+  private lagged(): boolean {
+    return this.head !== null && this.head - this.cp.blockNumber > this.options.finality;
+  }
+
+  private setState(state: SourceState): void {
+    this.state = state;
+    this.metrics?.halted.set({ source: this.source.id }, state === "halted" ? 1 : 0);
+  }
+
+  private async init(log: Logger): Promise<boolean> {
+    // An RPC URL of the wrong chain would index another chain's logs under this network.
+    const chainId = await this.reader.chainIdOfNode();
+    if (chainId !== this.source.chainId) {
+      // A configuration error, not a chain fact: the source stops without marking its checkpoint.
+      this.error = `the RPC of ${this.source.network} (${redactUrl(this.source.rpcUrl)}) answers chain id ${chainId}, expected ${this.source.chainId}`;
+      this.setState("halted");
+      log.error(this.error);
+      return false;
+    }
+    const saved = await this.store.getCheckpoint(this.source.id);
+    if (saved) this.cp = { blockNumber: saved.blockNumber, blockHash: saved.blockHash };
+    else this.cp = { blockNumber: Math.max(-1, (await this.startBlock(log)) - 1), blockHash: "" };
+    if (saved?.state === "halted") {
+      this.error = saved.error;
+      this.setState("halted");
+      log.error(
+        { error: saved.error },
+        "source is halted; run `omniname crawl --rewind <source>:<block>` to resume",
+      );
+      return false;
+    }
+    log.info(
+      {
+        rpc: redactUrl(this.source.rpcUrl),
+        from: this.cp.blockNumber + 1,
+        contracts: this.source.contracts.addresses,
+      },
+      "source starting",
+    );
+    this.setState("backfill");
+    return true;
+  }
+
+  private async startBlock(log: Logger): Promise<number> {
+    const configured = this.source.contracts.startBlock;
+    if (!this.source.discoverStartBlock) return configured;
+    const head = await this.reader.head();
+    let first: number | null = null;
+    for (const address of new Set(Object.values(this.source.contracts.addresses))) {
+      const b = await this.reader.deployBlock(address, head);
+      if (b !== null && (first === null || b < first)) first = b;
+    }
+    log.info({ deployBlock: first }, "start block found by bisecting eth_getCode");
+    return first ?? configured;
+  }
+
+  private async halt(log: Logger, message: string): Promise<void> {
+    this.error = message;
+    this.setState("halted");
+    log.error({ checkpoint: this.cp.blockNumber }, message);
+    await this.store.setCheckpoint({
+      sourceId: this.source.id,
+      chainId: this.source.chainId,
+      blockNumber: this.cp.blockNumber,
+      blockHash: this.cp.blockHash,
+      updatedAt: this.clock(),
+      state: "halted",
+      error: message,
+    });
+  }
+
+  /** One unit of work; false when there was nothing to do (caught up). */
+  private async step(log: Logger): Promise<boolean> {
+    const head = await this.reader.head();
+    this.head = head;
+    const id = { source: this.source.id };
+    this.metrics?.head.set(id, head);
+    this.metrics?.lag.set(id, Math.max(0, head - this.cp.blockNumber));
+    const { finality } = this.options;
+
+    if (head <= this.cp.blockNumber) {
+      // Nothing new. Near the head, check that our last block is still on the chain: a reorg to a
+      // chain no longer than ours is only seen this way.
+      if (this.cp.blockHash !== "" && this.cp.blockNumber - head <= finality) {
+        const top = await this.reader.header(head);
+        const known = head === this.cp.blockNumber ? this.cp.blockHash : await this.storedHash(head);
+        if (known !== null && known !== top.hash) {
+          await this.handleReorg(log, head);
+          return true;
+        }
+      }
+      if (this.state !== "live") {
+        this.setState("live");
+        log.info({ block: this.cp.blockNumber }, "caught up with the head");
+      }
+      return false;
+    }
+
+    const from = this.cp.blockNumber + 1;
+    const unfinalizedFrom = head - finality + 1;
+    const prefetched = this.prefetched?.from === from ? this.prefetched : null;
+    this.prefetched = null;
+    const to = prefetched ? prefetched.to : Math.min(head, from + this.range.size - 1);
+    const headers = new Map<number, BlockHeader>();
+    if (prefetched) {
+      headers.set(to, await prefetched.header);
+    } else if (to >= unfinalizedFrom) {
+      const first = Math.max(from, unfinalizedFrom);
+      const nums: number[] = [];
+      for (let n = first; n <= to; n++) nums.push(n);
+      let prev: BlockHeader | null = null;
+      for (const h of await this.reader.headers(nums)) {
+        if (prev && h.parentHash !== prev.hash) return true; // the chain moved under us: read again
+        headers.set(h.number, h);
+        prev = h;
+      }
+      const firstHeader = headers.get(from);
+      if (firstHeader && this.cp.blockHash !== "" && firstHeader.parentHash !== this.cp.blockHash) {
+        await this.handleReorg(log, head);
+        return true;
+      }
+    } else {
+      headers.set(to, await this.reader.header(to));
+    }
+
+    let logs: Awaited<ReturnType<ChainReader["logs"]>>;
+    try {
+      logs = await (prefetched?.logs ??
+        this.reader.logs(this.source.adapter.filters(this.source.contracts), from, to));
+    } catch (e) {
+      const f = faultOf(e);
+      if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
+        this.range.failed((e as Error).message);
+        this.metrics?.rangeSize.set(id, this.range.size);
+        log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
+        return true;
+      }
+      throw e;
+    }
+    // Logs of unfinalized blocks must come from the blocks whose hashes we checkpoint.
+    for (const l of logs) {
+      const h = headers.get(l.blockNumber);
+      if (h && h.hash !== l.blockHash) return true;
+    }
+    const missing = [
+      ...new Set(
+        logs.filter((l) => l.blockTime === null && !headers.has(l.blockNumber)).map((l) => l.blockNumber),
+      ),
+    ];
+    for (const h of await this.reader.headers(missing)) headers.set(h.number, h);
+    const times = new Map<number, number>();
+    for (const h of headers.values()) times.set(h.number, h.timestamp);
+
+    const decodeIssues: DecodeIssue[] = [];
+    const entries = journalEntriesOf(this.source, logs, times, decodeIssues);
+    const top = headers.get(to) as BlockHeader;
+    const recent = [...headers.values()]
+      .filter((h) => h.number >= unfinalizedFrom)
+      .map((h) => ({ blockNumber: h.number, blockHash: h.hash, parentHash: h.parentHash }));
+    const blocks = to - from + 1;
+    this.range.succeeded(blocks, logs.length);
+    this.prefetch(to + 1, head);
+    const started = this.clock();
+    const stats = await applyRange(
+      this.store,
+      this.source,
+      {
+        entries,
+        checkpoint: {
+          sourceId: this.source.id,
+          chainId: this.source.chainId,
+          blockNumber: to,
+          blockHash: top.hash,
+          updatedAt: started,
+          state: head - to > finality ? "syncing" : "live",
+          error: null,
+        },
+        recentBlocks: recent,
+        pruneBelow: unfinalizedFrom - 1,
+      },
+      this.options.signals,
+    );
+    const elapsed = Math.max(1, this.clock() - started);
+    this.metrics?.applySeconds.observe(id, elapsed / 1000);
+    this.report(log, decodeIssues, stats.issues);
+
+    this.cp = { blockNumber: to, blockHash: top.hash };
+    this.eventsApplied += logs.length;
+    this.metrics?.events.inc(id, logs.length);
+    this.metrics?.checkpoint.set(id, to);
+    this.metrics?.lag.set(id, head - to);
+    this.metrics?.rangeSize.set(id, this.range.size);
+    this.progress(log, logs.length, blocks);
+    return true;
+  }
+
+  /**
+   * In a backfill, asks the node for the next range's logs before this one is written, so that the
+   * node's work overlaps ours. Only finalized ranges: near the head every range is checked first.
+   */
+  private prefetch(from: number, head: number): void {
+    const to = Math.min(head - this.options.finality, from + this.range.size - 1);
+    if (to < from) return;
+    const logs = this.reader.logs(this.source.adapter.filters(this.source.contracts), from, to);
+    const header = this.reader.header(to);
+    // Awaited by the next step; a failure there is handled like any fetch failure.
+    logs.catch(() => {});
+    header.catch(() => {});
+    this.prefetched = { from, to, logs, header };
+  }
+
+  private prefetched: {
+    from: number;
+    to: number;
+    logs: ReturnType<ChainReader["logs"]>;
+    header: Promise<BlockHeader>;
+  } | null = null;
+
+  private progress(log: Logger, events: number, blocks: number): void {
+    const now = this.clock();
+    const dt = this.lastTick === 0 ? 0 : (now - this.lastTick) / 1000;
+    this.lastTick = now;
+    if (dt > 0) {
+      const a = Math.min(1, dt / 5); // ~5 s smoothing window
+      this.eventRate += a * (events / dt - this.eventRate);
+      this.blockRate += a * (blocks / dt - this.blockRate);
+    }
+    if (this.head === null) return;
+    const behind = this.head - this.cp.blockNumber;
+    if (behind > this.options.finality) this.setState("backfill");
+    else if (this.state === "backfill") this.setState("live");
+    if (
+      this.state === "backfill" &&
+      now - this.lastProgressLog >= (this.options.progressIntervalMs ?? 5000)
+    ) {
+      this.lastProgressLog = now;
+      const eta = this.blockRate > 0 ? Math.round(behind / this.blockRate) : null;
+      log.info(
+        {
+          block: this.cp.blockNumber,
+          head: this.head,
+          behind,
+          eventsPerSecond: Math.round(this.eventRate),
+          etaSeconds: eta,
+        },
+        `backfill ${this.source.id}: block ${this.cp.blockNumber}/${this.head}, ${behind} behind, ${Math.round(this.eventRate)} events/s, ETA ${formatEta(eta)}`,
+      );
+    }
+  }
+
+  private lastTick = 0;
+
+  private report(log: Logger, decodeIssues: DecodeIssue[], dataIssues: DataIssue[]): void {
+    for (const i of decodeIssues) {
+      this.metrics?.badData.inc({ source: this.source.id, reason: "decode" });
+      log.warn(
+        { block: i.blockNumber, logIndex: i.logIndex, contract: i.address },
+        `skipped log: ${i.reason}`,
+      );
+    }
+    for (const i of dataIssues) {
+      this.metrics?.badData.inc({ source: this.source.id, reason: i.reason });
+      log.warn({ tokenId: i.tokenId, reason: i.reason }, `bad chain data: ${i.detail}`);
+    }
+  }
+
+  private async storedHash(n: number): Promise<string | null> {
+    const [b] = await this.store.findRecentBlocks(this.source.id, n);
+    return b && b.blockNumber === n ? b.blockHash : null;
+  }
+
+  /**
+   * Walks back from the checkpoint over the stored hashes of unfinalized blocks to the highest
+   * block still on the chain, then rolls back to it. No common ancestor within the finality
+   * window: the source halts.
+   */
+  private async handleReorg(log: Logger, head: number): Promise<void> {
+    const { finality } = this.options;
+    const floor = this.cp.blockNumber - finality;
+    const ancestor = await findCommonAncestor(
+      this.reader,
+      this.store,
+      this.source.id,
+      this.cp.blockNumber,
+      head,
+      finality,
+    );
+    this.metrics?.reorgs.inc({ source: this.source.id });
+    if (!ancestor) {
+      throw new HaltError(
+        `reorg deeper than the finality window of ${finality} blocks on ${this.source.network}: block ${this.cp.blockNumber} ` +
+          `(${this.cp.blockHash}) is no longer on the chain and no common ancestor was found down to block ${Math.max(0, floor)}; ` +
+          `the source is halted and its data left as of block ${this.cp.blockNumber}`,
+      );
+    }
+    const depth = this.cp.blockNumber - ancestor.blockNumber;
+    const result = await rollbackTo(
+      this.store,
+      this.source,
+      ancestor,
+      "live",
+      this.clock(),
+      this.options.signals,
+    );
+    log.warn(
+      {
+        from: this.cp.blockNumber,
+        ancestor: ancestor.blockNumber,
+        depth,
+        replayed: result.tokens,
+        deleted: result.entriesDeleted,
+      },
+      `reorg of ${depth} blocks rolled back to block ${ancestor.blockNumber}`,
+    );
+    this.cp = { blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash };
+  }
+}

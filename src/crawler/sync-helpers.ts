@@ -1,0 +1,47 @@
+import type { Store } from "../store/store.js";
+import type { ChainReader } from "./chain-reader.js";
+
+/** A sleep that ends early when `signal` aborts (a stopping crawler does not wait out its poll). */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+
+/**
+ * The highest block at or below the checkpoint (and the head) whose stored hash is still the
+ * chain's, searched over the stored hashes of the finality window, newest first; null when the
+ * reorg goes deeper than the window.
+ */
+export async function findCommonAncestor(
+  reader: ChainReader,
+  store: Store,
+  sourceId: string,
+  checkpoint: number,
+  head: number,
+  finality: number,
+): Promise<{ blockNumber: number; blockHash: string } | null> {
+  const stored = (await store.findRecentBlocks(sourceId, checkpoint - finality))
+    .filter((b) => b.blockNumber <= Math.min(head, checkpoint))
+    .reverse();
+  for (let i = 0; i < stored.length; i += 25) {
+    const chunk = stored.slice(i, i + 25);
+    const canonical = await reader.headers(chunk.map((b) => b.blockNumber));
+    for (let k = 0; k < chunk.length; k++) if (canonical[k].hash === chunk[k].blockHash) return chunk[k];
+  }
+  return null;
+}
+
+/** `42s`, `3m05s`, `2h07m`; `unknown` without a rate. */
+export function formatEta(seconds: number | null): string {
+  if (seconds === null) return "unknown";
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, "0")}m`;
+}

@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSignals } from "../../src/cli/crawl.command.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { sourcesFromManifest } from "../../src/crawler/sources.js";
+import { bulkSeed } from "../../src/devnet/bulk-seed.js";
+import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { createRpcClient } from "../../src/devnet/rpc.js";
+import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
+import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { crawlToHead, dumpStore, tempStore } from "./crawler-harness.js";
+
+const CHILD = join(import.meta.dirname, "crawl-child.ts");
+
+/** Seeded PRNG (mulberry32), so a failing run can be repeated. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("crash safety", () => {
+  let devnet: Devnet;
+  let dataDir: string;
+  let events = 0;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "omniname-crash-"));
+    devnet = await startDevnet({
+      dataDir,
+      persist: false,
+      seed: false,
+      blockTime: 0,
+      logs: false,
+      networks: ["POLYGON"],
+      basePort: 20_000 + Math.floor(Math.random() * 20_000),
+    });
+    const rpc = createRpcClient(devnet.manifest.networks.POLYGON!.rpcUrl);
+    await pauseMining(rpc);
+    // Small batches spread the names over many blocks, so a backfill is many transactions.
+    const report = await bulkSeed(await devnet.chains(), { names: 2_600, batchSize: 5, runId: "crash" });
+    events = report.events;
+    await resumeMining(rpc, 0);
+  });
+  afterAll(async () => {
+    await devnet?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("ends, after 10 SIGKILLs at random points of a backfill and restarts, with the store of an uninterrupted crawl", async () => {
+    expect(events).toBeGreaterThanOrEqual(10_000);
+    const reference = await tempStore();
+    try {
+      // The same scoring as `omniname crawl` applies, so that the two stores can be compared.
+      const signals = await loadSignals(loadConfig({}, { dataDir }), reference.store);
+      await crawlToHead(reference.store, sourcesFromManifest(devnet.manifest), {
+        sync: { maxRange: 1 },
+        signals,
+      });
+      const expected = await dumpStore(reference.store);
+
+      const env = {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DATABASE_URL: `sqlite:${join(dataDir, "crash.db")}`,
+        LOG_LEVEL: "info",
+        // One block a range: every block is its own transaction, so kills land between and inside them.
+        CRAWLER_MAX_RANGE: "1",
+        CRAWLER_INITIAL_RANGE: "1",
+        CRAWLER_POLL_INTERVAL_MS: "100",
+      };
+      const run = (): { child: ChildProcess; exited: Promise<number | null> } => {
+        const child = spawn(process.execPath, ["--import", "tsx", CHILD, "--exit-when-synced"], {
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let err = "";
+        child.stderr?.on("data", (c) => {
+          err += c;
+        });
+        child.stdout?.resume();
+        const exited = new Promise<number | null>((resolve) =>
+          child.once("exit", (code) => {
+            if (code !== 0 && code !== null) process.stderr.write(err);
+            resolve(code);
+          }),
+        );
+        return { child, exited };
+      };
+
+      // Ten random points of the backfill: each run is killed once the slower source passes its
+      // block, plus a random few milliseconds so that kills also land inside a range's work.
+      const random = prng(Number(process.env.CRASH_SEED ?? 2026));
+      const rpcUrl = devnet.manifest.networks.POLYGON!.rpcUrl;
+      const head = Number(await createRpcClient(rpcUrl).call<string>("eth_blockNumber"));
+      const targets = Array.from({ length: 10 }, () => 2 + Math.floor(random() * (head - 3))).sort(
+        (a, b) => a - b,
+      );
+      const reader = new BetterSqlite3(join(dataDir, "crash.db"), { readonly: false });
+      const progress = () => {
+        try {
+          const rows = reader.prepare("select block_number from checkpoints").all() as Array<{
+            block_number: number;
+          }>;
+          return rows.length < 2 ? -1 : Math.min(...rows.map((r) => Number(r.block_number)));
+        } catch {
+          return -1; // the first child has not created the tables yet
+        }
+      };
+      const checkpoints: number[] = [];
+      try {
+        for (const target of targets) {
+          const { child, exited } = run();
+          let done = false;
+          void exited.then(() => {
+            done = true;
+          });
+          while (!done && progress() < target) await new Promise((r) => setTimeout(r, 5));
+          await new Promise((r) => setTimeout(r, Math.floor(random() * 30)));
+          child.kill("SIGKILL");
+          await exited;
+          checkpoints.push(progress());
+        }
+      } finally {
+        reader.close();
+      }
+      const last = run();
+      expect(await last.exited).toBe(0);
+
+      const crashed = createSqliteStore(join(dataDir, "crash.db"));
+      await crashed.migrate();
+      try {
+        expect(await dumpStore(crashed)).toEqual(expected);
+      } finally {
+        await crashed.close();
+      }
+      // The kills did land inside the backfill, not only before or after it.
+      const midway = checkpoints.filter((c) => c > 0 && c < head);
+      expect(new Set(midway).size).toBeGreaterThanOrEqual(5);
+    } finally {
+      await reference.cleanup();
+    }
+    // Each child boots tsx (~3 s on this machine) before it crawls.
+  }, 240_000);
+});

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino, { type Logger } from "pino";
+import { Registry } from "prom-client";
+import type { Hex } from "viem";
+import type { CrawlerSource, SignalsFn } from "../../src/crawler/apply-range.js";
+import { type Crawler, createCrawler } from "../../src/crawler/crawler.js";
+import { type CrawlerMetrics, createCrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
+import type { SyncOptions } from "../../src/crawler/source-sync.js";
+import { callData } from "../../src/devnet/deploy.js";
+import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
+import { createRpcClient as createDevnetRpc } from "../../src/devnet/rpc.js";
+import { createTxSender, type TxSender } from "../../src/devnet/tx-sender.js";
+import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import type { Store } from "../../src/store/store.js";
+
+export const SILENT: Logger = pino({ level: "silent" });
+
+/** A private SQLite store in a temp directory. */
+export async function tempStore(): Promise<{
+  store: Store;
+  dir: string;
+  file: string;
+  cleanup(): Promise<void>;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), "omniname-crawl-"));
+  const file = join(dir, "omniname.db");
+  const store = createSqliteStore(file);
+  await store.migrate();
+  return {
+    store,
+    dir,
+    file,
+    async cleanup() {
+      await store.close().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const FAST_SYNC: Omit<SyncOptions, "finality"> = {
+  pollIntervalMs: 100,
+  maxRange: 100_000,
+  requestTimeoutMs: 5_000,
+  progressIntervalMs: 60_000,
+};
+
+export function startCrawler(
+  store: Store,
+  sources: CrawlerSource[],
+  opts: {
+    sync?: Partial<Omit<SyncOptions, "finality">>;
+    finality?: number;
+    logger?: Logger;
+    signals?: SignalsFn;
+  } = {},
+): { crawler: Crawler; metrics: CrawlerMetrics } {
+  const metrics = createCrawlerMetrics(new Registry());
+  const crawler = createCrawler({
+    sources,
+    store,
+    logger: opts.logger ?? SILENT,
+    metrics,
+    sync: { ...FAST_SYNC, ...opts.sync },
+    finalityOf: () => opts.finality ?? 10,
+    signals: opts.signals,
+  });
+  crawler.start();
+  return { crawler, metrics };
+}
+
+/** Crawls every source up to its head and returns. */
+export async function crawlToHead(
+  store: Store,
+  sources: CrawlerSource[],
+  opts: { sync?: Partial<Omit<SyncOptions, "finality">>; finality?: number; signals?: SignalsFn } = {},
+) {
+  const { crawler, metrics } = startCrawler(store, sources, {
+    ...opts,
+    sync: { ...opts.sync, exitWhenSynced: true },
+  });
+  const states = await crawler.done();
+  return { states, status: crawler.status(), metrics };
+}
+
+/**
+ * The whole crawled state as sorted lines, ids replaced by token ids: two stores hold the same map
+ * exactly when their dumps are equal.
+ */
+export async function dumpStore(store: Store): Promise<string[]> {
+  const out: string[] = [];
+  const tokenOf = new Map<number, string>();
+  for await (const page of store.iterateDomains(500)) {
+    for (const d of page) {
+      const { id, records, ...rest } = d;
+      const key = `${d.network}/${d.provider}/${d.tokenId}`;
+      tokenOf.set(id, key);
+      out.push(`domain ${JSON.stringify(rest)}`);
+      for (const r of records) out.push(`record ${key} ${JSON.stringify(r)}`);
+    }
+  }
+  const reverse = await store.db.selectFrom("reverse_records").selectAll().execute();
+  for (const r of reverse)
+    out.push(`reverse ${r.network}/${r.provider}/${r.address} → ${tokenOf.get(Number(r.domain_id))}`);
+  const journal = await store.db.selectFrom("journal").selectAll().execute();
+  for (const j of journal) {
+    const { id, ...rest } = j;
+    out.push(
+      `journal ${JSON.stringify({ ...rest, block_number: Number(rest.block_number), block_time: Number(rest.block_time) })}`,
+    );
+  }
+  for (const c of await store.listCheckpoints())
+    out.push(`checkpoint ${c.sourceId} ${c.blockNumber} ${c.blockHash}`);
+  return out.sort();
+}
+
+/** Polls `check` until it returns a value other than null/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => Promise<T | null | false>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== null && v !== false) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A transaction sender on a devnet chain, from the deployer (minter of every registry). */
+export async function senderFor(rpcUrl: string): Promise<TxSender> {
+  return createTxSender(createDevnetRpc(rpcUrl), DEVNET_DEPLOYER);
+}
+
+export async function rpcCall<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
+  return createDevnetRpc(rpcUrl).call<T>(method, params);
+}
+
+/** UNSRegistry.mintWithRecords(to, labels, keys, values, expiry) as a transaction. */
+export function unsMint(registry: string, to: string, name: string, records: Record<string, string>) {
+  return {
+    to: registry as Hex,
+    data: callData("UNSRegistry", "mintWithRecords", [
+      to,
+      name.split("."),
+      Object.keys(records),
+      Object.values(records),
+      0n,
+    ]),
+  };
+}

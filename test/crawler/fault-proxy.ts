@@ -1,0 +1,129 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const FAULT_KINDS = ["429", "5xx", "timeout", "too-many-results", "null-block"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultProxy {
+  url: string;
+  /** Faults injected so far, by kind. */
+  injected: Record<FaultKind, number>;
+  requests: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A JSON-RPC proxy in front of a node that fails a share of the requests the way public RPC
+ * providers do: 429 with Retry-After, 500/502/503, a request held until the client gives up,
+ * "query returned more than 10000 results" for eth_getLogs, and a null block for
+ * eth_getBlockByNumber. Seeded, so a failing run can be repeated.
+ */
+export async function startFaultProxy(
+  target: string,
+  opts: { rate: number; seed?: number; holdMs?: number },
+): Promise<FaultProxy> {
+  let state = (opts.seed ?? 7) >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  const held = new Set<ServerResponse>();
+  let requests = 0;
+
+  const forward = async (body: string) => {
+    const res = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return res.text();
+  };
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", async () => {
+      requests++;
+      const parsed = JSON.parse(body) as
+        | { id: number; method: string }
+        | Array<{ id: number; method: string }>;
+      const methods = (Array.isArray(parsed) ? parsed : [parsed]).map((c) => c.method);
+      if (random() < opts.rate) {
+        // Only faults that make sense for the request: too-many-results is a getLogs answer,
+        // a null block a getBlockByNumber one.
+        const kinds = FAULT_KINDS.filter(
+          (k) =>
+            (k !== "too-many-results" || methods.includes("eth_getLogs")) &&
+            (k !== "null-block" || methods.includes("eth_getBlockByNumber")),
+        );
+        const kind = kinds[Math.floor(random() * kinds.length)];
+        injected[kind]++;
+        switch (kind) {
+          case "429":
+            res.writeHead(429, { "retry-after": "0" });
+            res.end("rate limited");
+            return;
+          case "5xx":
+            res.writeHead([500, 502, 503][Math.floor(random() * 3)]);
+            res.end("upstream error");
+            return;
+          case "timeout":
+            // Held past the client's timeout, then dropped.
+            held.add(res);
+            setTimeout(() => {
+              held.delete(res);
+              res.destroy();
+            }, opts.holdMs ?? 2_000);
+            return;
+          case "too-many-results": {
+            const calls = Array.isArray(parsed) ? parsed : [parsed];
+            const errors = calls.map((c) => ({
+              jsonrpc: "2.0",
+              id: c.id,
+              error: { code: -32005, message: "query returned more than 10000 results" },
+            }));
+            res.end(JSON.stringify(Array.isArray(parsed) ? errors : errors[0]));
+            return;
+          }
+          case "null-block": {
+            const reply = JSON.parse(await forward(body)) as unknown;
+            const nullify = (r: { result?: unknown }) => ({ ...r, result: null });
+            res.end(
+              JSON.stringify(
+                Array.isArray(reply)
+                  ? reply.map((r, i) => (i === 0 ? nullify(r) : r))
+                  : nullify(reply as { result?: unknown }),
+              ),
+            );
+            return;
+          }
+        }
+      }
+      try {
+        res.end(await forward(body));
+      } catch {
+        res.writeHead(502);
+        res.end();
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    injected,
+    get requests() {
+      return requests;
+    },
+    async close() {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
