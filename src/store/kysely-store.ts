@@ -82,7 +82,7 @@ function toCheckpoint(r: Database["checkpoints"]): Checkpoint {
   };
 }
 
-function toJournal(r: Selectable<Omit<Database["journal"], "id">>): JournalEntry {
+export function toJournal(r: Selectable<Omit<Database["journal"], "id">>): JournalEntry {
   return {
     sourceId: r.source_id,
     chainId: Number(r.chain_id),

@@ -5,6 +5,7 @@ import { AppError } from "../domain/errors.js";
 import { isNetwork } from "../domain/networks.js";
 import { isProvider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
+import { toJournal } from "./kysely-store.js";
 import type { Checkpoint, JournalEntry, Store } from "./store.js";
 
 /**
@@ -82,18 +83,7 @@ export async function exportSnapshot(
         .execute();
       if (rows.length === 0) break;
       for (const r of rows) {
-        await write(out, {
-          type: "journal",
-          sourceId: r.source_id,
-          chainId: Number(r.chain_id),
-          blockNumber: Number(r.block_number),
-          blockHash: r.block_hash,
-          logIndex: Number(r.log_index),
-          txHash: r.tx_hash,
-          contract: r.contract,
-          tokenId: r.token_id,
-          event: r.event,
-        } satisfies JournalLine);
+        await write(out, { type: "journal", ...toJournal(r) } satisfies JournalLine);
         counts.journal++;
       }
       after = Number(rows[rows.length - 1].id);

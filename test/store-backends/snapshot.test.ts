@@ -85,6 +85,7 @@ describe("snapshot export and import", () => {
         contract: "0xc",
         tokenId: "0x01",
         event: "{}",
+        blockTime: 1_700_000_000,
       },
     ]);
     await source.setCheckpoint({
