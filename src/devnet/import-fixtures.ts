@@ -9,8 +9,10 @@ import type { FixtureDomain, FixtureWorld } from "./fixtures.js";
 
 /** The registry that holds a fixture's token on mainnet: what `smartContractAddress` reports. */
 function contractOf(d: FixtureDomain): string {
-  if (d.provider === "NAMESPACE_A") return FNS_MAINNET[d.network as keyof typeof FNS_MAINNET].addresses.registry;
-  if (d.provider === "NAMESPACE_B") return UNS_MAINNET[d.network as keyof typeof UNS_MAINNET].addresses.registry;
+  if (d.provider === "NAMESPACE_A")
+    return FNS_MAINNET[d.network as keyof typeof FNS_MAINNET].addresses.registry;
+  if (d.provider === "NAMESPACE_B")
+    return UNS_MAINNET[d.network as keyof typeof UNS_MAINNET].addresses.registry;
   // .eth second-level names are ERC-721 tokens of the BaseRegistrar; subnames live in the registry.
   const ens = ENS_MAINNET.ETHEREUM.addresses;
   return d.name.split(".").length === 2 ? ens.baseRegistrar : ens.registry;
@@ -64,7 +66,8 @@ export async function importFixtures(store: Store, world: FixtureWorld): Promise
       });
       block++;
       await tx.replaceRecords(id, fixtureRecords(d));
-      if (d.reverse) await tx.setReverse({ network: d.network, provider: d.provider, address: d.owner, domainId: id });
+      if (d.reverse)
+        await tx.setReverse({ network: d.network, provider: d.provider, address: d.owner, domainId: id });
       count++;
     }
   });
