@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
+import { toProject } from "../store/kysely-store.js";
 import type { Database } from "../store/schema.js";
+import type { Project } from "../store/store.js";
 import type { Role } from "./permissions.js";
 
 export interface Member {
@@ -16,34 +18,8 @@ export interface ProjectAccess {
   updatedAt: number | null;
 }
 
-export interface ProjectRow {
-  id: number;
-  name: string;
-  description: string;
-  plan: string;
-  createdAt: number;
-  settings: Record<string, unknown>;
-}
-
-type RawProject = {
-  id: number;
-  name: string;
-  description: string;
-  plan: string;
-  created_at: number;
-  settings: string;
-};
-
-function toProject(r: RawProject): ProjectRow {
-  return {
-    id: Number(r.id),
-    name: r.name,
-    description: r.description,
-    plan: r.plan,
-    createdAt: Number(r.created_at),
-    settings: JSON.parse(r.settings) as Record<string, unknown>,
-  };
-}
+/** A project as the store holds it (the same shape as the store port's Project). */
+export type ProjectRow = Project;
 
 function parseList(json: string): string[] {
   const v = JSON.parse(json) as unknown;
@@ -70,17 +46,17 @@ export class ProjectsRepo {
       .where("memberships.account_id", "=", accountId)
       .orderBy("projects.id")
       .execute();
-    return rows.map((r) => ({ ...toProject(r as RawProject), role: r.role as Role }));
+    return rows.map((r) => ({ ...toProject(r), role: r.role as Role }));
   }
 
   async findProject(id: number): Promise<ProjectRow | null> {
     const r = await this.db.selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
-    return r ? toProject(r as RawProject) : null;
+    return r ? toProject(r) : null;
   }
 
   async findProjectByName(name: string): Promise<ProjectRow | null> {
     const r = await this.db.selectFrom("projects").selectAll().where("name", "=", name).executeTakeFirst();
-    return r ? toProject(r as RawProject) : null;
+    return r ? toProject(r) : null;
   }
 
   async findRole(projectId: number, accountId: number): Promise<Role | null> {

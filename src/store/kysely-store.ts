@@ -46,7 +46,8 @@ export function toRecord(
   return { key: r.key, value: r.value, nativeKey: r.native_key, nativeValue: r.native_value };
 }
 
-function domainColumns(d: DomainWrite): Omit<DomainsTable, "id"> {
+/** The row of a domain write (also the SQLite bulk path's, sqlite/sqlite-bulk-writes.ts). */
+export function domainColumns(d: DomainWrite): Omit<DomainsTable, "id"> {
   return {
     provider: d.provider,
     network: d.network,
@@ -97,7 +98,7 @@ export function toJournal(r: Selectable<Omit<Database["journal"], "id">>): Journ
   };
 }
 
-function toProject(r: {
+export function toProject(r: {
   id: number;
   name: string;
   description: string;
