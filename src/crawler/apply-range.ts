@@ -3,7 +3,7 @@ import type { Provider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { DomainEvent, ProviderAdapter, SourceContracts } from "../providers/provider.js";
 import type { Checkpoint, JournalEntry, RecentBlock, Store } from "../store/store.js";
-import type { FetchedLog } from "./chain-reader.js";
+import type { FetchedLog, PreDecoded } from "./log-batch.js";
 import { reverseNode } from "../providers/namehash.js";
 import {
   type DataIssue,
@@ -70,11 +70,14 @@ export function journalEntriesOf(
 ): JournalEntry[] {
   const out: JournalEntry[] = [];
   for (const log of logs) {
-    let result: ReturnType<ProviderAdapter["decode"]>;
-    try {
-      result = source.adapter.decode(log, source.contracts);
-    } catch (e) {
-      result = { ok: false, reason: `decoder threw: ${(e as Error).message}` };
+    let result: PreDecoded | ReturnType<ProviderAdapter["decode"]>;
+    if (log.decoded) result = log.decoded;
+    else {
+      try {
+        result = source.adapter.decode(log, source.contracts);
+      } catch (e) {
+        result = { ok: false, reason: `decoder threw: ${(e as Error).message}` };
+      }
     }
     if (!result.ok) {
       issues.push({
@@ -85,48 +88,72 @@ export function journalEntriesOf(
       });
       continue;
     }
-    if (result.events.length === 0) continue;
+    const { events } = result;
+    if (events.length === 0) continue;
+    const blockTime = log.blockTime ?? blockTimes.get(log.blockNumber) ?? null;
+    const json = "json" in result ? result.json : null;
+    // Nearly every log is one event, or events of one token: one row, no grouping, and the JSON
+    // the decode worker already wrote.
+    const key = foldKeyOf(events[0]);
+    if (events.length === 1 || events.every((ev) => foldKeyOf(ev) === key)) {
+      out.push(entryOf(source, log, key, events, json ?? JSON.stringify(events), blockTime));
+      continue;
+    }
     const byKey = new Map<string, DomainEvent[]>();
-    for (const ev of result.events) {
+    for (const ev of events) {
       const k = foldKeyOf(ev);
       const list = byKey.get(k);
       if (list) list.push(ev);
       else byKey.set(k, [ev]);
     }
     // One row per log and token: a log may concern several tokens (ERC-1155 TransferBatch).
-    for (const [key, events] of byKey) {
-      out.push({
-        sourceId: source.id,
-        chainId: log.chainId,
-        blockNumber: log.blockNumber,
-        blockHash: log.blockHash,
-        logIndex: log.logIndex,
-        txHash: log.transactionHash,
-        contract: log.address,
-        tokenId: key,
-        event: JSON.stringify(events),
-        blockTime: log.blockTime ?? blockTimes.get(log.blockNumber) ?? null,
-      });
-      decoded.set(out[out.length - 1], events);
-    }
+    for (const [k, list] of byKey) out.push(entryOf(source, log, k, list, JSON.stringify(list), blockTime));
   }
   return out;
+}
+
+function entryOf(
+  source: CrawlerSource,
+  log: FetchedLog,
+  tokenId: string,
+  events: DomainEvent[],
+  json: string,
+  blockTime: number | null,
+): JournalEntry {
+  const entry: JournalEntry = {
+    sourceId: source.id,
+    chainId: log.chainId,
+    blockNumber: log.blockNumber,
+    blockHash: log.blockHash,
+    logIndex: log.logIndex,
+    txHash: log.transactionHash,
+    contract: log.address,
+    tokenId,
+    event: json,
+    blockTime,
+  };
+  decoded.set(entry, events);
+  return entry;
 }
 
 // The events of entries decoded in this process, so that applying a range does not parse back the
 // JSON it has just written.
 const decoded = new WeakMap<JournalEntry, DomainEvent[]>();
 
-function eventsOf(entry: JournalEntry): JournalEvent[] {
+/** Appends the events of a journal entry, at its place on the chain, to `out`. */
+function pushEventsOf(entry: JournalEntry, out: JournalEvent[]): void {
   const parsed = decoded.get(entry) ?? (JSON.parse(entry.event) as DomainEvent | DomainEvent[]);
-  const list = Array.isArray(parsed) ? parsed : [parsed];
-  return list.map((event) => ({
-    event,
-    blockNumber: entry.blockNumber,
-    logIndex: entry.logIndex,
-    blockTime: entry.blockTime ?? null,
-    contract: entry.contract,
-  }));
+  const blockTime = entry.blockTime ?? null;
+  const push = (event: DomainEvent) =>
+    out.push({
+      event,
+      blockNumber: entry.blockNumber,
+      logIndex: entry.logIndex,
+      blockTime,
+      contract: entry.contract,
+    });
+  if (Array.isArray(parsed)) for (const event of parsed) push(event);
+  else push(parsed);
 }
 
 export interface ReprojectStats {
@@ -157,8 +184,10 @@ export async function reproject(
     const fresh = list.filter((k) => !byKey.has(k));
     for (const k of fresh) byKey.set(k, []);
     if (fresh.length === 0) return;
-    for (const entry of await tx.findJournalByTokens(source.id, fresh))
-      byKey.get(entry.tokenId as string)?.push(...eventsOf(entry));
+    for (const entry of await tx.findJournalByTokens(source.id, fresh)) {
+      const list = byKey.get(entry.tokenId as string);
+      if (list) pushEventsOf(entry, list);
+    }
   };
   await load(requested);
 
@@ -288,16 +317,19 @@ export async function applyRange(
   return store.transaction(async (tx) => {
     // The tokens' earlier events, read before this range is appended, followed by the range's own:
     // in a backfill most tokens are new and nothing is read back.
-    const keys = [...new Set(write.entries.map((e) => e.tokenId as string))];
-    const known = new Map<string, JournalEvent[]>(keys.map((k) => [k, []]));
+    const known = new Map<string, JournalEvent[]>();
+    for (const e of write.entries) if (!known.has(e.tokenId as string)) known.set(e.tokenId as string, []);
+    const keys = [...known.keys()];
     const seen = new Set<string>();
     for (const e of await tx.findJournalByTokens(source.id, keys)) {
       seen.add(`${e.blockHash}:${e.logIndex}:${e.tokenId}`);
-      known.get(e.tokenId as string)?.push(...eventsOf(e));
+      const list = known.get(e.tokenId as string);
+      if (list) pushEventsOf(e, list);
     }
     for (const e of write.entries) {
-      if (!seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`))
-        known.get(e.tokenId as string)?.push(...eventsOf(e));
+      // An entry already in the journal (a range applied again) is folded once, from the journal.
+      if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) continue;
+      pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[]);
     }
     const inserted = await tx.appendJournal(write.entries);
     const stats = await reproject(tx, source, keys, signals, known);

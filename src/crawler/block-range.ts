@@ -14,6 +14,8 @@ export class AdaptiveRange {
   readonly max: number;
   /** Aim for about this many logs per request: large enough to amortize, small enough for memory. */
   readonly targetLogs: number;
+  /** Logs per block of the last successful range; null before the first. */
+  private density: number | null = null;
 
   constructor(opts: { initial?: number; min?: number; max: number; targetLogs?: number }) {
     this.min = Math.max(1, opts.min ?? 1);
@@ -22,12 +24,25 @@ export class AdaptiveRange {
     this.current = clamp(opts.initial ?? Math.min(1000, this.max), this.min, this.max);
   }
 
+  /**
+   * Into how many parts a range of `blocks` blocks is fetched (concurrent requests, applied in
+   * order): about one per `PART_LOGS` expected logs, at most `MAX_PARTS`, never more than blocks.
+   * While part 1 is decoded and written the node serves the others, instead of writing nothing
+   * until the whole range has arrived. With no density known yet (the first range of a run) a
+   * range is assumed dense: its parts cost a few requests more if it is not.
+   */
+  parts(blocks: number): number {
+    const expected = this.density === null ? Number.POSITIVE_INFINITY : this.density * blocks;
+    return Math.max(1, Math.min(MAX_PARTS, blocks, Math.ceil(expected / PART_LOGS)));
+  }
+
   get size(): number {
     return this.current;
   }
 
   /** After a range of `blocks` blocks returned `logs` logs. */
   succeeded(blocks: number, logs: number): void {
+    if (blocks > 0) this.density = logs / blocks;
     if (blocks < this.current) return; // a short range at the head says nothing about capacity
     const byDensity = logs > 0 ? Math.floor((blocks * this.targetLogs) / logs) : this.current * 2;
     // Never more than double at once (density varies), never shrink below half on success.
@@ -44,6 +59,31 @@ export class AdaptiveRange {
     const next = hint !== null && hint < this.current ? hint : this.current >> 1;
     this.current = clamp(next, this.min, this.max);
   }
+}
+
+/** Parts of one range at most: enough to keep the node busy while we write, few requests more. */
+export const MAX_PARTS = 4;
+/** Below about this many logs a part is not worth a request of its own. */
+export const PART_LOGS = 2_000;
+/** eth_getLogs requests of one range in flight at most (parts × filters): ENS's six filters get one part. */
+export const MAX_LOG_REQUESTS = 8;
+
+/**
+ * `parts` consecutive block ranges covering [from, to], as equal as whole blocks allow.
+ *
+ * @example splitRange(1, 10, 3) // [{ from: 1, to: 4 }, { from: 5, to: 7 }, { from: 8, to: 10 }]
+ */
+export function splitRange(from: number, to: number, parts: number): Array<{ from: number; to: number }> {
+  const blocks = to - from + 1;
+  const n = Math.max(1, Math.min(parts, blocks));
+  const out: Array<{ from: number; to: number }> = [];
+  let start = from;
+  for (let i = 0; i < n; i++) {
+    const size = Math.floor(blocks / n) + (i < blocks % n ? 1 : 0);
+    out.push({ from: start, to: start + size - 1 });
+    start += size;
+  }
+  return out;
 }
 
 function clamp(n: number, lo: number, hi: number): number {

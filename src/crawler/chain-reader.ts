@@ -1,4 +1,7 @@
-import type { Hex, LogFilter, RawLog } from "../providers/provider.js";
+import type { Provider } from "../domain/providers.js";
+import type { LogFilter, RawLog, SourceContracts } from "../providers/provider.js";
+import { logDecoder } from "./decode-pool.js";
+import { type FetchedLog, isDecodedBatch, logsOfBatch, type RpcLog, toFetchedLog } from "./log-batch.js";
 import { rpcError, type RpcClient } from "./rpc-client.js";
 
 export interface BlockHeader {
@@ -9,22 +12,7 @@ export interface BlockHeader {
   timestamp: number;
 }
 
-/** A log as fetched, with the block time when the node includes it (anvil, recent geth/reth). */
-export interface FetchedLog extends RawLog {
-  blockTime: number | null;
-}
-
-interface RpcLog {
-  address: string;
-  topics: Hex[];
-  data: Hex;
-  blockNumber: string;
-  blockHash: Hex;
-  logIndex: string;
-  transactionHash: Hex;
-  blockTimestamp?: string;
-  removed?: boolean;
-}
+export type { FetchedLog } from "./log-batch.js";
 
 interface RpcBlock {
   number: string;
@@ -86,12 +74,22 @@ export class ChainReader {
 
   /**
    * Every log of `filters` in [from, to], in chain order, without duplicates (two filters may
-   * match one log). Range-shrinking faults are thrown at once so the caller can ask for less.
+   * match one log). Range-shrinking faults are thrown at once so the caller can ask for less. With
+   * `decode`, the replies are parsed and decoded by the decode worker (decode-pool.ts): the logs
+   * carry their adapter's verdict instead of their topics and data.
    */
-  async logs(filters: readonly LogFilter[], from: number, to: number): Promise<FetchedLog[]> {
+  async logs(
+    filters: readonly LogFilter[],
+    from: number,
+    to: number,
+    decode?: { provider: Provider; contracts: SourceContracts },
+  ): Promise<FetchedLog[]> {
+    const parse = decode
+      ? (body: ArrayBuffer) => logDecoder.decode(body, { ...decode, chainId: this.chainId, from, to })
+      : undefined;
     const replies = await Promise.all(
       filters.map((f) =>
-        this.rpc.call<RpcLog[]>(
+        this.rpc.call<unknown>(
           "eth_getLogs",
           [
             {
@@ -102,42 +100,39 @@ export class ChainReader {
             },
           ],
           // A range that can still shrink gives up at once; a single block can only be retried.
-          { noRetry: to > from ? SHRINKING : [], nonNull: true },
+          { noRetry: to > from ? SHRINKING : [], nonNull: true, parse },
         ),
       ),
     );
     const out: FetchedLog[] = [];
     const seen = filters.length > 1 ? new Set<string>() : null;
+    const outside = (blockNumber: number) =>
+      // A node that answers outside the asked range is broken or lying; never apply that.
+      rpcError(`eth_getLogs: log of block ${blockNumber} outside ${from}-${to}`, {
+        fault: "server",
+        method: "eth_getLogs",
+      });
     for (const reply of replies) {
-      if (!Array.isArray(reply))
-        throw rpcError("eth_getLogs: not an array", { fault: "server", method: "eth_getLogs" });
-      for (const l of reply) {
-        if (l.removed) continue;
-        const blockNumber = Number.parseInt(l.blockNumber, 16);
-        if (blockNumber < from || blockNumber > to) {
-          // A node that answers outside the asked range is broken or lying; never apply that.
-          throw rpcError(`eth_getLogs: log of block ${blockNumber} outside ${from}-${to}`, {
-            fault: "server",
-            method: "eth_getLogs",
-          });
+      let logs: FetchedLog[];
+      if (isDecodedBatch(reply)) {
+        if (reply.outOfRange !== null) throw outside(reply.outOfRange);
+        logs = logsOfBatch(reply, this.chainId);
+      } else if (Array.isArray(reply)) {
+        logs = [];
+        for (const l of reply as RpcLog[]) {
+          if (l.removed) continue;
+          const log = toFetchedLog(l, this.chainId);
+          if (log.blockNumber < from || log.blockNumber > to) throw outside(log.blockNumber);
+          logs.push(log);
         }
-        const logIndex = Number.parseInt(l.logIndex, 16);
+      } else throw rpcError("eth_getLogs: not an array", { fault: "server", method: "eth_getLogs" });
+      for (const log of logs) {
         if (seen) {
-          const k = `${l.blockHash}:${logIndex}`;
+          const k = `${log.blockHash}:${log.logIndex}`;
           if (seen.has(k)) continue;
           seen.add(k);
         }
-        out.push({
-          chainId: this.chainId,
-          blockNumber,
-          blockHash: l.blockHash.toLowerCase() as Hex,
-          logIndex,
-          transactionHash: l.transactionHash,
-          address: l.address.toLowerCase(),
-          topics: l.topics,
-          data: l.data,
-          blockTime: l.blockTimestamp ? Number.parseInt(l.blockTimestamp, 16) : null,
-        });
+        out.push(log);
       }
     }
     if (filters.length > 1) out.sort(compareLogs);

@@ -1,6 +1,10 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import { redactUrl } from "../config/redact.js";
-import type { Store } from "../store/store.js";
+import type { Provider } from "../domain/providers.js";
+import { adapterFor } from "../providers/adapters.js";
+import type { SourceContracts } from "../providers/provider.js";
+import type { RecentBlock, Store } from "../store/store.js";
 import {
   applyRange,
   type CrawlerSource,
@@ -9,8 +13,10 @@ import {
   rollbackTo,
   type SignalsFn,
 } from "./apply-range.js";
-import { AdaptiveRange } from "./block-range.js";
+import { AdaptiveRange, MAX_LOG_REQUESTS, splitRange } from "./block-range.js";
+import { startLogDecoder } from "./decode-pool.js";
 import { type BlockHeader, ChainReader } from "./chain-reader.js";
+import type { FetchedLog } from "./log-batch.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
 import type { DataIssue } from "./projection.js";
 import { findCommonAncestor, formatEta, sleep } from "./sync-helpers.js";
@@ -50,6 +56,15 @@ export interface SyncOptions {
   backoffMs?: number;
   signals?: SignalsFn;
   clock?: () => number;
+  /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
+  decodeInWorker?: boolean;
+}
+
+/** One part of a range: its bounds and its logs, requested when the range was planned. */
+interface RangePart {
+  from: number;
+  to: number;
+  logs: Promise<FetchedLog[]>;
 }
 
 /** A reorg deeper than the finality window: the source stops, the data stays served. */
@@ -84,6 +99,9 @@ export class SourceSync {
     private readonly metrics?: CrawlerMetrics,
   ) {
     this.clock = options.clock ?? Date.now;
+    // Every request in flight (the parts of a range and of the prefetched one, their timeouts and
+    // retry waits) listens on this signal: more than Node's default of 10 is expected, not a leak.
+    setMaxListeners(64, this.stopping.signal);
     const labels = { source: source.id };
     const rpc = createRpcClient({
       url: source.rpcUrl,
@@ -129,6 +147,7 @@ export class SourceSync {
   async run(signal: AbortSignal): Promise<SourceState> {
     const log = this.logger.child({ source: this.source.id });
     signal.addEventListener("abort", () => this.stopping.abort(), { once: true });
+    if (this.decodeArgs() !== undefined) void startLogDecoder();
     let failures = 0;
     let ready = false;
     while (!signal.aborted) {
@@ -270,10 +289,11 @@ export class SourceSync {
     const prefetched = this.prefetched?.from === from ? this.prefetched : null;
     this.prefetched = null;
     const to = prefetched ? prefetched.to : Math.min(head, from + this.range.size - 1);
+    const bounds = prefetched?.parts ?? this.partsOf(from, to);
     const headers = new Map<number, BlockHeader>();
-    if (prefetched) {
-      headers.set(to, await prefetched.header);
-    } else if (to >= unfinalizedFrom) {
+    if (!prefetched && to >= unfinalizedFrom) {
+      // Headers before logs: logs read after the headers and carrying their hashes belong to the
+      // checked chain; logs read first could miss those of a block that was replaced in between.
       const first = Math.max(from, unfinalizedFrom);
       const nums: number[] = [];
       for (let n = first; n <= to; n++) nums.push(n);
@@ -288,29 +308,87 @@ export class SourceSync {
         await this.handleReorg(log, head);
         return true;
       }
-    } else {
-      headers.set(to, await this.reader.header(to));
     }
+    const parts = prefetched?.parts ?? this.fetchParts(bounds);
+    // Each part's checkpoint is its last block's hash.
+    const ends =
+      prefetched?.ends ?? this.reader.headers(bounds.map((b) => b.to).filter((n) => !headers.has(n)));
+    for (const h of await ends) headers.set(h.number, h);
 
-    let logs: Awaited<ReturnType<ChainReader["logs"]>>;
-    try {
-      logs = await (prefetched?.logs ??
-        this.reader.logs(this.source.adapter.filters(this.source.contracts), from, to));
-    } catch (e) {
-      const f = faultOf(e);
-      if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
-        this.range.failed((e as Error).message);
-        this.metrics?.rangeSize.set(id, this.range.size);
-        log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
-        return true;
+    let rangeLogs = 0;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
+      let logs: FetchedLog[];
+      try {
+        logs = await part.logs;
+      } catch (e) {
+        const f = faultOf(e);
+        if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
+          // Parts already applied stay applied: the next step starts after them, with less.
+          this.range.failed((e as Error).message);
+          this.metrics?.rangeSize.set(id, this.range.size);
+          log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
+          return true;
+        }
+        throw e;
       }
-      throw e;
+      // Logs of unfinalized blocks must come from the blocks whose hashes we checkpoint.
+      for (const l of logs) {
+        const h = headers.get(l.blockNumber);
+        if (h && h.hash !== l.blockHash) return true;
+      }
+      rangeLogs += logs.length;
+      if (i === parts.length - 1) {
+        this.range.succeeded(to - from + 1, rangeLogs);
+        this.prefetch(to + 1, head);
+      }
+      await this.applyPart(log, part, logs, headers, head);
     }
-    // Logs of unfinalized blocks must come from the blocks whose hashes we checkpoint.
-    for (const l of logs) {
-      const h = headers.get(l.blockNumber);
-      if (h && h.hash !== l.blockHash) return true;
-    }
+    return true;
+  }
+
+  /** The parts [from, to] is fetched in (block-range.ts `parts`), within MAX_LOG_REQUESTS requests. */
+  private partsOf(from: number, to: number): Array<{ from: number; to: number }> {
+    const filters = Math.max(1, this.source.adapter.filters(this.source.contracts).length);
+    const parts = Math.min(
+      this.range.parts(to - from + 1),
+      Math.max(1, Math.floor(MAX_LOG_REQUESTS / filters)),
+    );
+    return splitRange(from, to, parts);
+  }
+
+  /** What the decode worker needs to decode this source's logs, or undefined to decode here. */
+  private decodeArgs(): { provider: Provider; contracts: SourceContracts } | undefined {
+    const { adapter, contracts, provider } = this.source;
+    // The worker knows the registry's adapters only (a test's own adapter decodes here).
+    return this.options.decodeInWorker !== false && adapterFor(provider) === adapter
+      ? { provider, contracts }
+      : undefined;
+  }
+
+  /** Starts the log requests of every part at once; each is awaited in order by the step. */
+  private fetchParts(bounds: ReadonlyArray<{ from: number; to: number }>): RangePart[] {
+    const filters = this.source.adapter.filters(this.source.contracts);
+    const decode = this.decodeArgs();
+    return bounds.map((b) => {
+      const logs = this.reader.logs(filters, b.from, b.to, decode);
+      // Awaited in order by the step; a part left behind by an earlier failure must not be unhandled.
+      logs.catch(() => {});
+      return { ...b, logs };
+    });
+  }
+
+  /** Decodes and writes one part of a range with its checkpoint: one transaction. */
+  private async applyPart(
+    log: Logger,
+    part: RangePart,
+    logs: FetchedLog[],
+    headers: Map<number, BlockHeader>,
+    head: number,
+  ): Promise<void> {
+    const id = { source: this.source.id };
+    const { finality } = this.options;
+    const unfinalizedFrom = head - finality + 1;
     const missing = [
       ...new Set(
         logs.filter((l) => l.blockTime === null && !headers.has(l.blockNumber)).map((l) => l.blockNumber),
@@ -322,13 +400,12 @@ export class SourceSync {
 
     const decodeIssues: DecodeIssue[] = [];
     const entries = journalEntriesOf(this.source, logs, times, decodeIssues);
-    const top = headers.get(to) as BlockHeader;
-    const recent = [...headers.values()]
-      .filter((h) => h.number >= unfinalizedFrom)
-      .map((h) => ({ blockNumber: h.number, blockHash: h.hash, parentHash: h.parentHash }));
-    const blocks = to - from + 1;
-    this.range.succeeded(blocks, logs.length);
-    this.prefetch(to + 1, head);
+    const top = headers.get(part.to) as BlockHeader;
+    const recent: RecentBlock[] = [];
+    for (const h of headers.values())
+      if (h.number >= unfinalizedFrom && h.number >= part.from && h.number <= part.to)
+        recent.push({ blockNumber: h.number, blockHash: h.hash, parentHash: h.parentHash });
+    recent.sort((a, b) => a.blockNumber - b.blockNumber);
     const started = this.clock();
     const stats = await applyRange(
       this.store,
@@ -338,10 +415,10 @@ export class SourceSync {
         checkpoint: {
           sourceId: this.source.id,
           chainId: this.source.chainId,
-          blockNumber: to,
+          blockNumber: part.to,
           blockHash: top.hash,
           updatedAt: started,
-          state: head - to > finality ? "syncing" : "live",
+          state: head - part.to > finality ? "syncing" : "live",
           error: null,
         },
         recentBlocks: recent,
@@ -353,14 +430,13 @@ export class SourceSync {
     this.metrics?.applySeconds.observe(id, elapsed / 1000);
     this.report(log, decodeIssues, stats.issues);
 
-    this.cp = { blockNumber: to, blockHash: top.hash };
+    this.cp = { blockNumber: part.to, blockHash: top.hash };
     this.eventsApplied += logs.length;
     this.metrics?.events.inc(id, logs.length);
-    this.metrics?.checkpoint.set(id, to);
-    this.metrics?.lag.set(id, head - to);
+    this.metrics?.checkpoint.set(id, part.to);
+    this.metrics?.lag.set(id, head - part.to);
     this.metrics?.rangeSize.set(id, this.range.size);
-    this.progress(log, logs.length, blocks);
-    return true;
+    this.progress(log, logs.length, part.to - part.from + 1);
   }
 
   /**
@@ -370,19 +446,18 @@ export class SourceSync {
   private prefetch(from: number, head: number): void {
     const to = Math.min(head - this.options.finality, from + this.range.size - 1);
     if (to < from) return;
-    const logs = this.reader.logs(this.source.adapter.filters(this.source.contracts), from, to);
-    const header = this.reader.header(to);
+    const parts = this.fetchParts(this.partsOf(from, to));
+    const ends = this.reader.headers(parts.map((p) => p.to));
     // Awaited by the next step; a failure there is handled like any fetch failure.
-    logs.catch(() => {});
-    header.catch(() => {});
-    this.prefetched = { from, to, logs, header };
+    ends.catch(() => {});
+    this.prefetched = { from, to, parts, ends };
   }
 
   private prefetched: {
     from: number;
     to: number;
-    logs: ReturnType<ChainReader["logs"]>;
-    header: Promise<BlockHeader>;
+    parts: RangePart[];
+    ends: Promise<BlockHeader[]>;
   } | null = null;
 
   private progress(log: Logger, events: number, blocks: number): void {

@@ -1,10 +1,12 @@
-import { hexToBigInt, keccak256, toBytes, namehash as viemNamehash } from "viem";
+import { hexToBigInt, keccak256, stringToBytes, toBytes, namehash as viemNamehash } from "viem";
 import { describe, expect, it } from "vitest";
 import {
   ADDR_REVERSE_NODE,
   childNode,
   ETH_NODE,
   fnsTokenId,
+  keccak256 as fastKeccak256,
+  keccak256Bytes,
   labelhash,
   namehash,
   reverseNode,
@@ -71,5 +73,20 @@ describe("fnsTokenId", () => {
       new Uint8Array([...toBytes("metaverse"), ...toBytes(keccak256(toBytes("a.b")))]),
     );
     expect(fnsTokenId("a.b.metaverse")).toBe(expected);
+  });
+});
+
+describe("keccak256", () => {
+  // Around the 136-byte rate of keccak256: one block, exactly one, one and a bit, several.
+  it.each([0, 1, 31, 32, 64, 135, 136, 137, 272, 1000])("agrees with viem on %i bytes", (n) => {
+    const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 131 + n) & 0xff);
+    expect(fastKeccak256(bytes)).toBe(keccak256(bytes));
+    expect(Buffer.from(keccak256Bytes(bytes)).toString("hex")).toBe(keccak256(bytes).slice(2));
+  });
+
+  it.each(["", "eth", "café", "💩💩💩", "ab\u0000cd", "0xab"])("hashes the UTF-8 bytes of %j", (s) => {
+    // Solidity's keccak256(bytes(label)): a hex-looking string is text too (viem's toBytes would
+    // read "0xab" as one byte).
+    expect(fastKeccak256(s)).toBe(keccak256(stringToBytes(s)));
   });
 });

@@ -1,6 +1,35 @@
+import { createKeccak } from "hash-wasm";
 import punycode from "punycode/punycode.js";
-import { bytesToHex, hexToBytes, keccak256 } from "viem";
 import type { Hex } from "./provider.js";
+
+// Keccak dominates decoding: every published name is hashed to check it against its token id.
+// viem's keccak256 (noble, pure JS) costs ~11-20 µs a hash on this machine, hash-wasm's WebAssembly
+// keccak ~0.7 µs. One hasher, used synchronously (init, update, digest with nothing in between), so
+// concurrent callers on this thread cannot interleave.
+const hasher = await createKeccak(256);
+
+/** keccak256 of bytes, or of a string's UTF-8 bytes, as 32 bytes. */
+export function keccak256Bytes(data: Uint8Array | string): Uint8Array {
+  hasher.init();
+  hasher.update(data);
+  return hasher.digest("binary");
+}
+
+/**
+ * keccak256 of bytes, or of a string's UTF-8 bytes, as lower-case 0x hex (viem's `keccak256`
+ * of `toBytes(data)`).
+ *
+ * @example keccak256("eth") // "0x4f5b812789fc606be1b3b16908db13fc7a9adf7ca72641f84d75b47069d3d7f0"
+ */
+export function keccak256(data: Uint8Array | string): Hex {
+  hasher.init();
+  hasher.update(data);
+  return `0x${hasher.digest("hex")}` as Hex;
+}
+
+const hexOf = (bytes: Uint8Array): Hex =>
+  `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}` as Hex;
+const bytesOf = (hex: string): Uint8Array => Buffer.from(hex.startsWith("0x") ? hex.slice(2) : hex, "hex");
 
 const utf8 = new TextEncoder();
 const ZERO32 = new Uint8Array(32);
@@ -8,8 +37,8 @@ const ZERO32 = new Uint8Array(32);
 const ENCODED_LABEL = /^\[[0-9a-fA-F]{64}\]$/;
 
 function labelhashBytes(label: string): Uint8Array {
-  if (label.length === 66 && ENCODED_LABEL.test(label)) return hexToBytes(`0x${label.slice(1, 65)}`);
-  return keccak256(utf8.encode(label), "bytes");
+  if (label.length === 66 && ENCODED_LABEL.test(label)) return bytesOf(label.slice(1, 65));
+  return keccak256Bytes(label);
 }
 
 /**
@@ -18,7 +47,7 @@ function labelhashBytes(label: string): Uint8Array {
  * @example labelhash("eth") // "0x4f5b812789fc606be1b3b16908db13fc7a9adf7ca72641f84d75b47069d3d7f0"
  */
 export function labelhash(label: string): Hex {
-  return bytesToHex(labelhashBytes(label));
+  return hexOf(labelhashBytes(label));
 }
 
 /**
@@ -28,27 +57,27 @@ export function labelhash(label: string): Hex {
  * @example namehash("crypto") // "0x0f4a10a4f46c288cea365fcf45cccf0e9d901b945b9829ccdb54c10dc3cb7a6f"
  */
 export function namehash(name: string): Hex {
-  if (name === "") return bytesToHex(ZERO32);
+  if (name === "") return hexOf(ZERO32);
   const labels = name.split(".");
   // One 64-byte scratch buffer: [node ‖ labelhash], hashed in place label by label (right to left).
   const buf = new Uint8Array(64);
   buf.set(topNode(labels[labels.length - 1]), 0);
   for (let i = labels.length - 2; i >= 0; i--) {
     buf.set(labelhashBytes(labels[i]), 32);
-    buf.set(keccak256(buf, "bytes"), 0);
+    buf.set(keccak256Bytes(buf), 0);
   }
-  return bytesToHex(buf.subarray(0, 32));
+  return hexOf(buf.subarray(0, 32));
 }
 
-// Keccak dominates decoding (~20 µs a hash on this machine): the few TLDs recur in every name, so
-// their nodes are memoized. Bounded so that hostile names cannot grow it without limit.
+// The few TLDs recur in every name: their nodes are memoized. Bounded so that hostile names cannot
+// grow it without limit.
 const topNodes = new Map<string, Uint8Array>();
 function topNode(tld: string): Uint8Array {
   let node = topNodes.get(tld);
   if (node === undefined) {
     const buf = new Uint8Array(64);
     buf.set(labelhashBytes(tld), 32);
-    node = keccak256(buf, "bytes");
+    node = keccak256Bytes(buf);
     if (topNodes.size >= 4096) topNodes.clear();
     topNodes.set(tld, node);
   }
@@ -58,8 +87,8 @@ function topNode(tld: string): Uint8Array {
 /** The node of `labelHash` under `parent`: keccak256(parent ‖ labelHash), as the ENS registry computes it. */
 export function childNode(parent: Hex, labelHash: Hex): Hex {
   const buf = new Uint8Array(64);
-  buf.set(hexToBytes(parent), 0);
-  buf.set(hexToBytes(labelHash), 32);
+  buf.set(bytesOf(parent), 0);
+  buf.set(bytesOf(labelHash), 32);
   return keccak256(buf);
 }
 
@@ -71,8 +100,12 @@ export const ADDR_REVERSE_NODE: Hex = "0x91d1777781884d03a6757a803996e38de2a4296
  * Pure, so a ReverseClaimed(addr, node) log can be checked rather than trusted.
  */
 export function reverseNode(address: string): Hex {
-  return childNode(ADDR_REVERSE_NODE, keccak256(utf8.encode(address.toLowerCase().replace(/^0x/, ""))));
+  const buf = new Uint8Array(64);
+  buf.set(ADDR_REVERSE_BYTES, 0);
+  buf.set(keccak256Bytes(address.toLowerCase().replace(/^0x/, "")), 32);
+  return keccak256(buf);
 }
+const ADDR_REVERSE_BYTES = bytesOf(ADDR_REVERSE_NODE);
 
 function asciiLabel(label: string): string {
   // Freename hashes the IDNA ASCII form; a label that is already ASCII is used as is.
@@ -94,6 +127,6 @@ export function fnsTokenId(name: string): Hex {
   const sld = name.slice(0, dot).split(".").map(asciiLabel).join(".");
   const buf = new Uint8Array(tld.length + 32);
   buf.set(tld, 0);
-  buf.set(keccak256(utf8.encode(sld), "bytes"), tld.length);
+  buf.set(keccak256Bytes(sld), tld.length);
   return keccak256(buf);
 }

@@ -176,6 +176,17 @@ const controllerCases: Case[] = [
     ),
     [{ type: "name", tokenId: namehash("💩.eth"), name: "💩.eth", parentTokenId: ETH_NODE }],
   ],
+  [
+    // The label's UTF-8 bytes are hashed, as Solidity's keccak256(bytes(label)): a label that looks
+    // like hex is text too.
+    "a hex-looking name",
+    log(
+      S.LegacyNameRegistered,
+      { name: "0xab", label: labelhash("0xab"), owner: ALICE, cost: 1n, expires: 2n },
+      A["controller:legacy"],
+    ),
+    [{ type: "name", tokenId: namehash("0xab.eth"), name: "0xab.eth", parentTokenId: ETH_NODE }],
+  ],
 ];
 
 const PCC = 0x10000;

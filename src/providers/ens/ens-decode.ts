@@ -1,4 +1,3 @@
-import { keccak256, toBytes } from "viem";
 import { normalizeEnsName } from "../../domain/names.js";
 import {
   addressesOf,
@@ -14,7 +13,7 @@ import {
   wordAddress,
   wordNumber,
 } from "../log-decode.js";
-import { ADDR_REVERSE_NODE, childNode, ETH_NODE, namehash } from "../namehash.js";
+import { ADDR_REVERSE_NODE, childNode, ETH_NODE, keccak256, namehash } from "../namehash.js";
 import type { DecodeResult, DomainEvent, Hex, RawLog, SourceContracts } from "../provider.js";
 import { decodeWireNameHex } from "./dns-wire.js";
 import { decodeResolverEvent } from "./ens-resolver-decode.js";
@@ -46,8 +45,7 @@ function wrappersOf(contracts: SourceContracts): Set<string> {
 function dotEthName(label: string, labelHash: Hex): DecodeResult {
   if (label.length === 0 || label.length > 512) return fail("controller label is empty or too long");
   if (label.includes(".")) return fail("controller label contains a dot");
-  if (keccak256(toBytes(label)) !== labelHash)
-    return fail("controller label does not hash to its labelhash topic");
+  if (keccak256(label) !== labelHash) return fail("controller label does not hash to its labelhash topic");
   const name = `${label}.eth`;
   const n = normalizeEnsName(name);
   if (!n.ok) return fail(`name fails ENSIP-15 normalization: ${n.reason}`);

@@ -1,4 +1,3 @@
-import { keccak256, toBytes } from "viem";
 import { normalizeEnsName } from "../../domain/names.js";
 import {
   dynamicHex,
@@ -14,7 +13,7 @@ import {
   wordNumber,
   wordUint,
 } from "../log-decode.js";
-import { namehash, reverseNode } from "../namehash.js";
+import { keccak256, namehash, reverseNode } from "../namehash.js";
 import type { DecodeResult, Hex, RawLog } from "../provider.js";
 import { decodeWireNameHex, dnsTypeName } from "./dns-wire.js";
 import { ENS_TOPICS } from "./ens-topics.js";
@@ -39,7 +38,7 @@ const keyTopics = new Map<string, Hex>();
 function keyTopic(key: string): Hex {
   let topic = keyTopics.get(key);
   if (topic === undefined) {
-    topic = keccak256(toBytes(key));
+    topic = keccak256(key);
     if (keyTopics.size >= 4096) keyTopics.clear();
     if (key.length <= 128) keyTopics.set(key, topic);
   }
