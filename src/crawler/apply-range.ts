@@ -243,7 +243,9 @@ export async function reproject(
       kyc: false,
       tags: [],
     };
-    return { ...d, ...signals(d, p.records), ...(p.nameInvalid ? { spam: true } : {}) };
+    // A name that failed normalization is stored under its placeholder; the scoring rules judge
+    // the stored name, exactly as a later rescoring will, so the two never disagree.
+    return { ...d, ...signals(d, p.records) };
   });
   const ids = await tx.upsertDomains(writes);
   await tx.replaceRecordsMany(ids.map((domainId, i) => ({ domainId, records: projected[i].records })));
