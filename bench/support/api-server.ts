@@ -6,8 +6,10 @@ import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 // A child process: the production app over the bench's SQLite file, so the load generator in the
-// parent does not share this event loop. argv: <sqlite file> <pepper>. Sends { port } over IPC.
-const [file, pepper] = process.argv.slice(2);
+// parent does not share this event loop. argv: <sqlite file> <pepper> [console]. With `console`,
+// the app runs the console's v1 hooks as the server role does: allowlists, plan rate limits and
+// quotas, usage recording. Sends { port } over IPC.
+const [file, pepper, mode] = process.argv.slice(2);
 const store = createSqliteStore(file);
 await store.migrate();
 const ctx: AppContext = {
@@ -18,7 +20,7 @@ const ctx: AppContext = {
   pepper,
   clock: Date.now,
 };
-const app = await buildApp(ctx);
+const app = await buildApp(ctx, { console: mode === "console" });
 await app.listen({ host: "127.0.0.1", port: 0 });
 const address = app.server.address();
 process.send?.({ port: typeof address === "object" && address ? address.port : 0 });

@@ -43,9 +43,13 @@ describe("parseQueryString", () => {
     expect(parseQueryString(many)[QUERY_ERROR]?.code).toBe("PARAMETER_TOO_LONG");
   });
 
-  it("returns an object without a prototype", () => {
+  it("returns an object that inherits nothing", () => {
     const q = parseQueryString("__proto__=x&constructor=y");
-    expect(Object.getPrototypeOf(q)).toBeNull();
+    const proto = Object.getPrototypeOf(q);
+    expect(Object.getPrototypeOf(proto)).toBeNull();
+    expect(Reflect.ownKeys(proto)).toEqual([]);
+    expect(Object.isFrozen(proto)).toBe(true);
+    expect("toString" in parseQueryString("a=1")).toBe(false);
     expect(Object.entries(q)).toEqual([
       ["__proto__", "x"],
       ["constructor", "y"],

@@ -76,6 +76,10 @@ function inFilter(d: DomainWithRecords, filter: DomainFilter): boolean {
   );
 }
 
+function first(ranked: RankedDomain[]): RankedDomain | null {
+  return ranked[0] ?? null;
+}
+
 async function fromStore<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
@@ -87,13 +91,20 @@ async function fromStore<T>(p: Promise<T>): Promise<T> {
 export function createResolution(deps: { store: Store; ranker: Ranker }): Resolution {
   const { store, ranker } = deps;
 
+  // The API's hot path: one async frame between the route and the store (each one more costs
+  // a promise and its microtask turns on every request).
   async function deepResolve(
     domain: string,
     filter: DomainFilter,
     ctx: RankContext,
   ): Promise<RankedDomain[]> {
     const names = lookupNames(domain);
-    const candidates = await fromStore(store.findDomainsByName(names, filter));
+    let candidates: DomainWithRecords[];
+    try {
+      candidates = await store.findDomainsByName(names, filter);
+    } catch (e) {
+      throw toStoreError(e);
+    }
     if (candidates.length === 0) return [];
     return ranker.rank(candidates, ctx);
   }
@@ -101,9 +112,8 @@ export function createResolution(deps: { store: Store; ranker: Ranker }): Resolu
   return {
     deepResolve,
 
-    async resolve(domain, filter, ctx) {
-      const ranked = await deepResolve(domain, filter, ctx);
-      return ranked[0] ?? null;
+    resolve(domain, filter, ctx) {
+      return deepResolve(domain, filter, ctx).then(first);
     },
 
     async reverseResolve(address, filter, ctx) {

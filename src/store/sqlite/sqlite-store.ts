@@ -1,11 +1,19 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from "kysely";
 import type { DomainFilter, DomainWithRecords, ReverseRecord } from "../../domain/types.js";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import { attachRecords, KyselyStore, toDomain } from "../kysely-store.js";
+import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
+import {
+  commitCounters,
+  counterOf,
+  FOREIGN_COMMIT_BOUND_MS,
+  trackCommits,
+  WalIndexProbe,
+} from "./sqlite-commit-watch.js";
 import type { Database, RecordsTable } from "../schema.js";
 import type { ApiKey, Store } from "../store.js";
 
@@ -13,6 +21,26 @@ type Row = Record<string, unknown>;
 
 /** Names whose candidates the read cache keeps; past it the oldest entries go first. */
 const CACHE_ENTRIES = 50_000;
+
+/** One name's candidates, and the same narrowed by each filter asked so far. */
+interface NameEntry {
+  all: readonly DomainWithRecords[];
+  filtered: Map<string, readonly DomainWithRecords[]> | null;
+}
+
+/** Cached domains are shared by every caller until the next commit: nothing may change them. */
+function freezeDomain(d: DomainWithRecords): void {
+  for (const r of d.records) Object.freeze(r);
+  Object.freeze(d.records);
+  Object.freeze(d.tags);
+  Object.freeze(d);
+}
+
+function matches(d: { network: string; provider: string }, filter: DomainFilter): boolean {
+  return (
+    (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider)
+  );
+}
 
 function openWriter(file: string): BetterSqlite3.Database {
   mkdirSync(dirname(file), { recursive: true });
@@ -34,11 +62,18 @@ function openWriter(file: string): BetterSqlite3.Database {
 export class SqliteStore extends KyselyStore {
   private reader: BetterSqlite3.Database | null = null;
   /**
-   * Candidates by name, exact to the last commit: `PRAGMA data_version` on the reader connection
-   * changes whenever any other connection (this process's writer, or a crawler process on the
-   * same file) commits, and a change empties the cache before the next read is answered.
+   * Candidates by name. Exact to the last commit of this process (any SqliteStore on the file):
+   * its commits are counted as they happen (`commitCounters`), and a new count empties the cache
+   * before the next read is answered. Another process's commits are seen through the WAL index
+   * (`probe`; without one, `pragma data_version` on the reader connection), read at most once per
+   * FOREIGN_COMMIT_BOUND_MS (foreignCommitBoundMs): their new state is served at most that long
+   * after they commit.
    */
-  private readonly cache = new Map<string, DomainWithRecords[]>();
+  private readonly cache = new Map<string, NameEntry>();
+  private readonly counter: { commits: number; stores: number };
+  private seenCommits: number;
+  private probedAt = Number.NEGATIVE_INFINITY;
+  private probe: WalIndexProbe | null = null;
   private dataVersion = -1;
   private stmts: {
     dataVersion: BetterSqlite3.Statement;
@@ -49,19 +84,54 @@ export class SqliteStore extends KyselyStore {
     keyByHash: BetterSqlite3.Statement;
   } | null = null;
 
-  constructor(
-    db: Kysely<Database>,
+  /** The writer connection as Kysely and `raw` see it: its commits are counted. */
+  private readonly tracked: BetterSqlite3.Database;
+
+  private constructor(
     private readonly file: string,
+    /** The bare writer connection, for statements that run inside a (counted) transaction. */
     private readonly writer: BetterSqlite3.Database,
+    private readonly foreignCommitBoundMs: number,
   ) {
-    super("sqlite", db, async () => {
-      this.reader?.close();
-      this.reader = null;
+    const counter = counterOf(file);
+    const tracked = trackCommits(writer, {
+      write: () => {
+        counter.commits++;
+        // Own commits move the WAL index too: absorb them, so that the probe does not empty the
+        // cache again for them. A foreign commit absorbed here is no loss: the new count empties
+        // the cache before the next read anyway, and that read sees every commit up to now.
+        this.absorbForeignCommits();
+      },
+      // The cache stays; the WAL index moved by exactly this commit is absorbed, anything more
+      // is left for the probe to see (see WalIndexProbe.absorbOwnCommit).
+      cacheFree: () => this.probe?.absorbOwnCommit(),
     });
+    let open = true;
+    super(
+      "sqlite",
+      new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: tracked }) }),
+      async () => {
+        this.probe?.close();
+        this.probe = null;
+        this.reader?.close();
+        this.reader = null;
+        if (open && --counter.stores === 0) commitCounters.delete(resolve(file));
+        open = false;
+      },
+    );
+    counter.stores++;
+    this.counter = counter;
+    this.seenCommits = counter.commits;
+    this.tracked = tracked;
+  }
+
+  static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
+    return new SqliteStore(file, openWriter(file), options.foreignCommitBoundMs ?? FOREIGN_COMMIT_BOUND_MS);
   }
 
   protected override withDb(db: Kysely<Database>): Store {
-    return new KyselyStore("sqlite", db);
+    // Inside a transaction the crawler's bulk writes run as prepared statements on this connection.
+    return new SqliteTransactionStore(db, this.writer);
   }
 
   override async migrate(): Promise<void> {
@@ -85,53 +155,81 @@ export class SqliteStore extends KyselyStore {
       reverse: r.prepare("select * from reverse_records where address = ?"),
       keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
     };
+    // A first read on the reader connection opens its view of the WAL before the probe relies on it.
+    this.stmts.dataVersion.get();
+    this.probe = WalIndexProbe.open(this.file, String(this.writer.pragma("journal_mode", { simple: true })));
   }
 
   private filtered(rows: Row[], filter: DomainFilter): DomainWithRecords[] {
     const s = this.stmts!;
-    const domains = rows
-      .filter((r) => (!filter.network || r.network === filter.network) && (!filter.provider || r.provider === filter.provider))
-      .map((r) => toDomain(r as never));
+    const domains = rows.filter((r) => matches(r as never, filter)).map((r) => toDomain(r as never));
     const recs: RecordsTable[] = [];
     for (const d of domains) recs.push(...(s.records.all(d.id) as RecordsTable[]));
     return attachRecords(domains, recs);
   }
 
-  /** Drops cached reads when another connection committed since the last check. */
-  private fresh(): void {
-    const v = this.stmts!.dataVersion.get() as number;
-    if (v !== this.dataVersion) {
-      this.cache.clear();
-      this.dataVersion = v;
-    }
+  /** True when a connection committed since the last call (own commits included). */
+  private absorbForeignCommits(): boolean {
+    if (this.probe !== null) return this.probe.changed();
+    if (this.stmts === null) return true;
+    const v = this.stmts.dataVersion.get() as number;
+    if (v === this.dataVersion) return false;
+    this.dataVersion = v;
+    return true;
   }
 
-  private candidates(name: string): DomainWithRecords[] {
+  /** Drops cached reads after a commit: this process's at once, another's within the bound. */
+  private fresh(): void {
+    if (this.counter.commits !== this.seenCommits) {
+      this.seenCommits = this.counter.commits;
+      this.cache.clear();
+    }
+    const now = performance.now();
+    if (now - this.probedAt < this.foreignCommitBoundMs) return;
+    this.probedAt = now;
+    if (this.absorbForeignCommits()) this.cache.clear();
+  }
+
+  private entry(name: string): NameEntry {
     let hit = this.cache.get(name);
     if (hit === undefined) {
-      hit = this.filtered(this.stmts!.byName.all(name) as Row[], {});
+      // Frozen: the arrays and domains are shared by every later caller until the next commit.
+      const all = this.filtered(this.stmts!.byName.all(name) as Row[], {});
+      for (const d of all) freezeDomain(d);
+      hit = { all: Object.freeze(all), filtered: null };
       if (this.cache.size >= CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(name, hit);
     }
     return hit;
   }
 
+  private narrowed(entry: NameEntry, filter: DomainFilter): readonly DomainWithRecords[] {
+    if (!filter.network && !filter.provider) return entry.all;
+    const key = `${filter.network ?? ""}|${filter.provider ?? ""}`;
+    entry.filtered ??= new Map();
+    let hit = entry.filtered.get(key);
+    if (hit === undefined) {
+      hit = Object.freeze(entry.all.filter((d) => matches(d, filter)));
+      entry.filtered.set(key, hit);
+    }
+    return hit;
+  }
+
   /**
-   * The API's hot path. Returned objects may be shared with later calls through the cache:
-   * callers must treat them as read-only (the resolution layer only filters, sorts copies and
-   * shapes new objects).
+   * The API's hot path. For one name, the answer is the cached array itself: the same (frozen)
+   * array and domain objects are returned for the same name and filter until a commit empties the
+   * cache, so a caller may key derived values (a serialized answer) on their identity in a WeakMap
+   * and they stay exact. Several names: a new array of the cached domains.
    */
   override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
     if (!this.stmts) return super.findDomainsByName(names, filter);
     this.fresh();
-    const unique = names.length === 1 ? names : [...new Set(names)];
+    if (names.length === 1) return this.narrowed(this.entry(names[0]), filter) as DomainWithRecords[];
+    const unique = [...new Set(names)];
     let out: DomainWithRecords[] = [];
-    for (const n of unique) out = out.concat(this.candidates(n));
+    for (const n of unique) out = out.concat(this.narrowed(this.entry(n), filter));
     if (unique.length > 1) out.sort((a, b) => a.id - b.id);
-    if (!filter.network && !filter.provider) return out;
-    return out.filter(
-      (d) => (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider),
-    );
+    return out;
   }
 
   override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
@@ -142,7 +240,11 @@ export class SqliteStore extends KyselyStore {
   override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
     if (!this.stmts) return super.findReverse(address, filter);
     return (this.stmts.reverse.all(address) as Row[])
-      .filter((r) => (!filter.network || r.network === filter.network) && (!filter.provider || r.provider === filter.provider))
+      .filter(
+        (r) =>
+          (!filter.network || r.network === filter.network) &&
+          (!filter.provider || r.provider === filter.provider),
+      )
       .map((r) => ({
         network: r.network as Network,
         provider: r.provider as Provider,
@@ -166,14 +268,23 @@ export class SqliteStore extends KyselyStore {
     };
   }
 
-  /** The raw writer connection, for bulk loaders that need better-sqlite3's synchronous speed. */
+  /**
+   * The writer connection, for bulk loaders that need better-sqlite3's synchronous speed. Its
+   * commits are counted like Kysely's: the read cache stays exact.
+   */
   get raw(): BetterSqlite3.Database {
-    return this.writer;
+    return this.tracked;
   }
 }
 
-export function createSqliteStore(file: string): SqliteStore {
-  const writer = openWriter(file);
-  const db = new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: writer }) });
-  return new SqliteStore(db, file, writer);
+export interface SqliteStoreOptions {
+  /**
+   * How long another process's commit may go unseen by the read cache (default
+   * FOREIGN_COMMIT_BOUND_MS). Tests set it high to check this process's own commit tracking alone.
+   */
+  foreignCommitBoundMs?: number;
+}
+
+export function createSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
+  return SqliteStore.open(file, options);
 }

@@ -1,13 +1,32 @@
 import { Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { AppError } from "../../../domain/errors.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
+import { createForwardAnswers, type ForwardAnswers, JSON_CONTENT_TYPE } from "./record-json.js";
 import { filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
 import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
 
-/** GET resolve and deep-resolve: the records of a name, best first. */
+/**
+ * GET resolve and deep-resolve: the records of a name, best first.
+ *
+ * Without `explain`, the answer is sent as bytes assembled from memoized record JSON
+ * (record-json.ts): the bytes the response schema's serializer writes, without shaping, serializing
+ * and encoding the same domain again on every request. With `explain`, the envelope goes through
+ * the schema.
+ */
 export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, inputs: RankInputs): void {
+  let answers: ForwardAnswers | null = null;
+  // Built on the first answer: the record schema's serializer comes from the routes' own
+  // serializer compiler (the one that serializes the envelope), through the reply.
+  const answersFor = (reply: FastifyReply): ForwardAnswers => {
+    reply.header("content-type", JSON_CONTENT_TYPE);
+    answers ??= createForwardAnswers(
+      reply.compileSerializationSchema(ForwardRecord) as unknown as (record: WireRecord) => string,
+    );
+    return answers;
+  };
+
   scope.get<{ Querystring: NameQuery }>(
     "/resolve",
     {
@@ -19,12 +38,13 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
         response: { 200: ok(ForwardRecord), ...ERROR_RESPONSES },
       },
     },
-    async (request): Promise<{ result: true; data: WireRecord }> => {
+    async (request, reply): Promise<Buffer | { result: true; data: WireRecord }> => {
       const q = request.query;
       const explain = q.explain === true;
       const best = await resolution.resolve(q.domain, filterOf(q), rankContext(request, inputs, explain));
       if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
-      return { result: true, data: shapeRecord(best, "forward", explain) };
+      if (explain) return { result: true, data: shapeRecord(best, "forward", true) };
+      return answersFor(reply).resolveBody(best);
     },
   );
 
@@ -39,7 +59,7 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
         response: { 200: ok(Type.Array(ForwardRecord)), ...ERROR_RESPONSES },
       },
     },
-    async (request): Promise<{ result: true; data: WireRecord[] }> => {
+    async (request, reply): Promise<Buffer | { result: true; data: WireRecord[] }> => {
       const q = request.query;
       const explain = q.explain === true;
       const ranked = await resolution.deepResolve(
@@ -47,7 +67,8 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
         filterOf(q),
         rankContext(request, inputs, explain),
       );
-      return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", explain)) };
+      if (explain) return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", true)) };
+      return answersFor(reply).deepResolveBody(ranked);
     },
   );
 }

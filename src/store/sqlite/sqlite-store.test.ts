@@ -1,0 +1,304 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DomainWrite } from "../../domain/types.js";
+import { FOREIGN_COMMIT_BOUND_MS, WalIndexProbe } from "./sqlite-commit-watch.js";
+import { createSqliteStore, type SqliteStore } from "./sqlite-store.js";
+
+const ALICE = "0x00000000000000000000000000000000000a11ce";
+const BOB = "0x0000000000000000000000000000000000000b0b";
+
+function domain(over: Partial<DomainWrite> = {}): DomainWrite {
+  return {
+    provider: "NAMESPACE_A",
+    network: "POLYGON",
+    tokenId: `0x${"1".padStart(64, "0")}`,
+    name: "alice.wallet",
+    sld: "alice",
+    tld: "wallet",
+    owner: ALICE,
+    contractAddress: "0x465ea4967479a96d4490d575b5a6cc2b4a4bee65",
+    resolver: null,
+    registeredAt: 1_700_000_000_000,
+    registeredBlock: 10,
+    expiresAt: null,
+    lastUpdateBlock: 10,
+    lastUpdateAt: 1_700_000_000_000,
+    baseScore: 50,
+    spam: false,
+    csamOk: true,
+    kyc: false,
+    tags: [],
+    ...over,
+  };
+}
+
+let dir: string;
+let file: string;
+let store: SqliteStore;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "omniname-sqlite-"));
+  file = join(dir, "omniname.db");
+  store = createSqliteStore(file);
+  await store.migrate();
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A store whose cache ignores other processes for an hour: only this process's commit tracking can
+ * empty it, so a test over it fails when that tracking misses a commit.
+ */
+async function ownCommitsOnly(): Promise<SqliteStore> {
+  const s = createSqliteStore(file, { foreignCommitBoundMs: 3_600_000 });
+  await s.migrate();
+  return s;
+}
+
+/** Runs `sql` with better-sqlite3 in another Node process: a crawler writing the same file. */
+function writeFromAnotherProcess(sql: string): void {
+  const script = `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(file)}); db.pragma("busy_timeout = 5000"); db.exec(${JSON.stringify(sql)}); db.close();`;
+  execFileSync(process.execPath, ["-e", script], { cwd: process.cwd() });
+}
+
+describe("SqliteStore read cache", () => {
+  it("hands out the same frozen candidates for a name and filter until a commit, then new ones", async () => {
+    const own = await ownCommitsOnly();
+    try {
+      await own.upsertDomain(domain());
+      await own.upsertDomain(
+        domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: `0x${"2".padStart(64, "0")}` }),
+      );
+      const all = await own.findDomainsByName(["alice.wallet"], {});
+      const eth = await own.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" });
+      expect(all.map((d) => d.network)).toEqual(["POLYGON", "ETHEREUM"]);
+      expect(eth.map((d) => d.network)).toEqual(["ETHEREUM"]);
+      expect(await own.findDomainsByName(["alice.wallet"], {})).toBe(all);
+      expect(await own.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" })).toBe(eth);
+      expect(eth[0]).toBe(all[1]);
+      for (const x of [all, all[0], all[0].records, all[0].tags]) expect(Object.isFrozen(x)).toBe(true);
+
+      await own.updateDomainSignals(all[0].id, {
+        baseScore: 90,
+        spam: false,
+        csamOk: true,
+        kyc: false,
+        tags: [],
+      });
+      const after = await own.findDomainsByName(["alice.wallet"], {});
+      expect(after).not.toBe(all);
+      expect(after[0]).not.toBe(all[0]);
+      expect(after[0].baseScore).toBe(90);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("serves the state of another process's last commit, read after read", async () => {
+    const id = await store.upsertDomain(domain());
+    for (let i = 0; i < 5; i++) {
+      const owner = `0x${String(i + 1).padStart(40, "0")}`;
+      writeFromAnotherProcess(`update domains set owner = '${owner}' where id = ${id}`);
+      expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(owner);
+    }
+    writeFromAnotherProcess(`delete from records; delete from domains where id = ${id}`);
+    expect(await store.findDomainsByName(["alice.wallet"], {})).toEqual([]);
+  });
+
+  it("serves each commit of this process at once: another store on the file, raw writes, transactions", async () => {
+    const own = await ownCommitsOnly();
+    try {
+      const id = await own.upsertDomain(domain());
+      const second = await ownCommitsOnly();
+      try {
+        const set = own.raw.prepare("update domains set owner = ? where id = ?");
+        const addRecord = own.raw.transaction((i: number) => {
+          own.raw
+            .prepare(
+              "insert into records (domain_id, key, value, native_key, native_value) values (?, ?, ?, ?, ?)",
+            )
+            .run(id, `record.TXT.${i}`, String(i), `record.TXT.${i}`, String(i));
+        });
+        let records = 0;
+        for (let i = 0; i < 300; i++) {
+          const owner = `0x${String(i + 1).padStart(40, "0")}`;
+          if (i % 4 === 0) await second.upsertDomain(domain({ owner }));
+          else if (i % 4 === 1) set.run(owner, id);
+          else if (i % 4 === 2) own.raw.exec(`update domains set owner = '${owner}' where id = ${id}`);
+          else {
+            addRecord(i);
+            records++;
+            await second.db.updateTable("domains").set({ owner }).where("id", "=", id).execute();
+          }
+          for (const s of [own, second]) {
+            const [d] = await s.findDomainsByName(["alice.wallet"], {});
+            expect(d.owner).toBe(owner);
+            expect(d.records.length).toBe(records);
+          }
+        }
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await own.close();
+    }
+  });
+
+  it(`serves another connection's commit within ${FOREIGN_COMMIT_BOUND_MS} ms`, async () => {
+    const id = await store.upsertDomain(domain());
+    const other = new BetterSqlite3(file);
+    try {
+      const set = other.prepare("update domains set owner = ? where id = ?");
+      for (let i = 0; i < 50; i++) {
+        const owner = i % 2 === 0 ? BOB : ALICE;
+        set.run(owner, id);
+        const committed = performance.now();
+        while (performance.now() - committed <= FOREIGN_COMMIT_BOUND_MS) {
+          // the bound: another process's commit may be answered from the cache for this long
+        }
+        expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(owner);
+      }
+    } finally {
+      other.close();
+    }
+  });
+});
+
+/** Waits out the bound within which another process's commit may still go unseen. */
+function pastForeignBound(): void {
+  const t = performance.now();
+  while (performance.now() - t <= FOREIGN_COMMIT_BOUND_MS) {
+    // busy wait: the bound is a millisecond
+  }
+}
+
+describe("SqliteStore read cache and writes that leave it alone", () => {
+  async function usageFlush(s: SqliteStore, projectId: number, n: number): Promise<void> {
+    await s.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("usage_counters")
+        .values({
+          project_id: projectId,
+          day: "2025-01-01",
+          endpoint: "resolve",
+          metric: "requests",
+          count: n,
+        })
+        .onConflict((oc) => oc.columns(["project_id", "day", "endpoint", "metric"]).doUpdateSet({ count: n }))
+        .execute();
+    });
+  }
+
+  it("keeps the cache across commits that change only usage, keys and accounts", async () => {
+    await store.upsertDomain(domain());
+    const project = await store.createProject({ name: "p" });
+    const cached = await store.findDomainsByName(["alice.wallet"], {});
+    await usageFlush(store, project.id, 1);
+    await store.touchApiKeys(new Map([[123, 1]]));
+    await store.db.updateTable("projects").set({ description: "x" }).where("id", "=", project.id).execute();
+    store.raw.prepare("update projects set plan = 'internal' where id = ?").run(project.id);
+    pastForeignBound();
+    expect(await store.findDomainsByName(["alice.wallet"], {})).toBe(cached);
+  });
+
+  it("drops the cache when a transaction mixes usage rows with domain rows, by any path", async () => {
+    const own = await ownCommitsOnly();
+    try {
+      const id = await own.upsertDomain(domain());
+      const project = await own.createProject({ name: "p" });
+      const cases: Array<(owner: string) => Promise<unknown>> = [
+        // the crawler's path: bulk statements on the bare connection inside the transaction
+        (owner) => own.transaction(async (tx) => tx.upsertDomains([domain({ owner })])),
+        (owner) =>
+          own.db.transaction().execute(async (trx) => {
+            await trx
+              .insertInto("usage_counters")
+              .values({ project_id: project.id, day: owner, endpoint: "e", metric: "m", count: 1 })
+              .execute();
+            await trx.updateTable("domains").set({ owner }).where("id", "=", id).execute();
+          }),
+        async (owner) => {
+          await usageFlush(own, project.id, 2);
+          own.raw.exec(`update domains set owner = '${owner}' where id = ${id}`);
+        },
+        // usage rows through Kysely, a domain row through the writer, in one transaction
+        async (owner) =>
+          own.db.transaction().execute(async (trx) => {
+            await trx
+              .insertInto("usage_counters")
+              .values({ project_id: project.id, day: owner, endpoint: "f", metric: "m", count: 1 })
+              .execute();
+            own.raw.prepare("update domains set owner = ? where id = ?").run(owner, id);
+          }),
+      ];
+      for (const [i, write] of cases.entries()) {
+        const owner = `0x${String(i + 7).padStart(40, "0")}`;
+        await own.findDomainsByName(["alice.wallet"], {});
+        await write(owner);
+        expect((await own.findDomainsByName(["alice.wallet"], {}))[0].owner, `case ${i}`).toBe(owner);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("still sees another process's commit that lands next to a cache-free commit of its own", async () => {
+    const id = await store.upsertDomain(domain());
+    const project = await store.createProject({ name: "p" });
+    const other = new BetterSqlite3(file);
+    try {
+      const set = other.prepare("update domains set owner = ? where id = ?");
+      for (let i = 0; i < 40; i++) {
+        const owner = i % 2 === 0 ? BOB : ALICE;
+        await store.findDomainsByName(["alice.wallet"], {});
+        pastForeignBound();
+        await store.findDomainsByName(["alice.wallet"], {}); // the probe has just looked
+        // another process commits, then this one commits usage (rows changed, or none at all)
+        set.run(owner, id);
+        if (i % 4 === 0) store.raw.prepare("update usage_counters set count = 0 where project_id = -1").run();
+        else await usageFlush(store, project.id, i);
+        pastForeignBound();
+        expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner, `round ${i}`).toBe(owner);
+      }
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe("WalIndexProbe", () => {
+  it("reports a change after each commit of any connection and none without one", () => {
+    const probe = WalIndexProbe.open(file, "wal");
+    expect(probe).not.toBeNull();
+    const other = new BetterSqlite3(file);
+    try {
+      expect(probe!.changed()).toBe(true); // the first call has nothing to compare with
+      expect(probe!.changed()).toBe(false);
+      other.prepare("select count(*) from domains").get();
+      expect(probe!.changed()).toBe(false); // a read commits nothing
+      other.exec(
+        "insert into projects (name, description, plan, created_at, settings) values ('p', '', 'free', 0, '{}')",
+      );
+      expect(probe!.changed()).toBe(true);
+      expect(probe!.changed()).toBe(false);
+      store.raw.exec("update projects set description = 'x'");
+      expect(probe!.changed()).toBe(true);
+      other.exec("begin; update projects set description = 'y'; rollback");
+      expect(probe!.changed()).toBe(false);
+    } finally {
+      other.close();
+      probe!.close();
+    }
+  });
+
+  it("declines a database that is not in WAL mode or has no WAL index, so the store falls back to data_version", () => {
+    expect(WalIndexProbe.open(file, "delete")).toBeNull();
+    expect(WalIndexProbe.open(join(dir, "missing.db"), "wal")).toBeNull();
+  });
+});

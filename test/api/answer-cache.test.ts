@@ -1,0 +1,144 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "../../src/accounts/api-keys.js";
+import { buildApp } from "../../src/api/app.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import { createStore } from "../../src/store/create-store.js";
+import { AGE_STEP_MS } from "../../src/scoring/rules/age.rule.js";
+import { ADDR, NOW, T0 } from "./helpers/world.js";
+import { type Backend, createTestApp, type TestApp } from "./helpers/test-app.js";
+
+const V1 = "/svc/api/v1";
+
+// Answers without explain are bytes memoized per stored domain (routes/v1/record-json.ts) over
+// the SQLite store's read cache: every change must still show in the very next answer.
+describe.each<Backend>(["sqlite", "postgres"])("answers stay exact to the last commit: %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ backend });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("serves the same bytes again until a write, then the new state at once", async () => {
+    const first = await t.get(`${V1}/resolve?domain=alice.wallet`);
+    const again = await t.get(`${V1}/resolve?domain=alice.wallet`);
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(first.json().data.ownerAddress).toBe(ADDR.alice);
+
+    const id = t.ids.get("alice-fns-polygon")!;
+    const before = (await t.store.findDomainById(id))!;
+    await t.store.upsertDomain({ ...before, owner: ADDR.carol });
+    expect((await t.get(`${V1}/resolve?domain=alice.wallet`)).json().data.ownerAddress).toBe(ADDR.carol);
+    expect((await t.get(`${V1}/resolve?domain=alice.wallet&network=POLYGON`)).json().data.ownerAddress).toBe(
+      ADDR.carol,
+    );
+
+    await t.store.setNativeRecord(id, "record.TXT.0", "changed", [{ key: "record.TXT.0", value: "changed" }]);
+    const deep = (await t.get(`${V1}/deep-resolve?domain=alice.wallet`)).json().data;
+    expect(deep[0].records["record.TXT.0"]).toBe("changed");
+
+    await t.store.updateDomainSignals(id, {
+      baseScore: 10,
+      spam: true,
+      csamOk: true,
+      kyc: false,
+      tags: ["x"],
+    });
+    const after = (await t.get(`${V1}/resolve?domain=alice.wallet`)).json().data;
+    expect(after.ownerAddress).toBe(ADDR.bob); // the other domain of the name now scores higher
+    const moved = (await t.get(`${V1}/deep-resolve?domain=alice.wallet`)).json().data;
+    expect(moved.at(-1)).toMatchObject({ ownerAddress: ADDR.carol, spam: true, info: { tags: ["x"] } });
+
+    await t.store.deleteDomain(id);
+    const left = (await t.get(`${V1}/deep-resolve?domain=alice.wallet`)).json().data;
+    expect(left.map((d: { network: string }) => d.network)).not.toContain("POLYGON");
+    expect(left.length).toBe(deep.length - 1);
+  });
+});
+
+describe("answers follow the clock", () => {
+  let now = NOW;
+  let close: () => Promise<void>;
+  let get: (
+    url: string,
+  ) => Promise<{ statusCode: number; json(): { data: { score: number; provider: string } } }>;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "omniname-answers-"));
+    const store = await createStore({ databaseUrl: undefined, dataDir: dir });
+    const base = {
+      name: "timed.wallet",
+      sld: "timed",
+      tld: "wallet",
+      owner: ADDR.alice,
+      contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+      resolver: null,
+      registeredBlock: 1,
+      lastUpdateBlock: 1,
+      lastUpdateAt: T0,
+      spam: false,
+      csamOk: true,
+      kyc: false,
+      tags: [],
+    };
+    // The better-scored domain expires at NOW + 1 s; the other one gains age points over time.
+    await store.upsertDomain({
+      ...base,
+      provider: "NAMESPACE_A",
+      network: "POLYGON",
+      tokenId: `0x${"1".padStart(64, "0")}`,
+      registeredAt: NOW,
+      expiresAt: NOW + 1000,
+      baseScore: 70,
+    });
+    await store.upsertDomain({
+      ...base,
+      provider: "NAMESPACE_B",
+      network: "ETHEREUM",
+      tokenId: `0x${"2".padStart(64, "0")}`,
+      registeredAt: NOW - 10,
+      expiresAt: null,
+      baseScore: 50,
+    });
+    const pepper = randomBytes(16).toString("hex");
+    const project = await store.createProject({ name: "clock" });
+    const { key } = await createApiKey(store, pepper, project.id, "k");
+    const app = await buildApp({
+      config: loadConfig({}, { dataDir: "." }),
+      logger: pino({ level: "silent" }),
+      store,
+      ranker: createScoringRanker(),
+      pepper,
+      clock: () => now,
+    });
+    get = (url) => app.inject({ url, headers: { "api-key": key } }) as never;
+    close = async () => {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it("drops a domain at its expiry and moves a score when the age rule steps, with no write", async () => {
+    const at = async (t: number) => {
+      now = t;
+      return (await get(`${V1}/resolve?domain=timed.wallet`)).json().data;
+    };
+    expect((await at(NOW + 999)).provider).toBe("NAMESPACE_A");
+    expect((await at(NOW + 999)).provider).toBe("NAMESPACE_A");
+    expect((await at(NOW + 1000)).provider).toBe("NAMESPACE_B");
+    const young = await at(NOW - 10 + AGE_STEP_MS - 1);
+    const older = await at(NOW - 10 + AGE_STEP_MS);
+    expect(older.score).toBe(young.score + 1);
+  });
+});
