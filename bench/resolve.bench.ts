@@ -207,6 +207,9 @@ try {
   copier.close();
   const apiConsole = await startChild("api-server.ts", [consoleFile, pepper, "console"]);
   children.push(apiConsole.child);
+  // The same app ranking by the stored base score only: what the scoring engine costs per request.
+  const apiBase = await startChild("api-server.ts", [file, pepper, "base"]);
+  children.push(apiBase.child);
   // The hooks must really run: a limited answer carries the RateLimit headers.
   const limited = await fetch(`http://127.0.0.1:${apiConsole.port}${resolvePaths[0]}`, { headers });
   if (limited.status !== 200 || !limited.headers.get("ratelimit"))
@@ -216,6 +219,7 @@ try {
     { label: "bare route", server: bare, paths: ["/bare"] },
     { label: "resolve", server: api, paths: resolvePaths },
     { label: "resolve (limits+usage)", server: apiConsole, paths: resolvePaths },
+    { label: "resolve (base score only)", server: apiBase, paths: resolvePaths },
     { label: "deep-resolve", server: api, paths: deepPaths },
     { label: "reverse-resolve", server: api, paths: reversePaths },
   ];
@@ -250,11 +254,11 @@ try {
       .join(" ")} (${cpus().length} cores)`,
   );
   console.log(
-    "endpoint                  req/s   p50 ms  p99 ms  ratio  CPU µs/req  non-2xx  errors  first pass req/s",
+    "endpoint                      req/s   p50 ms  p99 ms  ratio  CPU µs/req  non-2xx  errors  first pass req/s",
   );
   for (const r of rows) {
     console.log(
-      `${r.label.padEnd(22)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / base).toFixed(2).padStart(6)} ${r.cpuPerRequest.toFixed(0).padStart(11)} ${String(r.non2xx).padStart(8)} ${String(r.errors).padStart(7)} ${(r.firstPass === null ? "-" : r.firstPass.toFixed(0)).padStart(17)}`,
+      `${r.label.padEnd(26)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(7)} ${(r.rps / base).toFixed(2).padStart(6)} ${r.cpuPerRequest.toFixed(0).padStart(11)} ${String(r.non2xx).padStart(8)} ${String(r.errors).padStart(7)} ${(r.firstPass === null ? "-" : r.firstPass.toFixed(0)).padStart(17)}`,
     );
   }
   const resolveRatio = rows[1].rps / base;

@@ -2,13 +2,14 @@ import pino from "pino";
 import { buildApp } from "../../src/api/app.js";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { createScoringRanker } from "../../src/resolution/rank.js";
+import { baseScoreRanker, createScoringRanker } from "../../src/resolution/rank.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 // A child process: the production app over the bench's SQLite file, so the load generator in the
 // parent does not share this event loop. argv: <sqlite file> <pepper> [console]. With `console`,
 // the app runs the console's v1 hooks as the server role does: allowlists, plan rate limits and
-// quotas, usage recording. Sends { port } over IPC.
+// quotas, usage recording. With `base`, it ranks by the stored base score alone (the ranking
+// before the scoring engine), to measure what the engine costs. Sends { port } over IPC.
 const [file, pepper, mode] = process.argv.slice(2);
 const store = createSqliteStore(file);
 await store.migrate();
@@ -16,7 +17,7 @@ const ctx: AppContext = {
   config: loadConfig({}, { dataDir: "." }),
   logger: pino({ level: "warn" }),
   store,
-  ranker: createScoringRanker(),
+  ranker: mode === "base" ? baseScoreRanker : createScoringRanker(),
   pepper,
   clock: Date.now,
 };

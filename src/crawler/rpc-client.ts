@@ -124,16 +124,35 @@ export interface RpcClient {
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    // The crawler's stop signal lives as long as the process: every listener added to it must be
+    // removed again, or a long crawl accumulates one per retry.
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
+}
+
+/**
+ * A signal that aborts after `ms` or when `parent` aborts, whichever comes first; `release`
+ * detaches it from the parent (AbortSignal.any keeps its sources' listeners alive on Node 20).
+ */
+function requestSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException("request timed out", "TimeoutError")), ms);
+  const onAbort = () => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 /**
@@ -158,6 +177,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   ): Promise<unknown> {
     const started = Date.now();
     let outcome: "ok" | RpcFault = "ok";
+    // The timeout covers the body too: fetch resolves at the headers.
+    const request = requestSignal(ms, options.signal);
     try {
       let res: Response;
       try {
@@ -165,9 +186,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify(body),
-          signal: options.signal
-            ? AbortSignal.any([AbortSignal.timeout(ms), options.signal])
-            : AbortSignal.timeout(ms),
+          signal: request.signal,
         });
       } catch (e) {
         if (options.signal?.aborted) throw rpcError(`${method}: stopped`, { fault: "rpc", method }, e);
@@ -246,6 +265,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         throw rpcError(`${method}: malformed JSON from ${safeUrl}`, { fault: "server", method }, e);
       }
     } finally {
+      request.release();
       options.onRequest?.({ method, outcome, ms: Date.now() - started });
     }
   }
