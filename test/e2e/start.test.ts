@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const main = new URL("../../src/main.ts", import.meta.url).pathname;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  seconds: number;
+}
+
+/** `omniname start` as `npm start` runs it, with no chain configured: devnet + crawler + API. */
+function start(dataDir: string): Promise<Started> {
+  const began = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", main, "start"], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 90 s:\n${out}`)), 90_000);
+    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+    const poll = setInterval(() => {
+      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(out);
+      if (!m) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve({ child, url: m[1], output: () => out, seconds: (Date.now() - began) / 1000 });
+    }, 100);
+  });
+}
+
+function stop(s: Started): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
+    s.child.removeAllListeners("exit");
+    s.child.once("exit", (code) => resolve(code));
+    s.child.kill("SIGTERM");
+  });
+}
+
+describe("omniname start (embedded defaults)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "omniname-start-"));
+  const running: Started[] = [];
+  afterAll(async () => {
+    for (const s of running) if (s.child.exitCode === null) s.child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts the devnet, crawls it and serves the demo world; a second start resumes", async () => {
+    const first = await start(dataDir);
+    running.push(first);
+    const key = readFileSync(join(dataDir, "demo-api-key"), "utf8").trim();
+    expect(first.output()).toContain(`demo API key:   ${key}`);
+    expect(first.output()).toContain(
+      `curl -s -H 'api-key: ${key}' '${first.url}/svc/api/v1/resolve?domain=alice.wallet'`,
+    );
+
+    const res = await fetch(`${first.url}/svc/api/v1/deep-resolve?domain=bob.x`, {
+      headers: { "api-key": key },
+    });
+    const body = (await res.json()) as {
+      result: boolean;
+      data: Array<{ network: string; provider: string }>;
+    };
+    expect(res.status).toBe(200);
+    expect(body.data.length).toBeGreaterThanOrEqual(2);
+    const status = (await (await fetch(`${first.url}/status`)).json()) as {
+      data: { sources: Array<{ state: string }> };
+    };
+    expect(status.data.sources.length).toBe(6);
+    expect(status.data.sources.every((s) => s.state === "live")).toBe(true);
+    expect(first.output()).not.toContain(readFileSync(join(dataDir, "pepper"), "utf8").trim());
+
+    expect(await stop(first)).toBe(0);
+
+    const second = await start(dataDir);
+    running.push(second);
+    expect(second.output()).toMatch(/resumed the devnet/);
+    const again = await fetch(`${second.url}/svc/api/v1/resolve?domain=alice.wallet`, {
+      headers: { "api-key": key },
+    });
+    expect(again.status).toBe(200);
+    expect(await stop(second)).toBe(0);
+  }, 180_000);
+});
