@@ -11,12 +11,26 @@ export type LimitDecision =
   | { allowed: true; state: LimitState }
   | { allowed: false; code: "RATE_LIMITED" | "QUOTA_EXCEEDED"; retryAfterS: number; state: LimitState };
 
+export interface Month {
+  readonly key: string;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+// The month of the last call: every request asks for the current month several times, and
+// building it (two Dates and an ISO string) cost more than the rest of the limit check.
+let lastMonth: Month | null = null;
+
 /** UTC calendar month of a time: its key, its length and the seconds left in it. */
-export function monthOf(now: number): { key: string; startMs: number; endMs: number } {
+export function monthOf(now: number): Month {
+  const m = lastMonth;
+  if (m !== null && now >= m.startMs && now < m.endMs) return m;
   const d = new Date(now);
   const startMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const endMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  return { key: new Date(startMs).toISOString().slice(0, 7), startMs, endMs };
+  const month = Object.freeze({ key: new Date(startMs).toISOString().slice(0, 7), startMs, endMs });
+  lastMonth = month;
+  return month;
 }
 
 // The quota counter only counts; the plan's quota is compared here, so a project that changes plan
@@ -42,6 +56,10 @@ export class ApiLimits {
   private readonly rate = new Map<string, Limiter>();
   private readonly quota: Limiter;
   private readonly seeded = new Map<string, Promise<void>>();
+  /** Quota keys whose seed has completed: the hot path skips awaiting their settled promise. */
+  private readonly seededDone = new Set<string>();
+  /** The quota key of each project for the month it was built in. */
+  private readonly quotaKeys = new Map<number, { month: Month; key: string }>();
 
   constructor(private readonly opts: ApiLimitsOptions) {
     this.quota = opts.backend.create({ name: "quota", points: UNBOUNDED, durationS: 40 * 86_400 });
@@ -65,20 +83,35 @@ export class ApiLimits {
     const m = monthOf(now);
     // The counter outlives its month by a day, then expires on its own.
     const ttlS = Math.ceil((m.endMs - now) / 1000) + 86_400;
-    return { key: `${projectId}:${m.key}`, month: m, ttlS };
+    let k = this.quotaKeys.get(projectId);
+    if (k === undefined || k.month !== m) {
+      if (this.quotaKeys.size > 50_000) this.quotaKeys.clear();
+      k = { month: m, key: `${projectId}:${m.key}` };
+      this.quotaKeys.set(projectId, k);
+    }
+    return { key: k.key, month: m, ttlS };
   }
 
-  private ensureSeeded(projectId: number, now: number): Promise<void> {
+  /** null once the project's counter of the month is seeded: nothing to wait for. */
+  private ensureSeeded(projectId: number, now: number): Promise<void> | null {
     const { key, month, ttlS } = this.quotaKey(projectId, now);
+    if (this.seededDone.has(key)) return null;
     let p = this.seeded.get(key);
     if (!p) {
-      p = (async () => {
+      const seed: Promise<void> = (async () => {
         if ((await this.quota.get(key)) !== null) return;
         const used = await this.opts.loadQuotaUsed(projectId, month.startMs, month.endMs);
         if (used > 0) await this.quota.set(key, used, ttlS);
       })();
+      p = seed;
       // A failed seed (store down) is retried by the next request instead of being remembered.
-      p.catch(() => this.seeded.delete(key));
+      // A seed that a forgetProject overtook is not remembered as done either.
+      seed.then(
+        () => {
+          if (this.seeded.get(key) === seed) this.seededDone.add(key);
+        },
+        () => this.seeded.delete(key),
+      );
       this.seeded.set(key, p);
     }
     return p;
@@ -117,7 +150,8 @@ export class ApiLimits {
       };
       return { allowed: false, code: "RATE_LIMITED", retryAfterS: Math.max(1, state.rate.resetS), state };
     }
-    await this.ensureSeeded(projectId, now);
+    const seeding = this.ensureSeeded(projectId, now);
+    if (seeding !== null) await seeding;
     const { key, ttlS } = this.quotaKey(projectId, now);
     const q = await consume(this.quota, key, 1, { customDuration: ttlS });
     const used = q.res.consumedPoints;
@@ -148,7 +182,8 @@ export class ApiLimits {
 
   /** Requests of the current month that counted against the project's quota. */
   async quotaUsed(projectId: number, now = this.opts.clock()): Promise<number> {
-    await this.ensureSeeded(projectId, now);
+    const seeding = this.ensureSeeded(projectId, now);
+    if (seeding !== null) await seeding;
     const res = await this.quota.get(this.quotaKey(projectId, now).key);
     return res ? res.consumedPoints : 0;
   }
@@ -157,13 +192,36 @@ export class ApiLimits {
   async forgetProject(projectId: number): Promise<void> {
     const { key } = this.quotaKey(projectId, this.opts.clock());
     this.seeded.delete(key);
+    this.seededDone.delete(key);
     await this.quota.delete(key);
   }
 }
 
-/** A structured-field string (RFC 8941 sf-string) for a policy name. */
-function sfString(s: string): string {
-  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+// The policy names as RFC 8941 sf-strings: constants ("rate" and "quota" need no escaping).
+const RATE = '"rate"';
+const QUOTA = '"quota"';
+
+/** The last policy field written: it changes only with the plan or the month. */
+let lastPolicy = { rq: -1, rw: -1, qq: -1, qw: -1, value: "" };
+
+function policyField(state: LimitState): string {
+  const p = lastPolicy;
+  if (
+    p.rq === state.rate.limit &&
+    p.rw === state.rate.windowS &&
+    p.qq === state.quota.limit &&
+    p.qw === state.quota.windowS
+  )
+    return p.value;
+  const value = `${RATE};q=${state.rate.limit};w=${state.rate.windowS}, ${QUOTA};q=${state.quota.limit};w=${state.quota.windowS}`;
+  lastPolicy = {
+    rq: state.rate.limit,
+    rw: state.rate.windowS,
+    qq: state.quota.limit,
+    qw: state.quota.windowS,
+    value,
+  };
+  return value;
 }
 
 /**
@@ -172,8 +230,13 @@ function sfString(s: string): string {
  * `RateLimit` (r = remaining, t = seconds until the window resets).
  */
 export function rateLimitHeaders(state: LimitState): Record<string, string> {
-  return {
-    "ratelimit-policy": `${sfString("rate")};q=${state.rate.limit};w=${state.rate.windowS}, ${sfString("quota")};q=${state.quota.limit};w=${state.quota.windowS}`,
-    ratelimit: `${sfString("rate")};r=${state.rate.remaining};t=${state.rate.resetS}, ${sfString("quota")};r=${state.quota.remaining};t=${state.quota.resetS}`,
-  };
+  return { "ratelimit-policy": policyField(state), ratelimit: rateLimitField(state) };
+}
+
+/** The `RateLimit-Policy` field alone (see rateLimitHeaders). */
+export const rateLimitPolicyField = policyField;
+
+/** The `RateLimit` field alone (see rateLimitHeaders). */
+export function rateLimitField(state: LimitState): string {
+  return `${RATE};r=${state.rate.remaining};t=${state.rate.resetS}, ${QUOTA};r=${state.quota.remaining};t=${state.quota.resetS}`;
 }

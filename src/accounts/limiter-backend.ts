@@ -59,16 +59,18 @@ export function redisBackend(client: Redis, prefix = "omniname"): LimiterBackend
  * `consume` that returns the library's result either way: it rejects with a RateLimiterRes when the
  * points are spent, and with an Error only on a store failure (which propagates).
  */
-export async function consume(
+export function consume(
   limiter: Limiter,
   key: string,
   points = 1,
   options?: { customDuration?: number },
 ): Promise<{ allowed: boolean; res: RateLimiterRes }> {
-  try {
-    return { allowed: true, res: await limiter.consume(key, points, options) };
-  } catch (e) {
-    if (e instanceof RateLimiterRes) return { allowed: false, res: e };
-    throw e;
-  }
+  // One promise on the hot path, not an async frame around the library's.
+  return limiter.consume(key, points, options).then(
+    (res) => ({ allowed: true, res }),
+    (e: unknown) => {
+      if (e instanceof RateLimiterRes) return { allowed: false, res: e };
+      throw e;
+    },
+  );
 }

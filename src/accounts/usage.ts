@@ -21,13 +21,36 @@ export interface UsageEvent {
   at: number;
 }
 
+const DAY_MS = 86_400_000;
+
+// The day of the last call and its bounds: every request records its day, and an ISO string
+// per request cost more than the counting itself.
+let lastDay = { startMs: 0, endMs: 0, key: "" };
+
 export function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const d = lastDay;
+  if (ms >= d.startMs && ms < d.endMs) return d.key;
+  const key = new Date(ms).toISOString().slice(0, 10);
+  // Only times with a four-digit year are cached (toISOString's plain form), as every real one.
+  if (key.length === 10) {
+    const startMs = Math.floor(ms / DAY_MS) * DAY_MS;
+    lastDay = { startMs, endMs: startMs + DAY_MS, key };
+  }
+  return key;
 }
 
 export function latencyBucket(ms: number): string {
   for (const b of LATENCY_BUCKETS_MS) if (ms <= b) return String(b);
   return "inf";
+}
+
+/** `lat:<bucket>` for each bucket, then `lat:inf`: the metric names record() counts into. */
+const LATENCY_METRICS = [...LATENCY_BUCKETS_MS.map((b) => `lat:${b}`), "lat:inf"];
+
+function latencyMetric(ms: number): string {
+  for (let i = 0; i < LATENCY_BUCKETS_MS.length; i++)
+    if (ms <= LATENCY_BUCKETS_MS[i]) return LATENCY_METRICS[i];
+  return LATENCY_METRICS[LATENCY_BUCKETS_MS.length];
 }
 
 type Pending = Map<string, Map<string, number>>;
@@ -76,7 +99,7 @@ export class UsageRecorder {
     const key = `${e.projectId}|${dayOf(e.at)}|${e.endpoint}`;
     this.add(key, "requests", 1);
     if (e.status >= 400) this.add(key, `status:${e.status}`, 1);
-    this.add(key, `lat:${latencyBucket(e.latencyMs)}`, 1);
+    this.add(key, latencyMetric(e.latencyMs), 1);
     if (e.quota) this.add(key, "quota", 1);
   }
 

@@ -63,6 +63,94 @@ describe.each<Backend>(["sqlite", "postgres"])("answers stay exact to the last c
   });
 });
 
+// reverse-resolve reads the SQLite store's owner and reverse-record caches and sends memoized
+// record bytes: the owner path must be as exact to the last commit as the name path.
+describe.each<Backend>(["sqlite", "postgres"])(
+  "reverse answers stay exact to the last commit: %s",
+  (backend) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp({ backend });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    const reverse = async (addr: string) =>
+      (await t.get(`${V1}/reverse-resolve?walletAddress=${addr}`)).json().data as Array<{
+        domain: string;
+        network: string;
+        ownerAddress: string;
+        score: number;
+        spam: boolean;
+        records: Record<string, string>;
+        info: { tags: string[] };
+      }>;
+    const networksOf = (list: Array<{ domain: string; network: string }>) =>
+      list.map((d) => `${d.domain}@${d.network}`);
+
+    it("serves the same bytes again until a write, then the new state at once", async () => {
+      const url = `${V1}/reverse-resolve?walletAddress=${ADDR.alice}`;
+      const first = await t.get(url);
+      expect((await t.get(url)).rawPayload.equals(first.rawPayload)).toBe(true);
+      const aliceBefore = networksOf(first.json().data);
+      const carolBefore = networksOf(await reverse(ADDR.carol));
+      expect(aliceBefore).toContain("alice.wallet@POLYGON");
+      expect(aliceBefore[0]).toBe("alice.wallet@POLYGON"); // Alice's primary name
+
+      // The domain moves to Carol: it leaves Alice's answer and joins Carol's.
+      const id = t.ids.get("alice-fns-polygon")!;
+      const before = (await t.store.findDomainById(id))!;
+      await t.store.upsertDomain({ ...before, owner: ADDR.carol });
+      const aliceAfter = networksOf(await reverse(ADDR.alice));
+      expect(aliceAfter).not.toContain("alice.wallet@POLYGON");
+      expect(aliceAfter.length).toBe(aliceBefore.length - 1);
+      const carol = await reverse(ADDR.carol);
+      expect(networksOf(carol)).toContain("alice.wallet@POLYGON");
+      expect(carol.length).toBe(carolBefore.length + 1);
+      const moved = () => carol.find((d) => d.domain === "alice.wallet" && d.network === "POLYGON")!;
+      expect(moved().ownerAddress).toBe(ADDR.carol);
+
+      // A record, then the signals, change.
+      await t.store.setNativeRecord(id, "record.TXT.0", "changed", [
+        { key: "record.TXT.0", value: "changed" },
+      ]);
+      const withRecord = (await reverse(ADDR.carol)).find(
+        (d) => d.domain === "alice.wallet" && d.network === "POLYGON",
+      )!;
+      expect(withRecord.records["record.TXT.0"]).toBe("changed");
+      await t.store.updateDomainSignals(id, {
+        baseScore: 10,
+        spam: true,
+        csamOk: true,
+        kyc: false,
+        tags: ["x"],
+      });
+      const flagged = (await reverse(ADDR.carol)).find(
+        (d) => d.domain === "alice.wallet" && d.network === "POLYGON",
+      )!;
+      expect(flagged).toMatchObject({ spam: true, info: { tags: ["x"] } });
+      expect(flagged.score).toBeLessThan(moved().score);
+
+      // Carol's reverse record names it: it becomes her primary name, first in the answer.
+      await t.store.setReverse({
+        network: "POLYGON",
+        provider: "NAMESPACE_A",
+        address: ADDR.carol,
+        domainId: id,
+      });
+      expect(networksOf(await reverse(ADDR.carol))[0]).toBe("alice.wallet@POLYGON");
+      await t.store.removeReverse(ADDR.carol, "POLYGON", "NAMESPACE_A");
+      expect(networksOf(await reverse(ADDR.carol))[0]).not.toBe("alice.wallet@POLYGON");
+
+      await t.store.deleteDomain(id);
+      const left = networksOf(await reverse(ADDR.carol));
+      expect(left).not.toContain("alice.wallet@POLYGON");
+      expect(left.length).toBe(carolBefore.length);
+    });
+  },
+);
+
 describe("answers follow the clock", () => {
   let now = NOW;
   let close: () => Promise<void>;

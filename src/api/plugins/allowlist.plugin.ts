@@ -1,5 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkAccess } from "../../accounts/access-rules.js";
+import type {
+  DoneFuncWithErrOrRes,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from "fastify";
+import { type CompiledAccess, checkAccess } from "../../accounts/access-rules.js";
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import { AppError } from "../../domain/errors.js";
 import type { V1Extension } from "../routes/v1/v1.routes.js";
@@ -13,6 +19,20 @@ declare module "fastify" {
 
 const EXPOSED = "RateLimit, RateLimit-Policy, Retry-After";
 
+/** Checks the request against the project's rules: the refusal, or undefined when it may pass. */
+function admit(
+  services: ConsoleServices,
+  request: FastifyRequest,
+  access: CompiledAccess,
+): AppError | undefined {
+  const ip = services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]);
+  const origin = typeof request.headers.origin === "string" ? request.headers.origin : undefined;
+  const verdict = checkAccess(access, ip, origin);
+  if (verdict !== "ok") return new AppError(verdict);
+  if (origin !== undefined) request.corsOrigin = origin;
+  return undefined;
+}
+
 /**
  * The project's IP and origin allowlists on every v1 route (after the api-key hook): 403
  * IP_NOT_ALLOWED / ORIGIN_NOT_ALLOWED. A browser origin that passes gets CORS headers on the
@@ -21,24 +41,34 @@ const EXPOSED = "RateLimit, RateLimit-Policy, Retry-After";
 export function allowlistHook(services: ConsoleServices): V1Extension {
   return (scope: FastifyInstance) => {
     scope.decorateRequest("corsOrigin", null);
-    scope.addHook("onRequest", async (request: FastifyRequest) => {
-      const project = request.project;
-      if (project === null) return;
-      const access = services.access.cached(project.id) ?? (await services.access.get(project.id));
-      const ip = services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]);
-      const origin = typeof request.headers.origin === "string" ? request.headers.origin : undefined;
-      const verdict = checkAccess(access, ip, origin);
-      if (verdict !== "ok") throw new AppError(verdict);
-      if (origin !== undefined) request.corsOrigin = origin;
-    });
-    scope.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (request.corsOrigin !== null) {
-        reply.header("access-control-allow-origin", request.corsOrigin);
-        reply.header("access-control-expose-headers", EXPOSED);
-        reply.header("vary", "Origin");
-      }
-      return payload;
-    });
+    // Callback-style hooks: with the project's rules cached, a request costs no promise here.
+    scope.addHook(
+      "onRequest",
+      (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        const project = request.project;
+        if (project === null) return done();
+        const access = services.access.cached(project.id);
+        if (access !== undefined) return done(admit(services, request, access));
+        services.access
+          .get(project.id)
+          .then((a) => admit(services, request, a))
+          .then(
+            (refusal) => done(refusal),
+            (e: unknown) => done(e as Error),
+          );
+      },
+    );
+    scope.addHook(
+      "onSend",
+      (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: DoneFuncWithErrOrRes) => {
+        if (request.corsOrigin !== null) {
+          reply.header("access-control-allow-origin", request.corsOrigin);
+          reply.header("access-control-expose-headers", EXPOSED);
+          reply.header("vary", "Origin");
+        }
+        done(null, payload);
+      },
+    );
   };
 }
 

@@ -1,5 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type LimitState, rateLimitHeaders } from "../../accounts/api-limits.js";
+import type {
+  DoneFuncWithErrOrRes,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from "fastify";
+import { type LimitState, rateLimitField, rateLimitPolicyField } from "../../accounts/api-limits.js";
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import { AppError } from "../../domain/errors.js";
 import type { V1Extension } from "../routes/v1/v1.routes.js";
@@ -14,6 +20,12 @@ declare module "fastify" {
   }
 }
 
+function writeHeaders(request: FastifyRequest, reply: FastifyReply, state: LimitState): void {
+  reply.header("ratelimit-policy", rateLimitPolicyField(state));
+  reply.header("ratelimit", rateLimitField(state));
+  if (request.retryAfterS !== null) reply.header("retry-after", String(request.retryAfterS));
+}
+
 /**
  * The plan's rate per key and monthly quota per project on every v1 route (after the api-key hook
  * and the allowlists): 429 RATE_LIMITED or QUOTA_EXCEEDED with Retry-After. Every answer to a
@@ -24,33 +36,52 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
     scope.decorateRequest("limitState", null);
     scope.decorateRequest("quotaCounted", false);
     scope.decorateRequest("retryAfterS", null);
-    scope.addHook("onRequest", async (request: FastifyRequest) => {
-      const key = request.apiKey;
-      const project = request.project;
-      if (key === null || project === null) return;
-      const decision = await services.limits.consume(key.id, project.id, services.projects.planOf(project));
-      request.limitState = decision.state;
-      if (!decision.allowed) {
-        request.retryAfterS = decision.retryAfterS;
-        throw new AppError(decision.code);
-      }
-      request.quotaCounted = true;
-    });
-    scope.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const key = request.apiKey;
-      const project = request.project;
-      if (key === null || project === null) return payload;
-      let state = request.limitState;
-      if (state === null) {
-        try {
-          state = await services.limits.peek(key.id, project.id, services.projects.planOf(project));
-        } catch {
-          return payload;
+    // Callback-style hooks: the only promise of a request here is the limiter's own.
+    scope.addHook(
+      "onRequest",
+      (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        const key = request.apiKey;
+        const project = request.project;
+        if (key === null || project === null) return done();
+        services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
+          (decision) => {
+            request.limitState = decision.state;
+            if (!decision.allowed) {
+              request.retryAfterS = decision.retryAfterS;
+              return done(new AppError(decision.code));
+            }
+            request.quotaCounted = true;
+            done();
+          },
+          (e: unknown) => done(e as Error),
+        );
+      },
+    );
+    scope.addHook(
+      "onSend",
+      (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: DoneFuncWithErrOrRes) => {
+        const key = request.apiKey;
+        const project = request.project;
+        if (key === null || project === null) return done(null, payload);
+        const state = request.limitState;
+        if (state !== null) {
+          writeHeaders(request, reply, state);
+          return done(null, payload);
         }
-      }
-      for (const [name, value] of Object.entries(rateLimitHeaders(state))) reply.header(name, value);
-      if (request.retryAfterS !== null) reply.header("retry-after", String(request.retryAfterS));
-      return payload;
-    });
+        let peek: Promise<LimitState>;
+        try {
+          peek = services.limits.peek(key.id, project.id, services.projects.planOf(project));
+        } catch {
+          return done(null, payload);
+        }
+        peek.then(
+          (peeked) => {
+            writeHeaders(request, reply, peeked);
+            done(null, payload);
+          },
+          () => done(null, payload),
+        );
+      },
+    );
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import type { V1Extension } from "../routes/v1/v1.routes.js";
 import { allowlistHook } from "./allowlist.plugin.js";
@@ -16,19 +16,24 @@ function endpointOf(request: FastifyRequest): string {
  */
 export function usageHook(services: ConsoleServices, clock: () => number): V1Extension {
   return (scope: FastifyInstance) => {
-    scope.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
-      const project = request.project;
-      if (project === null) return;
-      services.usage.record({
-        projectId: project.id,
-        keyId: request.apiKey?.id,
-        endpoint: endpointOf(request),
-        status: reply.statusCode,
-        latencyMs: reply.elapsedTime,
-        quota: request.quotaCounted,
-        at: clock(),
-      });
-    });
+    // Callback style and synchronous: recording is a few map increments, no promise needed.
+    scope.addHook(
+      "onResponse",
+      (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        const project = request.project;
+        if (project === null) return done();
+        services.usage.record({
+          projectId: project.id,
+          keyId: request.apiKey?.id,
+          endpoint: endpointOf(request),
+          status: reply.statusCode,
+          latencyMs: reply.elapsedTime,
+          quota: request.quotaCounted,
+          at: clock(),
+        });
+        done();
+      },
+    );
   };
 }
 

@@ -170,6 +170,97 @@ describe("SqliteStore read cache", () => {
   });
 });
 
+describe("SqliteStore owner and reverse read cache", () => {
+  it("hands out the same frozen owner domains and reverse records until a commit, then new ones", async () => {
+    const own = await ownCommitsOnly();
+    try {
+      const a = await own.upsertDomain(domain());
+      await own.upsertDomain(
+        domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: `0x${"2".padStart(64, "0")}` }),
+      );
+      await own.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a });
+      const all = await own.findDomainsByOwner(ALICE, {});
+      const eth = await own.findDomainsByOwner(ALICE, { network: "ETHEREUM" });
+      const rev = await own.findReverse(ALICE, {});
+      expect(all.map((d) => d.network)).toEqual(["POLYGON", "ETHEREUM"]);
+      expect(eth.map((d) => d.network)).toEqual(["ETHEREUM"]);
+      expect(rev.map((r) => r.domainId)).toEqual([a]);
+      expect(await own.findReverse(ALICE, { network: "ETHEREUM" })).toEqual([]);
+      expect(await own.findDomainsByOwner(ALICE, {})).toBe(all);
+      expect(await own.findDomainsByOwner(ALICE, { network: "ETHEREUM" })).toBe(eth);
+      expect(await own.findReverse(ALICE, {})).toBe(rev);
+      expect(eth[0]).toBe(all[1]);
+      for (const x of [all, all[0], all[0].records, rev, rev[0]]) expect(Object.isFrozen(x)).toBe(true);
+
+      // Each kind of change shows in the very next read: owner, records, reverse records, deletion.
+      const changes: Array<[string, () => Promise<unknown>, () => Promise<void>]> = [
+        [
+          "owner moves to Bob",
+          () => own.db.updateTable("domains").set({ owner: BOB }).where("id", "=", a).execute(),
+          async () => {
+            expect((await own.findDomainsByOwner(ALICE, {})).map((d) => d.id)).not.toContain(a);
+            expect((await own.findDomainsByOwner(BOB, {})).map((d) => d.id)).toEqual([a]);
+          },
+        ],
+        [
+          "a record is added (raw writer)",
+          async () =>
+            own.raw
+              .prepare(
+                "insert into records (domain_id, key, value, native_key, native_value) values (?, 'record.TXT.0', 'x', 'record.TXT.0', 'x')",
+              )
+              .run(a),
+          async () => expect((await own.findDomainsByOwner(BOB, {}))[0].records.length).toBe(1),
+        ],
+        [
+          "Bob sets a reverse record",
+          () => own.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: BOB, domainId: a }),
+          async () => expect((await own.findReverse(BOB, {})).map((r) => r.domainId)).toEqual([a]),
+        ],
+        [
+          "Alice's reverse record goes",
+          () => own.removeReverse(ALICE, "POLYGON", "NAMESPACE_A"),
+          async () => expect(await own.findReverse(ALICE, {})).toEqual([]),
+        ],
+        [
+          "the domain is deleted",
+          () => own.deleteDomain(a),
+          async () => expect(await own.findDomainsByOwner(BOB, {})).toEqual([]),
+        ],
+      ];
+      for (const [what, write, check] of changes) {
+        // warm every cached read, then change
+        await own.findDomainsByOwner(ALICE, {});
+        await own.findDomainsByOwner(BOB, {});
+        await own.findReverse(ALICE, {});
+        await own.findReverse(BOB, {});
+        await write();
+        await check().catch((e: Error) => {
+          throw new Error(`${what}: ${e.message}`);
+        });
+      }
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("serves the owner state of another process's last commit, read after read", async () => {
+    const id = await store.upsertDomain(domain());
+    for (let i = 0; i < 5; i++) {
+      const owner = i % 2 === 0 ? BOB : ALICE;
+      const other = owner === BOB ? ALICE : BOB;
+      await store.findDomainsByOwner(owner, {});
+      await store.findReverse(owner, {});
+      writeFromAnotherProcess(
+        `update domains set owner = '${owner}' where id = ${id}; insert or replace into reverse_records (network, provider, address, domain_id) values ('POLYGON', 'NAMESPACE_A', '${owner}', ${id})`,
+      );
+      expect((await store.findDomainsByOwner(owner, {})).map((d) => d.id)).toEqual([id]);
+      expect(await store.findDomainsByOwner(other, {})).toEqual([]);
+      expect((await store.findReverse(owner, {})).map((r) => r.domainId)).toEqual([id]);
+    }
+  });
+});
+
 /** Waits out the bound within which another process's commit may still go unseen. */
 function pastForeignBound(): void {
   const t = performance.now();

@@ -22,7 +22,7 @@ type Row = Record<string, unknown>;
 /** Names whose candidates the read cache keeps; past it the oldest entries go first. */
 const CACHE_ENTRIES = 50_000;
 
-/** One name's candidates, and the same narrowed by each filter asked so far. */
+/** One name's candidates (or one owner's domains), and the same narrowed by each filter asked so far. */
 interface NameEntry {
   all: readonly DomainWithRecords[];
   filtered: Map<string, readonly DomainWithRecords[]> | null;
@@ -70,6 +70,10 @@ export class SqliteStore extends KyselyStore {
    * after they commit.
    */
   private readonly cache = new Map<string, NameEntry>();
+  /** Domains by owner address (the owner query's rows), exact like `cache` and emptied with it. */
+  private readonly byOwner = new Map<string, NameEntry>();
+  /** Reverse records by address, unfiltered, exact like `cache` and emptied with it. */
+  private readonly reverseBy = new Map<string, readonly ReverseRecord[]>();
   private readonly counter: { commits: number; stores: number };
   private seenCommits: number;
   private probedAt = Number.NEGATIVE_INFINITY;
@@ -182,12 +186,18 @@ export class SqliteStore extends KyselyStore {
   private fresh(): void {
     if (this.counter.commits !== this.seenCommits) {
       this.seenCommits = this.counter.commits;
-      this.cache.clear();
+      this.clearCaches();
     }
     const now = performance.now();
     if (now - this.probedAt < this.foreignCommitBoundMs) return;
     this.probedAt = now;
-    if (this.absorbForeignCommits()) this.cache.clear();
+    if (this.absorbForeignCommits()) this.clearCaches();
+  }
+
+  private clearCaches(): void {
+    this.cache.clear();
+    this.byOwner.clear();
+    this.reverseBy.clear();
   }
 
   private entry(name: string): NameEntry {
@@ -232,25 +242,46 @@ export class SqliteStore extends KyselyStore {
     return out;
   }
 
+  /**
+   * reverse-resolve's reads, cached like findDomainsByName's (same invalidation): the owner's
+   * domains (the capped owner query, then narrowed by the filter, as uncached) are the same frozen
+   * array and objects until the next commit.
+   */
   override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
     if (!this.stmts) return super.findDomainsByOwner(address, filter);
-    return this.filtered(this.stmts.byOwner.all(address) as Row[], filter);
+    this.fresh();
+    let hit = this.byOwner.get(address);
+    if (hit === undefined) {
+      const all = this.filtered(this.stmts.byOwner.all(address) as Row[], {});
+      for (const d of all) freezeDomain(d);
+      hit = { all: Object.freeze(all), filtered: null };
+      if (this.byOwner.size >= CACHE_ENTRIES) this.byOwner.delete(this.byOwner.keys().next().value as string);
+      this.byOwner.set(address, hit);
+    }
+    return this.narrowed(hit, filter) as DomainWithRecords[];
   }
 
   override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
     if (!this.stmts) return super.findReverse(address, filter);
-    return (this.stmts.reverse.all(address) as Row[])
-      .filter(
-        (r) =>
-          (!filter.network || r.network === filter.network) &&
-          (!filter.provider || r.provider === filter.provider),
-      )
-      .map((r) => ({
-        network: r.network as Network,
-        provider: r.provider as Provider,
-        address: r.address as string,
-        domainId: Number(r.domain_id),
-      }));
+    this.fresh();
+    let all = this.reverseBy.get(address);
+    if (all === undefined) {
+      all = Object.freeze(
+        (this.stmts.reverse.all(address) as Row[]).map((r) =>
+          Object.freeze({
+            network: r.network as Network,
+            provider: r.provider as Provider,
+            address: r.address as string,
+            domainId: Number(r.domain_id),
+          }),
+        ),
+      );
+      if (this.reverseBy.size >= CACHE_ENTRIES)
+        this.reverseBy.delete(this.reverseBy.keys().next().value as string);
+      this.reverseBy.set(address, all);
+    }
+    if (!filter.network && !filter.provider) return all as ReverseRecord[];
+    return all.filter((r) => matches(r, filter));
   }
 
   override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {

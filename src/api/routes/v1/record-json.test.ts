@@ -4,8 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DomainWithRecords } from "../../../domain/types.js";
 import type { RankedDomain } from "../../../resolution/rank.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
-import { createForwardAnswers, type ForwardAnswers, JSON_CONTENT_TYPE } from "./record-json.js";
-import { ForwardRecord, ok } from "./v1.schemas.js";
+import {
+  createForwardAnswers,
+  createReverseAnswers,
+  type ForwardAnswers,
+  JSON_CONTENT_TYPE,
+  type ReverseAnswers,
+} from "./record-json.js";
+import { ForwardRecord, ok, ReverseRecord } from "./v1.schemas.js";
 
 function domain(over: Partial<DomainWithRecords> = {}): DomainWithRecords {
   return {
@@ -70,6 +76,11 @@ const CASES: RankedDomain[] = [
 
 let app: FastifyInstance;
 let answers: ForwardAnswers | null = null;
+let reverseAnswers: ReverseAnswers | null = null;
+// The same cases on frozen domains, as the SQLite store hands them out: their bytes are memoized.
+const FROZEN: RankedDomain[] = CASES.map((r) => ({ ...r, domain: Object.freeze({ ...r.domain }) }));
+const reverseCases = (q: unknown) =>
+  (q as { n: string }).n === "0" ? [] : (q as { n: string }).n === "frozen" ? FROZEN : CASES;
 
 beforeAll(async () => {
   // The reference: the envelope serialized by the response schema, as the routes did before.
@@ -96,6 +107,21 @@ beforeAll(async () => {
     reply.header("content-type", JSON_CONTENT_TYPE);
     return ours(reply).deepResolveBody(many(req.query));
   });
+  app.get(
+    "/schema/reverse",
+    { schema: { response: { 200: ok(Type.Array(ReverseRecord)) } } },
+    async (req) => ({
+      result: true,
+      data: reverseCases(req.query).map((r) => shapeRecord(r, "reverse", false)),
+    }),
+  );
+  app.get("/bytes/reverse", async (req, reply) => {
+    reply.header("content-type", JSON_CONTENT_TYPE);
+    reverseAnswers ??= createReverseAnswers(
+      reply.compileSerializationSchema(ReverseRecord) as unknown as (r: WireRecord) => string,
+    );
+    return reverseAnswers.listBody(reverseCases(req.query));
+  });
   await app.ready();
 });
 afterAll(async () => {
@@ -119,6 +145,21 @@ describe("forward answers as bytes", () => {
       expect(b.rawPayload.equals(a.rawPayload)).toBe(true);
       expect(b.headers["content-type"]).toBe(a.headers["content-type"]);
     }
+  });
+});
+
+describe("reverse answers as bytes", () => {
+  it("writes reverse-resolve lists, empty or not, frozen domains twice, exactly as the response schema does", async () => {
+    for (const n of ["0", "all", "frozen", "frozen"]) {
+      const a = await app.inject(`/schema/reverse?n=${n}`);
+      const b = await app.inject(`/bytes/reverse?n=${n}`);
+      expect(b.statusCode).toBe(200);
+      expect(b.rawPayload.equals(a.rawPayload)).toBe(true);
+      expect(b.headers["content-type"]).toBe(a.headers["content-type"]);
+    }
+    // No smartContractAddress in a reverse record, and no forward bytes reused for it.
+    const body = (await app.inject("/bytes/reverse?n=all")).body;
+    expect(body).not.toContain("smartContractAddress");
   });
 });
 

@@ -1,5 +1,5 @@
 import type { RankedDomain } from "../../../resolution/rank.js";
-import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import { type ShapeMode, shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 
 /** The content type Fastify gives a serialized JSON body; a pre-serialized body sets it itself. */
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -58,11 +58,29 @@ export interface ForwardAnswers {
  * reply.header("content-type", JSON_CONTENT_TYPE).send(answers.resolveBody(best));
  */
 export function createForwardAnswers(serialize: (record: WireRecord) => string): ForwardAnswers {
+  return createAnswers(serialize, "forward");
+}
+
+/** Answers of reverse-resolve as the bytes to send. */
+export interface ReverseAnswers {
+  /** `{"result":true,"data":[<reverse record>,…]}`. */
+  listBody(ranked: readonly RankedDomain[]): Buffer;
+}
+
+/**
+ * Reverse wire records (no smartContractAddress), memoized as createForwardAnswers does, under the
+ * same exactness argument. `serialize` must be the response serializer of the reverse record schema.
+ */
+export function createReverseAnswers(serialize: (record: WireRecord) => string): ReverseAnswers {
+  return { listBody: createAnswers(serialize, "reverse").deepResolveBody };
+}
+
+function createAnswers(serialize: (record: WireRecord) => string, mode: ShapeMode): ForwardAnswers {
   const memo = new WeakMap<object, Variant[]>();
 
   // No closure is made per call: under tsx (the bench) each named one costs a defineProperty.
   function fresh(ranked: RankedDomain): Buffer {
-    return Buffer.from(OPEN + serialize(shapeRecord(ranked, "forward", false)) + CLOSE);
+    return Buffer.from(OPEN + serialize(shapeRecord(ranked, mode, false)) + CLOSE);
   }
 
   function bodyOf(ranked: RankedDomain): Buffer {

@@ -1,16 +1,21 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import type { WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
+import { createReverseAnswers, JSON_CONTENT_TYPE, type ReverseAnswers } from "./record-json.js";
 import { filterOf, type RankInputs, rankContext } from "./v1.params.js";
 import { ERROR_RESPONSES, ok, ReverseQuery, ReverseRecord } from "./v1.schemas.js";
 
-/** GET reverse-resolve: the domains of a wallet address, primary (reverse) names first. */
+/**
+ * GET reverse-resolve: the domains of a wallet address, primary (reverse) names first. The answer
+ * is sent as bytes assembled from memoized record JSON (record-json.ts), as resolve's is.
+ */
 export function reverseResolveRoutes(
   scope: FastifyInstance,
   resolution: Resolution,
   inputs: RankInputs,
 ): void {
+  let answers: ReverseAnswers | null = null;
   scope.get<{ Querystring: ReverseQuery }>(
     "/reverse-resolve",
     {
@@ -23,14 +28,19 @@ export function reverseResolveRoutes(
         response: { 200: ok(Type.Array(ReverseRecord)), ...ERROR_RESPONSES },
       },
     },
-    async (request): Promise<{ result: true; data: WireRecord[] }> => {
+    async (request, reply): Promise<Buffer> => {
       const q = request.query;
       const ranked = await resolution.reverseResolve(
         q.walletAddress,
         filterOf(q),
         rankContext(request, inputs, false),
       );
-      return { result: true, data: ranked.map((r) => shapeRecord(r, "reverse", false)) };
+      reply.header("content-type", JSON_CONTENT_TYPE);
+      // Built on the first answer, from the routes' own serializer compiler (see resolve.routes.ts).
+      answers ??= createReverseAnswers(
+        reply.compileSerializationSchema(ReverseRecord) as unknown as (record: WireRecord) => string,
+      );
+      return answers.listBody(ranked);
     },
   );
 }
