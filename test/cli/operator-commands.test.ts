@@ -122,7 +122,10 @@ describe("operator commands", () => {
       {
         env: { ...process.env, DATA_DIR: a, PORT: "not-a-port" },
       },
-    ).catch((e) => e as { code: number; stderr: string });
+    ).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(code).toBe(1);
     expect(stderr).toMatch(/Invalid configuration PORT/);
   });
