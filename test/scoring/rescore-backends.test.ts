@@ -1,54 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importKycAddresses, loadKycOwners } from "../../src/scoring/kyc-list.js";
 import { buildScoringIndex, rescoreAll } from "../../src/scoring/rescore.js";
 import type { ScoringLists } from "../../src/scoring/scoring-lists.js";
-import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
-import { createTestDatabase } from "../helpers/pg.js";
+import { STORE_BACKENDS } from "../helpers/store-world.js";
 import { TEST_CSAM_TERMS } from "./helpers/scoring-fixtures.js";
 import { seedDomains } from "./helpers/seed-fixtures.js";
-
-type Backend = { name: string; open: () => Promise<{ store: Store; cleanup: () => Promise<void> }> };
-
-const backends: Backend[] = [
-  {
-    name: "sqlite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "omniname-rescore-"));
-      const store = await createStore({ dataDir: dir });
-      return {
-        store,
-        cleanup: async () => {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: "postgres",
-    open: async () => {
-      const db = await createTestDatabase();
-      const store = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
-      return {
-        store,
-        cleanup: async () => {
-          await store.close();
-          await db.drop();
-        },
-      };
-    },
-  },
-];
 
 const T0 = Date.UTC(2024, 0, 1);
 const OWNER = "0x00000000000000000000000000000000000000aa";
 const OTHER = "0x00000000000000000000000000000000000000bb";
 
-describe.each(backends)("rescoring on $name", (backend) => {
+describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
   let store: Store;
   let cleanup: () => Promise<void>;
   const lists = (kyc: Set<string>): ScoringLists => ({

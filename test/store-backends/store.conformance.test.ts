@@ -1,81 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { DomainWrite } from "../../src/domain/types.js";
-import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
-import { createTestDatabase } from "../helpers/pg.js";
+import { ALICE, BOB, STORE_BACKENDS, testDomain, tokenIdOf } from "../helpers/store-world.js";
 
-const ALICE = "0x00000000000000000000000000000000000a11ce";
-const BOB = "0x0000000000000000000000000000000000000b0b";
+const domain = testDomain;
+const token = tokenIdOf;
 
-function domain(over: Partial<DomainWrite> = {}): DomainWrite {
-  return {
-    provider: "NAMESPACE_A",
-    network: "POLYGON",
-    tokenId: `0x${"1".padStart(64, "0")}`,
-    name: "alice.wallet",
-    sld: "alice",
-    tld: "wallet",
-    owner: ALICE,
-    contractAddress: "0x465ea4967479a96d4490d575b5a6cc2b4a4bee65",
-    resolver: null,
-    registeredAt: 1_700_000_000_000,
-    registeredBlock: 10,
-    expiresAt: null,
-    lastUpdateBlock: 10,
-    lastUpdateAt: 1_700_000_000_000,
-    baseScore: 50,
-    spam: false,
-    csamOk: true,
-    kyc: false,
-    tags: [],
-    ...over,
-  };
-}
-
-const token = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
-
-type Backend = {
-  name: string;
-  open: () => Promise<{ store: Store; cleanup: () => Promise<void>; second: () => Promise<Store> }>;
-};
-
-const backends: Backend[] = [
-  {
-    name: "sqlite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "omniname-store-"));
-      const store = await createStore({ dataDir: dir });
-      return {
-        store,
-        second: () => createStore({ dataDir: dir }),
-        cleanup: async () => {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: "postgres",
-    open: async () => {
-      const db = await createTestDatabase();
-      const store = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
-      return {
-        store,
-        second: () => createStore({ databaseUrl: db.url, dataDir: "/nonexistent" }),
-        cleanup: async () => {
-          await store.close();
-          await db.drop();
-        },
-      };
-    },
-  },
-];
-
-describe.each(backends)("store conformance: $name", (backend) => {
+describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
   let store: Store;
   let cleanup: () => Promise<void>;
   let second: () => Promise<Store>;

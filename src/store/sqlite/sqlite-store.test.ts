@@ -4,37 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DomainWrite } from "../../domain/types.js";
+import { ALICE, BOB, testDomain } from "../../../test/helpers/store-world.js";
 import { FOREIGN_COMMIT_BOUND_MS, WalIndexProbe } from "./sqlite-commit-watch.js";
 import { createSqliteStore, type SqliteStore } from "./sqlite-store.js";
 
-const ALICE = "0x00000000000000000000000000000000000a11ce";
-const BOB = "0x0000000000000000000000000000000000000b0b";
-
-function domain(over: Partial<DomainWrite> = {}): DomainWrite {
-  return {
-    provider: "NAMESPACE_A",
-    network: "POLYGON",
-    tokenId: `0x${"1".padStart(64, "0")}`,
-    name: "alice.wallet",
-    sld: "alice",
-    tld: "wallet",
-    owner: ALICE,
-    contractAddress: "0x465ea4967479a96d4490d575b5a6cc2b4a4bee65",
-    resolver: null,
-    registeredAt: 1_700_000_000_000,
-    registeredBlock: 10,
-    expiresAt: null,
-    lastUpdateBlock: 10,
-    lastUpdateAt: 1_700_000_000_000,
-    baseScore: 50,
-    spam: false,
-    csamOk: true,
-    kyc: false,
-    tags: [],
-    ...over,
-  };
-}
+const domain = testDomain;
 
 let dir: string;
 let file: string;
