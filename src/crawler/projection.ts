@@ -2,7 +2,7 @@ import { ZERO_ADDRESS } from "../domain/address.js";
 import { type NameResult, normalizeEnsName, normalizeName, splitName } from "../domain/names.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
-import type { DomainRecord } from "../domain/types.js";
+import type { Domain, DomainRecord } from "../domain/types.js";
 import { ADDR_REVERSE_NODE, ETH_NODE } from "../providers/namehash.js";
 import type { DomainEvent } from "../providers/provider.js";
 
@@ -216,21 +216,24 @@ export interface ProjectionContext {
   mapRecord(nativeKey: string, nativeValue: string): Array<{ key: string; value: string }>;
 }
 
-export interface ProjectedDomain {
-  tokenId: string;
-  name: string;
-  sld: string;
-  tld: string;
-  /** The published name failed normalization: kept under its placeholder, flagged spam. */
+export interface ProjectedDomain
+  extends Pick<
+    Domain,
+    | "tokenId"
+    | "name"
+    | "sld"
+    | "tld"
+    | "owner"
+    | "contractAddress"
+    | "resolver"
+    | "registeredAt"
+    | "registeredBlock"
+    | "expiresAt"
+    | "lastUpdateBlock"
+    | "lastUpdateAt"
+  > {
+  /** The published name failed normalization: kept under its placeholder, which the scoring rules judge. */
   nameInvalid: boolean;
-  owner: string;
-  contractAddress: string;
-  resolver: string | null;
-  registeredAt: number | null;
-  registeredBlock: number | null;
-  expiresAt: number | null;
-  lastUpdateBlock: number;
-  lastUpdateAt: number;
   records: DomainRecord[];
 }
 
