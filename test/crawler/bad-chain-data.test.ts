@@ -6,9 +6,7 @@ import { sourcesFromManifest } from "../../src/crawler/sources.js";
 import { DEVNET_DEPLOYER, type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { namehash } from "../../src/providers/namehash.js";
 import { UNS_TOPICS } from "../../src/providers/uns/uns-events.js";
-import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
-import { createTestDatabase } from "../helpers/pg.js";
+import { STORE_BACKENDS } from "../helpers/store-world.js";
 import { crawlToHead, rpcCall, tempStore, waitFor } from "./crawler-harness.js";
 
 // A contract that emits whatever log it is told to: chain data no honest registry produces.
@@ -106,23 +104,7 @@ describe("bad chain data", () => {
     await devnet?.stop();
   });
 
-  const backends: Array<[string, () => Promise<{ store: Store; cleanup(): Promise<void> }>]> = [
-    ["sqlite", tempStore],
-    [
-      "postgres",
-      async () => {
-        const db = await createTestDatabase();
-        const store = await createStore({ databaseUrl: db.url, dataDir: "." });
-        return {
-          store,
-          async cleanup() {
-            await store.close();
-            await db.drop();
-          },
-        };
-      },
-    ],
-  ];
+  const backends = STORE_BACKENDS.map((b) => [b.name, b.open] as const);
 
   it.each(backends)("is skipped or stored safely and reported, never fatal (%s)", async (_name, open) => {
     const { store, cleanup } = await open();

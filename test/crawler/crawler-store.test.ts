@@ -10,11 +10,10 @@ import { namehash } from "../../src/providers/namehash.js";
 import type { Hex } from "../../src/providers/provider.js";
 import { UNS_TOPICS } from "../../src/providers/uns/uns-events.js";
 import { unsAdapter } from "../../src/providers/uns/uns.adapter.js";
-import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { encodeAbiParameters, keccak256, pad, toHex } from "viem";
-import { createTestDatabase } from "../helpers/pg.js";
-import { dumpStore, tempStore } from "./crawler-harness.js";
+import { STORE_BACKENDS } from "../helpers/store-world.js";
+import { dumpStore } from "./crawler-harness.js";
 
 const REGISTRY = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -93,23 +92,7 @@ const rangeB = () => {
   return [transfer(3, ALICE, BOB), set(3, "crypto.ETH.address", BOB), set(4, "crypto.BTC.address", "bc1q")];
 };
 
-const backends: Array<[string, () => Promise<{ store: Store; cleanup(): Promise<void> }>]> = [
-  ["sqlite", tempStore],
-  [
-    "postgres",
-    async () => {
-      const db = await createTestDatabase();
-      const store = await createStore({ databaseUrl: db.url, dataDir: "." });
-      return {
-        store,
-        async cleanup() {
-          await store.close();
-          await db.drop();
-        },
-      };
-    },
-  ],
-];
+const backends = STORE_BACKENDS.map((b) => [b.name, b.open] as const);
 
 describe.each(backends)("journal projection and rollback (%s)", (_name, open) => {
   it("applies ranges, and a rollback replays the journal back to exactly the earlier state", async () => {
