@@ -53,3 +53,10 @@ export interface DomainFilter {
   network?: Network | undefined;
   provider?: Provider | undefined;
 }
+
+/** Whether a domain (or a reverse record) passes a network/provider filter; an empty filter passes all. */
+export function matchesFilter(d: { network: string; provider: string }, filter: DomainFilter): boolean {
+  return (
+    (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider)
+  );
+}

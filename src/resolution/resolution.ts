@@ -1,7 +1,7 @@
 import { normalizeAddress } from "../domain/address.js";
 import { AppError } from "../domain/errors.js";
 import { MAX_LABELS, MAX_NAME_BYTES, normalizeEnsName, normalizeName } from "../domain/names.js";
-import type { DomainFilter, DomainWithRecords } from "../domain/types.js";
+import { type DomainFilter, type DomainWithRecords, matchesFilter } from "../domain/types.js";
 import type { Store } from "../store/store.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
 import { toStoreError } from "./store-unavailable.js";
@@ -70,12 +70,6 @@ function countDots(s: string): number {
   return n;
 }
 
-function inFilter(d: DomainWithRecords, filter: DomainFilter): boolean {
-  return (
-    (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider)
-  );
-}
-
 function first(ranked: RankedDomain[]): RankedDomain | null {
   return ranked[0] ?? null;
 }
@@ -142,7 +136,7 @@ export function createResolution(deps: { store: Store; ranker: Ranker }): Resolu
         const d = await fromStore(store.findDomainById(r.domainId));
         if (d === null || d.owner !== addr) continue;
         const withRecords = { ...d, records: await fromStore(store.findRecords(d.id)) };
-        if (!inFilter(withRecords, filter)) continue;
+        if (!matchesFilter(withRecords, filter)) continue;
         byId.set(d.id, withRecords);
         primary.add(d.id);
       }

@@ -2,7 +2,12 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from "kysely";
-import type { DomainFilter, DomainWithRecords, ReverseRecord } from "../../domain/types.js";
+import {
+  type DomainFilter,
+  type DomainWithRecords,
+  matchesFilter,
+  type ReverseRecord,
+} from "../../domain/types.js";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import { attachRecords, KyselyStore, toDomain } from "../kysely-store.js";
@@ -36,10 +41,15 @@ function freezeDomain(d: DomainWithRecords): void {
   Object.freeze(d);
 }
 
-function matches(d: { network: string; provider: string }, filter: DomainFilter): boolean {
-  return (
-    (!filter.network || d.network === filter.network) && (!filter.provider || d.provider === filter.provider)
-  );
+/** The cached value of `key`, loaded (and the oldest entry evicted past CACHE_ENTRIES) on a miss. */
+function remember<T>(cache: Map<string, T>, key: string, load: () => T): T {
+  let hit = cache.get(key);
+  if (hit === undefined) {
+    hit = load();
+    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    cache.set(key, hit);
+  }
+  return hit;
 }
 
 function openWriter(file: string): BetterSqlite3.Database {
@@ -166,7 +176,7 @@ export class SqliteStore extends KyselyStore {
 
   private filtered(rows: Row[], filter: DomainFilter): DomainWithRecords[] {
     const s = this.stmts!;
-    const domains = rows.filter((r) => matches(r as never, filter)).map((r) => toDomain(r as never));
+    const domains = rows.filter((r) => matchesFilter(r as never, filter)).map((r) => toDomain(r as never));
     const recs: RecordsTable[] = [];
     for (const d of domains) recs.push(...(s.records.all(d.id) as RecordsTable[]));
     return attachRecords(domains, recs);
@@ -200,17 +210,15 @@ export class SqliteStore extends KyselyStore {
     this.reverseBy.clear();
   }
 
+  /** One query's domains with their records, frozen: shared by every later caller until the next commit. */
+  private frozenEntry(rows: Row[]): NameEntry {
+    const all = this.filtered(rows, {});
+    for (const d of all) freezeDomain(d);
+    return { all: Object.freeze(all), filtered: null };
+  }
+
   private entry(name: string): NameEntry {
-    let hit = this.cache.get(name);
-    if (hit === undefined) {
-      // Frozen: the arrays and domains are shared by every later caller until the next commit.
-      const all = this.filtered(this.stmts!.byName.all(name) as Row[], {});
-      for (const d of all) freezeDomain(d);
-      hit = { all: Object.freeze(all), filtered: null };
-      if (this.cache.size >= CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(name, hit);
-    }
-    return hit;
+    return remember(this.cache, name, () => this.frozenEntry(this.stmts!.byName.all(name) as Row[]));
   }
 
   private narrowed(entry: NameEntry, filter: DomainFilter): readonly DomainWithRecords[] {
@@ -219,7 +227,7 @@ export class SqliteStore extends KyselyStore {
     entry.filtered ??= new Map();
     let hit = entry.filtered.get(key);
     if (hit === undefined) {
-      hit = Object.freeze(entry.all.filter((d) => matches(d, filter)));
+      hit = Object.freeze(entry.all.filter((d) => matchesFilter(d, filter)));
       entry.filtered.set(key, hit);
     }
     return hit;
@@ -250,24 +258,18 @@ export class SqliteStore extends KyselyStore {
   override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
     if (!this.stmts) return super.findDomainsByOwner(address, filter);
     this.fresh();
-    let hit = this.byOwner.get(address);
-    if (hit === undefined) {
-      const all = this.filtered(this.stmts.byOwner.all(address) as Row[], {});
-      for (const d of all) freezeDomain(d);
-      hit = { all: Object.freeze(all), filtered: null };
-      if (this.byOwner.size >= CACHE_ENTRIES) this.byOwner.delete(this.byOwner.keys().next().value as string);
-      this.byOwner.set(address, hit);
-    }
+    const hit = remember(this.byOwner, address, () =>
+      this.frozenEntry(this.stmts!.byOwner.all(address) as Row[]),
+    );
     return this.narrowed(hit, filter) as DomainWithRecords[];
   }
 
   override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
     if (!this.stmts) return super.findReverse(address, filter);
     this.fresh();
-    let all = this.reverseBy.get(address);
-    if (all === undefined) {
-      all = Object.freeze(
-        (this.stmts.reverse.all(address) as Row[]).map((r) =>
+    const all = remember(this.reverseBy, address, () =>
+      Object.freeze(
+        (this.stmts!.reverse.all(address) as Row[]).map((r) =>
           Object.freeze({
             network: r.network as Network,
             provider: r.provider as Provider,
@@ -275,13 +277,10 @@ export class SqliteStore extends KyselyStore {
             domainId: Number(r.domain_id),
           }),
         ),
-      );
-      if (this.reverseBy.size >= CACHE_ENTRIES)
-        this.reverseBy.delete(this.reverseBy.keys().next().value as string);
-      this.reverseBy.set(address, all);
-    }
+      ),
+    );
     if (!filter.network && !filter.provider) return all as ReverseRecord[];
-    return all.filter((r) => matches(r, filter));
+    return all.filter((r) => matchesFilter(r, filter));
   }
 
   override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
