@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app-context.js";
-import type { ApiKey, Project, Store } from "../store/store.js";
+import type { ApiKey, Project } from "../store/accounts.port.js";
+import type { Store } from "../store/store.js";
 
 /**
  * API keys: `on_<8 hex>_<32 base62>`. The hex part is a readable, non-secret prefix shown in the

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { toProject } from "../store/kysely-store.js";
+import { toProject } from "../store/kysely/rows.js";
 import type { Database } from "../store/schema.js";
-import type { Project } from "../store/store.js";
+import type { Project } from "../store/accounts.port.js";
 import type { Role } from "./permissions.js";
 
 export interface Member {

@@ -15,7 +15,8 @@ import {
   scoringContext,
 } from "../scoring/rescore.js";
 import { loadScoringLists } from "../scoring/scoring-lists.js";
-import type { Project, Store } from "../store/store.js";
+import type { Project } from "../store/accounts.port.js";
+import type { Store } from "../store/store.js";
 import { type Command, parseArgs } from "./command.js";
 
 function out(line: string): void {

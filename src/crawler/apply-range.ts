@@ -2,7 +2,8 @@ import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { DomainEvent, ProviderAdapter, SourceContracts } from "../providers/provider.js";
-import type { Checkpoint, JournalEntry, RecentBlock, Store } from "../store/store.js";
+import type { Checkpoint, JournalEntry, RecentBlock } from "../store/crawler-log.port.js";
+import type { Store } from "../store/store.js";
 import type { FetchedLog, PreDecoded } from "./log-batch.js";
 import { reverseNode } from "../providers/namehash.js";
 import {

@@ -4,7 +4,8 @@ import { redactUrl } from "../config/redact.js";
 import type { Provider } from "../domain/providers.js";
 import { adapterFor } from "../providers/adapters.js";
 import type { SourceContracts } from "../providers/provider.js";
-import type { RecentBlock, Store } from "../store/store.js";
+import type { RecentBlock } from "../store/crawler-log.port.js";
+import type { Store } from "../store/store.js";
 import {
   applyRange,
   type CrawlerSource,

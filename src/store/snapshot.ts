@@ -5,8 +5,9 @@ import { AppError } from "../domain/errors.js";
 import { isNetwork } from "../domain/networks.js";
 import { isProvider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
-import { toJournal } from "./kysely-store.js";
-import type { Checkpoint, JournalEntry, Store } from "./store.js";
+import type { Checkpoint, JournalEntry } from "./crawler-log.port.js";
+import { toJournal } from "./kysely/rows.js";
+import type { Store } from "./store.js";
 
 /**
  * Snapshots move the whole map as JSON Lines, so an operator can bootstrap a node without

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
-import type { JournalEntry, Store } from "../store.js";
+import type { JournalEntry } from "../crawler-log.port.js";
+import type { Store } from "../store.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { createSqliteStore, type SqliteStore } from "./sqlite-store.js";
 

@@ -3,9 +3,10 @@ import type { Kysely } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
-import { domainColumns, KyselyStore, toJournal } from "../kysely-store.js";
+import { KyselyStore } from "../kysely-store.js";
+import { domainColumns, toJournal } from "../kysely/rows.js";
 import type { Database, DomainsTable } from "../schema.js";
-import type { JournalEntry } from "../store.js";
+import type { JournalEntry } from "../crawler-log.port.js";
 
 /**
  * The crawler's bulk writes on SQLite, as prepared better-sqlite3 statements on the writer

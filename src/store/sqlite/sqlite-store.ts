@@ -10,7 +10,8 @@ import {
 } from "../../domain/types.js";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
-import { attachRecords, KyselyStore, toDomain } from "../kysely-store.js";
+import { KyselyStore } from "../kysely-store.js";
+import { attachRecords, toDomain } from "../kysely/rows.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import {
   commitCounters,
@@ -20,7 +21,8 @@ import {
   WalIndexProbe,
 } from "./sqlite-commit-watch.js";
 import type { Database, RecordsTable } from "../schema.js";
-import type { ApiKey, Store } from "../store.js";
+import type { ApiKey } from "../accounts.port.js";
+import type { Store } from "../store.js";
 
 type Row = Record<string, unknown>;
 

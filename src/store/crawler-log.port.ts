@@ -1,0 +1,70 @@
+/** Where a source's crawl stands: the last block applied, and the sync state machine's state. */
+export interface Checkpoint {
+  sourceId: string;
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  updatedAt: number;
+  state: string;
+  error: string | null;
+}
+
+export interface JournalEntry {
+  sourceId: string;
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  logIndex: number;
+  txHash: string;
+  contract: string;
+  tokenId: string | null;
+  /** JSON of the decoded event. */
+  event: string;
+  /** Epoch seconds of the block; null or absent when unknown. */
+  blockTime?: number | null;
+}
+
+/** A recent block as the crawler saw it, kept for reorg detection. */
+export interface RecentBlock {
+  blockNumber: number;
+  blockHash: string;
+  parentHash: string;
+}
+
+/**
+ * The crawler's log: per source, its checkpoint, the journal of decoded events it applied (replayed
+ * when a reorg touches a token) and the recent block hashes it compares to detect a reorg. Only
+ * the crawler (and snapshots) read and write it.
+ *
+ * @example
+ * await log.appendJournal(entries);
+ * await log.putRecentBlocks("uns-polygon", [{ blockNumber: 11, blockHash, parentHash }]);
+ * await log.setCheckpoint({ sourceId: "uns-polygon", chainId: 137, blockNumber: 11, blockHash,
+ *   updatedAt: Date.now(), state: "live", error: null });
+ */
+export interface CrawlerLog {
+  getCheckpoint(sourceId: string): Promise<Checkpoint | null>;
+  listCheckpoints(): Promise<Checkpoint[]>;
+  setCheckpoint(checkpoint: Checkpoint): Promise<void>;
+  deleteCheckpoint(sourceId: string): Promise<void>;
+
+  /** Appends journal entries; an entry already present (same chain, block hash, log index, token) is skipped. Returns how many were new. */
+  appendJournal(entries: JournalEntry[]): Promise<number>;
+  /** Journal entries of a source for one token, in chain order. */
+  findJournalByToken(sourceId: string, tokenId: string): Promise<JournalEntry[]>;
+  /** Journal entries of a source above a block, in chain order. */
+  findJournalAfter(sourceId: string, blockNumber: number): Promise<JournalEntry[]>;
+  /** Deletes a source's journal entries above a block (reorg rollback); returns how many. */
+  deleteJournalAfter(sourceId: string, blockNumber: number): Promise<number>;
+  /** Journal entries of a source for many tokens, grouped by token, each group in chain order. */
+  findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]>;
+  /** The distinct tokens (fold keys) of a source's journal entries above a block. */
+  findJournalTokensAfter(sourceId: string, blockNumber: number): Promise<string[]>;
+
+  /** Recent block hashes of a source (reorg detection). */
+  putRecentBlocks(sourceId: string, blocks: RecentBlock[]): Promise<void>;
+  /** A source's recent blocks at or above `fromBlock`, ascending. */
+  findRecentBlocks(sourceId: string, fromBlock: number): Promise<RecentBlock[]>;
+  /** Deletes a source's recent blocks above `above` (rollback) and/or below `below` (pruning). */
+  deleteRecentBlocks(sourceId: string, range: { above?: number; below?: number }): Promise<void>;
+}

@@ -1,0 +1,71 @@
+import type { Network } from "../domain/networks.js";
+import type { Provider } from "../domain/providers.js";
+import type {
+  Domain,
+  DomainFilter,
+  DomainRecord,
+  DomainWithRecords,
+  DomainWrite,
+  ReverseRecord,
+} from "../domain/types.js";
+
+/**
+ * The map: domains, their records and reverse records. Resolution reads it; the crawler, imports
+ * and the rescore job write it. Lookups return `null` or `[]` for absence; only the edge turns
+ * that into a 404.
+ *
+ * @example
+ * const id = await map.upsertDomain(domain);
+ * await map.replaceRecords(id, [{ key: "crypto.ETH.address", value: owner, nativeKey, nativeValue }]);
+ * const [alice] = await map.findDomainsByName(["alice.wallet"], { network: "POLYGON" });
+ */
+export interface DomainMap {
+  /** Inserts or updates the domain identified by (network, provider, tokenId); returns its id. */
+  upsertDomain(domain: DomainWrite): Promise<number>;
+  findDomainById(id: number): Promise<Domain | null>;
+  findDomainByToken(network: Network, provider: Provider, tokenId: string): Promise<Domain | null>;
+  deleteDomain(id: number): Promise<void>;
+  /** Updates only the scoring fields of a domain (base score and abuse signals). */
+  updateDomainSignals(
+    id: number,
+    signals: Pick<Domain, "baseScore" | "spam" | "csamOk" | "kyc" | "tags">,
+  ): Promise<void>;
+
+  /** Replaces every record of a domain. */
+  replaceRecords(domainId: number, records: DomainRecord[]): Promise<void>;
+  /** Sets one native record: drops the canonical rows it produced before and writes `mapped`. */
+  setNativeRecord(
+    domainId: number,
+    nativeKey: string,
+    nativeValue: string,
+    mapped: Array<{ key: string; value: string }>,
+  ): Promise<void>;
+  findRecords(domainId: number): Promise<DomainRecord[]>;
+
+  /** Domains whose normalized name is one of `names`, with their records. The API's hot path. */
+  findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]>;
+  /** Domains owned by `address` (lower case), with their records. */
+  findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]>;
+  /** Domains under a TLD, oldest registration first (provider-origin rule, zone export). */
+  findDomainsByTld(tld: string, limit: number): Promise<Domain[]>;
+
+  setReverse(record: ReverseRecord): Promise<void>;
+  removeReverse(address: string, network: Network, provider: Provider): Promise<void>;
+  /** Reverse records naming `address` (lower case). */
+  findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]>;
+
+  countDomains(): Promise<number>;
+  /** Every domain with its records, in id order, in pages (snapshot export, zone files). */
+  iterateDomains(pageSize?: number): AsyncIterable<DomainWithRecords[]>;
+
+  /** Bulk upsert of `upsertDomain`; returns the ids in input order. */
+  upsertDomains(domains: DomainWrite[]): Promise<number[]>;
+  /** Ids of the domains of these tokens; absent tokens are absent from the map. */
+  findDomainIdsByTokens(
+    network: Network,
+    provider: Provider,
+    tokenIds: string[],
+  ): Promise<Map<string, number>>;
+  /** `replaceRecords` for many domains at once. */
+  replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void>;
+}

@@ -1,0 +1,197 @@
+import type { Checkpoint, JournalEntry, RecentBlock } from "../crawler-log.port.js";
+import { type Db, MAX_IN, toCheckpoint, toJournal } from "./rows.js";
+
+/* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
+
+export async function getCheckpoint(db: Db, sourceId: string): Promise<Checkpoint | null> {
+  const r = await db
+    .selectFrom("checkpoints")
+    .selectAll()
+    .where("source_id", "=", sourceId)
+    .executeTakeFirst();
+  return r ? toCheckpoint(r) : null;
+}
+
+export async function listCheckpoints(db: Db): Promise<Checkpoint[]> {
+  const rows = await db.selectFrom("checkpoints").selectAll().orderBy("source_id").execute();
+  return rows.map(toCheckpoint);
+}
+
+export async function setCheckpoint(db: Db, c: Checkpoint): Promise<void> {
+  const values = {
+    source_id: c.sourceId,
+    chain_id: c.chainId,
+    block_number: c.blockNumber,
+    block_hash: c.blockHash,
+    updated_at: c.updatedAt,
+    state: c.state,
+    error: c.error,
+  };
+  const { source_id, ...update } = values;
+  await db
+    .insertInto("checkpoints")
+    .values(values)
+    .onConflict((oc) => oc.column("source_id").doUpdateSet(update))
+    .execute();
+}
+
+export async function deleteCheckpoint(db: Db, sourceId: string): Promise<void> {
+  await db.deleteFrom("checkpoints").where("source_id", "=", sourceId).execute();
+}
+
+export async function appendJournal(db: Db, entries: JournalEntry[]): Promise<number> {
+  let inserted = 0;
+  for (let i = 0; i < entries.length; i += 200) {
+    const rows = entries.slice(i, i + 200).map((e) => ({
+      source_id: e.sourceId,
+      chain_id: e.chainId,
+      block_number: e.blockNumber,
+      block_hash: e.blockHash,
+      log_index: e.logIndex,
+      tx_hash: e.txHash,
+      contract: e.contract,
+      token_id: e.tokenId,
+      event: e.event,
+      block_time: e.blockTime ?? null,
+    }));
+    const res = await db
+      .insertInto("journal")
+      .values(rows)
+      .onConflict((oc) => oc.columns(["chain_id", "block_hash", "log_index", "token_id"]).doNothing())
+      .executeTakeFirst();
+    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
+  }
+  return inserted;
+}
+
+export async function findJournalByToken(db: Db, sourceId: string, tokenId: string): Promise<JournalEntry[]> {
+  const rows = await db
+    .selectFrom("journal")
+    .selectAll()
+    .where("source_id", "=", sourceId)
+    .where("token_id", "=", tokenId)
+    .orderBy("block_number")
+    .orderBy("log_index")
+    .execute();
+  return rows.map(toJournal);
+}
+
+export async function findJournalAfter(
+  db: Db,
+  sourceId: string,
+  blockNumber: number,
+): Promise<JournalEntry[]> {
+  const rows = await db
+    .selectFrom("journal")
+    .selectAll()
+    .where("source_id", "=", sourceId)
+    .where("block_number", ">", blockNumber)
+    .orderBy("block_number")
+    .orderBy("log_index")
+    .execute();
+  return rows.map(toJournal);
+}
+
+export async function deleteJournalAfter(db: Db, sourceId: string, blockNumber: number): Promise<number> {
+  const res = await db
+    .deleteFrom("journal")
+    .where("source_id", "=", sourceId)
+    .where("block_number", ">", blockNumber)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+export async function findJournalByTokens(
+  db: Db,
+  sourceId: string,
+  tokenIds: string[],
+): Promise<JournalEntry[]> {
+  const out: JournalEntry[] = [];
+  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+    const rows = await db
+      .selectFrom("journal")
+      .selectAll()
+      .where("source_id", "=", sourceId)
+      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+      .orderBy("token_id")
+      .orderBy("block_number")
+      .orderBy("log_index")
+      .execute();
+    for (const r of rows) out.push(toJournal(r));
+  }
+  return out;
+}
+
+export async function findJournalTokensAfter(
+  db: Db,
+  sourceId: string,
+  blockNumber: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("journal")
+    .select("token_id")
+    .distinct()
+    .where("source_id", "=", sourceId)
+    .where("block_number", ">", blockNumber)
+    .where("token_id", "is not", null)
+    .execute();
+  return rows.map((r) => r.token_id as string);
+}
+
+export async function putRecentBlocks(db: Db, sourceId: string, list: RecentBlock[]): Promise<void> {
+  // One statement may not touch a row twice: the last entry of a block number wins.
+  const blocks = [...new Map(list.map((b) => [b.blockNumber, b])).values()];
+  for (let i = 0; i < blocks.length; i += 500) {
+    await db
+      .insertInto("crawler_blocks")
+      .values(
+        blocks.slice(i, i + 500).map((b) => ({
+          source_id: sourceId,
+          block_number: b.blockNumber,
+          block_hash: b.blockHash,
+          parent_hash: b.parentHash,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(["source_id", "block_number"]).doUpdateSet((eb) => ({
+          block_hash: eb.ref("excluded.block_hash"),
+          parent_hash: eb.ref("excluded.parent_hash"),
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function findRecentBlocks(db: Db, sourceId: string, fromBlock: number): Promise<RecentBlock[]> {
+  const rows = await db
+    .selectFrom("crawler_blocks")
+    .selectAll()
+    .where("source_id", "=", sourceId)
+    .where("block_number", ">=", fromBlock)
+    .orderBy("block_number")
+    .execute();
+  return rows.map((r) => ({
+    blockNumber: Number(r.block_number),
+    blockHash: r.block_hash,
+    parentHash: r.parent_hash,
+  }));
+}
+
+export async function deleteRecentBlocks(
+  db: Db,
+  sourceId: string,
+  range: { above?: number; below?: number },
+): Promise<void> {
+  if (range.above !== undefined)
+    await db
+      .deleteFrom("crawler_blocks")
+      .where("source_id", "=", sourceId)
+      .where("block_number", ">", range.above)
+      .execute();
+  if (range.below !== undefined)
+    await db
+      .deleteFrom("crawler_blocks")
+      .where("source_id", "=", sourceId)
+      .where("block_number", "<", range.below)
+      .execute();
+}

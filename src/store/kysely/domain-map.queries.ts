@@ -1,0 +1,355 @@
+import type { Network } from "../../domain/networks.js";
+import type { Provider } from "../../domain/providers.js";
+import type {
+  Domain,
+  DomainFilter,
+  DomainRecord,
+  DomainWithRecords,
+  DomainWrite,
+  ReverseRecord,
+} from "../../domain/types.js";
+import type { RecordsTable } from "../schema.js";
+import {
+  attachRecords,
+  type Db,
+  type DomainRow,
+  domainColumns,
+  MAX_IN,
+  safeText,
+  toDomain,
+  toRecord,
+} from "./rows.js";
+
+/* The map's queries (domain-map.port.ts), shared by both backends. */
+
+export async function upsertDomain(db: Db, domain: DomainWrite): Promise<number> {
+  const cols = domainColumns(domain);
+  const { provider, network, token_id, ...update } = cols;
+  const row = await db
+    .insertInto("domains")
+    .values(cols)
+    .onConflict((oc) => oc.columns(["network", "provider", "token_id"]).doUpdateSet(update))
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function findDomainById(db: Db, id: number): Promise<Domain | null> {
+  const r = await db.selectFrom("domains").selectAll().where("id", "=", id).executeTakeFirst();
+  return r ? toDomain(r as DomainRow) : null;
+}
+
+export async function findDomainByToken(
+  db: Db,
+  network: Network,
+  provider: Provider,
+  tokenId: string,
+): Promise<Domain | null> {
+  const r = await db
+    .selectFrom("domains")
+    .selectAll()
+    .where("network", "=", network)
+    .where("provider", "=", provider)
+    .where("token_id", "=", tokenId)
+    .executeTakeFirst();
+  return r ? toDomain(r as DomainRow) : null;
+}
+
+export async function deleteDomain(db: Db, id: number): Promise<void> {
+  await db.deleteFrom("records").where("domain_id", "=", id).execute();
+  await db.deleteFrom("reverse_records").where("domain_id", "=", id).execute();
+  await db.deleteFrom("domains").where("id", "=", id).execute();
+}
+
+export async function updateDomainSignals(
+  db: Db,
+  id: number,
+  s: Pick<Domain, "baseScore" | "spam" | "csamOk" | "kyc" | "tags">,
+): Promise<void> {
+  await db
+    .updateTable("domains")
+    .set({
+      base_score: s.baseScore,
+      spam: s.spam ? 1 : 0,
+      csam_ok: s.csamOk ? 1 : 0,
+      kyc: s.kyc ? 1 : 0,
+      tags: JSON.stringify(s.tags),
+    })
+    .where("id", "=", id)
+    .execute();
+}
+
+export async function replaceRecords(db: Db, domainId: number, records: DomainRecord[]): Promise<void> {
+  await db.deleteFrom("records").where("domain_id", "=", domainId).execute();
+  const unique = new Map(records.map((r) => [safeText(r.key), r]));
+  const rows = [...unique.values()].map((r) => ({
+    domain_id: domainId,
+    key: safeText(r.key),
+    value: safeText(r.value),
+    native_key: safeText(r.nativeKey),
+    native_value: safeText(r.nativeValue),
+  }));
+  for (let i = 0; i < rows.length; i += 100) {
+    await db
+      .insertInto("records")
+      .values(rows.slice(i, i + 100))
+      .execute();
+  }
+}
+
+export async function setNativeRecord(
+  db: Db,
+  domainId: number,
+  nativeKey: string,
+  nativeValue: string,
+  mapped: Array<{ key: string; value: string }>,
+): Promise<void> {
+  await db
+    .deleteFrom("records")
+    .where("domain_id", "=", domainId)
+    .where("native_key", "=", safeText(nativeKey))
+    .execute();
+  if (nativeValue === "" || mapped.length === 0) return;
+  const rows = mapped.map((m) => ({
+    domain_id: domainId,
+    key: safeText(m.key),
+    value: safeText(m.value),
+    native_key: safeText(nativeKey),
+    native_value: safeText(nativeValue),
+  }));
+  // Two native keys may map to the same canonical key (e.g. UNS ipfs.html.value and dweb.ipfs.hash):
+  // the one set last wins, as it would on chain.
+  await db
+    .insertInto("records")
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(["domain_id", "key"]).doUpdateSet((eb) => ({
+        value: eb.ref("excluded.value"),
+        native_key: eb.ref("excluded.native_key"),
+        native_value: eb.ref("excluded.native_value"),
+      })),
+    )
+    .execute();
+}
+
+export async function findRecords(db: Db, domainId: number): Promise<DomainRecord[]> {
+  const rows = await db
+    .selectFrom("records")
+    .selectAll()
+    .where("domain_id", "=", domainId)
+    .orderBy("key")
+    .execute();
+  return rows.map(toRecord);
+}
+
+async function withRecords(db: Db, domains: Domain[]): Promise<DomainWithRecords[]> {
+  if (domains.length === 0) return [];
+  const rows: RecordsTable[] = [];
+  for (let i = 0; i < domains.length; i += MAX_IN) {
+    const ids = domains.slice(i, i + MAX_IN).map((d) => d.id);
+    rows.push(
+      ...(await db
+        .selectFrom("records")
+        .selectAll()
+        .where("domain_id", "in", ids)
+        .orderBy("domain_id")
+        .orderBy("key")
+        .execute()),
+    );
+  }
+  return attachRecords(domains, rows);
+}
+
+export async function findDomainsByName(
+  db: Db,
+  names: string[],
+  filter: DomainFilter,
+): Promise<DomainWithRecords[]> {
+  const clean = names.filter((n) => !n.includes("\u0000"));
+  if (clean.length === 0) return [];
+  let q = db.selectFrom("domains").selectAll().where("name", "in", clean);
+  if (filter.network) q = q.where("network", "=", filter.network);
+  if (filter.provider) q = q.where("provider", "=", filter.provider);
+  const rows = await q.orderBy("id").execute();
+  return withRecords(
+    db,
+    rows.map((r) => toDomain(r as DomainRow)),
+  );
+}
+
+export async function findDomainsByOwner(
+  db: Db,
+  address: string,
+  filter: DomainFilter,
+): Promise<DomainWithRecords[]> {
+  let q = db.selectFrom("domains").selectAll().where("owner", "=", address);
+  if (filter.network) q = q.where("network", "=", filter.network);
+  if (filter.provider) q = q.where("provider", "=", filter.provider);
+  const rows = await q.orderBy("id").limit(10_000).execute();
+  return withRecords(
+    db,
+    rows.map((r) => toDomain(r as DomainRow)),
+  );
+}
+
+export async function findDomainsByTld(db: Db, tld: string, limit: number): Promise<Domain[]> {
+  const rows = await db
+    .selectFrom("domains")
+    .selectAll()
+    .where("tld", "=", tld)
+    .orderBy("registered_at")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => toDomain(r as DomainRow));
+}
+
+export async function setReverse(db: Db, r: ReverseRecord): Promise<void> {
+  await db
+    .insertInto("reverse_records")
+    .values({ network: r.network, provider: r.provider, address: r.address, domain_id: r.domainId })
+    .onConflict((oc) => oc.columns(["address", "network", "provider"]).doUpdateSet({ domain_id: r.domainId }))
+    .execute();
+}
+
+export async function removeReverse(
+  db: Db,
+  address: string,
+  network: Network,
+  provider: Provider,
+): Promise<void> {
+  await db
+    .deleteFrom("reverse_records")
+    .where("address", "=", address)
+    .where("network", "=", network)
+    .where("provider", "=", provider)
+    .execute();
+}
+
+export async function findReverse(db: Db, address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
+  let q = db.selectFrom("reverse_records").selectAll().where("address", "=", address);
+  if (filter.network) q = q.where("network", "=", filter.network);
+  if (filter.provider) q = q.where("provider", "=", filter.provider);
+  const rows = await q.execute();
+  return rows.map((r) => ({
+    network: r.network as Network,
+    provider: r.provider as Provider,
+    address: r.address,
+    domainId: Number(r.domain_id),
+  }));
+}
+
+export async function countDomains(db: Db): Promise<number> {
+  const r = await db
+    .selectFrom("domains")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function* iterateDomains(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom("domains")
+      .selectAll()
+      .where("id", ">", after)
+      .orderBy("id")
+      .limit(pageSize)
+      .execute();
+    if (rows.length === 0) return;
+    const page = await withRecords(
+      db,
+      rows.map((r) => toDomain(r as DomainRow)),
+    );
+    after = page[page.length - 1].id;
+    yield page;
+  }
+}
+
+export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {
+  const ids = new Map<string, number>();
+  const keyOf = (network: string, provider: string, tokenId: string) => `${network}|${provider}|${tokenId}`;
+  // One statement may not touch a row twice (PostgreSQL): the last write of a token wins.
+  const unique = new Map(domains.map((d) => [keyOf(d.network, d.provider, d.tokenId), d]));
+  const all = [...unique.values()];
+  for (let i = 0; i < all.length; i += 100) {
+    const rows = await db
+      .insertInto("domains")
+      .values(all.slice(i, i + 100).map(domainColumns))
+      .onConflict((oc) =>
+        oc.columns(["network", "provider", "token_id"]).doUpdateSet((eb) => ({
+          name: eb.ref("excluded.name"),
+          sld: eb.ref("excluded.sld"),
+          tld: eb.ref("excluded.tld"),
+          owner: eb.ref("excluded.owner"),
+          contract_address: eb.ref("excluded.contract_address"),
+          resolver: eb.ref("excluded.resolver"),
+          registered_at: eb.ref("excluded.registered_at"),
+          registered_block: eb.ref("excluded.registered_block"),
+          expires_at: eb.ref("excluded.expires_at"),
+          last_update_block: eb.ref("excluded.last_update_block"),
+          last_update_at: eb.ref("excluded.last_update_at"),
+          base_score: eb.ref("excluded.base_score"),
+          spam: eb.ref("excluded.spam"),
+          csam_ok: eb.ref("excluded.csam_ok"),
+          kyc: eb.ref("excluded.kyc"),
+          tags: eb.ref("excluded.tags"),
+        })),
+      )
+      .returning(["id", "network", "provider", "token_id"])
+      .execute();
+    for (const r of rows) ids.set(keyOf(r.network, r.provider, r.token_id), Number(r.id));
+  }
+  return domains.map((d) => ids.get(keyOf(d.network, d.provider, d.tokenId)) as number);
+}
+
+export async function findDomainIdsByTokens(
+  db: Db,
+  network: Network,
+  provider: Provider,
+  tokenIds: string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+    const rows = await db
+      .selectFrom("domains")
+      .select(["id", "token_id"])
+      .where("network", "=", network)
+      .where("provider", "=", provider)
+      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+      .execute();
+    for (const r of rows) out.set(r.token_id, Number(r.id));
+  }
+  return out;
+}
+
+export async function replaceRecordsMany(
+  db: Db,
+  items: Array<{ domainId: number; records: DomainRecord[] }>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += MAX_IN) {
+    const ids = items.slice(i, i + MAX_IN).map((it) => it.domainId);
+    await db.deleteFrom("records").where("domain_id", "in", ids).execute();
+  }
+  const rows: RecordsTable[] = [];
+  const seen = new Set<number>();
+  for (const it of items) {
+    if (seen.has(it.domainId)) continue; // a domain listed twice keeps its first record set
+    seen.add(it.domainId);
+    const unique = new Map(it.records.map((r) => [r.key, r]));
+    for (const r of unique.values())
+      rows.push({
+        domain_id: it.domainId,
+        key: r.key,
+        value: r.value,
+        native_key: r.nativeKey,
+        native_value: r.nativeValue,
+      });
+  }
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto("records")
+      .values(rows.slice(i, i + 500))
+      .execute();
+}

@@ -1,0 +1,152 @@
+import type { Kysely, Selectable } from "kysely";
+import type { Network } from "../../domain/networks.js";
+import type { Provider } from "../../domain/providers.js";
+import type { Domain, DomainRecord, DomainWithRecords, DomainWrite } from "../../domain/types.js";
+import type { ApiKey, Project } from "../accounts.port.js";
+import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
+import type { Database, DomainsTable, RecordsTable } from "../schema.js";
+
+/** The query builder every part's queries run on (a connection or an open transaction). */
+export type Db = Kysely<Database>;
+
+export type DomainRow = { [K in keyof DomainsTable]: K extends "id" ? number : DomainsTable[K] };
+
+/** Most values bound in one `in (…)` list: under SQLite's and PostgreSQL's parameter limits. */
+export const MAX_IN = 500;
+
+export function toDomain(r: DomainRow): Domain {
+  return {
+    id: Number(r.id),
+    provider: r.provider as Provider,
+    network: r.network as Network,
+    tokenId: r.token_id,
+    name: r.name,
+    sld: r.sld,
+    tld: r.tld,
+    owner: r.owner,
+    contractAddress: r.contract_address,
+    resolver: r.resolver,
+    registeredAt: r.registered_at === null ? null : Number(r.registered_at),
+    registeredBlock: r.registered_block === null ? null : Number(r.registered_block),
+    expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+    lastUpdateBlock: Number(r.last_update_block),
+    lastUpdateAt: Number(r.last_update_at),
+    baseScore: Number(r.base_score),
+    spam: Boolean(r.spam),
+    csamOk: Boolean(r.csam_ok),
+    kyc: Boolean(r.kyc),
+    tags: JSON.parse(r.tags) as string[],
+  };
+}
+
+export function toRecord(
+  r: Pick<RecordsTable, "key" | "value" | "native_key" | "native_value">,
+): DomainRecord {
+  return { key: r.key, value: r.value, nativeKey: r.native_key, nativeValue: r.native_value };
+}
+
+/** The row of a domain write (also the SQLite bulk path's, sqlite/sqlite-bulk-writes.ts). */
+export function domainColumns(d: DomainWrite): Omit<DomainsTable, "id"> {
+  return {
+    provider: d.provider,
+    network: d.network,
+    token_id: d.tokenId,
+    name: safeText(d.name),
+    sld: safeText(d.sld),
+    tld: safeText(d.tld),
+    owner: d.owner,
+    contract_address: d.contractAddress,
+    resolver: d.resolver,
+    registered_at: d.registeredAt,
+    registered_block: d.registeredBlock,
+    expires_at: d.expiresAt,
+    last_update_block: d.lastUpdateBlock,
+    last_update_at: d.lastUpdateAt,
+    base_score: d.baseScore,
+    spam: d.spam ? 1 : 0,
+    csam_ok: d.csamOk ? 1 : 0,
+    kyc: d.kyc ? 1 : 0,
+    tags: JSON.stringify(d.tags),
+  };
+}
+
+export function toCheckpoint(r: Database["checkpoints"]): Checkpoint {
+  return {
+    sourceId: r.source_id,
+    chainId: Number(r.chain_id),
+    blockNumber: Number(r.block_number),
+    blockHash: r.block_hash,
+    updatedAt: Number(r.updated_at),
+    state: r.state,
+    error: r.error,
+  };
+}
+
+export function toJournal(r: Selectable<Omit<Database["journal"], "id">>): JournalEntry {
+  return {
+    sourceId: r.source_id,
+    chainId: Number(r.chain_id),
+    blockNumber: Number(r.block_number),
+    blockHash: r.block_hash,
+    logIndex: Number(r.log_index),
+    txHash: r.tx_hash,
+    contract: r.contract,
+    tokenId: r.token_id,
+    event: r.event,
+    blockTime: r.block_time === null || r.block_time === undefined ? null : Number(r.block_time),
+  };
+}
+
+export function toProject(r: {
+  id: number;
+  name: string;
+  description: string;
+  plan: string;
+  created_at: number;
+  settings: string;
+}): Project {
+  return {
+    id: Number(r.id),
+    name: r.name,
+    description: r.description,
+    plan: r.plan,
+    createdAt: Number(r.created_at),
+    settings: JSON.parse(r.settings) as Record<string, unknown>,
+  };
+}
+
+export function toApiKey(r: {
+  id: number;
+  project_id: number;
+  name: string;
+  prefix: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}): ApiKey {
+  return {
+    id: Number(r.id),
+    projectId: Number(r.project_id),
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: Number(r.created_at),
+    lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+  };
+}
+
+/** Groups record rows under their domains, keeping the domains' order and the records' key order. */
+export function attachRecords(domains: Domain[], rows: Array<RecordsTable>): DomainWithRecords[] {
+  const byId = new Map<number, DomainRecord[]>();
+  for (const d of domains) byId.set(d.id, []);
+  for (const r of rows) byId.get(Number(r.domain_id))?.push(toRecord(r));
+  return domains.map((d) => ({ ...d, records: byId.get(d.id) ?? [] }));
+}
+
+/**
+ * PostgreSQL text cannot hold NUL, and chain data is attacker-controlled: a NUL in a name or
+ * record is stored as U+FFFD on both backends, so they stay identical.
+ */
+export function safeText(s: string): string {
+  return s.includes("\u0000") ? s.replaceAll("\u0000", "\ufffd") : s;
+}
