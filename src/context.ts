@@ -30,7 +30,7 @@ export interface RuntimeContext extends AppContext {
 export async function createContext(config: Config, logger?: Logger): Promise<RuntimeContext> {
   const log = logger ?? createLogger(config.logLevel);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const scoringLists = await loadScoringLists(config, store);
+  const scoringLists = await loadScoringLists(config, await store.findKycOwners());
   return {
     config,
     logger: log,

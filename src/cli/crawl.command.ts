@@ -125,8 +125,8 @@ export const crawlCommand: Command = {
 
 /** The scoring engine's base signals with the operator's lists, for every domain the crawler writes. */
 export async function loadSignals(config: Config, store: Store): Promise<SignalsFn> {
-  const lists = await loadScoringLists(config, store);
-  // Index-wide facts (TLD origins, collisions) are the rescoring job's (scoring/rescore.ts).
+  const lists = await loadScoringLists(config, await store.findKycOwners());
+  // Index-wide facts (TLD origins, collisions) are the rescoring job's (jobs/rescore.job.ts).
   const ctx = { ...lists, tldOrigin: () => null };
   return createBaseSignalsFn(() => ctx);
 }

@@ -5,15 +5,10 @@ import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { AppError } from "../domain/errors.js";
 import { REFRESHED_TLDS_FILE, icannTldsPath, loadIcannTlds, refreshIanaTlds } from "../scoring/iana-tlds.js";
-import { importKycAddresses, parseKycFile } from "../scoring/kyc-list.js";
+import { importKycList } from "../jobs/kyc-import.job.js";
+import { rescoreAll } from "../jobs/rescore.job.js";
+import { parseKycFile } from "../scoring/kyc-list.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
-import {
-  buildScoringIndex,
-  domainIdsOfOwners,
-  rescoreAll,
-  rescoreDomains,
-  scoringContext,
-} from "../scoring/rescore.js";
 import { loadScoringLists } from "../scoring/scoring-lists.js";
 import type { Project } from "../store/accounts.port.js";
 import type { Store } from "../store/store.js";
@@ -60,14 +55,11 @@ export function createKycCommand(deps: ScoringCommandDeps = {}): Command {
       if (action !== "import" || !file) return usage("omniname kyc import FILE [--replace]");
       const addresses = parseKycFile(readFileSync(file, "utf8"), file);
       return withStore(deps, async (store, config) => {
-        const result = await importKycAddresses(store, addresses, {
+        const result = await importKycList(store, config, addresses, {
           replace: options.replace === true,
           source: file,
         });
-        const lists = await loadScoringLists(config, store);
-        const index = await buildScoringIndex(store, lists);
-        const ids = await domainIdsOfOwners(store, [...result.added, ...result.removed]);
-        const stats = await rescoreDomains(store, ids, scoringContext(lists, index));
+        const stats = result.rescored;
         out(
           `kyc: ${result.added.length} added, ${result.removed.length} removed, ${result.total} on the list; ` +
             `${stats.updated} of ${stats.scanned} affected domains rescored`,
@@ -102,7 +94,7 @@ export function createTldsCommand(deps: ScoringCommandDeps = {}): Command {
         out(`  note: the list in force is ${icannTldsPath(config)} (ICANN_TLDS_FILE)`);
       if (options["no-rescore"] === true) return 0;
       return withStore({ ...deps, config }, async (store) => {
-        const stats = await rescoreAll(store, await loadScoringLists(config, store));
+        const stats = await rescoreAll(store, await loadScoringLists(config, await store.findKycOwners()));
         out(`rescored: ${stats.updated} of ${stats.scanned} domains changed`);
         return 0;
       });
@@ -168,7 +160,7 @@ export function createScoringCommand(deps: ScoringCommandDeps = {}): Command {
       if (positional[0] !== "rescore") return usage("omniname scoring rescore");
       return withStore(deps, async (store, config) => {
         const started = Date.now();
-        const stats = await rescoreAll(store, await loadScoringLists(config, store));
+        const stats = await rescoreAll(store, await loadScoringLists(config, await store.findKycOwners()));
         out(
           `rescored: ${stats.updated} of ${stats.scanned} domains changed in ${Date.now() - started} ms ` +
             `(${stats.index.tldOrigins.size} TLDs, ${stats.index.holders.size} collisions, ${stats.index.imitated.size} lookalikes)`,

@@ -16,8 +16,8 @@ import { type Devnet, startDevnet } from "../devnet/devnet.js";
 import { FIXTURE_WORLD } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { createBaseSignalsFn } from "../scoring/base-signals.js";
-import { rescoreAll, type ScoringIndex, scoringContext } from "../scoring/rescore.js";
-import type { Store } from "../store/store.js";
+import { rescoreAll } from "../jobs/rescore.job.js";
+import { type ScoringIndex, scoringContext } from "../scoring/scoring-index.js";
 import { type Command, parseArgs } from "./command.js";
 import { resolveSources, syncOptionsOf } from "./crawl.command.js";
 
@@ -44,25 +44,6 @@ export function parseRoles(value: string): { api: boolean; crawler: boolean } {
   const roles = new Set(value.split(",").map((r) => r.trim().toLowerCase()));
   const all = roles.has("all");
   return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
-}
-
-/**
- * A freshly deployed devnet has new block hashes: what the store indexed from an earlier devnet
- * (domains, journal, checkpoints) belongs to chains that no longer exist and is dropped.
- */
-export async function clearChainIndex(store: Store): Promise<void> {
-  await store.transaction(async (tx) => {
-    for (const t of [
-      "records",
-      "reverse_records",
-      "domains",
-      "journal",
-      "checkpoints",
-      "crawler_blocks",
-    ] as const) {
-      await tx.db.deleteFrom(t as "records").execute();
-    }
-  });
 }
 
 export function banner(url: string, key: string): string {
@@ -95,7 +76,8 @@ async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<Cr
   if (configuredNetworks(config).length === 0) {
     // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
     devnet = await startDevnet({ dataDir: config.dataDir, blockTime: 1, log: (m) => log.info(m) });
-    if (!devnet.resumed) await clearChainIndex(ctx.store);
+    // A freshly deployed devnet has new block hashes: what was indexed from an earlier one is dropped.
+    if (!devnet.resumed) await ctx.store.clearChainIndex();
   }
   const lists = ctx.scoringLists;
   let index: ScoringIndex = (await rescoreAll(ctx.store, lists)).index;

@@ -33,7 +33,7 @@ export function fixtureRecords(d: FixtureDomain): DomainRecord[] {
  * Writes the fixture world straight into a store (no chain): the embedded demo before the first
  * crawl, and the test world of API and scoring tests. Token ids and record mapping come from the
  * provider adapters, so the result matches what a crawl of the seeded devnet produces. Base
- * signals are left at their defaults; callers rescore (scoring/rescore.ts) afterwards.
+ * signals are left at their defaults; callers rescore (jobs/rescore.job.ts) afterwards.
  */
 export async function importFixtures(store: Store, world: FixtureWorld): Promise<{ domains: number }> {
   let count = 0;

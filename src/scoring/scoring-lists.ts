@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
 import { AppError } from "../domain/errors.js";
 import { normalizeName } from "../domain/names.js";
-import type { Store } from "../store/store.js";
 import { type GeoBlockedWords, loadGeoBlockedWords } from "./geography.js";
 import { loadIcannTlds } from "./iana-tlds.js";
-import { loadKycOwners } from "./kyc-list.js";
 import type { BaseSignalsContext, Blocklist } from "./scoring.types.js";
 
 /** The operator's lists the base rules read (BaseSignalsContext without the index lookups). */
@@ -61,18 +59,19 @@ export interface ScoringFilesConfig {
 
 /**
  * Loads every list the scoring engine reads: files named by the configuration, the ICANN TLD list
- * and the KYC list from the store. Called once at start-up and after `kyc import` / `tlds refresh`.
+ * and the KYC list (`kycOwners`, the store's `findKycOwners()`). Called once at start-up and after
+ * `kyc import` / `tlds refresh`.
  */
 export async function loadScoringLists(
   config: ScoringFilesConfig,
-  store: Store,
+  kycOwners: ReadonlySet<string>,
 ): Promise<ScoringLists & { geoBlockedWords: GeoBlockedWords }> {
   return {
     csamTerms: config.csamTermsFile ? parseTermList(readList(config.csamTermsFile, "CSAM_TERMS_FILE")) : [],
     blocklist: config.spamBlocklistFile
       ? parseBlocklist(readList(config.spamBlocklistFile, "SPAM_BLOCKLIST_FILE"))
       : EMPTY_BLOCKLIST,
-    kycOwners: await loadKycOwners(store),
+    kycOwners,
     icannTlds: loadIcannTlds(config),
     geoBlockedWords: loadGeoBlockedWords(config.geoBlockedWordsFile),
   };

@@ -60,6 +60,8 @@ export interface CrawlerLog {
   findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]>;
   /** The distinct tokens (fold keys) of a source's journal entries above a block. */
   findJournalTokensAfter(sourceId: string, blockNumber: number): Promise<string[]>;
+  /** Every journal entry, in insertion order, in pages (snapshot export). */
+  iterateJournal(pageSize?: number): AsyncIterable<JournalEntry[]>;
 
   /** Recent block hashes of a source (reorg detection). */
   putRecentBlocks(sourceId: string, blocks: RecentBlock[]): Promise<void>;

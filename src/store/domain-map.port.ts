@@ -53,6 +53,8 @@ export interface DomainMap {
   removeReverse(address: string, network: Network, provider: Provider): Promise<void>;
   /** Reverse records naming `address` (lower case). */
   findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]>;
+  /** Every reverse record, in address order (snapshot export). */
+  listReverseRecords(): Promise<ReverseRecord[]>;
 
   countDomains(): Promise<number>;
   /** Every domain with its records, in id order, in pages (snapshot export, zone files). */

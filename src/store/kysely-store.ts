@@ -2,9 +2,20 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
 import * as projects from "./kysely/projects.queries.js";
+import * as scoring from "./kysely/scoring-data.queries.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { Database } from "./schema.js";
 import type { Dialect, Store } from "./store.js";
+
+/** What was indexed from chains, in deletion order (clearChainIndex). */
+const CHAIN_TABLES = [
+  "records",
+  "reverse_records",
+  "domains",
+  "journal",
+  "checkpoints",
+  "crawler_blocks",
+] as const;
 
 /** The arguments of a port method: each method below hands them, with its handle, to its part's query. */
 type Args<K extends keyof Store> = Store[K] extends (...a: infer A) => unknown ? A : never;
@@ -67,6 +78,19 @@ export class KyselyStore implements Store {
     return this.db.transaction().execute((trx) => fn(this.withDb(trx)));
   }
 
+  /** Runs queries on this handle inside one transaction (this one, when already in one). */
+  private inTransaction<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if ((this.db as Transaction<Database>).isTransaction) return fn(this.db);
+    return this.db.transaction().execute(fn);
+  }
+
+  async clearChainIndex(): Promise<void> {
+    await this.inTransaction(async (db) => {
+      // Children before parents: records and reverse records reference domains.
+      for (const t of CHAIN_TABLES) await db.deleteFrom(t).execute();
+    });
+  }
+
   // The map (domain-map.port.ts).
   upsertDomain(...a: Args<"upsertDomain">) {
     return map.upsertDomain(this.db, ...a);
@@ -109,6 +133,9 @@ export class KyselyStore implements Store {
   }
   findReverse(...a: Args<"findReverse">) {
     return map.findReverse(this.db, ...a);
+  }
+  listReverseRecords() {
+    return map.listReverseRecords(this.db);
   }
   countDomains(...a: Args<"countDomains">) {
     return map.countDomains(this.db, ...a);
@@ -157,6 +184,9 @@ export class KyselyStore implements Store {
   findJournalTokensAfter(...a: Args<"findJournalTokensAfter">) {
     return crawlerLog.findJournalTokensAfter(this.db, ...a);
   }
+  iterateJournal(...a: Args<"iterateJournal">) {
+    return crawlerLog.iterateJournal(this.db, ...a);
+  }
   putRecentBlocks(...a: Args<"putRecentBlocks">) {
     return crawlerLog.putRecentBlocks(this.db, ...a);
   }
@@ -194,5 +224,25 @@ export class KyselyStore implements Store {
   }
   touchApiKeys(...a: Args<"touchApiKeys">) {
     return projects.touchApiKeys(this.db, ...a);
+  }
+
+  // The scoring jobs' data (scoring-data.port.ts).
+  listTldFirstRegistrations() {
+    return scoring.listTldFirstRegistrations(this.db);
+  }
+  findSharedNames() {
+    return scoring.findSharedNames(this.db);
+  }
+  iterateDomainNames(...a: Args<"iterateDomainNames">) {
+    return scoring.iterateDomainNames(this.db, ...a);
+  }
+  findDomainIdsByOwners(...a: Args<"findDomainIdsByOwners">) {
+    return scoring.findDomainIdsByOwners(this.db, ...a);
+  }
+  findKycOwners() {
+    return scoring.findKycOwners(this.db);
+  }
+  importKycAddresses(...a: Args<"importKycAddresses">) {
+    return this.inTransaction((db) => scoring.importKycAddresses(db, ...a));
   }
 }

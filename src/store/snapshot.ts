@@ -6,7 +6,6 @@ import { isNetwork } from "../domain/networks.js";
 import { isProvider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { Checkpoint, JournalEntry } from "./crawler-log.port.js";
-import { toJournal } from "./kysely/rows.js";
 import type { Store } from "./store.js";
 
 /**
@@ -55,12 +54,11 @@ export async function exportSnapshot(
     domains: await store.countDomains(),
     journal: withJournal,
   });
-  const reverseRows = await store.db.selectFrom("reverse_records").selectAll().execute();
   const reverseByDomain = new Map<number, Array<{ address: string }>>();
-  for (const r of reverseRows) {
-    const list = reverseByDomain.get(Number(r.domain_id)) ?? [];
+  for (const r of await store.listReverseRecords()) {
+    const list = reverseByDomain.get(r.domainId) ?? [];
     list.push({ address: r.address });
-    reverseByDomain.set(Number(r.domain_id), list);
+    reverseByDomain.set(r.domainId, list);
   }
   for await (const page of store.iterateDomains(1000)) {
     for (const d of page) {
@@ -73,21 +71,11 @@ export async function exportSnapshot(
     }
   }
   if (withJournal) {
-    let after = 0;
-    for (;;) {
-      const rows = await store.db
-        .selectFrom("journal")
-        .selectAll()
-        .where("id", ">", after)
-        .orderBy("id")
-        .limit(5000)
-        .execute();
-      if (rows.length === 0) break;
-      for (const r of rows) {
-        await write(out, { type: "journal", ...toJournal(r) } satisfies JournalLine);
+    for await (const page of store.iterateJournal(5000)) {
+      for (const e of page) {
+        await write(out, { type: "journal", ...e } satisfies JournalLine);
         counts.journal++;
       }
-      after = Number(rows[rows.length - 1].id);
     }
     for (const c of await store.listCheckpoints()) {
       await write(out, { type: "checkpoint", ...c } satisfies CheckpointLine);

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { ProjectsStore } from "./accounts.port.js";
 import type { CrawlerLog } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
+import type { ScoringData } from "./scoring-data.port.js";
 import type { Database } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -20,6 +21,12 @@ export interface StoreConnection {
   close(): Promise<void>;
   /** Runs `fn` in one database transaction; the store passed in writes inside it. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * Deletes everything indexed from chains (the map, journal, checkpoints, recent blocks) in one
+   * transaction; projects, keys, accounts and the KYC list stay. For a freshly deployed devnet,
+   * whose chains are not the ones indexed before.
+   */
+  clearChainIndex(): Promise<void>;
 }
 
 /**
@@ -29,13 +36,14 @@ export interface StoreConnection {
  *
  * - `DomainMap` (domain-map.port.ts): domains, records, reverse records. Resolution reads it.
  * - `CrawlerLog` (crawler-log.port.ts): checkpoints, journal, recent blocks. The crawler's.
+ * - `ScoringData` (scoring-data.port.ts): index-wide facts and the KYC list. The scoring jobs'.
  * - `ProjectsStore` (accounts.port.ts): projects and API keys.
  *
  * @example
  * const store = await createStore({ databaseUrl: undefined, dataDir: "./data" });
  * const [alice] = await store.findDomainsByName(["alice.wallet"], {});
  */
-export interface Store extends StoreConnection, DomainMap, CrawlerLog, ProjectsStore {
+export interface Store extends StoreConnection, DomainMap, CrawlerLog, ScoringData, ProjectsStore {
   /** The query builder, for features that own their own tables (accounts, usage, …). */
   readonly db: Kysely<Database>;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureDomain, FIXTURE_WORLD, fixtureBaseTime, NOTABLE } from "../../src/devnet/fixtures.js";
 import { fixtureRecords, importFixtures } from "../../src/devnet/import-fixtures.js";
 import { EMPTY_BLOCKLIST } from "../../src/scoring/scoring-lists.js";
-import { rescoreAll } from "../../src/scoring/rescore.js";
+import { rescoreAll } from "../../src/jobs/rescore.job.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import { compareRecordKeys } from "../../src/resolution/record-shape.js";
 import { type Backend, createTestApp, type TestApp } from "./helpers/test-app.js";

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importKycAddresses, loadKycOwners } from "../../src/scoring/kyc-list.js";
-import { buildScoringIndex, rescoreAll } from "../../src/scoring/rescore.js";
+import { buildScoringIndex, rescoreAll } from "../../src/jobs/rescore.job.js";
 import type { ScoringLists } from "../../src/scoring/scoring-lists.js";
 import type { Store } from "../../src/store/store.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
@@ -89,8 +88,8 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
   });
 
   it("writes the signals, then nothing on a second pass", async () => {
-    await importKycAddresses(store, [OWNER]);
-    const kyc = await loadKycOwners(store);
+    await store.importKycAddresses([OWNER]);
+    const kyc = await store.findKycOwners();
     expect([...kyc]).toEqual([OWNER]);
     const first = await rescoreAll(store, lists(kyc), { pageSize: 2 });
     expect(first).toMatchObject({ scanned: 5, updated: 5 });
@@ -133,8 +132,8 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
   });
 
   it("replaces the KYC list and reports what changed", async () => {
-    const r = await importKycAddresses(store, [OTHER], { replace: true });
+    const r = await store.importKycAddresses([OTHER], { replace: true });
     expect(r).toEqual({ added: [OTHER], removed: [OWNER], total: 1 });
-    expect([...(await loadKycOwners(store))]).toEqual([OTHER]);
+    expect([...(await store.findKycOwners())]).toEqual([OTHER]);
   });
 });

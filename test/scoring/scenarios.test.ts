@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_WORLD, fixtureTldOrigins, NOTABLE } from "../../src/devnet/fixtures.js";
 import { createScoringRanker, type RankContext } from "../../src/resolution/rank.js";
 import { createResolution, type Resolution } from "../../src/resolution/resolution.js";
-import { rescoreAll } from "../../src/scoring/rescore.js";
+import { rescoreAll } from "../../src/jobs/rescore.job.js";
 import {
   BLOCKLISTED,
   CSAM_NAME,

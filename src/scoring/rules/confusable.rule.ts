@@ -2,7 +2,7 @@ import type { BaseRule } from "../scoring.types.js";
 
 /**
  * The name has the same TR39 skeleton as a different, higher-scored indexed name (found across
- * the index by rescore.ts): it imitates that name.
+ * the index by jobs/rescore.job.ts): it imitates that name.
  */
 export const confusableRule: BaseRule = {
   name: "confusable",

@@ -138,6 +138,22 @@ export async function findJournalTokensAfter(
   return rows.map((r) => r.token_id as string);
 }
 
+export async function* iterateJournal(db: Db, pageSize = 5000): AsyncIterable<JournalEntry[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom("journal")
+      .selectAll()
+      .where("id", ">", after)
+      .orderBy("id")
+      .limit(pageSize)
+      .execute();
+    if (rows.length === 0) return;
+    after = Number(rows[rows.length - 1].id);
+    yield rows.map(toJournal);
+  }
+}
+
 export async function putRecentBlocks(db: Db, sourceId: string, list: RecentBlock[]): Promise<void> {
   // One statement may not touch a row twice: the last entry of a block number wins.
   const blocks = [...new Map(list.map((b) => [b.blockNumber, b])).values()];

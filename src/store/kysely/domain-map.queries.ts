@@ -239,6 +239,22 @@ export async function findReverse(db: Db, address: string, filter: DomainFilter)
   }));
 }
 
+export async function listReverseRecords(db: Db): Promise<ReverseRecord[]> {
+  const rows = await db
+    .selectFrom("reverse_records")
+    .selectAll()
+    .orderBy("address")
+    .orderBy("network")
+    .orderBy("provider")
+    .execute();
+  return rows.map((r) => ({
+    network: r.network as Network,
+    provider: r.provider as Provider,
+    address: r.address,
+    domainId: Number(r.domain_id),
+  }));
+}
+
 export async function countDomains(db: Db): Promise<number> {
   const r = await db
     .selectFrom("domains")

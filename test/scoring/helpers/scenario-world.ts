@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { FIXTURE_WORLD, fixtureBaseTime } from "../../../src/devnet/fixtures.js";
 import { parseGeoBlockedWords } from "../../../src/scoring/geography.js";
 import { loadIcannTlds } from "../../../src/scoring/iana-tlds.js";
-import { importKycAddresses, loadKycOwners } from "../../../src/scoring/kyc-list.js";
-import { rescoreAll } from "../../../src/scoring/rescore.js";
+import { rescoreAll } from "../../../src/jobs/rescore.job.js";
 import type { ScoringLists } from "../../../src/scoring/scoring-lists.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
@@ -71,11 +70,11 @@ export async function createScenarioWorld(): Promise<ScenarioWorld> {
   const dir = mkdtempSync(join(tmpdir(), "omniname-scoring-"));
   const store = await createStore({ dataDir: dir });
   const ids = await seedDomains(store, [...FIXTURE_WORLD.domains, ...EXTRA]);
-  await importKycAddresses(store, [FIXTURE_WORLD.owners.alice]);
+  await store.importKycAddresses([FIXTURE_WORLD.owners.alice]);
   const lists: ScoringLists = {
     csamTerms: [...TEST_CSAM_TERMS],
     blocklist: { names: new Set([BLOCKLISTED]), tlds: new Set() },
-    kycOwners: await loadKycOwners(store),
+    kycOwners: await store.findKycOwners(),
     icannTlds: loadIcannTlds({}),
   };
   await rescoreAll(store, lists);

@@ -1,80 +1,23 @@
-import type { Network } from "../domain/networks.js";
-import type { Provider } from "../domain/providers.js";
 import type { Domain } from "../domain/types.js";
+import { computeBaseSignals } from "../scoring/base-signals.js";
+import { earliestTldOrigins, type ScoringIndex, scoringContext } from "../scoring/scoring-index.js";
+import type { ScoringLists } from "../scoring/scoring-lists.js";
+import type { BaseSignals, BaseSignalsContext } from "../scoring/scoring.types.js";
+import { skeleton } from "../scoring/skeleton.js";
+import type { DomainMap } from "../store/domain-map.port.js";
+import type { ScoringData } from "../store/scoring-data.port.js";
 import type { Store } from "../store/store.js";
-import { computeBaseSignals } from "./base-signals.js";
-import { isEarlierOrigin } from "./rules/origin-provider.rule.js";
-import type { ScoringLists } from "./scoring-lists.js";
-import type { BaseSignals, BaseSignalsContext, TldOrigin } from "./scoring.types.js";
-import { skeleton } from "./skeleton.js";
 
-/** What only the whole index knows: TLD origins, names held more than once, lookalikes. */
-export interface ScoringIndex {
-  tldOrigins: ReadonlyMap<string, TldOrigin>;
-  /** Names held by two or more domains, with the count. */
-  holders: ReadonlyMap<string, number>;
-  /** Lookalike name → the different, higher-scored name it imitates. */
-  imitated: ReadonlyMap<string, string>;
-}
-
-export const EMPTY_INDEX: ScoringIndex = { tldOrigins: new Map(), holders: new Map(), imitated: new Map() };
-
-/** The full context of the base rules: the operator's lists plus the index lookups. */
-export function scoringContext(lists: ScoringLists, index: ScoringIndex = EMPTY_INDEX): BaseSignalsContext {
-  return {
-    ...lists,
-    tldOrigin: (tld) => index.tldOrigins.get(tld) ?? null,
-    holders: (name) => index.holders.get(name) ?? 1,
-    imitated: (name) => index.imitated.get(name) ?? null,
-  };
-}
+/** What the rescore job reads and writes: the map, the scoring data, and transactions. */
+export type RescoreStore = DomainMap & ScoringData & Pick<Store, "transaction">;
 
 const PAGE = 5000;
 
-async function tldOrigins(store: Store): Promise<Map<string, TldOrigin>> {
-  const rows = await store.db
-    .selectFrom("domains")
-    .select(["tld", "provider", "network", (eb) => eb.fn.min("registered_at").as("first")])
-    .groupBy(["tld", "provider", "network"])
-    .execute();
-  const out = new Map<string, TldOrigin>();
-  for (const r of rows) {
-    const o: TldOrigin = {
-      provider: r.provider as Provider,
-      network: r.network as Network,
-      registeredAt: r.first === null ? null : Number(r.first),
-    };
-    const known = out.get(r.tld);
-    if (!known || isEarlierOrigin(o, known)) out.set(r.tld, o);
-  }
-  return out;
-}
-
-async function holders(store: Store): Promise<Map<string, number>> {
-  const rows = await store.db
-    .selectFrom("domains")
-    .select(["name", (eb) => eb.fn.countAll().as("n")])
-    .groupBy("name")
-    .having((eb) => eb.fn.countAll(), ">", 1)
-    .execute();
-  return new Map(rows.map((r) => [r.name, Number(r.n)]));
-}
-
 /** Groups of two or more different indexed names with the same TR39 skeleton. */
-async function skeletonGroups(store: Store): Promise<string[][]> {
+async function skeletonGroups(store: ScoringData): Promise<string[][]> {
   const bySkeleton = new Map<string, string | string[]>();
-  let after = 0;
-  for (;;) {
-    const rows = await store.db
-      .selectFrom("domains")
-      .select(["id", "name"])
-      .where("id", ">", after)
-      .orderBy("id")
-      .limit(PAGE)
-      .execute();
-    if (rows.length === 0) break;
-    after = Number(rows[rows.length - 1].id);
-    for (const { name } of rows) {
+  for await (const names of store.iterateDomainNames(PAGE)) {
+    for (const name of names) {
       const s = skeleton(name);
       const seen = bySkeleton.get(s);
       if (seen === undefined) bySkeleton.set(s, name);
@@ -94,7 +37,7 @@ async function skeletonGroups(store: Store): Promise<string[][]> {
  * other name imitates it.
  */
 async function lookalikes(
-  store: Store,
+  store: DomainMap,
   groups: string[][],
   ctx: BaseSignalsContext,
 ): Promise<Map<string, string>> {
@@ -120,10 +63,21 @@ async function lookalikes(
 }
 
 /** Builds the index: two grouped queries and one pass over the names, then the lookalike groups. */
-export async function buildScoringIndex(store: Store, lists: ScoringLists): Promise<ScoringIndex> {
+export async function buildScoringIndex(
+  store: DomainMap & ScoringData,
+  lists: ScoringLists,
+): Promise<ScoringIndex> {
+  const firsts = await store.listTldFirstRegistrations();
   const partial: ScoringIndex = {
-    tldOrigins: await tldOrigins(store),
-    holders: await holders(store),
+    tldOrigins: earliestTldOrigins(
+      firsts.map((f) => ({
+        tld: f.tld,
+        provider: f.provider,
+        network: f.network,
+        registeredAt: f.firstRegisteredAt,
+      })),
+    ),
+    holders: await store.findSharedNames(),
     imitated: new Map(),
   };
   const groups = await skeletonGroups(store);
@@ -157,7 +111,7 @@ function signalsOf(s: BaseSignals): BaseSignals {
  * transaction per page. Returns the index it built, for writers that score new domains afterwards.
  */
 export async function rescoreAll(
-  store: Store,
+  store: RescoreStore,
   lists: ScoringLists,
   opts: { pageSize?: number } = {},
 ): Promise<RescoreStats & { index: ScoringIndex }> {
@@ -184,7 +138,7 @@ export async function rescoreAll(
  * changed) with the given context; `scoringContext(lists, index)` builds one from the last index.
  */
 export async function rescoreDomains(
-  store: Store,
+  store: DomainMap,
   ids: readonly number[],
   ctx: BaseSignalsContext,
 ): Promise<RescoreStats> {
@@ -198,18 +152,4 @@ export async function rescoreDomains(
     updated++;
   }
   return { scanned: ids.length, updated };
-}
-
-/** Ids of the domains owned by these addresses (lower case), for rescoring after a KYC change. */
-export async function domainIdsOfOwners(store: Store, owners: readonly string[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (let i = 0; i < owners.length; i += 500) {
-    const rows = await store.db
-      .selectFrom("domains")
-      .select("id")
-      .where("owner", "in", owners.slice(i, i + 500))
-      .execute();
-    for (const r of rows) ids.push(Number(r.id));
-  }
-  return ids;
 }

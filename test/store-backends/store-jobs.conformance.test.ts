@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { JournalEntry } from "../../src/store/crawler-log.port.js";
+import type { Store } from "../../src/store/store.js";
+import { ALICE, BOB, STORE_BACKENDS, testDomain, tokenIdOf } from "../helpers/store-world.js";
+
+/** The queries behind the store jobs (rescore, KYC import, index clearing, snapshots), on every backend. */
+const T0 = 1_700_000_000_000;
+const CAROL = "0x00000000000000000000000000000000000ca201";
+
+function entry(block: number, logIndex: number, tokenId: string | null = tokenIdOf(1)): JournalEntry {
+  return {
+    sourceId: "src-a",
+    chainId: 137,
+    blockNumber: block,
+    blockHash: `0xb${block}`,
+    logIndex,
+    txHash: `0xt${block}${logIndex}`,
+    contract: "0xc0",
+    tokenId,
+    event: `{"block":${block}}`,
+    blockTime: null,
+  };
+}
+
+describe.each(STORE_BACKENDS)("store jobs' queries: $name", (backend) => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, cleanup } = await backend.open());
+  });
+  afterAll(async () => {
+    await cleanup();
+  });
+  beforeEach(async () => {
+    await store.clearChainIndex();
+    await store.importKycAddresses([], { replace: true });
+  });
+
+  it("lists each TLD's first registration per namespace, unknown times as null", async () => {
+    await store.upsertDomain(testDomain({ name: "a.web3", tld: "web3", registeredAt: T0 + 10 }));
+    await store.upsertDomain(
+      testDomain({ name: "b.web3", tld: "web3", tokenId: tokenIdOf(2), registeredAt: T0 }),
+    );
+    await store.upsertDomain(
+      testDomain({
+        name: "c.web3",
+        tld: "web3",
+        provider: "NAMESPACE_B",
+        network: "ETHEREUM",
+        tokenId: tokenIdOf(3),
+        registeredAt: null,
+      }),
+    );
+    await store.upsertDomain(
+      testDomain({ name: "x.com", tld: "com", tokenId: tokenIdOf(4), registeredAt: T0 + 5 }),
+    );
+    const rows = (await store.listTldFirstRegistrations()).sort(
+      (a, b) => a.tld.localeCompare(b.tld) || a.provider.localeCompare(b.provider),
+    );
+    expect(rows).toEqual([
+      { tld: "com", provider: "NAMESPACE_A", network: "POLYGON", firstRegisteredAt: T0 + 5 },
+      { tld: "web3", provider: "NAMESPACE_A", network: "POLYGON", firstRegisteredAt: T0 },
+      { tld: "web3", provider: "NAMESPACE_B", network: "ETHEREUM", firstRegisteredAt: null },
+    ]);
+  });
+
+  it("finds the names held by two or more domains, with the count", async () => {
+    await store.upsertDomain(testDomain({ name: "first.web3" }));
+    await store.upsertDomain(
+      testDomain({ name: "first.web3", provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: tokenIdOf(2) }),
+    );
+    await store.upsertDomain(
+      testDomain({ name: "first.web3", provider: "NAMESPACE_C", tokenId: tokenIdOf(3) }),
+    );
+    await store.upsertDomain(testDomain({ name: "alone.web3", tokenId: tokenIdOf(4) }));
+    expect(await store.findSharedNames()).toEqual(new Map([["first.web3", 3]]));
+  });
+
+  it("iterates every domain's name in id order, in pages, one entry per domain", async () => {
+    const names = ["e.web3", "a.web3", "e.web3", "c.web3", "b.web3"];
+    for (const [i, name] of names.entries())
+      await store.upsertDomain(
+        testDomain({ name, tokenId: tokenIdOf(i + 1), network: i === 2 ? "BSC" : "POLYGON" }),
+      );
+    const pages: string[][] = [];
+    for await (const page of store.iterateDomainNames(2)) pages.push(page);
+    expect(pages).toEqual([["e.web3", "a.web3"], ["e.web3", "c.web3"], ["b.web3"]]);
+  });
+
+  it("finds the ids of the domains of many owners, past one query's parameter list", async () => {
+    const a = await store.upsertDomain(testDomain());
+    const b = await store.upsertDomain(testDomain({ name: "bob.wallet", tokenId: tokenIdOf(2), owner: BOB }));
+    await store.upsertDomain(testDomain({ name: "carol.wallet", tokenId: tokenIdOf(3), owner: CAROL }));
+    const strangers = Array.from({ length: 700 }, (_, i) => `0x${i.toString(16).padStart(40, "f")}`);
+    const ids = await store.findDomainIdsByOwners([...strangers, ALICE, BOB]);
+    expect(ids.sort((x, y) => x - y)).toEqual([a, b]);
+    expect(await store.findDomainIdsByOwners([])).toEqual([]);
+  });
+
+  it("imports KYC addresses, reports what changed, and replaces the list", async () => {
+    expect(await store.importKycAddresses([ALICE, BOB, ALICE], { source: "kyc.csv" })).toEqual({
+      added: [ALICE, BOB],
+      removed: [],
+      total: 2,
+    });
+    expect(await store.importKycAddresses([BOB])).toEqual({ added: [], removed: [], total: 2 });
+    expect(await store.findKycOwners()).toEqual(new Set([ALICE, BOB]));
+    expect(await store.importKycAddresses([BOB, CAROL], { replace: true })).toEqual({
+      added: [CAROL],
+      removed: [ALICE],
+      total: 2,
+    });
+    expect(await store.findKycOwners()).toEqual(new Set([BOB, CAROL]));
+  });
+
+  it("imports KYC addresses inside a caller's transaction, and rolls back with it", async () => {
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.importKycAddresses([ALICE]);
+        expect(await tx.findKycOwners()).toEqual(new Set([ALICE]));
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(await store.findKycOwners()).toEqual(new Set());
+  });
+
+  it("lists every reverse record and pages through the whole journal (snapshot reads)", async () => {
+    const a = await store.upsertDomain(testDomain());
+    const b = await store.upsertDomain(testDomain({ name: "bob.wallet", tokenId: tokenIdOf(2), owner: BOB }));
+    // Inserted out of address order: the list is in address order (BOB's address sorts first).
+    await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a });
+    await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: BOB, domainId: b });
+    expect(await store.listReverseRecords()).toEqual([
+      { network: "POLYGON", provider: "NAMESPACE_A", address: BOB, domainId: b },
+      { network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a },
+    ]);
+    const entries = [entry(12, 0), entry(10, 1), entry(10, 0, null)];
+    await store.appendJournal(entries);
+    const pages: JournalEntry[][] = [];
+    for await (const page of store.iterateJournal(2)) pages.push(page);
+    expect(pages).toEqual([entries.slice(0, 2), entries.slice(2)]);
+  });
+
+  it("clears what was indexed from chains and keeps projects, keys and the KYC list", async () => {
+    const id = await store.upsertDomain(testDomain());
+    await store.replaceRecords(id, [{ key: "k", value: "v", nativeKey: "k", nativeValue: "v" }]);
+    await store.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: id });
+    await store.appendJournal([entry(10, 0)]);
+    const checkpoint = {
+      sourceId: "src-a",
+      chainId: 137,
+      blockNumber: 10,
+      blockHash: "0xb10",
+      updatedAt: T0,
+      state: "live",
+      error: null,
+    };
+    await store.setCheckpoint(checkpoint);
+    await store.putRecentBlocks("src-a", [{ blockNumber: 10, blockHash: "0xb10", parentHash: "0xb9" }]);
+    const project = await store.createProject({ name: `keep-${backend.name}-${Date.now()}` });
+    const key = await store.insertApiKey({
+      projectId: project.id,
+      name: "k",
+      prefix: "on_x",
+      hash: `h-${project.id}`,
+    });
+    await store.importKycAddresses([ALICE]);
+
+    await store.clearChainIndex();
+
+    expect(await store.countDomains()).toBe(0);
+    expect(await store.findRecords(id)).toEqual([]);
+    expect(await store.listReverseRecords()).toEqual([]);
+    expect(await store.findJournalAfter("src-a", 0)).toEqual([]);
+    expect(await store.listCheckpoints()).toEqual([]);
+    expect(await store.findRecentBlocks("src-a", 0)).toEqual([]);
+    expect(await store.findProjectById(project.id)).toEqual(project);
+    expect(await store.findApiKeyByHash(`h-${project.id}`)).toEqual(key);
+    expect(await store.findKycOwners()).toEqual(new Set([ALICE]));
+  });
+});
