@@ -169,7 +169,11 @@ try {
   const project = await store.createProject({ name: "bench" });
   // The limits+usage row counts every request against the plan's rate and quota: on `internal`
   // they are far above what the load can reach, so no answer is a 429.
-  await store.db.updateTable("projects").set({ plan: "internal" }).where("id", "=", project.id).execute();
+  await store.accountsDb
+    .updateTable("projects")
+    .set({ plan: "internal" })
+    .where("id", "=", project.id)
+    .execute();
   const { key } = await createApiKey(store, pepper, project.id, "bench");
   await store.close();
 

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { AccountsDb } from "../store/accounts.port.js";
 import type { Database } from "../store/schema.js";
 
 export interface Account {
@@ -85,7 +85,7 @@ export function normalizeEmail(email: string): string {
 
 /** Accounts, sessions and one-time tokens over the store's query builder (both backends). */
 export class AccountsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: AccountsDb) {}
 
   async insertAccount(input: {
     email: string;

@@ -65,8 +65,8 @@ export class AccountService {
   private readonly pendingMail = new Set<Promise<void>>();
 
   constructor(private readonly d: AccountServiceDeps) {
-    this.repo = new AccountsRepo(d.store.db);
-    this.projects = new ProjectsRepo(d.store.db);
+    this.repo = new AccountsRepo(d.store.accountsDb);
+    this.projects = new ProjectsRepo(d.store.accountsDb);
   }
 
   private link(path: string, token: string): string {
@@ -144,7 +144,7 @@ export class AccountService {
       ? await this.repo.findLiveToken(TOKEN_KINDS.invite, hashToken(token), this.d.clock())
       : null;
     if (t === null) throw new AppError("TOKEN_INVALID");
-    const project = t.projectId === null ? null : await this.projects.findProject(t.projectId);
+    const project = t.projectId === null ? null : await this.d.store.findProjectById(t.projectId);
     return { email: t.email, project: project && { id: project.id, name: project.name }, role: t.role };
   }
 
@@ -174,7 +174,7 @@ export class AccountService {
     // The slow hash runs before the transaction, so the transaction holds no lock for 0.3 s.
     const passwordHash = await hashPassword(input.password);
     const account = await this.d.store.transaction(async (tx) => {
-      const repo = new AccountsRepo(tx.db);
+      const repo = new AccountsRepo(tx.accountsDb);
       const now = this.d.clock();
       // Single use under races: only one request flips used_at.
       const used = await repo.consumeToken(TOKEN_KINDS.invite, tokenHash, now);
@@ -188,7 +188,7 @@ export class AccountService {
         });
       }
       if (used.projectId !== null && isRole(used.role)) {
-        await new ProjectsRepo(tx.db).addMember(used.projectId, created.id, used.role, now);
+        await new ProjectsRepo(tx.accountsDb).addMember(used.projectId, created.id, used.role, now);
       }
       return created;
     });

@@ -59,7 +59,11 @@ describe("api keys in the store", () => {
   it("stores only the keyed hash, never the plaintext", async () => {
     const p = await store.createProject({ name: "hashing" });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "ci");
-    const rows = await store.db.selectFrom("api_keys").selectAll().where("id", "=", apiKey.id).execute();
+    const rows = await store.accountsDb
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("id", "=", apiKey.id)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(key.split("_")[2]);
     expect(rows[0].hash).toBe(hashApiKey(PEPPER, key));

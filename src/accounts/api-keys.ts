@@ -159,7 +159,7 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     if (found !== null) {
       // The lookup matched under the database's comparison; compare the stored bytes in constant
       // time as well, so a looser comparison (collation, padding) can never admit a near miss.
-      const row = await store.db
+      const row = await store.accountsDb
         .selectFrom("api_keys")
         .select("hash")
         .where("id", "=", found.id)

@@ -58,11 +58,13 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   const throttle = new LoginThrottle(backend, { ...DEFAULT_THROTTLE, ...opts.throttle });
   const accounts = new AccountService({ store, config, logger, mailer, throttle, clock });
-  const usage = new UsageRecorder(store.db, logger, config.usageFlushMs, (m) => store.touchApiKeys(m));
+  const usage = new UsageRecorder(store.accountsDb, logger, config.usageFlushMs, (m) =>
+    store.touchApiKeys(m),
+  );
   const limits = new ApiLimits({
     backend,
     clock,
-    loadQuotaUsed: (projectId, from, to) => loadQuotaUsed(store.db, projectId, from, to),
+    loadQuotaUsed: (projectId, from, to) => loadQuotaUsed(store.accountsDb, projectId, from, to),
   });
   // Real time, not ctx.clock: the TTL bounds how late an allowlist change applies, whatever
   // time the rest of the app is told it is.

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
+import type { AccountsDb, Project } from "../store/accounts.port.js";
 import { toProject } from "../store/kysely/rows.js";
-import type { Database } from "../store/schema.js";
-import type { Project } from "../store/accounts.port.js";
 import type { Role } from "./permissions.js";
 
 export interface Member {
@@ -26,9 +24,12 @@ function parseList(json: string): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
-/** Membership, project administration and access rules over the store's query builder. */
+/**
+ * Membership, project administration and access rules over the accounts tables. Project lookups
+ * by id or name are the store's (`findProjectById`, `findProjectByName`).
+ */
 export class ProjectsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: AccountsDb) {}
 
   async listProjectsOf(accountId: number): Promise<Array<ProjectRow & { role: Role }>> {
     const rows = await this.db
@@ -47,16 +48,6 @@ export class ProjectsRepo {
       .orderBy("projects.id")
       .execute();
     return rows.map((r) => ({ ...toProject(r), role: r.role as Role }));
-  }
-
-  async findProject(id: number): Promise<ProjectRow | null> {
-    const r = await this.db.selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
-    return r ? toProject(r) : null;
-  }
-
-  async findProjectByName(name: string): Promise<ProjectRow | null> {
-    const r = await this.db.selectFrom("projects").selectAll().where("name", "=", name).executeTakeFirst();
-    return r ? toProject(r) : null;
   }
 
   async findRole(projectId: number, accountId: number): Promise<Role | null> {

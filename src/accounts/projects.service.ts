@@ -69,7 +69,7 @@ export class ProjectService {
   private keyCache: Pick<ApiKeyVerifier, "invalidateKey" | "invalidateProject"> | null = null;
 
   constructor(private readonly d: ProjectServiceDeps) {
-    this.repo = new ProjectsRepo(d.store.db);
+    this.repo = new ProjectsRepo(d.store.accountsDb);
   }
 
   /** The v1 key cache to invalidate on revocation, deletion and settings changes. */
@@ -114,7 +114,7 @@ export class ProjectService {
     try {
       const project = await this.d.store.transaction(async (tx) => {
         const p = await tx.createProject({ name, description, plan: this.d.config.defaultPlan });
-        await new ProjectsRepo(tx.db).addMember(p.id, accountId, "owner", this.d.clock());
+        await new ProjectsRepo(tx.accountsDb).addMember(p.id, accountId, "owner", this.d.clock());
         return p;
       });
       return this.view({ ...project }, "owner");
@@ -142,7 +142,7 @@ export class ProjectService {
   }
 
   private async mustFind(projectId: number): Promise<ProjectRow> {
-    const p = await this.repo.findProject(projectId);
+    const p = await this.d.store.findProjectById(projectId);
     if (p === null) throw new AppError("NOT_FOUND", "No such project.");
     return p;
   }
@@ -164,7 +164,7 @@ export class ProjectService {
 
   /** Deletes the project and its keys; the keys stop working on the next request. */
   async delete(projectId: number): Promise<void> {
-    await this.d.store.transaction((tx) => new ProjectsRepo(tx.db).deleteProject(projectId));
+    await this.d.store.transaction((tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId));
     this.keyCache?.invalidateProject(projectId);
     this.d.access.invalidate(projectId);
     this.d.usage.forgetProject(projectId);
@@ -333,7 +333,7 @@ export class ProjectService {
     await this.d.usage.flush();
     const now = this.d.clock();
     const [usage, used] = await Promise.all([
-      loadUsage(this.d.store.db, projectId, now, 30),
+      loadUsage(this.d.store.accountsDb, projectId, now, 30),
       this.d.limits.quotaUsed(projectId, now),
     ]);
     const monthEnd = new Date(now);

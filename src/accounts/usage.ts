@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import type { Logger } from "pino";
+import type { AccountsDb } from "../store/accounts.port.js";
 import type { Database } from "../store/schema.js";
 
 /**
@@ -69,7 +70,7 @@ export class UsageRecorder {
   private lastUsed = new Map<number, number>();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: AccountsDb,
     private readonly logger: Logger,
     private readonly flushMs: number,
     /** Writes the API keys' last-use times (Store.touchApiKeys), batched with the counters. */
@@ -164,7 +165,7 @@ export class UsageRecorder {
 
 /** Requests of a project that counted against its quota between two times (month start and end). */
 export async function loadQuotaUsed(
-  db: Kysely<Database>,
+  db: AccountsDb,
   projectId: number,
   fromMs: number,
   toMs: number,
@@ -235,7 +236,7 @@ class Acc {
 }
 
 /** The last `days` UTC days of a project, every day present (zero when idle), oldest first. */
-export async function loadUsage(db: Kysely<Database>, projectId: number, now: number, days = 30) {
+export async function loadUsage(db: AccountsDb, projectId: number, now: number, days = 30) {
   const dayList: string[] = [];
   for (let i = days - 1; i >= 0; i--) dayList.push(dayOf(now - i * 86_400_000));
   const rows = await db

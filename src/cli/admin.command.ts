@@ -40,10 +40,10 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
       }
     }
     if (action === "plan" && (args.length === 1 || args.length === 2)) {
-      const repo = new ProjectsRepo(ctx.store.db);
+      const repo = new ProjectsRepo(ctx.store.accountsDb);
       const project = /^\d+$/.test(args[0])
-        ? await repo.findProject(Number(args[0]))
-        : await repo.findProjectByName(args[0]);
+        ? await ctx.store.findProjectById(Number(args[0]))
+        : await ctx.store.findProjectByName(args[0]);
       if (project === null) {
         io.err(`no project ${JSON.stringify(args[0])}\n`);
         return 1;

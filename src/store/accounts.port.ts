@@ -1,3 +1,7 @@
+import type { Kysely } from "kysely";
+import type { AccountsDatabase } from "./accounts.schema.js";
+import type { Database } from "./schema.js";
+
 export interface Project {
   id: number;
   name: string;
@@ -39,4 +43,21 @@ export interface ProjectsStore {
   listApiKeys(projectId: number): Promise<ApiKey[]>;
   revokeApiKey(id: number, at: number): Promise<void>;
   touchApiKeys(lastUsed: Map<number, number>): Promise<void>;
+}
+
+/** The console's tables (migration 0003) and the projects and keys they hang off. */
+export type AccountsDb = Kysely<AccountsDatabase & Pick<Database, "projects" | "api_keys">>;
+
+/**
+ * The accounts feature's own tables, for its repositories (accounts/accounts.repo.ts,
+ * projects.repo.ts, usage.ts): accounts, sessions, tokens, memberships, access rules, usage
+ * counters, and the projects and keys they manage. Typed to those tables only: the map, the
+ * crawler log and the KYC list are not reachable through it.
+ *
+ * @example
+ * const repo = new AccountsRepo(store.accountsDb);
+ * await store.transaction((tx) => new ProjectsRepo(tx.accountsDb).addMember(projectId, accountId, "owner", now));
+ */
+export interface AccountsTables {
+  readonly accountsDb: AccountsDb;
 }

@@ -3,6 +3,7 @@ import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
 import * as projects from "./kysely/projects.queries.js";
 import * as scoring from "./kysely/scoring-data.queries.js";
+import type { AccountsDb } from "./accounts.port.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { Database } from "./schema.js";
 import type { Dialect, Store } from "./store.js";
@@ -29,9 +30,14 @@ type Args<K extends keyof Store> = Store[K] extends (...a: infer A) => unknown ?
 export class KyselyStore implements Store {
   constructor(
     readonly dialect: Dialect,
+    /** The backend's own handle: every part's queries run on it. Not part of the port. */
     readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {}
+
+  get accountsDb(): AccountsDb {
+    return this.db as unknown as AccountsDb;
+  }
 
   async migrate(): Promise<void> {
     const db = this.db as unknown as Kysely<{ omniname_migrations: { name: string; applied_at: number } }>;

@@ -1,9 +1,7 @@
-import type { Kysely } from "kysely";
-import type { ProjectsStore } from "./accounts.port.js";
+import type { AccountsTables, ProjectsStore } from "./accounts.port.js";
 import type { CrawlerLog } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
 import type { ScoringData } from "./scoring-data.port.js";
-import type { Database } from "./schema.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -37,13 +35,17 @@ export interface StoreConnection {
  * - `DomainMap` (domain-map.port.ts): domains, records, reverse records. Resolution reads it.
  * - `CrawlerLog` (crawler-log.port.ts): checkpoints, journal, recent blocks. The crawler's.
  * - `ScoringData` (scoring-data.port.ts): index-wide facts and the KYC list. The scoring jobs'.
- * - `ProjectsStore` (accounts.port.ts): projects and API keys.
+ * - `ProjectsStore` (accounts.port.ts): projects and API keys, the one owner of project lookups.
+ * - `AccountsTables` (accounts.port.ts): the accounts feature's tables, for its repositories.
  *
  * @example
  * const store = await createStore({ databaseUrl: undefined, dataDir: "./data" });
  * const [alice] = await store.findDomainsByName(["alice.wallet"], {});
  */
-export interface Store extends StoreConnection, DomainMap, CrawlerLog, ScoringData, ProjectsStore {
-  /** The query builder, for features that own their own tables (accounts, usage, …). */
-  readonly db: Kysely<Database>;
-}
+export interface Store
+  extends StoreConnection,
+    DomainMap,
+    CrawlerLog,
+    ScoringData,
+    ProjectsStore,
+    AccountsTables {}

@@ -56,7 +56,7 @@ describe("operator commands", () => {
       const pepper = readFileSync(join(a, "pepper"), "utf8").trim();
       const found = await store.findApiKeyByHash(hashApiKey(pepper, key));
       expect(found?.name).toBe("ci");
-      const rows = await store.db.selectFrom("api_keys").selectAll().execute();
+      const rows = await store.accountsDb.selectFrom("api_keys").selectAll().execute();
       expect(JSON.stringify(rows)).not.toContain(key);
     } finally {
       await store.close();

@@ -192,7 +192,7 @@ describe("the permission matrix (docs/permissions.md)", () => {
             expect(res.statusCode, res.body).toBe(403);
             expect(res.json().error.code).toBe("FORBIDDEN");
             // Refused means nothing happened.
-            const still = await t.services.projects.repo.findProject(f.project.id);
+            const still = await t.store.findProjectById(f.project.id);
             expect(still?.description).toBe("");
             expect((await t.services.projects.listKeys(f.project.id)).map((k) => k.id)).toEqual([f.key.id]);
             expect(await t.services.projects.repo.findRole(f.project.id, target.id)).toBe("developer");
@@ -214,7 +214,7 @@ describe("the permission matrix (docs/permissions.md)", () => {
           result: false,
           error: { code: "NOT_FOUND", message: "No such project." },
         });
-        expect(await t.services.projects.repo.findProject(f.project.id)).not.toBeNull();
+        expect(await t.store.findProjectById(f.project.id)).not.toBeNull();
         expect((await t.services.projects.listKeys(f.project.id)).map((k) => k.id)).toEqual([f.key.id]);
       });
     }

@@ -6,6 +6,7 @@ import { sourcesFromManifest } from "../../src/crawler/sources.js";
 import { DEVNET_DEPLOYER, type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { namehash } from "../../src/providers/namehash.js";
 import { UNS_TOPICS } from "../../src/providers/uns/uns-events.js";
+import { rawDb } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 import { crawlToHead, rpcCall, tempStore, waitFor } from "./crawler-harness.js";
 
@@ -122,7 +123,7 @@ describe("bad chain data", () => {
       const bad = await store.findDomainByToken("POLYGON", "NAMESPACE_B", namehash("bad name.x"));
       expect(bad?.name).toBe(`[${namehash("bad name.x").slice(2)}]`);
 
-      const rows = await store.db.selectFrom("records").select(["value", "native_value"]).execute();
+      const rows = await rawDb(store).selectFrom("records").select(["value", "native_value"]).execute();
       for (const r of rows) {
         expect(r.value).not.toContain("\u0000");
         expect(r.value.length).toBeLessThanOrEqual(65_536);

@@ -17,6 +17,7 @@ import { pauseMining } from "../../src/devnet/tx-sender.js";
 import { createRpcClient } from "../../src/devnet/rpc.js";
 import { baseScoreRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
+import { rawDb } from "../helpers/raw-db.js";
 import { rpcCall, senderFor, startCrawler, tempStore, unsMint, waitFor } from "./crawler-harness.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -126,7 +127,7 @@ describe("following the head", () => {
       5_000,
       "the first branch",
     );
-    const journalled = await store.db
+    const journalled = await rawDb(store)
       .selectFrom("journal")
       .select("block_hash")
       .where("block_hash", "in", orphans)
@@ -159,10 +160,14 @@ describe("following the head", () => {
     expect(d.registeredBlock).toBe(base + 1);
     // Nothing of the orphaned blocks remains: journal, recent block hashes, checkpoint.
     expect(
-      await store.db.selectFrom("journal").selectAll().where("block_hash", "in", orphans).execute(),
+      await rawDb(store).selectFrom("journal").selectAll().where("block_hash", "in", orphans).execute(),
     ).toEqual([]);
     expect(
-      await store.db.selectFrom("crawler_blocks").selectAll().where("block_hash", "in", orphans).execute(),
+      await rawDb(store)
+        .selectFrom("crawler_blocks")
+        .selectAll()
+        .where("block_hash", "in", orphans)
+        .execute(),
     ).toEqual([]);
     expect(orphans).not.toContain((await store.getCheckpoint("uns-polygon"))!.blockHash);
     const reorgs = await metrics.registry.getSingleMetricAsString("omniname_crawler_reorgs_total");

@@ -14,6 +14,7 @@ import { createRpcClient as createDevnetRpc } from "../../src/devnet/rpc.js";
 import { createTxSender, type TxSender } from "../../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
+import { rawDb } from "../helpers/raw-db.js";
 
 export const SILENT: Logger = pino({ level: "silent" });
 
@@ -100,10 +101,10 @@ export async function dumpStore(store: Store): Promise<string[]> {
       for (const r of records) out.push(`record ${key} ${JSON.stringify(r)}`);
     }
   }
-  const reverse = await store.db.selectFrom("reverse_records").selectAll().execute();
+  const reverse = await rawDb(store).selectFrom("reverse_records").selectAll().execute();
   for (const r of reverse)
     out.push(`reverse ${r.network}/${r.provider}/${r.address} → ${tokenOf.get(Number(r.domain_id))}`);
-  const journal = await store.db.selectFrom("journal").selectAll().execute();
+  const journal = await rawDb(store).selectFrom("journal").selectAll().execute();
   for (const j of journal) {
     const { id, ...rest } = j;
     out.push(

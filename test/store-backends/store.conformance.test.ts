@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
+import { rawDb } from "../helpers/raw-db.js";
 import { ALICE, BOB, STORE_BACKENDS, testDomain, tokenIdOf } from "../helpers/store-world.js";
 
 const domain = testDomain;
@@ -26,7 +27,7 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
       "api_keys",
       "projects",
     ] as const) {
-      await store.db.deleteFrom(t).execute();
+      await rawDb(store).deleteFrom(t).execute();
     }
   });
 
