@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Compiles the devnet registries in contracts/ with solc-js (the npm `solc` package, no native
 // compiler needed) into one JSON per deployable contract: { contractName, sourceName, abi,
-// bytecode }. `npm run build:contracts` runs it; `npm run build` calls that first.
+// bytecode }, and stamps the output folder with the hash of its inputs (scripts/build-stamp.mjs).
+// `npm run build:contracts` always compiles; `npm run build` (scripts/build.mjs) compiles only
+// when the stamp is not current.
 //
 // Usage: node scripts/compile-contracts.mjs [--out <dir>]   (default contracts/build)
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import solc from "solc";
+import { hashInputs, listFiles, packageVersion, writeStamp } from "./build-stamp.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const contractsDir = join(root, "contracts");
@@ -16,22 +19,31 @@ const contractsDir = join(root, "contracts");
 // pinning it keeps the bytecode independent of solc's moving default.
 const EVM_VERSION = "cancun";
 
-function findSources(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) {
-      if (entry !== "build") out.push(...findSources(path));
-    } else if (entry.endsWith(".sol")) {
-      out.push(path);
-    }
-  }
-  return out.sort();
+export const STAMP_FILE = ".build-stamp.json";
+
+function findSources() {
+  return listFiles(contractsDir, (name) => name.endsWith(".sol"), ["build"]);
 }
 
-export function compileContracts(outDir = join(contractsDir, "build")) {
+/**
+ * The hash of everything the artifacts depend on: the Solidity sources, this script (it holds the
+ * compiler settings) and the installed solc version.
+ */
+export function contractsInputHash() {
+  const files = [...findSources(), fileURLToPath(import.meta.url)];
+  return hashInputs(root, files, [`solc ${packageVersion(root, "solc")}`]);
+}
+
+export const BUILD_DIR = join(contractsDir, "build");
+
+/** Compiles into `outDir`; the default folder is also stamped, for `npm run build` to skip it next time. */
+export function compileContracts(outDir = BUILD_DIR) {
+  const hash = contractsInputHash();
+  // Loaded here, not at the top: solc-js takes about half a second to load, which a build that
+  // finds the artifacts current should not pay.
+  const solc = createRequire(import.meta.url)("solc");
   const sources = {};
-  for (const file of findSources(contractsDir)) {
+  for (const file of findSources()) {
     sources[relative(contractsDir, file).split(sep).join("/")] = { content: readFileSync(file, "utf8") };
   }
   const input = {
@@ -66,6 +78,7 @@ export function compileContracts(outDir = join(contractsDir, "build")) {
       written.push(contractName);
     }
   }
+  if (resolve(outDir) === BUILD_DIR) writeStamp(join(outDir, STAMP_FILE), hash, written.map((n) => `${n}.json`));
   return written;
 }
 

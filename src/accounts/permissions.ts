@@ -1,5 +1,5 @@
 /**
- * Roles and the fixed permission set of each (DESIGN §7). `docs/permissions.md` is the written
+ * Roles and the fixed permission set of each (docs/permissions.md). `docs/permissions.md` is the written
  * form of this table and of the routes that need each permission; a test reads that document and
  * checks every route for every role against the running API.
  */

@@ -30,7 +30,7 @@ export interface BuildAppOptions {
   /** Largest accepted request body (the API takes none; console routes may). Default 64 KiB. */
   bodyLimit?: number;
   /**
-   * The console API (/console/api) and the v1 allowlists, plan limits and usage (issue 5).
+   * The console API (/console/api) and the v1 allowlists, plan limits and usage.
    * `true`: built from ctx and closed with the app; a ConsoleServices: shared or configured by the
    * caller (tests), who closes it. Absent or false: left out, which leaves the v1 API without
    * allowlists, limits and usage: the server role must pass `true`.

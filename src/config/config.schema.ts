@@ -69,7 +69,7 @@ export const ConfigSchema = Type.Object({
     env: "OMNINAME_ROLES",
     description: "Comma-separated roles this process runs: all, api, crawler, dns",
   }),
-  // --- crawler (issue 3, docs/crawler.md) ---
+  // --- crawler (docs/crawler.md) ---
   rpcUrlEthereum: Type.Optional(
     Type.String({
       pattern: "^https?://",
@@ -154,7 +154,7 @@ export const ConfigSchema = Type.Object({
     env: "CRAWLER_RPC_TIMEOUT_MS",
     description: "Per-request JSON-RPC timeout",
   }),
-  // --- scoring and abuse signals (issue 4, docs/scoring.md) ---
+  // --- scoring and abuse signals (docs/scoring.md) ---
   geoCountryHeader: Type.String({
     default: "",
     env: "GEO_COUNTRY_HEADER",
@@ -190,7 +190,7 @@ export const ConfigSchema = Type.Object({
         "IANA TLD list (tlds-alpha-by-domain.txt); absent: DATA_DIR/iana-tlds.txt if refreshed, else the shipped list",
     }),
   ),
-  // --- accounts, console, limits (issue 5) ---
+  // --- accounts, console, limits (docs/console-api.md, docs/operations.md) ---
   publicUrl: Type.String({
     pattern: "^https?://[^/]+$",
     default: "http://127.0.0.1:8080",

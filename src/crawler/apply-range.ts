@@ -32,7 +32,7 @@ export interface CrawlerSource {
   adapter: ProviderAdapter;
   contracts: SourceContracts;
   rpcUrl: string;
-  /** Start block unknown (FNS mainnet, chain-facts.md): find the deployment by bisecting eth_getCode. */
+  /** Start block unknown (FNS mainnet, docs/chain-facts.md): find the deployment by bisecting eth_getCode. */
   discoverStartBlock?: boolean;
 }
 

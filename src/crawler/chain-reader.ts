@@ -141,7 +141,7 @@ export class ChainReader {
 
   /**
    * The first block at which `address` has code, by bisection over eth_getCode (needs an archive
-   * node). Used when a contract's deployment block is unknown (FNS, chain-facts.md).
+   * node). Used when a contract's deployment block is unknown (FNS, docs/chain-facts.md).
    */
   async deployBlock(address: string, head: number): Promise<number | null> {
     const hasCode = async (n: number) =>

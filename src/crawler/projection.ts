@@ -237,7 +237,7 @@ export interface ProjectedDomain
   records: DomainRecord[];
 }
 
-/** ENS labels never seen in plaintext read `[<hash hex>]` (chain-facts.md); so do unnamed tokens. */
+/** ENS labels never seen in plaintext read `[<hash hex>]` (docs/chain-facts.md); so do unnamed tokens. */
 export function placeholderName(hash: string): string {
   return `[${hash.replace(/^0x/, "")}]`;
 }
@@ -271,7 +271,7 @@ const isPlainName = (name: string) => PLAIN.test(name) && name.length <= 253;
 
 /**
  * Turns a folded state into what the store holds: the name checked, the native records mapped onto
- * canonical keys (DESIGN §4), bad values dropped or made safe. `parentName` gives the name of a
+ * canonical keys (docs/records.md), bad values dropped or made safe. `parentName` gives the name of a
  * parent token (for ENS nodes named only by NewOwner).
  */
 export function projectDomain(

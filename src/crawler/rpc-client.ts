@@ -157,7 +157,7 @@ function requestSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal;
 
 /**
  * A small fetch-based JSON-RPC client. Not viem's transport: it has no 10 MiB body limit, returns
- * raw JSON (decoding logs by hand is ~3x faster than viem's ABI decoding, machine-notes), and
+ * raw JSON (decoding logs by hand is ~3x faster than viem's ABI decoding, as measured here), and
  * classifies every fault so the crawler can tell "retry later" from "ask for less".
  */
 export function createRpcClient(options: RpcClientOptions): RpcClient {

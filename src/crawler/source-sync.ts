@@ -72,7 +72,7 @@ interface RangePart {
 class HaltError extends Error {}
 
 /**
- * The sync loop of one source (DESIGN §5): backfill with adaptive eth_getLogs ranges, then follow
+ * The sync loop of one source (docs/crawler.md): backfill with adaptive eth_getLogs ranges, then follow
  * the head; every range is applied with its checkpoint in one transaction; reorgs are detected by
  * parent hash and rolled back by replaying the journal.
  */

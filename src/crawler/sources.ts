@@ -42,7 +42,7 @@ export function sourcesFromManifest(manifest: DevnetManifest): CrawlerSource[] {
   >) {
     for (const [provider, contracts] of Object.entries(net.contracts) as Array<[Provider, SourceContracts]>) {
       const s = source(provider, network, contracts, net.rpcUrl);
-      // The devnet's chain ids are the mainnet ones (DESIGN: ETHEREUM 1, POLYGON 137, …); a manifest
+      // The devnet's chain ids are the mainnet ones (ETHEREUM 1, … in docs/chain-facts.md); a manifest
       // may still say otherwise, and the node is asked at start-up.
       out.push({ ...s, chainId: net.chainId });
     }
@@ -50,7 +50,7 @@ export function sourcesFromManifest(manifest: DevnetManifest): CrawlerSource[] {
   return out;
 }
 
-/** The mainnet contracts and start blocks of chain-facts.md, per provider and network. */
+/** The mainnet contracts and start blocks of docs/chain-facts.md, per provider and network. */
 export const MAINNET_CONTRACTS: Partial<Record<Provider, Partial<Record<Network, SourceContracts>>>> = {
   NAMESPACE_A: FNS_MAINNET,
   NAMESPACE_B: UNS_MAINNET,

@@ -7,7 +7,7 @@ import { type AbiEvent, toEventSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_NAMES, type ContractName, abiOf, ensureArtifacts } from "./artifacts.js";
 
-// The event table of /work/shared/chain-facts.md for every event our devnet contracts emit:
+// The event table of docs/chain-facts.md for every event our devnet contracts emit:
 // [contract, canonical signature, topic0 as listed there]. The topics are copied, not computed,
 // so a wrong signature in a contract fails here.
 const CHAIN_FACTS: Array<[ContractName, string, string]> = [
@@ -306,7 +306,7 @@ describe("devnet contracts", () => {
     expect(eventsOf("FNSRegistry").map((e) => e.name)).not.toContain("SetExpiry");
   });
 
-  it("emits no event outside the chain-facts table (besides ERC-721/1155 approvals)", () => {
+  it("emits no event outside the table of docs/chain-facts.md (besides ERC-721/1155 approvals)", () => {
     const known = new Set(CHAIN_FACTS.map(([c, s]) => `${c}.${s}`));
     const extra = ["ApprovalForAll(address,address,bool)", "Approval(address,address,uint256)"];
     for (const contract of CONTRACT_NAMES) {

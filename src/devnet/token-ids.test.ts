@@ -4,7 +4,7 @@ import { dnsEncode, fnsTokenId, namehash, namehashId, reverseNode, tokenIdHex } 
 
 describe("token ids", () => {
   it.each([
-    // chain-facts.md: the documented Freename example
+    // docs/chain-facts.md: the documented Freename example
     ["cederico.metaverse", 27852860280769187492768842851433555806350745604062440243777647496936527137670n],
     // a TLD token is keccak256 of the TLD alone (= its ENS labelhash)
     ["metaverse", BigInt(labelhash("metaverse"))],
@@ -20,7 +20,7 @@ describe("token ids", () => {
     ["eth", "0x93cdeb708b7545dc668eb9280176169d1c33cfd8ed6f04690a0bcc88a93fc4ae"],
     ["addr.reverse", "0x91d1777781884d03a6757a803996e38de2a42967fb37eeaca72729271025a9e2"],
     ["crypto", "0x0f4a10a4f46c288cea365fcf45cccf0e9d901b945b9829ccdb54c10dc3cb7a6f"],
-  ])("namehash(%s) is the chain-facts value", (name, node) => {
+  ])("namehash(%s) is the value of docs/chain-facts.md", (name, node) => {
     expect(namehash(name)).toBe(node);
     expect(tokenIdHex(namehashId(name))).toBe(node);
   });

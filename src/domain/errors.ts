@@ -25,7 +25,7 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: { status: 431, rcode: "FORMERR", message: "The request headers are too large." },
   RATE_LIMITED: { status: 429, rcode: "REFUSED", message: "Too many requests." },
   QUOTA_EXCEEDED: { status: 429, rcode: "REFUSED", message: "The monthly quota is exhausted." },
-  // Console API (accounts, projects, team): issue 5.
+  // Console API (accounts, projects, team): docs/console-api.md.
   UNAUTHENTICATED: { status: 401, rcode: "REFUSED", message: "Sign in first." },
   INVALID_CREDENTIALS: { status: 401, rcode: "REFUSED", message: "Wrong e-mail address or password." },
   FORBIDDEN: { status: 403, rcode: "REFUSED", message: "Your role does not allow this." },

@@ -1,7 +1,7 @@
 import { ens_normalize } from "@adraffy/ens-normalize";
 import punycode from "punycode/punycode.js";
 
-/** Limits of DESIGN §3: a name over 1,024 bytes or 255 labels is refused before any work. */
+/** Limits of docs/api.md: a name over 1,024 bytes or 255 labels is refused before any work. */
 export const MAX_NAME_BYTES = 1024;
 export const MAX_LABELS = 255;
 // DNS caps a label at 63 octets, but on-chain names are not DNS names; this only keeps one label storable.

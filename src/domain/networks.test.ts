@@ -61,7 +61,7 @@ describe("networks", () => {
     expect(networkByChainId(chainId)).toBe(expected);
   });
 
-  it("uses the finality windows of DESIGN §5", () => {
+  it("uses the finality windows of docs/crawler.md", () => {
     expect(NETWORKS.ETHEREUM.finality).toBe(65);
     expect(NETWORKS.POLYGON.finality).toBe(200);
     expect(NETWORKS.BSC.finality).toBe(30);

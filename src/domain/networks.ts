@@ -9,7 +9,7 @@ export const NETWORKS = {
 
 export type Network = keyof typeof NETWORKS;
 
-/** Deterministic order used to break ties (DESIGN §6). */
+/** Deterministic order used to break ties (docs/scoring.md). */
 export const NETWORK_ORDER: readonly Network[] = ["ETHEREUM", "POLYGON", "BSC", "AURORA", "SOLANA"];
 
 export const ACTIVE_NETWORKS: readonly Network[] = NETWORK_ORDER.filter((n) => !NETWORKS[n].comingSoon);

@@ -53,7 +53,7 @@ describe("providers", () => {
     for (const p of PROVIDER_ORDER) expect(providerOfProtocol(PROVIDERS[p].protocol)).toBe(p);
   });
 
-  it("lists the active (provider, network) pairs of DESIGN §2", () => {
+  it("lists the active (provider, network) pairs of docs/chain-facts.md", () => {
     expect(activePairs().map(({ provider, network }) => `${provider}/${network}`)).toEqual([
       "NAMESPACE_A/POLYGON",
       "NAMESPACE_A/BSC",

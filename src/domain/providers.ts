@@ -2,7 +2,7 @@ import type { Network } from "./networks.js";
 
 /**
  * The naming providers. The wire value is the spec's neutral identifier; `protocol` is the
- * registry family the adapter speaks (DESIGN §2).
+ * registry family the adapter speaks (docs/chain-facts.md).
  */
 export const PROVIDERS = {
   NAMESPACE_A: {
@@ -47,7 +47,7 @@ export const PROVIDERS = {
 export type Provider = keyof typeof PROVIDERS;
 export type Protocol = (typeof PROVIDERS)[Provider]["protocol"];
 
-/** Deterministic order used to break ties (DESIGN §6). */
+/** Deterministic order used to break ties (docs/scoring.md). */
 export const PROVIDER_ORDER: readonly Provider[] = [
   "NAMESPACE_A",
   "NAMESPACE_B",

@@ -13,7 +13,7 @@ export function adapterFor(provider: Provider): ProviderAdapter | null {
 }
 
 /**
- * The canonical records of one native record (DESIGN §4), for a provider; with no adapter the key
+ * The canonical records of one native record (docs/records.md), for a provider; with no adapter the key
  * is kept as is. An empty value (a deletion) maps to []. Used to replay stored native records after
  * a mapping change without re-crawling.
  *

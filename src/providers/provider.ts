@@ -96,7 +96,7 @@ export interface ProviderAdapter {
   /** The getLogs filters that cover every event the adapter decodes. */
   filters(contracts: SourceContracts): LogFilter[];
   decode(log: RawLog, contracts: SourceContracts): DecodeResult;
-  /** Maps a native record onto canonical key(s) (DESIGN §4); an unmapped key is kept as is. */
+  /** Maps a native record onto canonical key(s) (docs/records.md); an unmapped key is kept as is. */
   mapRecord(nativeKey: string, nativeValue: string): Array<{ key: string; value: string }>;
   /** The token id of a normalized full name. */
   tokenIdOf(name: string): Hex;

@@ -47,7 +47,7 @@ export interface Ranker {
   rank(candidates: DomainWithRecords[], ctx: RankContext): RankedDomain[];
 }
 
-/** Deterministic tie-break of DESIGN §6: earlier registration, then provider order, then network order. */
+/** Deterministic tie-break (docs/scoring.md): earlier registration, then provider order, then network order. */
 export function tieBreak(a: DomainWithRecords, b: DomainWithRecords): number {
   const ra = a.registeredAt ?? Number.MAX_SAFE_INTEGER;
   const rb = b.registeredAt ?? Number.MAX_SAFE_INTEGER;

@@ -4,7 +4,7 @@ import { type Backend, createTestApp, type TestApp } from "./helpers/test-app.js
 
 const V1 = "/svc/api/v1";
 
-// The endpoint tables of the interface spec and DESIGN §3, on both store backends.
+// The endpoint tables of the interface spec and docs/api.md, on both store backends.
 describe.each<Backend>(["sqlite", "postgres"])("API v1 on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/cli/commands.js";
 import { configTable } from "../../src/config/config-doc.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -13,5 +14,13 @@ describe("README", () => {
 
   it("has the configuration table generated from the config schema (npx tsx scripts/config-table.ts)", () => {
     expect(readme).toContain(configTable());
+  });
+
+  it("lists every omniname command in its commands table, and no other", () => {
+    const section = readme.slice(readme.indexOf("## Commands"), readme.indexOf("## Configuration"));
+    const listed = [...section.matchAll(/^\| `([a-z]+)/gm)].map((m) => m[1]);
+    const alsoListed = [...section.matchAll(/, `([a-z]+)[ `]/g)].map((m) => m[1]);
+    const names = new Set([...listed, ...alsoListed]);
+    expect([...names].sort()).toEqual(COMMANDS.map((c) => c.name).sort());
   });
 });

@@ -1,6 +1,6 @@
 import type { Hex } from "../provider.js";
 
-/** Topic0 of every ENS event the adapter decodes, with its exact signature (chain-facts.md). */
+/** Topic0 of every ENS event the adapter decodes, with its exact signature (docs/chain-facts.md). */
 export const ENS_TOPICS = {
   // Registry (ENSRegistryWithFallback)
   /** NewOwner(bytes32 indexed node, bytes32 indexed label, address owner) */
@@ -39,7 +39,7 @@ export const ENS_TOPICS = {
   NameUnwrapped: "0xee2ba1195c65bcf218a83d874335c6bf9d9067b4c672f3c3bf16cf40de7586c4",
   /** TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value) */
   TransferSingle: "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62",
-  /** TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values) (ERC-1155; not in chain-facts, standard) */
+  /** TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values) (ERC-1155, standard) */
   TransferBatch: "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb",
 
   // Reverse registrars

@@ -39,7 +39,7 @@ describe("ensAdapter", () => {
     expect(ensAdapter.tokenIdOf("alice.eth")).toBe(childNode(ETH_NODE, ALICE_LABEL));
   });
 
-  it("exports the mainnet contracts of chain-facts.md", () => {
+  it("exports the mainnet contracts of docs/chain-facts.md", () => {
     expect(C.startBlock).toBe(9_380_380);
     expect(A.baseRegistrar).toBe("0x57f1887a8bf19b14fc0df6fd9b2acc9af147ea85");
     for (const a of Object.values(A)) expect(a).toMatch(/^0x[0-9a-f]{40}$/);

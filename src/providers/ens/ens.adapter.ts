@@ -7,7 +7,7 @@ import { mapEnsRecord } from "./ens-records.js";
 import { ENS_TOPICS } from "./ens-topics.js";
 
 /**
- * ENS mainnet contracts (chain-facts.md). Roles: `registry`, `baseRegistrar`, `controller` (a
+ * ENS mainnet contracts (docs/chain-facts.md). Roles: `registry`, `baseRegistrar`, `controller` (a
  * `:variant` suffix lists several), `nameWrapper`, `reverseRegistrar`, `defaultReverseRegistrar`.
  * The start block is ENSRegistryWithFallback's deployment; the pre-2020 registry is left out
  * (README.md, "Quirks").

@@ -29,7 +29,7 @@ const log = (sig: string, args: Record<string, unknown>, address = REGISTRY): Ra
   buildLog(sig, args, address);
 
 describe("FNS event topics", () => {
-  // Values copied from chain-facts.md; each must also be keccak256 of its exact signature.
+  // Values copied from docs/chain-facts.md; each must also be keccak256 of its exact signature.
   it.each([
     ["Transfer", "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"],
     ["NewURI", "0xc5beef08f693b11c316c0c8394a377a0033c9cf701b8cd8afd79cecef60c3952"],
@@ -42,7 +42,7 @@ describe("FNS event topics", () => {
     expect(toEventSelector(SIG[name])).toBe(topic);
   });
 
-  it("NewKey = chain-facts value", () => {
+  it("NewKey = the value of docs/chain-facts.md", () => {
     expect(toEventSelector(SIG.NewKey)).toBe(
       "0x7ae4f661958fbecc2f77be6b0eb280d2a6f604b29e1e7221c82b9da0c4af7f86",
     );

@@ -7,9 +7,9 @@ import { decodeUnsFamily, FNS_SET_RECORD, UNS_TOPICS } from "../uns/uns-events.j
 const FNS_REGISTRY = "0x465ea4967479a96d4490d575b5a6cc2b4a4bee65";
 
 /**
- * Mainnet Freename registry: one proxy address on every chain (chain-facts.md). Its deploy blocks
- * are not known from any stored source, so `startBlock` is 0: look them up (first Initialized log)
- * before indexing mainnet, or expect a long empty scan.
+ * Mainnet Freename registry: one proxy address on every chain (docs/chain-facts.md). Its deploy
+ * blocks are not published, so `startBlock` is 0, which makes the crawler find the deployment by
+ * bisecting eth_getCode (docs/crawler.md).
  */
 export const FNS_MAINNET = {
   POLYGON: { addresses: { registry: FNS_REGISTRY }, startBlock: 0 },
@@ -17,7 +17,7 @@ export const FNS_MAINNET = {
   AURORA: { addresses: { registry: FNS_REGISTRY }, startBlock: 0 },
 } as const satisfies Partial<Record<Network, SourceContracts>>;
 
-/** The FNS events that change the map (chain-facts.md). NewKey is a no-op and not fetched. */
+/** The FNS events that change the map (docs/chain-facts.md). NewKey is a no-op and not fetched. */
 export const FNS_TOPICS = {
   Transfer: UNS_TOPICS.Transfer,
   NewURI: UNS_TOPICS.NewURI,

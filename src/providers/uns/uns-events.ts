@@ -12,7 +12,7 @@ import {
 } from "../log-decode.js";
 
 /**
- * Topic0 of the UNSRegistry events (chain-facts.md). FNS is a UNS fork: it shares every topic
+ * Topic0 of the UNSRegistry events (docs/chain-facts.md). FNS is a UNS fork: it shares every topic
  * below except the record event, `SetRecord` instead of `Set`, and has no SetExpiry.
  */
 export const UNS_TOPICS = {

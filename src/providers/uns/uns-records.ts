@@ -1,5 +1,5 @@
 /**
- * UNS native record keys → canonical keys (DESIGN §4). Rules, in order; the first that applies wins,
+ * UNS native record keys → canonical keys (docs/records.md). Rules, in order; the first that applies wins,
  * and a key no rule maps (or a value a rule cannot parse) is kept under its native name:
  *
  * | UNS key                                  | canonical                          |

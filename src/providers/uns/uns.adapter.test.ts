@@ -33,7 +33,7 @@ function log(sig: string, args: Record<string, unknown>, address = REGISTRY): Ra
 }
 
 describe("UNS event topics", () => {
-  // Values copied from chain-facts.md; each must also be keccak256 of its exact signature.
+  // Values copied from docs/chain-facts.md; each must also be keccak256 of its exact signature.
   it.each([
     ["Transfer", "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"],
     ["NewURI", "0xc5beef08f693b11c316c0c8394a377a0033c9cf701b8cd8afd79cecef60c3952"],
@@ -260,7 +260,7 @@ describe("unsAdapter", () => {
     expect(unsAdapter.tokenIdOf("brad.crypto")).toBe(hex32(bradId));
   });
 
-  it("exports the mainnet registries of chain-facts.md", () => {
+  it("exports the mainnet registries of docs/chain-facts.md", () => {
     expect(UNS_MAINNET.ETHEREUM).toEqual({ addresses: { registry: REGISTRY }, startBlock: 12_779_230 });
     expect(UNS_MAINNET.POLYGON).toEqual({
       addresses: { registry: "0xa9a6a3626993d487d2dbda3173cf58ca1a9d9e9f" },

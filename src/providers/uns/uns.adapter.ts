@@ -6,7 +6,7 @@ import { decodeUnsFamily, UNS_TOPICS } from "./uns-events.js";
 import { mapUnsRecord } from "./uns-records.js";
 
 /**
- * Mainnet UNSRegistry deployments (chain-facts.md). The legacy CNSRegistry (.crypto names not yet
+ * Mainnet UNSRegistry deployments (docs/chain-facts.md). The legacy CNSRegistry (.crypto names not yet
  * moved to UNS) and its resolvers are not included: see README.md.
  */
 export const UNS_MAINNET = {

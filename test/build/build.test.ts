@@ -1,0 +1,175 @@
+import { execFile } from "node:child_process";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkStamp, hashInputs, listFiles, writeStamp } from "../../scripts/build-stamp.mjs";
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "omniname-build-"));
+  temps.push(dir);
+  return dir;
+}
+
+function write(path: string, content: string): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+}
+
+describe("build stamps", () => {
+  function fixture() {
+    const root = tempDir();
+    write(join(root, "src", "a.ts"), "export const a = 1;\n");
+    write(join(root, "src", "sub", "b.ts"), "export const b = 2;\n");
+    write(join(root, "out", "a.js"), "");
+    const inputs = () => listFiles(join(root, "src"), (n) => n.endsWith(".ts"));
+    const hash = () => hashInputs(root, inputs(), ["compiler 1.0"]);
+    const stamp = join(root, "out", ".build-stamp.json");
+    return { root, hash, stamp };
+  }
+
+  it("is not current before the first build", () => {
+    const { hash, stamp } = fixture();
+    expect(checkStamp(stamp, hash())).toEqual({ current: false, reason: "never built" });
+  });
+
+  it("is current after a build, also when a source is only touched", () => {
+    const { root, hash, stamp } = fixture();
+    writeStamp(stamp, hash(), ["a.js"]);
+    expect(checkStamp(stamp, hash())).toEqual({ current: true });
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(root, "src", "a.ts"), later, later);
+    expect(checkStamp(stamp, hash())).toEqual({ current: true });
+  });
+
+  it.each([
+    [
+      "a source is edited",
+      (root: string) => writeFileSync(join(root, "src", "a.ts"), "export const a = 3;\n"),
+    ],
+    ["a source is added", (root: string) => write(join(root, "src", "c.ts"), "export const c = 1;\n")],
+    ["a source is deleted", (root: string) => unlinkSync(join(root, "src", "sub", "b.ts"))],
+    [
+      "a source is renamed",
+      (root: string) => {
+        write(join(root, "src", "sub", "b2.ts"), readFileSync(join(root, "src", "sub", "b.ts"), "utf8"));
+        unlinkSync(join(root, "src", "sub", "b.ts"));
+      },
+    ],
+  ])("is not current when %s", (_what, change) => {
+    const { root, hash, stamp } = fixture();
+    writeStamp(stamp, hash(), ["a.js"]);
+    change(root);
+    expect(checkStamp(stamp, hash())).toEqual({ current: false, reason: "sources changed" });
+  });
+
+  it("is not current when the compiler version changes", () => {
+    const { root, hash, stamp } = fixture();
+    writeStamp(stamp, hash(), ["a.js"]);
+    const files = listFiles(join(root, "src"), (n) => n.endsWith(".ts"));
+    expect(checkStamp(stamp, hashInputs(root, files, ["compiler 1.1"]))).toMatchObject({ current: false });
+  });
+
+  it("is not current when an output was deleted", () => {
+    const { root, hash, stamp } = fixture();
+    writeStamp(stamp, hash(), ["a.js"]);
+    unlinkSync(join(root, "out", "a.js"));
+    expect(checkStamp(stamp, hash())).toEqual({ current: false, reason: "a.js is missing" });
+  });
+
+  it("hashes a copy of the tree in another folder the same", () => {
+    const a = fixture();
+    const b = fixture();
+    expect(a.hash()).toBe(b.hash());
+  });
+});
+
+// The real build script over a small project of the same layout (one contract, two modules), so
+// that the real solc and tsc run but in well under the time of the project's own build.
+describe("scripts/build.mjs", () => {
+  const root = tempDir();
+  for (const f of ["build.mjs", "build-stamp.mjs", "compile-contracts.mjs"]) {
+    write(join(root, "scripts", f), readFileSync(join(repo, "scripts", f), "utf8"));
+  }
+  copyFileSync(join(repo, "tsconfig.json"), join(root, "tsconfig.json"));
+  copyFileSync(join(repo, "package-lock.json"), join(root, "package-lock.json"));
+  symlinkSync(join(repo, "node_modules"), join(root, "node_modules"));
+  const contract = (n: number) =>
+    `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { function v() external pure returns (uint256) { return ${n}; } }\n`;
+  write(join(root, "contracts", "tiny", "Tiny.sol"), contract(1));
+  write(join(root, "src", "lib.ts"), 'export const greeting: string = "one";\n');
+  write(
+    join(root, "src", "main.ts"),
+    'import { greeting } from "./lib.js";\nexport const main = greeting;\n',
+  );
+  write(join(root, "src", "main.test.ts"), "export {};\n");
+
+  async function build(...args: string[]): Promise<string> {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(root, "scripts", "build.mjs"), ...args],
+      {
+        cwd: root,
+      },
+    );
+    return stdout;
+  }
+  const mtime = (path: string) => statSync(join(root, path)).mtimeMs;
+
+  it("builds from scratch, then does nothing while the build is current, then only what changed", async () => {
+    expect(await build()).toMatch(
+      /contracts compiled \(never built; 1 contracts.*typescript compiled \(never built/,
+    );
+    expect(readFileSync(join(root, "dist", "lib.js"), "utf8")).toContain('"one"');
+    expect(JSON.parse(readFileSync(join(root, "contracts", "build", "Tiny.json"), "utf8")).bytecode).toMatch(
+      /^0x/,
+    );
+    const built = { lib: mtime("dist/lib.js"), tiny: mtime("contracts/build/Tiny.json") };
+
+    expect(await build()).toMatch(/^build: contracts current, typescript current in \d+ ms\n$/);
+    expect(mtime("dist/lib.js")).toBe(built.lib);
+    expect(mtime("contracts/build/Tiny.json")).toBe(built.tiny);
+
+    writeFileSync(join(root, "src", "lib.ts"), 'export const greeting: string = "two";\n');
+    expect(await build()).toMatch(/contracts current, typescript compiled \(sources changed/);
+    expect(readFileSync(join(root, "dist", "lib.js"), "utf8")).toContain('"two"');
+    expect(mtime("contracts/build/Tiny.json")).toBe(built.tiny);
+
+    writeFileSync(join(root, "contracts", "tiny", "Tiny.sol"), contract(2));
+    expect(await build()).toMatch(/contracts compiled \(sources changed; 1 contracts.*typescript current/);
+
+    unlinkSync(join(root, "dist", "main.js"));
+    expect(await build()).toMatch(/contracts current, typescript compiled \(main\.js is missing/);
+    expect(readFileSync(join(root, "dist", "main.js"), "utf8")).toContain("greeting");
+
+    expect(await build("--force")).toMatch(/contracts compiled \(--force.*typescript compiled \(--force/);
+    expect(await build()).toMatch(/contracts current, typescript current/);
+  });
+
+  it("does not stamp a TypeScript build that failed, so the next build tries again", async () => {
+    writeFileSync(join(root, "src", "lib.ts"), "export const greeting: string = 3;\n");
+    await expect(build()).rejects.toThrow(/tsc failed/);
+    await expect(build()).rejects.toThrow(/tsc failed/);
+    writeFileSync(join(root, "src", "lib.ts"), 'export const greeting: string = "three";\n');
+    expect(await build()).toMatch(/typescript compiled \(sources changed/);
+  });
+});
