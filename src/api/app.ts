@@ -8,6 +8,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plu
 import { installOpenApi } from "./plugins/openapi.plugin.js";
 import { corsPreflightRoutes } from "./plugins/allowlist.plugin.js";
 import { consoleV1Hooks } from "./plugins/usage.plugin.js";
+import { consolePages } from "./routes/console/console-pages.routes.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "./routes/console/console.routes.js";
 import { parseQueryString } from "./query-string.js";
 import { healthRoutes } from "./routes/health.routes.js";
@@ -124,6 +125,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       services: consoleServices,
       config: ctx.config,
     });
+    await app.register(consolePages, { config: ctx.config });
   }
   return app;
 }

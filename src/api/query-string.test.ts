@@ -5,6 +5,7 @@ import {
   parseQueryString,
   QUERY_DUPLICATES,
   QUERY_ERROR,
+  QUERY_MALFORMED,
 } from "./query-string.js";
 
 describe("parseQueryString", () => {
@@ -16,17 +17,20 @@ describe("parseQueryString", () => {
     ["domain=%C3%28.eth", { domain: "\ufffd(.eth" }],
     ["domain=%FF", { domain: "\ufffd" }],
     ["domain=50%25", { domain: "50%" }],
-    ["domain=100%", { domain: "100%" }],
-    ["domain=%zz%C3%A9", { domain: "%zzé" }],
+    ["domain=100%", { domain: "100%" }, ["domain"]],
+    ["domain=%zz%C3%A9", { domain: "%zzé" }, ["domain"]],
+    ["a%ZZ=1&domain=%C3%28&b=%&b=%", { "a%ZZ": "1", domain: "\ufffd(", b: "%" }, ["a%ZZ", "b"]],
     ["explain", { explain: "" }],
     ["&&domain=x&&", { domain: "x" }],
     ["=x&domain=y", { domain: "y" }],
     ["a=1=2", { a: "1=2" }],
     ["domain=café.eth", { domain: "café.eth" }],
-  ])("%j", (raw, expected) => {
+  ])("%j", (raw: string, expected: Record<string, string>, malformed?: string[]) => {
     const q = parseQueryString(raw);
-    expect({ ...q }).toEqual(expected);
+    expect(Object.fromEntries(Object.entries(q))).toEqual(expected);
     expect(q[QUERY_ERROR]).toBeUndefined();
+    // A "%" without two hex digits is not URL encoding: the names are listed, the value kept.
+    expect(q[QUERY_MALFORMED]).toEqual(malformed);
   });
 
   it("keeps the first of repeated parameters and lists the repeated names", () => {

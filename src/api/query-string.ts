@@ -5,14 +5,18 @@ import { AppError } from "../domain/errors.js";
  * calls it while routing, outside Fastify's error handling, so a failure is recorded on the result
  * under QUERY_ERROR and turned into a 400 by a preValidation hook (after authentication).
  *
- * - Invalid UTF-8 in percent escapes (`%C3%28`, `%FF`) decodes to U+FFFD, so the parameter's own
- *   check reports it (a name "contains invalid UTF-8"); a lone `%` stays a literal `%`.
+ * - Invalid UTF-8 in well-formed percent escapes (`%C3%28`, `%FF`) decodes to U+FFFD, so the
+ *   parameter's own check reports it (a name "contains invalid UTF-8").
+ * - A `%` not followed by two hex digits (`%ZZ`, a lone `%`) is not URL encoding at all: the
+ *   parameter is listed under QUERY_MALFORMED (its value keeps the `%` literally) and the hook
+ *   refuses it with BAD_REQUEST when the route declares the parameter.
  * - A repeated parameter keeps its first value and is listed under QUERY_DUPLICATES; the hook
  *   refuses duplicates of the parameters a route declares and ignores the others.
  * - Raw non-ASCII bytes never get here: Node's HTTP parser refuses them (400 BAD_REQUEST).
  */
 export const QUERY_ERROR: unique symbol = Symbol("omniname.queryError");
 export const QUERY_DUPLICATES: unique symbol = Symbol("omniname.queryDuplicates");
+export const QUERY_MALFORMED: unique symbol = Symbol("omniname.queryMalformed");
 
 /** A query string longer than this is refused: a 1,024-byte name percent-encoded is ~3 KB. */
 export const MAX_QUERY_LENGTH = 8192;
@@ -21,6 +25,7 @@ export const MAX_QUERY_PARAMS = 64;
 export type ParsedQuery = Record<string, string> & {
   [QUERY_ERROR]?: AppError;
   [QUERY_DUPLICATES]?: string[];
+  [QUERY_MALFORMED]?: string[];
 };
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
@@ -57,13 +62,19 @@ function lenientDecode(s: string): string {
   return utf8.decode(Uint8Array.from(bytes));
 }
 
+const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+/** Set by decode(): the last string it decoded held a malformed percent escape. */
+let malformed = false;
+
 function decode(s: string): string {
+  malformed = false;
   if (s.indexOf("%") === -1 && s.indexOf("+") === -1) return s;
   const spaced = s.indexOf("+") === -1 ? s : s.replace(/\+/g, " ");
   if (spaced.indexOf("%") === -1) return spaced;
   try {
     return decodeURIComponent(spaced);
   } catch {
+    malformed = MALFORMED_ESCAPE.test(spaced);
     return lenientDecode(spaced);
   }
 }
@@ -106,7 +117,13 @@ export function parseQueryString(raw: string): ParsedQuery {
       const eq = qs.indexOf("=", start);
       const hasValue = eq !== -1 && eq < end;
       const key = decode(qs.slice(start, hasValue ? eq : end));
+      const badKey = malformed;
       const value = hasValue ? decode(qs.slice(eq + 1, end)) : "";
+      if ((badKey || (hasValue && malformed)) && key.length > 0) {
+        const list = out[QUERY_MALFORMED] ?? [];
+        if (!list.includes(key)) list.push(key);
+        out[QUERY_MALFORMED] = list;
+      }
       if (key.length > 0) {
         if (Object.hasOwn(out, key)) {
           const dups = out[QUERY_DUPLICATES] ?? [];

@@ -1,12 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
 import type { AppContext } from "../app-context.js";
 import type { Config } from "../config/config.schema.js";
-import { loadConfig } from "../config/load-config.js";
+import { loadConfig, publicUrlFor } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext, type RuntimeContext } from "../context.js";
 import { type Crawler, createCrawler } from "../crawler/crawler.js";
@@ -38,6 +40,18 @@ function demoKey(ctx: AppContext): string {
   const { key } = generateApiKey();
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/**
+ * With PORT=0 the port is the one the system chose: a PUBLIC_URL derived from HOST and PORT
+ * (not set by the operator) follows it, so links and the console's Origin check use it. The
+ * console reads `config.publicUrl` per request and per mail.
+ */
+function followBoundPort(config: Config, bound: AddressInfo | string | null, logger: Logger): void {
+  if (bound === null || typeof bound === "string") return;
+  const derived = publicUrlFor(config.host, config.port);
+  if (config.publicUrl === derived) config.publicUrl = publicUrlFor(config.host, bound.port);
+  logger.info({ address: `${bound.address}:${bound.port}`, publicUrl: config.publicUrl }, "listening");
 }
 
 export function parseRoles(value: string): { api: boolean; crawler: boolean } {
@@ -171,6 +185,7 @@ export const startCommand: Command = {
           registry: role?.registry ?? null,
         });
         const address = await app.listen({ port: config.port, host: config.host });
+        followBoundPort(config, app.server.address(), ctx.logger);
         await role?.ready;
         process.stdout.write(`${banner(address, key)}\n`);
       } else if (role) {

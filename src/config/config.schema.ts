@@ -6,7 +6,12 @@ import { type Static, Type } from "@sinclair/typebox";
  * named by OMNINAME_CONFIG) once at start-up.
  *
  * Each entry: [config key, environment variable]. Keys are camelCase, variables UPPER_SNAKE.
+ * `expected` says in words what a valid value is: the start-up error shows it instead of the
+ * validator's own text (a regular expression means nothing to an operator).
  */
+/** The roles `omniname start` can run (OMNINAME_ROLES). */
+export const ROLES = ["all", "api", "crawler"] as const;
+
 export const ConfigSchema = Type.Object({
   port: Type.Integer({
     minimum: 0,
@@ -65,9 +70,12 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   roles: Type.String({
+    // The dns role is designed (docs/architecture.md) but not built: it is refused, not ignored.
+    pattern: `^ *(${ROLES.join("|")}) *(, *(${ROLES.join("|")}) *)*$`,
     default: "all",
     env: "OMNINAME_ROLES",
-    description: "Comma-separated roles this process runs: all, api, crawler, dns",
+    description: `Comma-separated roles this process runs: ${ROLES.join(", ")}`,
+    expected: `a comma-separated list of ${ROLES.join(", ")} (the dns role is not built yet)`,
   }),
   // --- crawler (docs/crawler.md) ---
   rpcUrlEthereum: Type.Optional(
@@ -191,13 +199,17 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   // --- accounts, console, limits (docs/console-api.md, docs/operations.md) ---
-  publicUrl: Type.String({
-    pattern: "^https?://[^/]+$",
-    default: "http://127.0.0.1:8080",
-    env: "PUBLIC_URL",
-    description:
-      "Origin the console is served from: links in e-mails, the CSRF Origin check, Secure cookies on https",
-  }),
+  publicUrl: Type.Optional(
+    Type.String({
+      // Scheme, host and optional port; one trailing slash is tolerated and dropped (load-config).
+      pattern: "^[hH][tT][tT][pP][sS]?://[^/?#@\\s]+/?$",
+      env: "PUBLIC_URL",
+      description:
+        "Origin the console is served from: links in e-mails, the CSRF Origin check, Secure cookies on https. Absent: http://HOST:PORT as bound (0.0.0.0 → 127.0.0.1, :: → localhost)",
+      expected:
+        "an http:// or https:// origin such as https://omniname.example.com or http://127.0.0.1:8080 (no path, query or fragment)",
+    }),
+  ),
   smtpUrl: Type.Optional(
     Type.String({
       pattern: "^smtps?://",
@@ -299,4 +311,5 @@ export const ConfigSchema = Type.Object({
   }),
 });
 
-export type Config = Static<typeof ConfigSchema>;
+/** The parsed configuration: `publicUrl` is always set (derived from HOST and PORT when absent). */
+export type Config = Omit<Static<typeof ConfigSchema>, "publicUrl"> & { publicUrl: string };

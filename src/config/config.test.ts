@@ -39,6 +39,64 @@ describe("loadConfig", () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid configuration ${name}`));
   });
 
+  it.each([
+    [{}, "http://127.0.0.1:8080"],
+    [{ PORT: "18080" }, "http://127.0.0.1:18080"],
+    [{ HOST: "0.0.0.0", PORT: "18080" }, "http://127.0.0.1:18080"],
+    [{ HOST: "::", PORT: "18080" }, "http://localhost:18080"],
+    [{ HOST: "::1", PORT: "18080" }, "http://[::1]:18080"],
+    [{ HOST: "omniname.internal", PORT: "80" }, "http://omniname.internal"],
+    [{ PORT: "18080", PUBLIC_URL: "https://console.example.com" }, "https://console.example.com"],
+  ])("derives PUBLIC_URL from HOST and PORT unless it is set: %j", (env, url) => {
+    expect(loadConfig(env).publicUrl).toBe(url);
+  });
+
+  it.each([
+    ["http://127.0.0.1:18282/", "http://127.0.0.1:18282"],
+    ["http://127.0.0.1:18282", "http://127.0.0.1:18282"],
+    ["HTTPS://Console.Example.COM:443/", "https://console.example.com"],
+    ["http://[::1]:8080/", "http://[::1]:8080"],
+  ])("accepts and normalises PUBLIC_URL=%s", (raw, url) => {
+    expect(loadConfig({ PUBLIC_URL: raw }).publicUrl).toBe(url);
+  });
+
+  it.each([
+    "ftp://console.example.com",
+    "console.example.com",
+    "http://console.example.com/console",
+    "http://console.example.com//",
+    "http://console.example.com/?next=1",
+    "http://console.example.com?next=1",
+    "http://console.example.com#top",
+    "http://user:pass@console.example.com",
+    "http://console.example.com:99999",
+  ])("refuses PUBLIC_URL=%s with a message that says what a valid value is", (raw) => {
+    expect(() => loadConfig({ PUBLIC_URL: raw })).toThrow(
+      "Invalid configuration PUBLIC_URL: must be an http:// or https:// origin such as https://omniname.example.com or http://127.0.0.1:8080 (no path, query or fragment)",
+    );
+  });
+
+  it.each(["all", "api", "crawler", "api,crawler", " api , crawler ", "all,api"])(
+    "accepts OMNINAME_ROLES=%j",
+    (roles) => {
+      expect(loadConfig({ OMNINAME_ROLES: roles }).roles).toBe(roles);
+    },
+  );
+
+  it.each(["dns", "crawlr", "api,dns", "api,,crawler", "api;crawler", "API", "*"])(
+    "refuses OMNINAME_ROLES=%j, naming the variable and the valid roles",
+    (roles) => {
+      expect(() => loadConfig({ OMNINAME_ROLES: roles })).toThrow(
+        `Invalid configuration OMNINAME_ROLES: must be a comma-separated list of all, api, crawler (the dns role is not built yet); got ${JSON.stringify(roles)}`,
+      );
+    },
+  );
+
+  it("never echoes a secret's value in the error", () => {
+    expect(() => loadConfig({ DATABASE_URL: "mysql://app:hunter2@db/x" })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://app:hunter2@db/x" })).not.toThrow(/hunter2/);
+  });
+
   it("refuses an unreadable config file, naming it", () => {
     expect(() => loadConfig({ OMNINAME_CONFIG: "/nonexistent/omniname.json" })).toThrow(/OMNINAME_CONFIG/);
   });

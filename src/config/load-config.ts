@@ -3,7 +3,14 @@ import { Value } from "@sinclair/typebox/value";
 import { AppError } from "../domain/errors.js";
 import { type Config, ConfigSchema } from "./config.schema.js";
 
-type Prop = { env?: string; type?: string; anyOf?: unknown[]; default?: unknown };
+type Prop = {
+  env?: string;
+  type?: string;
+  anyOf?: unknown[];
+  default?: unknown;
+  expected?: string;
+  secret?: boolean;
+};
 
 /** Config keys with their environment variable, from the schema. */
 export function configEntries(): Array<{ key: string; env: string; schema: Prop & Record<string, unknown> }> {
@@ -60,16 +67,60 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (raw !== undefined && raw !== "") input[key] = coerce(raw, schema);
   }
   Object.assign(input, overrides);
-  const withDefaults = Value.Default(ConfigSchema, Value.Clone(input));
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(input)) as Record<string, unknown>;
   const errors = [...Value.Errors(ConfigSchema, withDefaults)];
   if (errors.length > 0) {
     const e = errors[0];
     const key = e.path.split("/")[1] ?? "";
-    const prop = (ConfigSchema.properties as Record<string, Prop>)[key];
-    const name = prop?.env ?? key;
-    throw new AppError("INVALID_PARAMETER", `Invalid configuration ${name}: ${e.message}`, {
-      details: { variable: name },
-    });
+    throw invalid(key, e.message, withDefaults[key]);
   }
-  return withDefaults as Config;
+  const config = withDefaults as Config;
+  config.publicUrl =
+    typeof withDefaults.publicUrl === "string"
+      ? normalizePublicUrl(withDefaults.publicUrl)
+      : publicUrlFor(config.host, config.port);
+  return config;
+}
+
+/** The start-up error of one setting: the variable, what a valid value is, and what was given. */
+function invalid(key: string, detail: string, value: unknown): AppError {
+  const prop = (ConfigSchema.properties as Record<string, Prop>)[key];
+  const name = prop?.env ?? key;
+  const given =
+    typeof value === "string" && !prop?.secret ? `; got ${JSON.stringify(value.slice(0, 200))}` : "";
+  const what = prop?.expected ? `must be ${prop.expected}${given}` : detail;
+  return new AppError("INVALID_PARAMETER", `Invalid configuration ${name}: ${what}`, {
+    details: { variable: name },
+  });
+}
+
+/** PUBLIC_URL as an origin: `https://Console.Example.com:443/` → `https://console.example.com`. */
+function normalizePublicUrl(raw: string): string {
+  try {
+    return new URL(raw).origin;
+  } catch (e) {
+    throw invalid("publicUrl", (e as Error).message, raw);
+  }
+}
+
+/**
+ * The console's origin when PUBLIC_URL is not set: the address the API binds. A wildcard address
+ * is not one a browser can open, so links use the loopback name: 0.0.0.0 → 127.0.0.1, :: →
+ * localhost. Behind a proxy, or for people on other machines, set PUBLIC_URL.
+ */
+export function publicUrlFor(host: string, port: number): string {
+  const h = host.trim().toLowerCase();
+  const name =
+    h === "0.0.0.0"
+      ? "127.0.0.1"
+      : h === "::" || h === "[::]" || /^[0:]+$/.test(h)
+        ? "localhost"
+        : h.includes(":") && !h.startsWith("[")
+          ? `[${h}]`
+          : h;
+  try {
+    return new URL(`http://${name}:${port}`).origin;
+  } catch (e) {
+    throw invalid("host", `not a host name or address (${(e as Error).message})`, host);
+  }
 }

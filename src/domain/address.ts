@@ -1,9 +1,10 @@
-const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+// The 0x prefix in either case, as the hex digits: what people paste (0XF39F…) is accepted.
+const HEX_ADDRESS = /^0[xX][0-9a-fA-F]{40}$/;
 
 /**
  * Normalizes an EVM address to lower case. Mixed-case input must carry a valid EIP-55 checksum
  * only when `strictChecksum` is set; partners paste addresses in every case, so the API is lenient.
- * Returns `null` for anything that is not a 20-byte hex address.
+ * Returns `null` for anything that is not a 20-byte hex address; the result is `0x` + lower-case hex.
  */
 export function normalizeAddress(input: string): string | null {
   const s = input.trim();

@@ -129,4 +129,22 @@ describe("operator commands", () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/Invalid configuration PORT/);
   });
+
+  it.each(["dns", "crawlr", "api,dns"])(
+    "start refuses OMNINAME_ROLES=%s: exits 1 naming the variable and the valid roles",
+    async (roles) => {
+      const { code, stdout, stderr } = await run(process.execPath, ["--import", "tsx", main, "start"], {
+        env: { ...process.env, DATA_DIR: a, OMNINAME_ROLES: roles, PORT: "0", DATABASE_URL: "" },
+        timeout: 60_000,
+      }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `Invalid configuration OMNINAME_ROLES: must be a comma-separated list of all, api, crawler (the dns role is not built yet); got ${JSON.stringify(roles)}`,
+      );
+      expect(stdout).not.toMatch(/starting|omniname is up/);
+    },
+  );
 });

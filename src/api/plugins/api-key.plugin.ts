@@ -37,8 +37,10 @@ export function requireApiKey(scope: FastifyInstance, verifier: ApiKeyVerifier):
     (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const raw = request.headers["api-key"];
       if (raw === undefined || raw === "") return done(new AppError("API_KEY_MISSING"));
-      // A repeated header arrives joined (`a, b`) or as an array: neither is one valid key.
-      if (typeof raw !== "string") return done(new AppError("API_KEY_INVALID"));
+      // A repeated header arrives joined (`a, b`) or as an array: neither is one valid key, and
+      // the caller is told so (a key never holds a comma, so the check costs nothing otherwise).
+      if (typeof raw !== "string" || (raw.includes(",") && isRepeated(request.raw.rawHeaders)))
+        return done(new AppError("API_KEY_INVALID", REPEATED));
       const cached = verifier.verifyCached(raw);
       if (cached !== undefined) return accept(request, cached, done);
       verifier.verify(raw).then(
@@ -49,9 +51,19 @@ export function requireApiKey(scope: FastifyInstance, verifier: ApiKeyVerifier):
   );
 }
 
+const INVALID =
+  "The api-key header does not hold a valid API key (unknown, revoked, or of a deleted project).";
+const REPEATED = "The api-key header is sent more than once: send it once, with one key.";
+
+function isRepeated(rawHeaders: readonly string[]): boolean {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === "api-key") n++;
+  return n > 1;
+}
+
 function accept(request: FastifyRequest, v: VerifiedKey | null, done: HookHandlerDoneFunction): void {
   if (v === null) {
-    done(new AppError("API_KEY_INVALID"));
+    done(new AppError("API_KEY_INVALID", INVALID));
     return;
   }
   request.apiKey = v.key;

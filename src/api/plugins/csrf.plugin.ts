@@ -41,11 +41,11 @@ function validPreSession(secret: string, token: string): boolean {
  * grants, and an attacker cannot read the token; the Origin check is a second, independent wall.
  */
 export function installCsrf(scope: FastifyInstance, services: ConsoleServices, config: Config): void {
-  const ownOrigin = new URL(config.publicUrl).origin;
   scope.addHook("onRequest", async (request: FastifyRequest) => {
     if (!UNSAFE.has(request.method)) return;
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== ownOrigin)
+    // Read per request: with PORT=0 the derived PUBLIC_URL is known only once the port is bound.
+    if (origin !== undefined && origin !== config.publicUrl)
       throw new AppError("CSRF_REJECTED", "Cross-origin request refused.");
     const site = request.headers["sec-fetch-site"];
     if (site !== undefined && site !== "same-origin" && site !== "none")

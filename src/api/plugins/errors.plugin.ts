@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ERROR_CODES, type ErrorCode, isAppError } from "../../domain/errors.js";
 import { isStoreUnavailable } from "../../resolution/store-unavailable.js";
-import { QUERY_DUPLICATES, QUERY_ERROR, type ParsedQuery } from "../query-string.js";
+import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from "../query-string.js";
 
 /**
  * The one place where errors become HTTP answers. Every failure, Fastify's own included (schema
@@ -49,30 +49,34 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: "STORE_UNAVAILABLE",
 };
 
-/** Ajv's word for a failed keyword, shortened for a partner to read. */
-function describeParam(param: string, v: { keyword: string; message?: string }): string {
-  return `Invalid parameter "${param}": ${v.message ?? v.keyword}.`;
-}
-
+/**
+ * A schema failure of a query parameter, worded for a person: the parameter's name and what the
+ * failure means, never the validator's own text (a regular expression, a JSON pointer, a type
+ * name). The v1 routes check their parameters before the schema does (v1.params.ts): this is the
+ * wording of what gets past that, and of any other route with a query schema.
+ */
 function fromValidation(err: FastifyError): AppError {
   const v = err.validation?.[0] as
-    | { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }
+    | { keyword: string; instancePath: string; params: Record<string, unknown> }
     | undefined;
   if (v === undefined) return new AppError("BAD_REQUEST", "The request is not valid.");
   const param =
     v.keyword === "required" ? String(v.params.missingProperty ?? "") : (v.instancePath.split("/")[1] ?? "");
-  if (v.keyword === "required")
-    return new AppError("MISSING_PARAMETER", `The parameter "${param}" is required.`);
-  if (v.keyword === "minLength" && v.params.limit === 1) {
-    return new AppError("MISSING_PARAMETER", `The parameter "${param}" must not be empty.`);
-  }
+  if (v.keyword === "required" || (v.keyword === "minLength" && v.params.limit === 1))
+    return new AppError(
+      "MISSING_PARAMETER",
+      `The parameter "${param}" is required (it is missing or empty).`,
+    );
   if (v.keyword === "maxLength") {
     return new AppError(
       "PARAMETER_TOO_LONG",
       `The parameter "${param}" is longer than ${String(v.params.limit)} characters.`,
     );
   }
-  return new AppError(PARAMETER_CODES[param] ?? "INVALID_PARAMETER", describeParam(param, v));
+  return new AppError(
+    PARAMETER_CODES[param] ?? "INVALID_PARAMETER",
+    `The parameter "${param}" has an invalid value.`,
+  );
 }
 
 /** Maps anything thrown to an AppError; the original stays as the cause for the log. */
@@ -174,14 +178,28 @@ export function installErrorHandling(app: FastifyInstance): void {
       const err = q[QUERY_ERROR];
       if (err) return done(err);
       const dups = q[QUERY_DUPLICATES];
-      if (dups) {
+      const bad = q[QUERY_MALFORMED];
+      if (dups || bad) {
         const declared = (
           request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined
         )?.properties;
-        const repeated = dups.find((k) => declared !== undefined && Object.hasOwn(declared, k));
+        const isDeclared = (k: string) => declared !== undefined && Object.hasOwn(declared, k);
+        const undecodable = bad?.find(isDeclared);
+        if (undecodable !== undefined) {
+          return done(
+            new AppError(
+              "BAD_REQUEST",
+              `The parameter "${undecodable}" is not valid URL encoding: a "%" must be followed by two hexadecimal digits (write a literal "%" as %25).`,
+            ),
+          );
+        }
+        const repeated = dups?.find(isDeclared);
         if (repeated !== undefined) {
           return done(
-            new AppError("INVALID_PARAMETER", `The parameter "${repeated}" is given more than once.`),
+            new AppError(
+              "INVALID_PARAMETER",
+              `The parameter "${repeated}" is given more than once; give it once.`,
+            ),
           );
         }
       }

@@ -4,7 +4,7 @@ import { AppError } from "../../../domain/errors.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { createForwardAnswers, type ForwardAnswers, JSON_CONTENT_TYPE } from "./record-json.js";
-import { filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
+import { domainParamError, filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
 import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
 
 /**
@@ -41,7 +41,9 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
     async (request, reply): Promise<Buffer | { result: true; data: WireRecord }> => {
       const q = request.query;
       const explain = q.explain === true;
-      const best = await resolution.resolve(q.domain, filterOf(q), rankContext(request, inputs, explain));
+      const best = await resolution
+        .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+        .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
       if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
       if (explain) return { result: true, data: shapeRecord(best, "forward", true) };
       return answersFor(reply).resolveBody(best);
@@ -62,11 +64,9 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
     async (request, reply): Promise<Buffer | { result: true; data: WireRecord[] }> => {
       const q = request.query;
       const explain = q.explain === true;
-      const ranked = await resolution.deepResolve(
-        q.domain,
-        filterOf(q),
-        rankContext(request, inputs, explain),
-      );
+      const ranked = await resolution
+        .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+        .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
       if (explain) return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", true)) };
       return answersFor(reply).deepResolveBody(ranked);
     },

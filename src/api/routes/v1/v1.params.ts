@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
-import { AppError } from "../../../domain/errors.js";
+import { AppError, type ErrorCode } from "../../../domain/errors.js";
 import { findNetwork, type Network, NETWORK_ORDER } from "../../../domain/networks.js";
 import { findProvider, type Provider, PROVIDER_ORDER } from "../../../domain/providers.js";
 import type { DomainFilter } from "../../../domain/types.js";
@@ -10,62 +10,127 @@ function quote(value: string): string {
   return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }
 
+/** What a valid value of each v1 parameter is, in a partner's words (docs/api.md). */
+export const PARAMETER_EXPECTS: Record<string, string> = {
+  domain: "a domain name such as alice.wallet",
+  fullQualifiedDomain: "a domain name such as alice.wallet (it is an alias of domain)",
+  walletAddress: "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case)",
+  network: `one of ${NETWORK_ORDER.join(", ")} (any case; aliases such as ETH, MATIC, BNB)`,
+  provider: `one of ${PROVIDER_ORDER.join(", ")} (any case; aliases such as FNS, UNS, ENS)`,
+  explain: "true or false (1/0 and yes/no also work)",
+};
+
+/** The longest value each parameter may have, in characters (a domain is also limited in bytes). */
+export const PARAMETER_MAX_LENGTH: Record<string, number> = {
+  domain: 1024,
+  fullQualifiedDomain: 1024,
+  walletAddress: 128,
+};
+
+const ADDRESS = /^0[xX][0-9a-fA-F]{40}$/;
+
+/** On a canonicalized query: "fullQualifiedDomain" when the name came through the alias. */
+export const DOMAIN_PARAM: unique symbol = Symbol("omniname.domainParam");
+
 /**
- * v1's preValidation hook: resolves the `fullQualifiedDomain` alias and turns network/provider
- * aliases (any case) into wire values, so the schema then checks plain enums. An empty optional
- * parameter counts as absent; a required one stays empty and the schema refuses it.
+ * v1's preValidation hook: checks and canonicalizes the parameters the route declares, so every
+ * refusal is worded for a person and names the parameter (the schema behind it only checks
+ * types). The rules, as docs/api.md states them:
+ *
+ * - A value is trimmed; an empty value counts as absent, for every parameter alike: an optional
+ *   one is then ignored, a required one is missing (MISSING_PARAMETER).
+ * - `fullQualifiedDomain` is an alias of `domain`; both given and different is INVALID_PARAMETER.
+ * - network and provider aliases (any case) become wire values; walletAddress becomes 0x + lower
+ *   case; explain becomes true/false.
  */
 export function canonicalizeQuery(
   request: FastifyRequest,
   _reply: FastifyReply,
   done: HookHandlerDoneFunction,
 ): void {
-  done(canonicalize(request.query as Record<string, string | undefined>) ?? undefined);
+  const declared = (request.routeOptions.schema?.querystring as { properties?: object } | undefined)
+    ?.properties;
+  done(canonicalize(request.query as Record<string, string | undefined>, declared ?? {}) ?? undefined);
 }
 
-function canonicalize(q: Record<string, string | undefined>): AppError | null {
-  const alias = q.fullQualifiedDomain;
+function canonicalize(q: Record<string, string | undefined>, declared: object): AppError | null {
+  // Only the route's own parameters are checked: others are ignored, whatever their value.
+  const own = (name: string) => (Object.hasOwn(declared, name) ? q[name] : undefined);
+  for (const name of Object.keys(PARAMETER_EXPECTS)) {
+    const raw = own(name);
+    if (raw === undefined) continue;
+    const value = raw.trim();
+    if (value === "") {
+      delete q[name];
+      continue;
+    }
+    const max = PARAMETER_MAX_LENGTH[name];
+    if (max !== undefined && value.length > max)
+      return new AppError("PARAMETER_TOO_LONG", `The parameter "${name}" is longer than ${max} characters.`);
+    q[name] = value;
+  }
+  const alias = own("fullQualifiedDomain");
   if (alias !== undefined) {
-    if (q.domain === undefined || q.domain === "") q.domain = alias;
-    else if (alias !== "" && alias !== q.domain) {
-      return new AppError("INVALID_PARAMETER", "domain and fullQualifiedDomain are both given and differ.");
+    if (q.domain === undefined) {
+      q.domain = alias;
+      (q as { [DOMAIN_PARAM]?: string })[DOMAIN_PARAM] = "fullQualifiedDomain";
+    } else if (alias !== q.domain) {
+      return new AppError(
+        "INVALID_PARAMETER",
+        'The parameters "domain" and "fullQualifiedDomain" (its alias) differ: give one of them.',
+      );
     }
     delete q.fullQualifiedDomain;
   }
-  if (q.network !== undefined) {
-    if (q.network.trim() === "") delete q.network;
-    else {
-      const n = findNetwork(q.network);
-      if (n === null) {
-        return new AppError(
-          "INVALID_NETWORK",
-          `Unknown network ${quote(q.network)}; expected one of ${NETWORK_ORDER.join(", ")}.`,
-        );
-      }
-      q.network = n;
-    }
+  const address = own("walletAddress");
+  if (address !== undefined) {
+    if (!ADDRESS.test(address)) return invalid("INVALID_ADDRESS", "walletAddress", address);
+    q.walletAddress = address.toLowerCase();
   }
-  if (q.provider !== undefined) {
-    if (q.provider.trim() === "") delete q.provider;
-    else {
-      const p = findProvider(q.provider);
-      if (p === null) {
-        return new AppError(
-          "INVALID_PROVIDER",
-          `Unknown provider ${quote(q.provider)}; expected one of ${PROVIDER_ORDER.join(", ")}.`,
-        );
-      }
-      q.provider = p;
-    }
+  const network = own("network");
+  if (network !== undefined) {
+    const n = findNetwork(network);
+    if (n === null) return invalid("INVALID_NETWORK", "network", network);
+    q.network = n;
   }
-  if (q.explain !== undefined) {
+  const provider = own("provider");
+  if (provider !== undefined) {
+    const p = findProvider(provider);
+    if (p === null) return invalid("INVALID_PROVIDER", "provider", provider);
+    q.provider = p;
+  }
+  const explain = own("explain");
+  if (explain !== undefined) {
     // Ajv coerces only "true"/"false"; partners also send 1/0 and other cases.
-    const e = q.explain.trim().toLowerCase();
-    if (e === "") delete q.explain;
-    else if (e === "true" || e === "1" || e === "yes") q.explain = "true";
+    const e = explain.toLowerCase();
+    if (e === "true" || e === "1" || e === "yes") q.explain = "true";
     else if (e === "false" || e === "0" || e === "no") q.explain = "false";
+    else return invalid("INVALID_PARAMETER", "explain", explain);
   }
   return null;
+}
+
+function invalid(code: ErrorCode, name: string, value: string): AppError {
+  return new AppError(
+    code,
+    `The parameter "${name}" must be ${PARAMETER_EXPECTS[name]}; got ${quote(value)}.`,
+  );
+}
+
+/**
+ * A name that fails normalization, in the words of the parameter the caller used: resolution
+ * says "The domain name is not valid: <reason>.", the answer "The parameter "domain" is not a
+ * valid domain name: <reason>.".
+ */
+export function domainParamError(e: unknown, query: object): unknown {
+  const param = (query as { [DOMAIN_PARAM]?: string })[DOMAIN_PARAM] ?? "domain";
+  if (!(e instanceof AppError) || (e.code !== "INVALID_DOMAIN" && e.code !== "PARAMETER_TOO_LONG")) return e;
+  const tail = e.message.replace(/^The domain name /, "");
+  const message =
+    e.code === "INVALID_DOMAIN"
+      ? `The parameter "${param}" is not a valid domain name${tail.replace(/^is not valid/, "")}`
+      : `The parameter "${param}" ${tail}`;
+  return new AppError(e.code, message, { cause: e });
 }
 
 /** The store filter of a canonicalized query. */

@@ -34,7 +34,8 @@ export const ProviderParam = Type.Unsafe<string>({
 
 const ExplainParam = Type.Boolean({
   default: false,
-  description: "Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve).",
+  description:
+    "Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no; empty: absent.",
 });
 
 export const NameQuery = Type.Object({
@@ -59,7 +60,7 @@ export const ReverseQuery = Type.Object({
     minLength: 1,
     maxLength: 128,
     pattern: "^\\s*0[xX][0-9a-fA-F]{40}\\s*$",
-    description: "0x-prefixed, 20-byte hex wallet address; compared case-insensitively.",
+    description: "0x (or 0X) followed by 40 hex digits, any case; trimmed; compared case-insensitively.",
     examples: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"],
   }),
   network: Type.Optional(NetworkParam),
