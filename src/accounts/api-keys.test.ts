@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load-config.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/store.js";
+import { ProjectsRepo } from "./projects.repo.js";
 import {
   API_KEY_PATTERN,
   createApiKey,
@@ -142,5 +143,17 @@ describe("api keys in the store", () => {
       config: loadConfig({}, { dataDir: dir }),
     });
     expect(noKey).toMatchObject({ project: { name: "demo" }, registered: false });
+  });
+
+  it("puts the demo project on the demo plan, moving one left on another plan, else on the default plan", async () => {
+    const config = loadConfig({}, { dataDir: dir });
+    const { project } = await ensureDemoProject({ store, pepper: PEPPER, config });
+    expect(project.plan).toBe("demo");
+    await new ProjectsRepo(store.accountsDb).setPlan(project.id, "free");
+    expect((await ensureDemoProject({ store, pepper: PEPPER, config })).project.plan).toBe("demo");
+    expect((await store.findProjectByName("demo"))?.plan).toBe("demo");
+    const { demo: _, ...withoutDemo } = config.plans;
+    const other = { ...config, plans: withoutDemo, defaultPlan: "pro" };
+    expect((await ensureDemoProject({ store, pepper: PEPPER, config: other })).project.plan).toBe("pro");
   });
 });

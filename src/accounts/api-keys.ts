@@ -2,6 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app-context.js";
 import type { ApiKey, Project } from "../store/accounts.port.js";
 import type { Store } from "../store/store.js";
+import { demoPlanOf } from "./plans.js";
+import { ProjectsRepo } from "./projects.repo.js";
 
 /**
  * API keys: `on_<8 hex>_<32 base62>`. The hex part is a readable, non-secret prefix shown in the
@@ -59,21 +61,28 @@ export async function createApiKey(
 
 /**
  * Creates the "demo" project if absent and, when `config.demoApiKey` is set, registers that key.
- * Idempotent, and safe when two processes start at once. A demo key that an operator revoked
- * stays revoked (`registered: false`).
+ * The project runs on the plan "demo" (local evaluation: high limits) when PLANS has one, else on
+ * the default plan; a demo project of an earlier version is moved to it. Idempotent, and safe when
+ * two processes start at once. A demo key that an operator revoked stays revoked
+ * (`registered: false`).
  */
 export async function ensureDemoProject(
   ctx: Pick<AppContext, "store" | "pepper" | "config">,
 ): Promise<{ project: Project; registered: boolean }> {
   const { store } = ctx;
+  const plan = demoPlanOf(ctx.config).name;
   let project = await store.findProjectByName("demo");
   if (project === null) {
     try {
-      project = await store.createProject({ name: "demo", description: "Built-in demo project" });
+      project = await store.createProject({ name: "demo", description: "Built-in demo project", plan });
     } catch (e) {
       project = await store.findProjectByName("demo");
       if (project === null) throw e;
     }
+  }
+  if (project.plan !== plan) {
+    await new ProjectsRepo(store.accountsDb).setPlan(project.id, plan);
+    project = { ...project, plan };
   }
   const demoKey = ctx.config.demoApiKey;
   if (!demoKey) return { project, registered: false };

@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
 import { ApiLimits, monthOf, rateLimitHeaders } from "./api-limits.js";
-import { memoryBackend } from "./limiter-backend.js";
+import { memoryBackend, redisBackend } from "./limiter-backend.js";
 import type { Plan } from "./plans.js";
 
 const plan: Plan = {
@@ -64,5 +66,88 @@ describe("ApiLimits", () => {
     expect(q).toMatchObject({ allowed: false, code: "QUOTA_EXCEEDED", retryAfterS: 16 * 86400 });
     expect(await limits.quotaUsed(7)).toBe(3);
     expect(seeded).toBe(1);
+  });
+});
+
+describe("the monthly quota at every date of the month", () => {
+  const quota5: Plan = { ...plan, rps: 1000, monthlyQuota: 5 };
+  const redis = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const prefix = `omniname-test:${randomBytes(6).toString("hex")}`;
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+  const backends = {
+    memory: () => memoryBackend(`t${Math.random()}`),
+    redis: () => redisBackend(redis, `${prefix}:${randomBytes(4).toString("hex")}`),
+  };
+  // Lets due timers run between two requests, as separate HTTP requests would: a counter whose
+  // expiry timer overflowed (fires after 1 ms) is gone by the next request.
+  const nextTurn = () => new Promise((r) => setTimeout(r, 5));
+  // July: 31 days, so the 8th still leaves more than 24.8 days (the longest wait of a Node timer).
+  const dates: Array<[string, number]> = [
+    ["the 1st", Date.UTC(2026, 6, 1)],
+    ["the 5th", Date.UTC(2026, 6, 5, 9, 30)],
+    ["the 8th", Date.UTC(2026, 6, 8)],
+    ["the 24th", Date.UTC(2026, 6, 24)],
+    ["the 28th", Date.UTC(2026, 6, 28, 18)],
+    ["the last day", Date.UTC(2026, 6, 31, 23, 59, 59)],
+  ];
+
+  describe.each(Object.keys(backends) as Array<keyof typeof backends>)("%s counters", (kind) => {
+    it.each(dates)("on %s serves a quota of 5 exactly, then refuses", async (_label, now) => {
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+      process.on("warning", onWarning);
+      try {
+        const limits = new ApiLimits({
+          backend: backends[kind](),
+          clock: () => now,
+          loadQuotaUsed: async () => 0,
+        });
+        for (let i = 1; i <= 5; i++) {
+          const d = await limits.consume(i, 7, quota5);
+          expect(d, `request ${i}`).toMatchObject({ allowed: true, state: { quota: { used: i } } });
+          await nextTurn();
+        }
+        for (let i = 6; i <= 8; i++) {
+          expect(await limits.consume(i, 7, quota5), `request ${i}`).toMatchObject({
+            allowed: false,
+            code: "QUOTA_EXCEEDED",
+            retryAfterS: Math.ceil((Date.UTC(2026, 7, 1) - now) / 1000),
+          });
+          await nextTurn();
+        }
+        expect(await limits.quotaUsed(7)).toBe(5);
+        expect(warnings).toEqual([]);
+      } finally {
+        process.off("warning", onWarning);
+      }
+    });
+
+    it("starts a new count when the month turns", async () => {
+      let now = Date.UTC(2026, 6, 31, 23, 59, 59, 500);
+      const limits = new ApiLimits({
+        backend: backends[kind](),
+        clock: () => now,
+        loadQuotaUsed: async () => 0,
+      });
+      for (let i = 1; i <= 5; i++) expect((await limits.consume(i, 7, quota5)).allowed).toBe(true);
+      expect(await limits.consume(6, 7, quota5)).toMatchObject({ code: "QUOTA_EXCEEDED", retryAfterS: 1 });
+      now = Date.UTC(2026, 7, 1);
+      expect(await limits.consume(7, 7, quota5)).toMatchObject({
+        allowed: true,
+        state: { quota: { used: 1, remaining: 4, resetS: 31 * 86_400 } },
+      });
+    });
+  });
+});
+
+describe("memory limiters", () => {
+  it("refuse a window longer than a Node timer can wait", () => {
+    expect(() => memoryBackend("t").create({ name: "long", points: 1, durationS: 25 * 86_400 })).toThrow(
+      /longer than a timer can wait/,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import type { RateLimiterRes } from "rate-limiter-flexible";
 import { consume, type Limiter, type LimiterBackend } from "./limiter-backend.js";
+import type { MonthCounter } from "./month-counter.js";
 import type { Plan } from "./plans.js";
 
 export interface LimitState {
@@ -34,8 +35,9 @@ export function monthOf(now: number): Month {
 }
 
 // The quota counter only counts; the plan's quota is compared here, so a project that changes plan
-// mid-month keeps its count (a limiter's points are fixed when it is built).
-const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+// mid-month keeps its count. It is a MonthCounter, not a rate limiter: a limiter's memory store
+// expires a counter with a timer, and no Node timer can wait until the end of a month.
+const DAY_MS = 86_400_000;
 
 export interface ApiLimitsOptions {
   backend: LimiterBackend;
@@ -45,8 +47,9 @@ export interface ApiLimitsOptions {
 }
 
 /**
- * The v1 limits: a request rate per API key (the plan's rps over its window) and a monthly quota
- * per project, both counted by rate-limiter-flexible (in memory, or in Redis when configured).
+ * The v1 limits: a request rate per API key (the plan's rps over its window), counted by
+ * rate-limiter-flexible, and a monthly quota per project, counted by a MonthCounter keyed by
+ * project and UTC month (both in memory, or in Redis when configured).
  *
  * The quota counter of a month is seeded from the usage table the first time a process sees the
  * project that month, so a restart does not hand out a fresh quota. Requests refused for the rate or
@@ -54,7 +57,7 @@ export interface ApiLimitsOptions {
  */
 export class ApiLimits {
   private readonly rate = new Map<string, Limiter>();
-  private readonly quota: Limiter;
+  private readonly quota: MonthCounter;
   private readonly seeded = new Map<string, Promise<void>>();
   /** Quota keys whose seed has completed: the hot path skips awaiting their settled promise. */
   private readonly seededDone = new Set<string>();
@@ -62,7 +65,7 @@ export class ApiLimits {
   private readonly quotaKeys = new Map<number, { month: Month; key: string }>();
 
   constructor(private readonly opts: ApiLimitsOptions) {
-    this.quota = opts.backend.create({ name: "quota", points: UNBOUNDED, durationS: 40 * 86_400 });
+    this.quota = opts.backend.createCounter("quota", opts.clock);
   }
 
   private rateLimiter(plan: Plan): Limiter {
@@ -81,27 +84,27 @@ export class ApiLimits {
 
   private quotaKey(projectId: number, now: number) {
     const m = monthOf(now);
-    // The counter outlives its month by a day, then expires on its own.
-    const ttlS = Math.ceil((m.endMs - now) / 1000) + 86_400;
+    // The counter outlives its month by a day (late requests of the month), then expires.
+    const ttlMs = m.endMs - now + DAY_MS;
     let k = this.quotaKeys.get(projectId);
     if (k === undefined || k.month !== m) {
       if (this.quotaKeys.size > 50_000) this.quotaKeys.clear();
       k = { month: m, key: `${projectId}:${m.key}` };
       this.quotaKeys.set(projectId, k);
     }
-    return { key: k.key, month: m, ttlS };
+    return { key: k.key, month: m, ttlMs };
   }
 
   /** null once the project's counter of the month is seeded: nothing to wait for. */
   private ensureSeeded(projectId: number, now: number): Promise<void> | null {
-    const { key, month, ttlS } = this.quotaKey(projectId, now);
+    const { key, month, ttlMs } = this.quotaKey(projectId, now);
     if (this.seededDone.has(key)) return null;
     let p = this.seeded.get(key);
     if (!p) {
       const seed: Promise<void> = (async () => {
         if ((await this.quota.get(key)) !== null) return;
         const used = await this.opts.loadQuotaUsed(projectId, month.startMs, month.endMs);
-        if (used > 0) await this.quota.set(key, used, ttlS);
+        if (used > 0) await this.quota.seed(key, used, ttlMs);
       })();
       p = seed;
       // A failed seed (store down) is retried by the next request instead of being remembered.
@@ -152,11 +155,10 @@ export class ApiLimits {
     }
     const seeding = this.ensureSeeded(projectId, now);
     if (seeding !== null) await seeding;
-    const { key, ttlS } = this.quotaKey(projectId, now);
-    const q = await consume(this.quota, key, 1, { customDuration: ttlS });
-    const used = q.res.consumedPoints;
+    const { key, ttlMs } = this.quotaKey(projectId, now);
+    const used = await this.quota.add(key, 1, ttlMs);
     if (used > plan.monthlyQuota) {
-      await this.quota.reward(key, 1);
+      await this.quota.add(key, -1, ttlMs);
       const state = {
         rate: this.rateState(plan, rate.res),
         quota: this.quotaState(plan, plan.monthlyQuota, now),
@@ -184,8 +186,7 @@ export class ApiLimits {
   async quotaUsed(projectId: number, now = this.opts.clock()): Promise<number> {
     const seeding = this.ensureSeeded(projectId, now);
     if (seeding !== null) await seeding;
-    const res = await this.quota.get(this.quotaKey(projectId, now).key);
-    return res ? res.consumedPoints : 0;
+    return (await this.quota.get(this.quotaKey(projectId, now).key)) ?? 0;
   }
 
   /** Forgets a deleted project's counters. */

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { type MonthCounter, memoryCounter, redisCounter } from "./month-counter.js";
 
 /** The counting primitive of every limit: rate-limiter-flexible's fixed-window counters. */
 export type Limiter = RateLimiterMemory | RateLimiterRedis;
@@ -13,31 +14,51 @@ export interface LimiterSpec {
 }
 
 /**
- * Builds limiters in process memory or, when a Redis client is given, in Redis (shared by every API
- * process). A Redis limiter falls back to an in-memory one while Redis is unreachable, so an outage
- * degrades limits to per-process instead of failing requests.
+ * Builds limiters and counters in process memory or, when a Redis client is given, in Redis (shared
+ * by every API process). A Redis limiter falls back to an in-memory one while Redis is unreachable,
+ * so an outage degrades limits to per-process instead of failing requests.
  */
 export interface LimiterBackend {
   readonly kind: "memory" | "redis";
   create(spec: LimiterSpec): Limiter;
+  /** A counter for counts longer than any timer may wait (see MonthCounter), timed by `clock`. */
+  createCounter(name: string, clock: () => number): MonthCounter;
+}
+
+/** The longest delay a Node timer honours (2^31-1 ms, 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+// rate-limiter-flexible's memory store expires each counter with a setTimeout of the window: a
+// window longer than a timer can wait would expire at once. Such counts belong in a MonthCounter.
+function checkWindow(s: LimiterSpec): void {
+  for (const seconds of [s.durationS, s.blockDurationS ?? 0]) {
+    if (seconds * 1000 > MAX_TIMER_MS)
+      throw new RangeError(`limiter ${s.name}: a window of ${seconds} s is longer than a timer can wait`);
+  }
+}
+
+function memoryLimiter(keyPrefix: string, s: LimiterSpec): RateLimiterMemory {
+  checkWindow(s);
+  return new RateLimiterMemory({
+    keyPrefix,
+    points: s.points,
+    duration: s.durationS,
+    blockDuration: s.blockDurationS ?? 0,
+  });
 }
 
 export function memoryBackend(prefix = "omniname"): LimiterBackend {
   return {
     kind: "memory",
-    create: (s) =>
-      new RateLimiterMemory({
-        keyPrefix: `${prefix}:${s.name}`,
-        points: s.points,
-        duration: s.durationS,
-        blockDuration: s.blockDurationS ?? 0,
-      }),
+    createCounter: (_name, clock) => memoryCounter(clock),
+    create: (s) => memoryLimiter(`${prefix}:${s.name}`, s),
   };
 }
 
 export function redisBackend(client: Redis, prefix = "omniname"): LimiterBackend {
   return {
     kind: "redis",
+    createCounter: (name, clock) => redisCounter(client, `${prefix}:${name}`, memoryCounter(clock)),
     create: (s) =>
       new RateLimiterRedis({
         storeClient: client,
@@ -45,12 +66,7 @@ export function redisBackend(client: Redis, prefix = "omniname"): LimiterBackend
         points: s.points,
         duration: s.durationS,
         blockDuration: s.blockDurationS ?? 0,
-        insuranceLimiter: new RateLimiterMemory({
-          keyPrefix: `${prefix}:${s.name}:insurance`,
-          points: s.points,
-          duration: s.durationS,
-          blockDuration: s.blockDurationS ?? 0,
-        }),
+        insuranceLimiter: memoryLimiter(`${prefix}:${s.name}:insurance`, s),
       }),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkPasswordPolicy, hashPassword, verifyPassword } from "./password.js";
+import { checkPasswordPolicy, hashPassword, isCommonPassword, verifyPassword } from "./password.js";
 
 describe("password hashing", () => {
   it("hashes with scrypt at N=2^17, r=8, p=1, salted, and verifies", async () => {
@@ -30,6 +30,31 @@ describe("checkPasswordPolicy", () => {
   ])("refuses %j", (pw, msg) => {
     expect(() => checkPasswordPolicy(pw.length > 20 ? pw : pw, "me@example.test")).toThrow(msg);
   });
+
+  it.each([
+    "1234567890",
+    "password12",
+    "passwordpassword",
+    "Password12",
+    "qwertyuiop",
+    "qwertyqwerty",
+    "iloveyou12",
+  ])("refuses the common password %j, saying why", (pw) => {
+    expect(isCommonPassword(pw)).toBe(true);
+    expect(() => checkPasswordPolicy(pw, "me@example.test")).toThrow(
+      expect.objectContaining({
+        code: "COMMON_PASSWORD",
+        message: expect.stringMatching(/common and breached/),
+      }),
+    );
+  });
+
+  it.each(["correct horse battery staple", "k7#Vq9!pLm2x", "tangerine-otter-lamp"])(
+    "does not call %j common",
+    (pw) => {
+      expect(isCommonPassword(pw)).toBe(false);
+    },
+  );
 
   it("accepts a passphrase", () => {
     expect(() => checkPasswordPolicy("correct horse battery staple", "me@example.test")).not.toThrow();

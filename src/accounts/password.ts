@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { dictionary } from "@zxcvbn-ts/language-common";
 import { AppError } from "../domain/errors.js";
 
 /**
@@ -83,7 +84,29 @@ export function dummyHash(): Promise<string> {
   return dummy;
 }
 
-/** NIST SP 800-63B: a length floor, no composition rules, not the e-mail address itself. */
+// The ~49,000 most common passwords of the breach corpora zxcvbn-ts keeps (lower case). Built on
+// first use: only registration and password changes need it.
+let common: ReadonlySet<string> | null = null;
+
+/**
+ * Whether a password is one attackers try first: on the list of common and breached passwords
+ * (letter case ignored), or such a password repeated ("qwertyqwerty").
+ */
+export function isCommonPassword(password: string): boolean {
+  common ??= new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+  const p = password.normalize("NFC").trim().toLowerCase();
+  if (common.has(p)) return true;
+  for (let unit = 1; unit <= p.length / 2; unit++) {
+    if (p.length % unit === 0 && p.slice(0, unit).repeat(p.length / unit) === p)
+      return common.has(p.slice(0, unit));
+  }
+  return false;
+}
+
+/**
+ * NIST SP 800-63B: a length floor, no composition rules, not the e-mail address itself, not a
+ * common or breached password.
+ */
 export function checkPasswordPolicy(password: string, email?: string): void {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH)
@@ -93,4 +116,9 @@ export function checkPasswordPolicy(password: string, email?: string): void {
   if (email && password.trim().toLowerCase() === email.trim().toLowerCase())
     throw new AppError("WEAK_PASSWORD", "The password must not be the e-mail address.");
   if (new Set(password).size < 3) throw new AppError("WEAK_PASSWORD", "The password is too repetitive.");
+  if (isCommonPassword(password))
+    throw new AppError(
+      "COMMON_PASSWORD",
+      "This password is on a list of common and breached passwords that attackers try first; choose another, for example a few unrelated words.",
+    );
 }

@@ -32,6 +32,13 @@ export function planOf(config: PlanConfig, name: string): Plan {
   return findPlan(config, name) ?? getPlan(config, config.defaultPlan);
 }
 
+/** The plan of the built-in demo project: "demo" when PLANS has it, else the default plan. */
+export const DEMO_PLAN = "demo";
+
+export function demoPlanOf(config: PlanConfig): Plan {
+  return findPlan(config, DEMO_PLAN) ?? getPlan(config, config.defaultPlan);
+}
+
 export function getPlan(config: PlanConfig, name: string): Plan {
   const p = findPlan(config, name);
   if (p === null)

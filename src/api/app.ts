@@ -7,6 +7,12 @@ import { decorateApiKeys } from "./plugins/api-key.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
 import { installOpenApi } from "./plugins/openapi.plugin.js";
 import { corsPreflightRoutes } from "./plugins/allowlist.plugin.js";
+import {
+  installSecurityHeaders,
+  noStoreUnder,
+  securityHeaderList,
+  setHeaders,
+} from "./plugins/security-headers.plugin.js";
 import { consoleV1Hooks } from "./plugins/usage.plugin.js";
 import { consolePages } from "./routes/console/console-pages.routes.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "./routes/console/console.routes.js";
@@ -60,6 +66,8 @@ const REDACT = [
  * const res = await app.inject({ url: "/svc/api/v1/resolve?domain=alice.wallet", headers: { "api-key": key } });
  */
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const https = ctx.config.publicUrl.startsWith("https:");
+  const headers = securityHeaderList(https);
   const app = Fastify({
     loggerInstance: ctx.logger.child({ component: "api" }, { redact: { paths: REDACT, censor: "***" } }),
     logController: new LogController({ disableRequestLogging: true }),
@@ -68,10 +76,16 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     // Shutdown is answered by our own gate (SHUTTING_DOWN in the envelope), not Fastify's bare 503.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString, maxParamLength: 200 },
-    frameworkErrors,
+    // Answered before any hook runs: the security headers (and the console's no-store) by hand.
+    frameworkErrors: (error, request, reply) => {
+      setHeaders(reply, headers);
+      if (request.url.startsWith(`${CONSOLE_PREFIX}/`)) reply.header("cache-control", "no-store");
+      frameworkErrors(error, request, reply);
+    },
     clientErrorHandler,
   }) as unknown as FastifyInstance;
 
+  await installSecurityHeaders(app, { https });
   installErrorHandling(app);
   installOpenApi(
     app,
@@ -103,6 +117,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
         : null;
   if (consoleServices) {
     if (opts.console === true) app.addHook("onClose", async () => consoleServices.close());
+    noStoreUnder(app, CONSOLE_PREFIX);
     consoleServices.projects.attachKeyCache(verifier);
     corsPreflightRoutes(app, V1_PREFIX);
   }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
+import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
 import type { AppContext } from "../app-context.js";
@@ -60,12 +61,23 @@ export function parseRoles(value: string): { api: boolean; crawler: boolean } {
   return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
 }
 
-export function banner(url: string, key: string): string {
+/** "100,000 requests/s per key, 1,000,000,000 a month (plan demo)": the limits of a plan. */
+export function planLimits(plan: Plan): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const rate =
+    plan.rateWindowS === 1
+      ? `${n(plan.rps)} requests/s per key`
+      : `${n(plan.rps * plan.rateWindowS)} requests per ${plan.rateWindowS} s per key`;
+  return `${rate}, ${n(plan.monthlyQuota)} a month (plan ${plan.name})`;
+}
+
+export function banner(url: string, key: string, plan: Plan): string {
   const curl = (q: string) => `  curl -s -H 'api-key: ${key}' '${url}${V1_PREFIX}/${q}'`;
   return [
     "",
     `omniname is up: ${url}${V1_PREFIX}   (crawler status: ${url}/status)`,
     `demo API key:   ${key}`,
+    `demo limits:    ${planLimits(plan)}`,
     "",
     "try:",
     curl("resolve?domain=alice.wallet"),
@@ -187,7 +199,7 @@ export const startCommand: Command = {
         const address = await app.listen({ port: config.port, host: config.host });
         followBoundPort(config, app.server.address(), ctx.logger);
         await role?.ready;
-        process.stdout.write(`${banner(address, key)}\n`);
+        process.stdout.write(`${banner(address, key, demoPlanOf(config))}\n`);
       } else if (role) {
         await role.ready;
         process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");

@@ -264,6 +264,8 @@ export const ConfigSchema = Type.Object({
           maxKeys: 500,
           maxMembers: 200,
         },
+        // The built-in demo project's plan: local evaluation, loops and benchmarks against the demo key.
+        demo: { rps: 100_000, monthlyQuota: 1_000_000_000, maxProjects: 1, maxKeys: 10, maxMembers: 10 },
         internal: {
           rps: 1_000_000,
           monthlyQuota: 1_000_000_000_000,

@@ -35,6 +35,11 @@ export const ERROR_CODES = {
   TOKEN_INVALID: { status: 400, rcode: "FORMERR", message: "The link is invalid, used or expired." },
   TERMS_NOT_ACCEPTED: { status: 400, rcode: "FORMERR", message: "The terms must be accepted." },
   WEAK_PASSWORD: { status: 400, rcode: "FORMERR", message: "The password does not meet the policy." },
+  COMMON_PASSWORD: {
+    status: 400,
+    rcode: "FORMERR",
+    message: "The password is on a list of common and breached passwords.",
+  },
   CONFLICT: { status: 409, rcode: "REFUSED", message: "The resource already exists." },
   LAST_OWNER: { status: 409, rcode: "REFUSED", message: "A project keeps at least one owner." },
   TOO_MANY_ATTEMPTS: { status: 429, rcode: "REFUSED", message: "Too many failed attempts; try again later." },

@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monthOf } from "../../src/accounts/api-limits.js";
+import { ensureDemoProject } from "../../src/accounts/api-keys.js";
 import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { redisBackend } from "../../src/accounts/limiter-backend.js";
 import { buildApp } from "../../src/api/app.js";
+import { loadConfig } from "../../src/config/load-config.js";
 import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
 import { type ConsoleTestApp, createConsoleTestApp, V1 } from "./helpers/console-app.js";
 
@@ -208,6 +210,23 @@ describe("limits shared through Redis (127.0.0.1:6379)", () => {
     } finally {
       await app2.close();
       await services2.close();
+    }
+  });
+});
+
+describe("the demo key on the default plans", () => {
+  it("serves a newcomer's first loop: 50 quick resolves, all 200", async () => {
+    const demoApiKey = `demo-${randomBytes(12).toString("hex")}`;
+    const t = await createConsoleTestApp({ config: { plans: loadConfig({}, {}).plans, demoApiKey } });
+    try {
+      const { project } = await ensureDemoProject(t.ctx);
+      expect(project.plan).toBe("demo");
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => t.app.inject({ url: RESOLVE, headers: { "api-key": demoApiKey } })),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+    } finally {
+      await t.close();
     }
   });
 });

@@ -160,6 +160,14 @@ describe("console security", () => {
       expect((await a.post("auth/register", { ...base, email: uniqueEmail("x") })).json().error.code).toBe(
         "TOKEN_INVALID",
       );
+      for (const password of ["1234567890", "password12", "passwordpassword"]) {
+        const common = await a.post("auth/register", { ...base, password });
+        expect(common.statusCode, password).toBe(400);
+        expect(common.json().error, password).toEqual({
+          code: "COMMON_PASSWORD",
+          message: expect.stringMatching(/list of common and breached passwords/),
+        });
+      }
       // None of those used the invitation up.
       expect((await a.post("auth/register", base)).statusCode).toBe(201);
     });

@@ -51,11 +51,8 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   installSession(scope, services, config);
   installCsrf(scope, services, config);
 
-  // Console answers are per user: never cached by a browser or a proxy.
-  scope.addHook("onSend", async (_request, reply, payload) => {
-    if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
-    return payload;
-  });
+  // Console answers are per user: never cached by a browser or a proxy. Cache-Control: no-store
+  // is set on the root (app.ts, noStoreUnder), so that a 404 under the prefix has it too.
 
   scope.setErrorHandler((error, request, reply) => {
     const e = consoleError(error);
