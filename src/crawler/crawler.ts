@@ -34,7 +34,6 @@ export interface Crawler {
  * crawler.start(); … await crawler.stop();
  */
 export function createCrawler(options: CrawlerOptions): Crawler {
-  const controller = new AbortController();
   const syncs = options.sources.map(
     (s) =>
       new SourceSync(
@@ -55,7 +54,7 @@ export function createCrawler(options: CrawlerOptions): Crawler {
       if (running) return;
       running = Promise.all(
         syncs.map((s) =>
-          s.run(controller.signal).catch((e) => {
+          s.run().catch((e) => {
             // run() handles its own errors; reaching here is a bug, reported and contained.
             options.logger.error({ err: e, source: s.source.id }, "sync loop crashed");
             return "stopped" as SourceState;
@@ -64,7 +63,8 @@ export function createCrawler(options: CrawlerOptions): Crawler {
       ).then((states) => Object.fromEntries(syncs.map((s, i) => [s.source.id, states[i]])));
     },
     async stop() {
-      controller.abort();
+      // Each loop has its own stop signal: one shared signal would carry a listener per source.
+      for (const s of syncs) s.stop();
       if (running) await running;
     },
     done() {

@@ -143,10 +143,29 @@ export class SourceSync {
     };
   }
 
-  /** Runs until `signal` aborts, the source halts, or (exitWhenSynced) it reaches the head. */
-  async run(signal: AbortSignal): Promise<SourceState> {
+  /** Ends the loop: calls in flight and waits are cut short. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /**
+   * Runs until `stop()` (or `external` aborts), the source halts, or (exitWhenSynced) it reaches
+   * the head. Every wait and request listens on this source's own signal; an external one gets a
+   * single listener, removed when the loop ends, so that many sources never pile up on it.
+   */
+  async run(external?: AbortSignal): Promise<SourceState> {
+    const onAbort = () => this.stop();
+    if (external?.aborted) this.stop();
+    external?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await this.loop(this.stopping.signal);
+    } finally {
+      external?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async loop(signal: AbortSignal): Promise<SourceState> {
     const log = this.logger.child({ source: this.source.id });
-    signal.addEventListener("abort", () => this.stopping.abort(), { once: true });
     if (this.decodeArgs() !== undefined) void startLogDecoder();
     let failures = 0;
     let ready = false;
