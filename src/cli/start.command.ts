@@ -48,7 +48,8 @@ export function parseRoles(value: string): { api: boolean; crawler: boolean } {
 
 /**
  * A freshly deployed devnet has new block hashes: what the store indexed from an earlier devnet
- * (domains, journal, checkpoints) belongs to chains that no longer exist and is dropped.
+ * (domains, journal, checkpoints) belongs to chains that no longer exist and is dropped. Called
+ * before the new devnet's manifest is written, so that a crash in between clears it again.
  */
 export async function clearChainIndex(store: Store): Promise<void> {
   await store.transaction(async (tx) => {
@@ -94,9 +95,14 @@ async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<Cr
   let devnet: Devnet | null = null;
   if (configuredNetworks(config).length === 0) {
     // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
-    devnet = await startDevnet({ dataDir: config.dataDir, blockTime: 1, log: (m) => log.info(m) });
-    if (!devnet.resumed) await clearChainIndex(ctx.store);
+    devnet = await startDevnet({
+      dataDir: config.dataDir,
+      blockTime: 1,
+      log: (m) => log.info(m),
+      onFresh: () => clearChainIndex(ctx.store),
+    });
   }
+  const chains = devnet;
   const lists = ctx.scoringLists;
   let index: ScoringIndex = (await rescoreAll(ctx.store, lists)).index;
   const registry = new Registry();
@@ -107,6 +113,9 @@ async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<Cr
     metrics: createCrawlerMetrics(registry),
     sync: syncOptionsOf(config),
     finalityOf: (s) => finalityOf(config, s.network),
+    // The devnet runs in this process group: a crash takes back its unsaved blocks, so the index
+    // stays at or below what its state files hold (devnet/state-saver.ts).
+    maxHeadOf: chains ? (s) => chains.savedHead(s.network) : undefined,
     signals: createBaseSignalsFn(() => scoringContext(lists, index)),
   });
   crawler.start();

@@ -12,6 +12,8 @@ export interface CrawlerOptions {
   /** Per-source sync options; `finality` comes from `finalityOf(source)`. */
   sync: Omit<SyncOptions, "finality">;
   finalityOf(source: CrawlerSource): number;
+  /** The highest block a source may index (SyncOptions.maxHead); absent or null: its chain's head. */
+  maxHeadOf?(source: CrawlerSource): number | null;
   signals?: SignalsFn;
 }
 
@@ -43,6 +45,7 @@ export function createCrawler(options: CrawlerOptions): Crawler {
         {
           ...options.sync,
           finality: options.finalityOf(s),
+          maxHead: options.maxHeadOf ? () => options.maxHeadOf?.(s) ?? null : undefined,
           signals: options.signals ?? options.sync.signals,
         },
         options.metrics,
