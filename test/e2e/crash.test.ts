@@ -10,8 +10,9 @@ import type { Store } from "../../src/store/store.js";
 import { crawlToHead, rpcCall, tempStore, waitFor } from "../crawler/crawler-harness.js";
 
 const main = new URL("../../src/main.ts", import.meta.url).pathname;
-// Seconds of simulation before each kill: early, mid-way, and past the 60 s anvil used to wait
-// between its own state dumps (more than BSC's and AURORA's 30-block finality windows).
+// Seconds of simulation before each kill: early, mid-way, and late enough that a chain which saves
+// its state only now and then (anvil's own dumps: every 60 s) would lose more blocks than BSC's
+// and AURORA's 30-block finality windows.
 const KILL_AFTER_S = [4, 12, 40];
 
 interface Proc {
@@ -79,6 +80,13 @@ describe("a crash of the whole `omniname start` during a simulation", () => {
   });
 
   it("comes back after each kill -9 with every name as on the chain, no source halted", async () => {
+    // A first start and a clean stop: the chains' state is saved, so later starts resume it.
+    const first = await startInstance(dataDir);
+    procs.push(first);
+    first.child.kill("SIGTERM");
+    await exited(first);
+    expect(first.child.exitCode).toBe(0);
+
     for (const seconds of KILL_AFTER_S) {
       const instance = await startInstance(dataDir);
       procs.push(instance);
