@@ -101,10 +101,16 @@ async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<Cr
   let devnet: Devnet | null = null;
   if (configuredNetworks(config).length === 0) {
     // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
-    devnet = await startDevnet({ dataDir: config.dataDir, blockTime: 1, log: (m) => log.info(m) });
-    // A freshly deployed devnet has new block hashes: what was indexed from an earlier one is dropped.
-    if (!devnet.resumed) await ctx.store.clearChainIndex();
+    devnet = await startDevnet({
+      dataDir: config.dataDir,
+      blockTime: 1,
+      log: (m) => log.info(m),
+      // A freshly deployed devnet has new block hashes: what was indexed from an earlier one is
+      // dropped, before the new manifest is written, so that a crash in between clears it again.
+      onFresh: () => ctx.store.clearChainIndex(),
+    });
   }
+  const chains = devnet;
   const lists = ctx.scoringLists;
   let index: ScoringIndex = (await rescoreAll(ctx.store, lists)).index;
   const registry = new Registry();
@@ -115,6 +121,9 @@ async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<Cr
     metrics: createCrawlerMetrics(registry),
     sync: syncOptionsOf(config),
     finalityOf: (s) => finalityOf(config, s.network),
+    // The devnet runs in this process group: a crash takes back its unsaved blocks, so the index
+    // stays at or below what its state files hold (devnet/state-saver.ts).
+    maxHeadOf: chains ? (s) => chains.savedHead(s.network) : undefined,
     signals: createBaseSignalsFn(() => scoringContext(lists, index)),
   });
   crawler.start();

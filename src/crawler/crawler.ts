@@ -12,6 +12,8 @@ export interface CrawlerOptions {
   /** Per-source sync options; `finality` comes from `finalityOf(source)`. */
   sync: Omit<SyncOptions, "finality">;
   finalityOf(source: CrawlerSource): number;
+  /** The highest block a source may index (SyncOptions.maxHead); absent or null: its chain's head. */
+  maxHeadOf?(source: CrawlerSource): number | null;
   signals?: SignalsFn;
 }
 
@@ -34,7 +36,6 @@ export interface Crawler {
  * crawler.start(); … await crawler.stop();
  */
 export function createCrawler(options: CrawlerOptions): Crawler {
-  const controller = new AbortController();
   const syncs = options.sources.map(
     (s) =>
       new SourceSync(
@@ -44,6 +45,7 @@ export function createCrawler(options: CrawlerOptions): Crawler {
         {
           ...options.sync,
           finality: options.finalityOf(s),
+          maxHead: options.maxHeadOf ? () => options.maxHeadOf?.(s) ?? null : undefined,
           signals: options.signals ?? options.sync.signals,
         },
         options.metrics,
@@ -55,7 +57,7 @@ export function createCrawler(options: CrawlerOptions): Crawler {
       if (running) return;
       running = Promise.all(
         syncs.map((s) =>
-          s.run(controller.signal).catch((e) => {
+          s.run().catch((e) => {
             // run() handles its own errors; reaching here is a bug, reported and contained.
             options.logger.error({ err: e, source: s.source.id }, "sync loop crashed");
             return "stopped" as SourceState;
@@ -64,7 +66,8 @@ export function createCrawler(options: CrawlerOptions): Crawler {
       ).then((states) => Object.fromEntries(syncs.map((s, i) => [s.source.id, states[i]])));
     },
     async stop() {
-      controller.abort();
+      // Each loop has its own stop signal: one shared signal would carry a listener per source.
+      for (const s of syncs) s.stop();
       if (running) await running;
     },
     done() {

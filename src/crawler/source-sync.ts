@@ -20,7 +20,7 @@ import { type BlockHeader, ChainReader } from "./chain-reader.js";
 import type { FetchedLog } from "./log-batch.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
 import type { DataIssue } from "./projection.js";
-import { findCommonAncestor, formatEta, sleep } from "./sync-helpers.js";
+import { findCommonAncestor, formatEta, haltAdvice, sleep } from "./sync-helpers.js";
 import { createRpcClient, faultOf, RPC_FAULTS } from "./rpc-client.js";
 
 export const SOURCE_STATES = ["starting", "backfill", "live", "retrying", "halted", "stopped"] as const;
@@ -59,6 +59,11 @@ export interface SyncOptions {
   clock?: () => number;
   /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
   decodeInWorker?: boolean;
+  /**
+   * The highest block this source may index, or null for no limit: the embedded devnet's saved
+   * head, so that the index never holds blocks a crash of the devnet would take back.
+   */
+  maxHead?: () => number | null;
 }
 
 /** One part of a range: its bounds and its logs, requested when the range was planned. */
@@ -144,10 +149,29 @@ export class SourceSync {
     };
   }
 
-  /** Runs until `signal` aborts, the source halts, or (exitWhenSynced) it reaches the head. */
-  async run(signal: AbortSignal): Promise<SourceState> {
+  /** Ends the loop: calls in flight and waits are cut short. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /**
+   * Runs until `stop()` (or `external` aborts), the source halts, or (exitWhenSynced) it reaches
+   * the head. Every wait and request listens on this source's own signal; an external one gets a
+   * single listener, removed when the loop ends, so that many sources never pile up on it.
+   */
+  async run(external?: AbortSignal): Promise<SourceState> {
+    const onAbort = () => this.stop();
+    if (external?.aborted) this.stop();
+    external?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await this.loop(this.stopping.signal);
+    } finally {
+      external?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async loop(signal: AbortSignal): Promise<SourceState> {
     const log = this.logger.child({ source: this.source.id });
-    signal.addEventListener("abort", () => this.stopping.abort(), { once: true });
     if (this.decodeArgs() !== undefined) void startLogDecoder();
     let failures = 0;
     let ready = false;
@@ -203,7 +227,7 @@ export class SourceSync {
       // A configuration error, not a chain fact: the source stops without marking its checkpoint.
       this.error = `the RPC of ${this.source.network} (${redactUrl(this.source.rpcUrl)}) answers chain id ${chainId}, expected ${this.source.chainId}`;
       this.setState("halted");
-      log.error(this.error);
+      log.error(`source ${this.source.id} is halted: ${this.error}; to resume: ${this.advice()}`);
       return false;
     }
     const saved = await this.store.getCheckpoint(this.source.id);
@@ -213,8 +237,8 @@ export class SourceSync {
       this.error = saved.error;
       this.setState("halted");
       log.error(
-        { error: saved.error },
-        "source is halted; run `omniname crawl --rewind <source>:<block>` to resume",
+        { error: saved.error, checkpoint: this.cp.blockNumber },
+        `source ${this.source.id} is halted: ${saved.error}; to resume: ${this.advice()}`,
       );
       return false;
     }
@@ -228,6 +252,10 @@ export class SourceSync {
     );
     this.setState("backfill");
     return true;
+  }
+
+  private advice(): string {
+    return haltAdvice(this.source.id, this.cp.blockNumber, this.error);
   }
 
   private async startBlock(log: Logger): Promise<number> {
@@ -246,7 +274,10 @@ export class SourceSync {
   private async halt(log: Logger, message: string): Promise<void> {
     this.error = message;
     this.setState("halted");
-    log.error({ checkpoint: this.cp.blockNumber }, message);
+    log.error(
+      { checkpoint: this.cp.blockNumber },
+      `source ${this.source.id} is halted: ${message}; to resume: ${this.advice()}`,
+    );
     await this.store.setCheckpoint({
       sourceId: this.source.id,
       chainId: this.source.chainId,
@@ -260,7 +291,9 @@ export class SourceSync {
 
   /** One unit of work; false when there was nothing to do (caught up). */
   private async step(log: Logger): Promise<boolean> {
-    const head = await this.reader.head();
+    const limit = this.options.maxHead?.() ?? null;
+    const chainHead = await this.reader.head();
+    const head = limit === null ? chainHead : Math.min(chainHead, limit);
     this.head = head;
     const id = { source: this.source.id };
     this.metrics?.head.set(id, head);

@@ -45,3 +45,20 @@ export function formatEta(seconds: number | null): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
   return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, "0")}m`;
 }
+
+/**
+ * What an operator does about a halted source, for the log, `/status` and `/readyz`. An RPC of
+ * the wrong chain is a configuration error; anything else (a reorg deeper than the finality
+ * window) is undone by rewinding the source to a block still on the chain.
+ *
+ * @example haltAdvice("ens-bsc", 1_200, "reorg deeper than …")
+ */
+export function haltAdvice(sourceId: string, checkpoint: number, error: string | null): string {
+  if (error?.includes("answers chain id"))
+    return `point the source's RPC URL at the right chain and restart (docs/operations.md, "Halted sources")`;
+  return (
+    `run \`omniname crawl --rewind ${sourceId}:<block>\` with a block still on the chain (a finality ` +
+    `window or more below ${checkpoint}) while the chain is reachable, then restart the crawler ` +
+    `(docs/operations.md, "Halted sources")`
+  );
+}

@@ -61,8 +61,11 @@ describe("anvil", () => {
     const state = join(dir, "state.json");
     writeFileSync(state, "{}");
     const args = anvilArgs({ chainId: 1, port: 9000, statePath: state, genesisTimestamp: 1_700_000_000 });
-    expect(args).toContain("--state");
+    expect(args).toContain("--load-state");
     expect(args).not.toContain("--timestamp");
+    // anvil's own dumps write in place: the state saver writes the file instead.
+    expect(args).not.toContain("--state");
+    expect(args).not.toContain("--dump-state");
   });
 
   it("finds consecutive free ports past a busy one", async () => {

@@ -22,9 +22,11 @@ export interface AnvilOptions {
   blockTime?: number;
   /** No mining at all until told (`evm_mine`, `evm_setIntervalMining`): for seeding a fresh chain. */
   noMining?: boolean;
-  /** Load from and dump to this file (on exit and every `stateInterval` seconds). */
+  /**
+   * Start from this saved state when the file exists. anvil never writes it: the devnet's state
+   * saver does, atomically (state-saver.ts).
+   */
   statePath?: string;
-  stateInterval?: number;
   /** Genesis timestamp (seconds), used only for a fresh chain: seeding replays older timestamps. */
   genesisTimestamp?: number;
   /** Where anvil's own output goes; absent: discarded. */
@@ -39,7 +41,7 @@ export interface AnvilInstance {
   /** Resolves when the process has exited. */
   readonly exited: Promise<void>;
   isRunning(): boolean;
-  /** SIGTERM (anvil dumps its state), then SIGKILL after `timeoutMs`. */
+  /** SIGTERM, then SIGKILL after `timeoutMs`. */
   stop(timeoutMs?: number): Promise<void>;
 }
 
@@ -57,12 +59,9 @@ export function anvilArgs(o: AnvilOptions): string[] {
   ];
   if (o.noMining) args.push("--no-mining");
   else if (o.blockTime && o.blockTime > 0) args.push("--block-time", String(o.blockTime));
-  if (o.statePath) {
-    args.push("--state", o.statePath);
-    if (o.stateInterval) args.push("--state-interval", String(o.stateInterval));
-  }
   // A loaded state carries its own blocks; a genesis timestamp only makes sense on a fresh chain.
   const fresh = !o.statePath || !existsSync(o.statePath);
+  if (o.statePath && !fresh) args.push("--load-state", o.statePath);
   if (o.genesisTimestamp !== undefined && fresh) args.push("--timestamp", String(o.genesisTimestamp));
   return args;
 }

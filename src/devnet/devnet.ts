@@ -19,6 +19,7 @@ import { createRpcClient } from "./rpc.js";
 import { type DevnetChain, type SeedReport, seedWorld, worldGenesisTimestamp } from "./seed.js";
 import type { SeedWorld } from "./seed-plan.js";
 import { type SimulateOptions, type Simulation, startSimulation } from "./simulate.js";
+import { createStateSaver, type StateSaver, startSaving } from "./state-saver.js";
 import { createTxSender, pauseMining, resumeMining } from "./tx-sender.js";
 
 export interface StartDevnetOptions {
@@ -40,6 +41,12 @@ export interface StartDevnetOptions {
   /** Write anvil's output to DATA_DIR/anvil-<network>.log. Default true when persisting. */
   logs?: boolean;
   log?: (message: string) => void;
+  /**
+   * Called once a fresh devnet is deployed and seeded, before its manifest is written: whatever was
+   * indexed from an earlier devnet of DATA_DIR belongs to chains that no longer exist. A crash
+   * before the manifest is written deploys again (and calls this again) on the next start.
+   */
+  onFresh?: () => Promise<void>;
 }
 
 export interface Devnet {
@@ -50,6 +57,13 @@ export interface Devnet {
   readonly resumed: boolean;
   readonly seedReport: SeedReport | null;
   readonly bulkReport: BulkSeedReport | null;
+  /** Per network, the head of the saved state a resumed chain was loaded from. */
+  readonly resumedHeads: Readonly<Partial<Record<DevnetNetworkName, number>>>;
+  /**
+   * The highest block of `network` that its state file holds (null without `persist`): blocks up
+   * to it survive a crash of this process with the same hashes; later ones may not.
+   */
+  savedHead(network: string): number | null;
   chains(): Promise<DevnetChain[]>;
   simulate(options: SimulateOptions): Promise<Simulation>;
   stop(): Promise<void>;
@@ -57,9 +71,8 @@ export interface Devnet {
 
 /** The deployer: anvil's dev account 0 (mnemonic "test test … junk"), minter of every registry. */
 export const DEVNET_DEPLOYER: Hex = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
-/** Seconds between periodic state dumps, so that a crash loses at most this much. */
-const STATE_INTERVAL = 60;
-const STOP_GRACE_MS = 120_000;
+/** Milliseconds between state saves (longer when a save takes long: see state-saver.ts). */
+const SAVE_INTERVAL_MS = 1_000;
 
 function statePath(dataDir: string, network: DevnetNetworkName): string {
   return join(dataDir, `anvil-${network.toLowerCase()}.json`);
@@ -123,7 +136,9 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   mkdirSync(dataDir, { recursive: true });
   await ensureArtifacts();
 
+  // The manifest goes first: until a new one is written, a crash leads to a fresh deploy again.
   const clearState = () => {
+    rmSync(devnetManifestPath(dataDir), { force: true });
     for (const n of DEVNET_NETWORKS) rmSync(statePath(dataDir, n), { force: true });
   };
   let previous = options.fresh ? null : findDevnetManifest(dataDir);
@@ -145,11 +160,15 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   base = await findFreePortRange(networks.length, base);
 
   const anvils: Partial<Record<DevnetNetworkName, AnvilInstance>> = {};
-  // Dumping a large state (a bulk world is hundreds of MB) takes seconds: a SIGKILL mid-dump
-  // would leave a truncated file, so persisted chains get a long grace period.
+  const savers: Partial<Record<DevnetNetworkName, StateSaver>> = {};
+  let saving: { stop(): Promise<void> } | null = null;
   const stopAll = async () => {
-    await Promise.all(Object.values(anvils).map((a) => a?.stop(persist ? STOP_GRACE_MS : 10_000)));
+    // The last save before the chains go: a stop loses nothing (a failed save is logged inside).
+    await saving?.stop();
+    saving = null;
+    await Promise.all(Object.values(anvils).map((a) => a?.stop(10_000)));
   };
+  const saveAll = () => Promise.all(Object.values(savers).map((s) => s?.save()));
   const launch = async (fresh: boolean) => {
     const genesis = fresh && seed ? worldGenesisTimestamp(world) : undefined;
     // allSettled: a failure must not leave a sibling that is still starting unaccounted for.
@@ -158,12 +177,11 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         anvils[network] = await startAnvil({
           chainId: NETWORKS[network].chainId,
           port: base + i,
-          // A fresh chain mines nothing until seeded: an interval block would jump the clock
-          // past the historical registration dates.
-          noMining: fresh,
+          // No mining until told: a fresh chain until seeded (an interval block would jump the clock
+          // past the historical registration dates), a resumed one until its loaded head is read.
+          noMining: true,
           blockTime,
           statePath: persist ? statePath(dataDir, network) : undefined,
-          stateInterval: persist ? STATE_INTERVAL : undefined,
           genesisTimestamp: genesis,
           logPath:
             (options.logs ?? persist) ? join(dataDir, `anvil-${network.toLowerCase()}.log`) : undefined,
@@ -174,6 +192,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     if (failed) throw (failed as PromiseRejectedResult).reason;
   };
 
+  const resumedHeads: Partial<Record<DevnetNetworkName, number>> = {};
   try {
     let resumed = false;
     if (previous) {
@@ -197,6 +216,12 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       resumed = await isManifestLive(candidate);
       if (resumed) {
         previous = candidate;
+        for (const n of networks) {
+          const rpc = createRpcClient(anvils[n]!.rpcUrl);
+          resumedHeads[n] = Number(await rpc.call<Hex>("eth_blockNumber"));
+          savers[n] = createStateSaver(rpc, statePath(dataDir, n), resumedHeads[n]);
+          await resumeMining(rpc, blockTime);
+        }
         log(`resumed the devnet from ${dataDir}`);
       } else {
         log("the saved chain state does not hold the deployed contracts: redeploying");
@@ -239,6 +264,12 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         log(`bulk: ${bulkReport.names} names, ${bulkReport.events} events in ${bulkReport.durationMs} ms`);
       }
       await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, blockTime)));
+      if (persist) {
+        for (const n of networks)
+          savers[n] = createStateSaver(createRpcClient(anvils[n]!.rpcUrl), statePath(dataDir, n), -1);
+        await saveAll();
+      }
+      await options.onFresh?.();
       manifest = {
         version: 1,
         deployer: DEVNET_DEPLOYER,
@@ -248,6 +279,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       };
     }
     const manifestPath = writeDevnetManifest(dataDir, manifest);
+    if (persist) saving = startSaving(Object.values(savers) as StateSaver[], SAVE_INTERVAL_MS, log);
     return {
       manifest,
       manifestPath,
@@ -255,6 +287,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       resumed,
       seedReport,
       bulkReport,
+      resumedHeads,
+      savedHead: (network) => savers[network as DevnetNetworkName]?.savedHead() ?? null,
       chains: () => chainsOf(manifest),
       simulate: async (o) => startSimulation(await chainsOf(manifest), o),
       stop: stopAll,

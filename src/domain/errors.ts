@@ -45,6 +45,11 @@ export const ERROR_CODES = {
   TOO_MANY_ATTEMPTS: { status: 429, rcode: "REFUSED", message: "Too many failed attempts; try again later." },
   INTERNAL_ERROR: { status: 500, rcode: "SERVFAIL", message: "Internal error." },
   STORE_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "The data store is unavailable." },
+  SOURCE_HALTED: {
+    status: 503,
+    rcode: "SERVFAIL",
+    message: "A crawler source is halted: its names are no longer updated.",
+  },
   SHUTTING_DOWN: {
     status: 503,
     rcode: "SERVFAIL",

@@ -5,7 +5,9 @@ import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { buildApp } from "../../src/api/app.js";
+import { statusRoutes } from "../../src/api/routes/status.routes.js";
 import type { AppContext } from "../../src/app-context.js";
+import { rewindSource } from "../../src/cli/crawl.command.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { CrawlerSource } from "../../src/crawler/apply-range.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
@@ -36,6 +38,8 @@ describe("following the head", () => {
   let polygon: string;
   let bsc: string;
   let sources: CrawlerSource[];
+  // The crawler's error log lines, to check that a halt says what to do.
+  const errorLog: string[] = [];
 
   const registryOf = (id: string) => sources.find((s) => s.id === id)!.contracts.addresses.registry;
   const mine = async (rpcUrl: string, txs: Array<{ to: Hex; data: Hex }> = []) => {
@@ -70,6 +74,7 @@ describe("following the head", () => {
     ({ crawler, metrics } = startCrawler(store, sources, {
       finality: FINALITY,
       sync: { pollIntervalMs: 100 },
+      logger: pino({ level: "error" }, { write: (line: string) => void errorLog.push(line) }),
     }));
     const ctx: AppContext = {
       config: loadConfig({}, { dataDir: "." }),
@@ -82,6 +87,7 @@ describe("following the head", () => {
     const project = await store.createProject({ name: "realtime" });
     key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
     app = await buildApp(ctx);
+    await app.register(statusRoutes, { store, crawler });
   });
   afterAll(async () => {
     await crawler?.stop();
@@ -202,6 +208,30 @@ describe("following the head", () => {
     expect(halted.blockNumber).toBe(head);
     const status = crawler.status().find((s) => s.id === "uns-polygon")!;
     expect(status).toMatchObject({ state: "halted" });
+    // Loud: the log, /status and /readyz name the source, the reason and what to do.
+    const advice = `omniname crawl --rewind uns-polygon:<block>`;
+    const logged = errorLog.map((l) => JSON.parse(l).msg as string).find((m) => m.includes("uns-polygon"));
+    expect(logged).toMatch(/source uns-polygon is halted: reorg deeper than the finality window/);
+    expect(logged).toContain(advice);
+    const statusRes = await app.inject({ url: "/status" });
+    const polygonStatus = (
+      statusRes.json().data.sources as Array<{ id: string; state: string; error: string; action: string }>
+    ).find((s) => s.id === "uns-polygon")!;
+    expect(polygonStatus.state).toBe("halted");
+    expect(polygonStatus.error).toMatch(/reorg deeper than the finality window/);
+    expect(polygonStatus.action).toContain(advice);
+    const bscStatus = (statusRes.json().data.sources as Array<{ id: string; action: string | null }>).find(
+      (s) => s.id === "fns-bsc",
+    )!;
+    expect(bscStatus.action).toBeNull();
+    const ready = await app.inject({ url: "/readyz" });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json().error.code).toBe("SOURCE_HALTED");
+    expect(ready.json().error.message).toMatch(
+      new RegExp(`source uns-polygon is halted at block ${head}: reorg deeper than the finality window`),
+    );
+    expect(ready.json().error.message).toContain(advice);
+    expect(ready.json().error.message).not.toContain("fns-bsc");
     // The last consistent data stays served.
     expect((await domainOf("deep.x", "POLYGON"))?.owner).toBe(ALICE);
     const res = await app.inject({ url: "/svc/api/v1/resolve?domain=deep.x", headers: { "api-key": key } });
@@ -212,5 +242,29 @@ describe("following the head", () => {
       { to: registryOf("fns-bsc") as Hex, data: callData("FNSRegistry", "mint", [BOB, "after", "bnb"]) },
     ]);
     await waitFor(async () => (await domainOf("after.bnb", "BSC"))?.owner === BOB, 5_000, "after.bnb on BSC");
+  });
+
+  it("resumes the halted source with the documented `crawl --rewind`: ready again, the orphaned name gone", async () => {
+    // Both sources of the reorganised chain halted. Block 1 is on every version of the chain: the
+    // journal replays everything above it.
+    const polygonSources = sources.filter((s) => s.network === "POLYGON");
+    expect(polygonSources.length).toBe(2);
+    for (const s of polygonSources) await rewindSource(store, s, 1);
+    for (const s of polygonSources) expect((await store.getCheckpoint(s.id))!.state).not.toBe("halted");
+    const ready = await app.inject({ url: "/readyz" });
+    expect(ready.statusCode, ready.body).toBe(200);
+    const again = startCrawler(store, polygonSources, { finality: FINALITY, sync: { pollIntervalMs: 100 } });
+    try {
+      const head = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
+      await waitFor(
+        async () => (await store.getCheckpoint("uns-polygon"))!.blockNumber >= head,
+        10_000,
+        "uns-polygon at the head again",
+      );
+      expect(await domainOf("deep.x", "POLYGON")).toBeNull();
+      expect(await domainOf("fresh.x", "POLYGON")).not.toBeNull();
+    } finally {
+      await again.crawler.stop();
+    }
   });
 });

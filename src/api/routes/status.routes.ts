@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Registry } from "prom-client";
 import type { SourceStatus } from "../../crawler/source-sync.js";
+import { haltAdvice } from "../../crawler/sync-helpers.js";
 import { findProvider } from "../../domain/providers.js";
 import type { Store } from "../../store/store.js";
 import { ok } from "./v1/v1.schemas.js";
@@ -31,6 +32,9 @@ const SourceSchema = Type.Object({
   eventsPerSecond: Nullable(Type.Number()),
   etaSeconds: Nullable(Type.Number()),
   error: Type.Union([Type.String(), Type.Null()]),
+  action: Type.Union([Type.String(), Type.Null()], {
+    description: "What the operator does about this source (a halted one), or null",
+  }),
   updatedAt: Type.String({ description: "ISO 8601 time of the last checkpoint write or status sample" }),
   inProcess: Type.Boolean({
     description: "Crawled by this process (live head and rates) or read from the store",
@@ -75,6 +79,7 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (app,
           eventsPerSecond: s.eventsPerSecond,
           etaSeconds: s.etaSeconds,
           error: s.error,
+          action: s.state === "halted" ? haltAdvice(s.id, s.checkpoint, s.error) : null,
           updatedAt: new Date(c?.updatedAt ?? s.updatedAt).toISOString(),
           inProcess: true,
         };
@@ -96,6 +101,7 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (app,
           eventsPerSecond: null,
           etaSeconds: null,
           error: c.error,
+          action: c.state === "halted" ? haltAdvice(c.sourceId, c.blockNumber, c.error) : null,
           updatedAt: new Date(c.updatedAt).toISOString(),
           inProcess: false,
         });

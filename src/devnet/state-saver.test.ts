@@ -1,0 +1,56 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type AnvilInstance, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
+import { createRpcClient } from "./rpc.js";
+import { createStateSaver } from "./state-saver.js";
+
+interface Block {
+  number: string;
+  hash: string;
+}
+
+describe("the devnet state saver", () => {
+  const dir = mkdtempSync(join(tmpdir(), "omniname-state-"));
+  const started: AnvilInstance[] = [];
+  afterAll(async () => {
+    for (const a of started) await a.stop(2_000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = async (statePath: string) => {
+    const port = await findFreePortRange(1, randomPortBase());
+    const anvil = await startAnvil({ chainId: 137, port, noMining: true, statePath });
+    started.push(anvil);
+    return { anvil, rpc: createRpcClient(anvil.rpcUrl) };
+  };
+  const mine = async (rpc: ReturnType<typeof createRpcClient>, blocks: number) => {
+    for (let i = 0; i < blocks; i++) await rpc.call("evm_mine");
+  };
+  const blocks = async (rpc: ReturnType<typeof createRpcClient>, upTo: number) => {
+    const out: string[] = [];
+    for (let n = 0; n <= upTo; n++)
+      out.push((await rpc.call<Block>("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash);
+    return out;
+  };
+
+  it("keeps, through a SIGKILL of the chain, every block up to the saved head with its hash", async () => {
+    const path = join(dir, "anvil-polygon.json");
+    const first = await start(path);
+    const saver = createStateSaver(first.rpc, path, -1);
+    await mine(first.rpc, 5);
+    expect(await saver.save()).toBe(5);
+    expect(saver.savedHead()).toBe(5);
+    const saved = await blocks(first.rpc, 5);
+    await mine(first.rpc, 4); // not saved: lost with the crash
+    process.kill(first.anvil.pid, "SIGKILL");
+    await first.anvil.exited;
+
+    const second = await start(path);
+    expect(Number(await second.rpc.call("eth_blockNumber"))).toBe(5);
+    expect(await blocks(second.rpc, 5)).toEqual(saved);
+    // Only the state file is left: the temporary one was renamed over it.
+    expect(readdirSync(dir)).toEqual(["anvil-polygon.json"]);
+  });
+});

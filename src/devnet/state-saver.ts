@@ -1,0 +1,128 @@
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { RpcClient } from "./rpc.js";
+
+/**
+ * Keeps one devnet chain's state file (anvil-<network>.json) current, and says up to which block
+ * it is. anvil's own `--state` writes in place (a kill mid-write truncates the file) and only every
+ * `--state-interval` seconds (a crash loses up to that much history, which the index may already
+ * hold). Here the state is read with `anvil_dumpState` and written to a temporary file, fsynced,
+ * then renamed over the old one: after a crash the file is the last complete save, and every block
+ * up to `savedHead()` is in it, with the same hashes. The embedded crawler indexes no further than
+ * that block, so a crash of the whole process group never takes back history the index has seen.
+ *
+ * @example
+ * const saver = createStateSaver(rpc, join(dataDir, "anvil-polygon.json"), loadedHead);
+ * await saver.save(); // resolves with the block the file now holds
+ */
+export interface StateSaver {
+  /** The highest block the state file holds. */
+  savedHead(): number;
+  /** Saves the chain as it is now; concurrent calls share the next save. */
+  save(): Promise<number>;
+}
+
+export function createStateSaver(rpc: RpcClient, path: string, initialHead: number): StateSaver {
+  let saved = initialHead;
+  let running: Promise<number> | null = null;
+  let queued: Promise<number> | null = null;
+
+  async function saveNow(): Promise<number> {
+    // The head is read before the dump: the dump holds at least this block.
+    const head = Number(await rpc.call<string>("eth_blockNumber"));
+    const hex = await rpc.call<string>("anvil_dumpState");
+    // anvil answers gzip; `--load-state` reads plain JSON only.
+    writeAtomically(path, gunzipSync(Buffer.from(hex.slice(2), "hex")));
+    saved = Math.max(saved, head);
+    return saved;
+  }
+
+  const save = (): Promise<number> => {
+    if (queued) return queued;
+    if (!running) {
+      running = saveNow().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    // A save in flight may have read the head before the caller's block: wait for the next one.
+    queued = running
+      .catch(() => {})
+      .then(() => {
+        queued = null;
+        return save();
+      });
+    return queued;
+  };
+
+  return { savedHead: () => saved, save };
+}
+
+/** Writes `bytes` to `path` so that the file is either the old one or the whole new one. */
+export function writeAtomically(path: string, bytes: Uint8Array): void {
+  const tmp = `${path}.tmp`;
+  const fd = openSync(tmp, "w", 0o644);
+  try {
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  // The rename itself is durable only once the directory is synced.
+  const dir = openSync(dirname(path), "r");
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+/**
+ * Saves every chain again and again: `intervalMs` apart, or three times as long as the last save
+ * took (a bulk world's state is hundreds of MB). `stop()` ends the loop after one last save.
+ */
+export function startSaving(
+  savers: readonly StateSaver[],
+  intervalMs: number,
+  log: (message: string) => void,
+): { stop(): Promise<void> } {
+  let stopped = false;
+  let wake: () => void = () => {};
+  let failing = false;
+  const round = async () => {
+    try {
+      await Promise.all(savers.map((s) => s.save()));
+      if (failing) log("saving the devnet state works again");
+      failing = false;
+    } catch (e) {
+      // The crawler does not index past the last save, so a failing save stalls it: say so once.
+      if (!failing) log(`saving the devnet state failed: ${(e as Error).message}`);
+      failing = true;
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      const started = Date.now();
+      await round();
+      const wait = Math.max(intervalMs, 3 * (Date.now() - started));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      wake();
+      await loop;
+      await round();
+    },
+  };
+}
