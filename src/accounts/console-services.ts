@@ -20,6 +20,8 @@ export interface ConsoleServicesOptions {
   mailer?: Mailer;
   /** How long a project's allowlists are trusted without a lookup. */
   accessTtlMs?: number;
+  /** How long `ready()` waits for Redis' first connection (REDIS_URL) before going on without it. */
+  redisConnectTimeoutMs?: number;
 }
 
 /** Everything the console API and the v1 hooks share, built once per process. */
@@ -35,6 +37,13 @@ export interface ConsoleServices {
   clientIp: (socketIp: string | undefined, xff: unknown) => string | null;
   /** Key of the HMACs that bind CSRF tokens (derived from the server's pepper). */
   secret: string;
+  /**
+   * Resolves once the limit store is usable: at once in memory; with Redis, when the connection is
+   * up or after `redisConnectTimeoutMs` (then limits count in process memory until Redis answers,
+   * and a warning says so). The server listens only after this, so the first requests of a fresh
+   * process count in Redis like every later one rather than in the fallback counters.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +60,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     redis.on("error", (e) => logger.warn({ err: e }, "redis error (limits fall back to process memory)"));
     backend = redisBackend(redis, prefix);
   }
+  const ready = redis ? redisReady(redis, opts.redisConnectTimeoutMs ?? 5_000, logger) : Promise.resolve();
   backend ??= memoryBackend(prefix);
 
   const mailer =
@@ -95,6 +105,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     mailer,
     clientIp: createClientIpResolver(config.trustedProxy),
     secret: ctx.pepper,
+    ready: () => ready,
     async close() {
       clearInterval(purge);
       await usage.close();
@@ -103,4 +114,25 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
       redis?.disconnect();
     },
   };
+}
+
+/** Waits for a Redis client's first connection, at most `timeoutMs`; never rejects. */
+function redisReady(redis: Redis, timeoutMs: number, logger: AppContext["logger"]): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      logger.warn(
+        { timeoutMs },
+        "redis is not reachable at start-up: rate limits and quotas count in process memory until it is",
+      );
+      done();
+    }, timeoutMs);
+    timer.unref();
+    redis.once("ready", done);
+  });
 }

@@ -117,6 +117,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
         : null;
   if (consoleServices) {
     if (opts.console === true) app.addHook("onClose", async () => consoleServices.close());
+    // Listen only once the limit store is connected (or given up on), see ConsoleServices.ready.
+    app.addHook("onReady", () => consoleServices.ready());
     noStoreUnder(app, CONSOLE_PREFIX);
     consoleServices.projects.attachKeyCache(verifier);
     corsPreflightRoutes(app, V1_PREFIX);

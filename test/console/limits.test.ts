@@ -214,6 +214,41 @@ describe("limits shared through Redis (127.0.0.1:6379)", () => {
   });
 });
 
+describe("limits with REDIS_URL", () => {
+  it("count a fresh process's very first requests in Redis, not in the start-up fallback", async () => {
+    const prefix = `omniname-test-${randomBytes(6).toString("hex")}`;
+    const t = await createConsoleTestApp({
+      config: { redisUrl: "redis://127.0.0.1:6379" },
+      services: { keyPrefix: prefix },
+    });
+    const redis = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
+    try {
+      const owner = await createAccount(t, "first");
+      const p = await createProject(t, [{ id: owner.id, role: "owner" }], "tiny");
+      const { key } = await t.services.projects.createKey(p.id, "k");
+      // A new process (services and app built from REDIS_URL), asked at once once it is ready.
+      const services2 = createConsoleServices(t.ctx, { keyPrefix: prefix });
+      const app2 = await buildApp(t.ctx, { console: services2 });
+      try {
+        await app2.ready();
+        const res = await app2.inject({ url: RESOLVE, headers: { "api-key": key } });
+        expect(res.statusCode).toBe(200);
+        const [quotaKey] = await redis.keys(`${prefix}:quota:${p.id}:*`);
+        expect(quotaKey, "the quota counter is in Redis").toBeDefined();
+        expect(await redis.get(quotaKey)).toBe("1");
+      } finally {
+        await app2.close();
+        await services2.close();
+      }
+    } finally {
+      await t.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+});
+
 describe("the demo key on the default plans", () => {
   it("serves a newcomer's first loop: 50 quick resolves, all 200", async () => {
     const demoApiKey = `demo-${randomBytes(12).toString("hex")}`;
