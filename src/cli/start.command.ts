@@ -1,6 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
@@ -9,6 +7,7 @@ import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
 import type { AppContext } from "../app-context.js";
 import type { Config } from "../config/config.schema.js";
+import { dataDirSecret } from "../config/data-dir-secret.js";
 import { loadConfig, publicUrlFor } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext, type RuntimeContext } from "../context.js";
@@ -35,12 +34,9 @@ const READY_TIMEOUT_MS = 60_000;
  * store only ever holds its keyed hash.
  */
 function demoKey(ctx: AppContext): string {
-  if (ctx.config.demoApiKey) return ctx.config.demoApiKey;
-  const file = join(ctx.config.dataDir, "demo-api-key");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const { key } = generateApiKey();
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  return (
+    ctx.config.demoApiKey ?? dataDirSecret(ctx.config.dataDir, "demo-api-key", () => generateApiKey().key)
+  );
 }
 
 /**
