@@ -43,7 +43,7 @@ export function getPlan(config: PlanConfig, name: string): Plan {
   const p = findPlan(config, name);
   if (p === null)
     throw new AppError(
-      "INVALID_PARAMETER",
+      "CONFIG_INVALID",
       `Unknown plan "${name}" (PLANS has: ${Object.keys(config.plans).join(", ")})`,
     );
   return p;
