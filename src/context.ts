@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { AppContext } from "./app-context.js";
 import type { Config } from "./config/config.schema.js";
 import { dataDirSecret } from "./config/data-dir-secret.js";
+import { secretFragmentsOf } from "./config/redact.js";
 import { createLogger } from "./logger.js";
 import { createScoringRanker } from "./scoring/scoring-ranker.js";
 import type { GeoBlockedWords } from "./scoring/geography.js";
@@ -15,7 +16,9 @@ export interface RuntimeContext extends AppContext {
 
 /** Builds the context every role shares: the only place a store and a logger are created. */
 export async function createContext(config: Config, logger?: Logger): Promise<RuntimeContext> {
-  const log = logger ?? createLogger(config.logLevel);
+  const log =
+    logger ??
+    createLogger(config.logLevel, undefined, secretFragmentsOf(config as unknown as Record<string, unknown>));
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const scoringLists = await loadScoringLists(config, await store.findKycOwners());
   return {

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import { type ConsoleServices, createConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
+import { LOG_REDACTION } from "../logger.js";
 import { createResolution } from "../resolution/resolution.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
@@ -45,17 +46,6 @@ export interface BuildAppOptions {
   console?: ConsoleServices | boolean;
 }
 
-// Secrets never reach the logs, whatever a serializer or a hook decides to log.
-const REDACT = [
-  'req.headers["api-key"]',
-  "req.headers.cookie",
-  "req.headers.authorization",
-  'res.headers["set-cookie"]',
-  'headers["api-key"]',
-  "headers.cookie",
-  "headers.authorization",
-];
-
 /**
  * The HTTP application: health, the OpenAPI document, and the authenticated v1 scope. Errors of
  * every kind are mapped in one place (plugins/errors.plugin.ts). Request logging is off: the hot
@@ -69,7 +59,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   const https = ctx.config.publicUrl.startsWith("https:");
   const headers = securityHeaderList(https);
   const app = Fastify({
-    loggerInstance: ctx.logger.child({ component: "api" }, { redact: { paths: REDACT, censor: "***" } }),
+    // Secrets never reach the logs, whatever a serializer or a hook decides to log: the child keeps
+    // the process's redaction (a child's own `redact` would replace it).
+    loggerInstance: ctx.logger.child({ component: "api" }, { redact: LOG_REDACTION }),
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy ?? false,
     bodyLimit: opts.bodyLimit ?? 64 * 1024,

@@ -15,7 +15,7 @@ import { buildApp } from "../../../src/api/app.js";
 import type { AppContext } from "../../../src/app-context.js";
 import type { Config } from "../../../src/config/config.schema.js";
 import { loadConfig } from "../../../src/config/load-config.js";
-import { REDACT_PATHS } from "../../../src/logger.js";
+import { LOG_REDACTION } from "../../../src/logger.js";
 import { createScoringRanker } from "../../../src/resolution/rank.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
@@ -144,7 +144,7 @@ export async function createConsoleTestApp(
       cb();
     },
   });
-  const logger = pino({ level: "debug", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
+  const logger = pino({ level: "debug", redact: LOG_REDACTION }, sink);
   const clock = { now: Date.UTC(2026, 10, 21, 12) };
   const config = loadConfig(
     {},
