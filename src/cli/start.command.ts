@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
+import { createConsoleServices } from "../accounts/console-services.js";
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
@@ -186,7 +187,11 @@ export const startCommand: Command = {
       if (roles.api) {
         const key = demoKey(ctx);
         await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
-        app = await buildApp(ctx, { console: true, countryHeader: config.geoCountryHeader || undefined });
+        app = await buildApp(ctx, {
+          services: createConsoleServices(ctx),
+          closeServices: true,
+          countryHeader: config.geoCountryHeader || undefined,
+        });
         await app.register(statusRoutes, {
           store: ctx.store,
           crawler: role?.crawler ?? null,

@@ -167,7 +167,7 @@ export async function createConsoleTestApp(
   };
   await seedDomain(store, clock.now);
   const services = createConsoleServices(ctx, opts.services);
-  const app = await buildApp(ctx, { console: services });
+  const app = await buildApp(ctx, { services });
   await app.ready();
   return {
     app,
