@@ -6,7 +6,7 @@ import { censorSecret, scrubLogLine, secretConfigPaths } from "./config/redact.j
  * wherever a request, a body or a config object puts them, and every secret setting of the
  * config schema (`secretConfigPaths`).
  */
-export const REDACT_PATHS: readonly string[] = [
+const REDACT_PATHS: readonly string[] = [
   'req.headers["api-key"]',
   "req.headers.cookie",
   "req.headers.authorization",

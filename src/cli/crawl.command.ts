@@ -56,7 +56,7 @@ export function syncOptionsOf(config: Config) {
 }
 
 /** Moves a source back to `block` (a block on the canonical chain), replaying from its journal; clears a halt. */
-export async function rewindSource(store: Store, source: CrawlerSource, block: number): Promise<void> {
+async function rewindSource(store: Store, source: CrawlerSource, block: number): Promise<void> {
   const reader = new ChainReader(createRpcClient({ url: source.rpcUrl }), source.chainId);
   const header = await reader.header(block);
   await rollbackTo(store, source, { blockNumber: block, blockHash: header.hash }, "syncing", Date.now());

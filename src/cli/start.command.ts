@@ -52,14 +52,14 @@ function followBoundPort(config: Config, bound: AddressInfo | string | null, log
   logger.info({ address: `${bound.address}:${bound.port}`, publicUrl: config.publicUrl }, "listening");
 }
 
-export function parseRoles(value: string): { api: boolean; crawler: boolean } {
+function parseRoles(value: string): { api: boolean; crawler: boolean } {
   const roles = new Set(value.split(",").map((r) => r.trim().toLowerCase()));
   const all = roles.has("all");
   return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
 }
 
 /** "100,000 requests/s per key, 1,000,000,000 a month (plan demo)": the limits of a plan. */
-export function planLimits(plan: Plan): string {
+function planLimits(plan: Plan): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const rate =
     plan.rateWindowS === 1
@@ -68,7 +68,7 @@ export function planLimits(plan: Plan): string {
   return `${rate}, ${n(plan.monthlyQuota)} a month (plan ${plan.name})`;
 }
 
-export function banner(url: string, key: string, plan: Plan): string {
+function banner(url: string, key: string, plan: Plan): string {
   const curl = (q: string) => `  curl -s -H 'api-key: ${key}' '${url}${V1_PREFIX}/${q}'`;
   return [
     "",

@@ -13,7 +13,7 @@ type Prop = {
 };
 
 /** Config keys with their environment variable, from the schema. */
-export function configEntries(): Array<{ key: string; env: string; schema: Prop & Record<string, unknown> }> {
+function configEntries(): Array<{ key: string; env: string; schema: Prop & Record<string, unknown> }> {
   return Object.entries(ConfigSchema.properties as Record<string, Prop & Record<string, unknown>>)
     .filter(([, s]) => typeof s.env === "string")
     .map(([key, s]) => ({ key, env: s.env as string, schema: s }));

@@ -63,7 +63,7 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export interface AppErrorOptions {
+interface AppErrorOptions {
   cause?: unknown;
   retryable?: boolean;
   details?: Record<string, unknown>;

@@ -6,6 +6,4 @@ export {
   type RankContext,
   type RankedDomain,
   type Ranker,
-  type ScoringRankerOptions,
-  tieBreak,
 } from "../scoring/scoring-ranker.js";

@@ -3,7 +3,7 @@ import { AppError } from "../domain/errors.js";
 import { skeleton } from "./skeleton.js";
 
 /** A blocked word in the forms it is matched in: as written, without separators, as a TR39 skeleton. */
-export interface GeoWord {
+interface GeoWord {
   word: string;
   joined: string;
   skel: string;
@@ -67,7 +67,7 @@ function alternation(forms: string[]): RegExp | null {
 }
 
 /** Compiles a list of words for `findBlockedWord`. */
-export function compileWords(words: readonly GeoWord[]): GeoCountryWords {
+function compileWords(words: readonly GeoWord[]): GeoCountryWords {
   return {
     words,
     joined: alternation(words.map((w) => w.joined)),

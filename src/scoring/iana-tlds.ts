@@ -78,7 +78,7 @@ function toIanaLine(tld: string): string {
   return (/^[a-z0-9-]+$/.test(tld) ? tld : `xn--${punycode.encode(tld)}`).toUpperCase();
 }
 
-export interface TldRefreshResult {
+interface TldRefreshResult {
   path: string;
   count: number;
   added: string[];

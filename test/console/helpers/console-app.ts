@@ -25,7 +25,7 @@ export const API = "/console/api";
 export const V1 = "/svc/api/v1";
 export const PUBLIC_URL = "http://console.test";
 /** Plans of the tests: small numbers so limits are reachable. */
-export const TEST_PLANS = {
+const TEST_PLANS = {
   free: { rps: 1000, monthlyQuota: 1_000_000, maxProjects: 5, maxKeys: 5, maxMembers: 10 },
   tiny: { rps: 10, rateWindowS: 10, monthlyQuota: 1000, maxProjects: 1, maxKeys: 2, maxMembers: 3 },
   metered: { rps: 1000, monthlyQuota: 25, maxProjects: 5, maxKeys: 5, maxMembers: 5 },

@@ -23,7 +23,7 @@ import { canonicalizeQuery, type RankInputs } from "./v1.params.js";
  */
 export type V1Extension = (scope: FastifyInstance, ctx: AppContext) => void | Promise<void>;
 
-export interface V1Options {
+interface V1Options {
   ctx: AppContext;
   resolution: Resolution;
   verifier: ApiKeyVerifier;
