@@ -187,10 +187,14 @@ export const startCommand: Command = {
       if (roles.api) {
         const key = demoKey(ctx);
         await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
+        const services = createConsoleServices(ctx);
         app = await buildApp(ctx, {
-          services: createConsoleServices(ctx),
+          services,
           closeServices: true,
           countryHeader: config.geoCountryHeader || undefined,
+        }).catch(async (e: unknown) => {
+          await services.close();
+          throw e;
         });
         await app.register(statusRoutes, {
           store: ctx.store,
