@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "./config/config.schema.js";
-import type { Ranker } from "./resolution/rank.js";
+import type { Ranker } from "./scoring/scoring-ranker.js";
 import type { Store } from "./store/store.js";
 
 /**

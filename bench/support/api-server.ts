@@ -1,27 +1,31 @@
 import pino from "pino";
+import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { baseScoreRanker, createScoringRanker } from "../../src/resolution/rank.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 // A child process: the production app over the bench's SQLite file, so the load generator in the
-// parent does not share this event loop. argv: <sqlite file> <pepper> [console]. With `console`,
-// the app runs the console's v1 hooks as the server role does: allowlists, plan rate limits and
-// quotas, usage recording. With `base`, it ranks by the stored base score alone (the ranking
-// before the scoring engine), to measure what the engine costs. Sends { port } over IPC.
-const [file, pepper, mode] = process.argv.slice(2);
+// parent does not share this event loop. argv: <sqlite file> <pepper>. The app runs the v1 hooks
+// as every app does (allowlists, plan rate limits and quotas, usage recording) and the scoring
+// ranker, as the server role does. Sends { port } over IPC.
+const [file, pepper] = process.argv.slice(2);
 const store = createSqliteStore(file);
 await store.migrate();
 const ctx: AppContext = {
   config: loadConfig({}, { dataDir: "." }),
   logger: pino({ level: "warn" }),
   store,
-  ranker: mode === "base" ? baseScoreRanker : createScoringRanker(),
+  ranker: createScoringRanker(),
   pepper,
   clock: Date.now,
 };
-const app = await buildApp(ctx, { console: mode === "console" });
+const app = await buildApp(ctx, {
+  services: createConsoleServices(ctx),
+  closeServices: true,
+  console: false,
+});
 await app.listen({ host: "127.0.0.1", port: 0 });
 const address = app.server.address();
 process.send?.({ port: typeof address === "object" && address ? address.port : 0 });

@@ -9,7 +9,7 @@ export interface CompiledAccess {
   origins: readonly string[];
 }
 
-export type AccessVerdict = "ok" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED";
+type AccessVerdict = "ok" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED";
 
 /**
  * Decides a v1 request against its project's allowlists.

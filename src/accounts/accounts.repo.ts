@@ -9,12 +9,12 @@ export interface Account {
   createdAt: number;
 }
 
-export interface AccountWithHash extends Account {
+interface AccountWithHash extends Account {
   passwordHash: string;
   passwordChangedAt: number;
 }
 
-export interface Session {
+interface Session {
   id: string;
   accountId: number;
   createdAt: number;

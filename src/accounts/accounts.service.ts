@@ -40,7 +40,7 @@ export function parseEmail(input: string): string {
   return email;
 }
 
-export interface AccountServiceDeps {
+interface AccountServiceDeps {
   store: Store;
   config: Config;
   logger: Logger;

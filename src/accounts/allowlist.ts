@@ -1,10 +1,10 @@
 import { BlockList, isIP } from "node:net";
 import { AppError } from "../domain/errors.js";
 
-export const MAX_ALLOWLIST_ENTRIES = 100;
+const MAX_ALLOWLIST_ENTRIES = 100;
 
 /** `::ffff:192.0.2.1` (an IPv4 client on a dual-stack socket) is the IPv4 address 192.0.2.1. */
-export function normalizeIp(ip: string): string {
+function normalizeIp(ip: string): string {
   const s = ip.trim().toLowerCase();
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   return m ? m[1] : s;

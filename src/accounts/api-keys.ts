@@ -12,8 +12,8 @@ import { ProjectsRepo } from "./projects.repo.js";
  */
 export const API_KEY_PATTERN = /^on_([0-9a-f]{8})_([0-9A-Za-z]{32})$/;
 /** Keys outside these bounds are refused without a lookup (the demo key may have any form). */
-export const MIN_KEY_LENGTH = 16;
-export const MAX_KEY_LENGTH = 256;
+const MIN_KEY_LENGTH = 16;
+const MAX_KEY_LENGTH = 256;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -108,7 +108,7 @@ interface CacheEntry {
   expiresAt: number;
 }
 
-export interface ApiKeyVerifierOptions {
+interface ApiKeyVerifierOptions {
   store: Store;
   pepper: string;
   /** Milliseconds; default the monotonic clock (TTLs must not jump with the wall clock). */

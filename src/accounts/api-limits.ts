@@ -8,11 +8,11 @@ export interface LimitState {
   quota: { limit: number; used: number; remaining: number; resetS: number; windowS: number };
 }
 
-export type LimitDecision =
+type LimitDecision =
   | { allowed: true; state: LimitState }
   | { allowed: false; code: "RATE_LIMITED" | "QUOTA_EXCEEDED"; retryAfterS: number; state: LimitState };
 
-export interface Month {
+interface Month {
   readonly key: string;
   readonly startMs: number;
   readonly endMs: number;
@@ -39,7 +39,7 @@ export function monthOf(now: number): Month {
 // expires a counter with a timer, and no Node timer can wait until the end of a month.
 const DAY_MS = 86_400_000;
 
-export interface ApiLimitsOptions {
+interface ApiLimitsOptions {
   backend: LimiterBackend;
   clock: () => number;
   /** Requests of a project that counted against the quota in a month, from the usage table. */

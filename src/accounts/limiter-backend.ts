@@ -26,7 +26,7 @@ export interface LimiterBackend {
 }
 
 /** The longest delay a Node timer honours (2^31-1 ms, 24.8 days); a longer one fires after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // rate-limiter-flexible's memory store expires each counter with a setTimeout of the window: a
 // window longer than a timer can wait would expire at once. Such counts belong in a MonthCounter.

@@ -6,11 +6,11 @@ import { AppError } from "../domain/errors.js";
  * OWASP Password Storage Cheat Sheet, scrypt: N=2^17, r=8, p=1. One hash needs 128·N·r = 128 MiB
  * of memory, above Node's 32 MiB default `maxmem`, and takes ~0.35 s on this machine.
  */
-export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
+const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
-export const PASSWORD_MIN_LENGTH = 10;
+const PASSWORD_MIN_LENGTH = 10;
 /** Long enough for any passphrase, short enough that hashing attacker input stays bounded. */
 export const PASSWORD_MAX_LENGTH = 256;
 

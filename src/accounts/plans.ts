@@ -33,7 +33,7 @@ export function planOf(config: PlanConfig, name: string): Plan {
 }
 
 /** The plan of the built-in demo project: "demo" when PLANS has it, else the default plan. */
-export const DEMO_PLAN = "demo";
+const DEMO_PLAN = "demo";
 
 export function demoPlanOf(config: PlanConfig): Plan {
   return findPlan(config, DEMO_PLAN) ?? getPlan(config, config.defaultPlan);
@@ -43,7 +43,7 @@ export function getPlan(config: PlanConfig, name: string): Plan {
   const p = findPlan(config, name);
   if (p === null)
     throw new AppError(
-      "INVALID_PARAMETER",
+      "CONFIG_INVALID",
       `Unknown plan "${name}" (PLANS has: ${Object.keys(config.plans).join(", ")})`,
     );
   return p;

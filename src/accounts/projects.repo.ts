@@ -2,7 +2,7 @@ import type { AccountsDb, Project } from "../store/accounts.port.js";
 import { toProject } from "../store/kysely/rows.js";
 import type { Role } from "./permissions.js";
 
-export interface Member {
+interface Member {
   accountId: number;
   email: string;
   fullName: string;
@@ -10,7 +10,7 @@ export interface Member {
   since: number;
 }
 
-export interface ProjectAccess {
+interface ProjectAccess {
   allowedIps: string[];
   allowedOrigins: string[];
   updatedAt: number | null;

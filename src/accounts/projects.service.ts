@@ -17,7 +17,7 @@ import { loadUsage, type UsageRecorder } from "./usage.js";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function parseProjectName(input: string): string {
+function parseProjectName(input: string): string {
   const name = input.trim().normalize("NFC");
   // Control characters would end up in CLI output and logs.
   if (name.length === 0 || name.length > 100 || /\p{Cc}/u.test(name))
@@ -37,7 +37,7 @@ function isUniqueViolation(e: unknown): boolean {
   return err?.code === "23505" || /UNIQUE constraint failed/i.test(err?.message ?? "");
 }
 
-export function keyView(k: ApiKey) {
+function keyView(k: ApiKey) {
   return {
     id: k.id,
     name: k.name,
@@ -47,7 +47,7 @@ export function keyView(k: ApiKey) {
   };
 }
 
-export interface ProjectServiceDeps {
+interface ProjectServiceDeps {
   store: Store;
   config: Config;
   clock: () => number;

@@ -8,11 +8,11 @@ import type { Database } from "../store/schema.js";
  * they fall in: an over-estimate by at most one bucket (~1.5×), which is what a chart needs and
  * what additive counters can store.
  */
-export const LATENCY_BUCKETS_MS = [
+const LATENCY_BUCKETS_MS = [
   0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000, 10000,
 ] as const;
 
-export interface UsageEvent {
+interface UsageEvent {
   projectId: number;
   endpoint: string;
   status: number;
@@ -181,7 +181,7 @@ export async function loadQuotaUsed(
   return Number(r?.n ?? 0);
 }
 
-export interface UsageStats {
+interface UsageStats {
   requests: number;
   errors: number;
   byStatus: Record<string, number>;

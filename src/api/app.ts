@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
-import { type ConsoleServices, createConsoleServices } from "../accounts/console-services.js";
+import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
+import { LOG_REDACTION } from "../logger.js";
 import { createResolution } from "../resolution/resolution.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
@@ -24,8 +25,9 @@ export const V1_PREFIX = "/svc/api/v1";
 
 export interface BuildAppOptions {
   /**
-   * Extensions of the authenticated v1 scope (allowlists, rate limits, usage): each runs with the
-   * encapsulated scope after the api-key hook, before the routes. See V1Extension.
+   * Further extensions of the authenticated v1 scope, after the console feature's own (allowlists,
+   * rate limits, usage): each runs with the encapsulated scope after the api-key hook, before the
+   * routes. See V1Extension.
    */
   v1Hooks?: readonly V1Extension[];
   /** Trust X-Forwarded-* (Fastify `trustProxy`): only behind a proxy that sets them. Default false. */
@@ -37,24 +39,16 @@ export interface BuildAppOptions {
   /** Largest accepted request body (the API takes none; console routes may). Default 64 KiB. */
   bodyLimit?: number;
   /**
-   * The console API (/console/api) and the v1 allowlists, plan limits and usage.
-   * `true`: built from ctx and closed with the app; a ConsoleServices: shared or configured by the
-   * caller (tests), who closes it. Absent or false: left out, which leaves the v1 API without
-   * allowlists, limits and usage: the server role must pass `true`.
+   * The console feature's services. The v1 scope always runs their allowlists, plan limits and
+   * usage hooks: there is no app that serves v1 without them. Created by the caller, who closes
+   * them (or passes `closeServices`).
    */
-  console?: ConsoleServices | boolean;
+  services: ConsoleServices;
+  /** Close `services` when the app closes (the server role, which built them for this app). Default false. */
+  closeServices?: boolean;
+  /** Serve the console API (/console/api) and its pages. Default true. */
+  console?: boolean;
 }
-
-// Secrets never reach the logs, whatever a serializer or a hook decides to log.
-const REDACT = [
-  'req.headers["api-key"]',
-  "req.headers.cookie",
-  "req.headers.authorization",
-  'res.headers["set-cookie"]',
-  'headers["api-key"]',
-  "headers.cookie",
-  "headers.authorization",
-];
 
 /**
  * The HTTP application: health, the OpenAPI document, and the authenticated v1 scope. Errors of
@@ -62,14 +56,17 @@ const REDACT = [
  * path logs nothing at info; 4xx are logged at debug and 5xx at error by the error handler.
  *
  * @example
- * const app = await buildApp(ctx);
+ * const services = createConsoleServices(ctx);
+ * const app = await buildApp(ctx, { services, closeServices: true });
  * const res = await app.inject({ url: "/svc/api/v1/resolve?domain=alice.wallet", headers: { "api-key": key } });
  */
-export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<FastifyInstance> {
   const https = ctx.config.publicUrl.startsWith("https:");
   const headers = securityHeaderList(https);
   const app = Fastify({
-    loggerInstance: ctx.logger.child({ component: "api" }, { redact: { paths: REDACT, censor: "***" } }),
+    // Secrets never reach the logs, whatever a serializer or a hook decides to log: the child keeps
+    // the process's redaction (a child's own `redact` would replace it).
+    loggerInstance: ctx.logger.child({ component: "api" }, { redact: LOG_REDACTION }),
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy ?? false,
     bodyLimit: opts.bodyLimit ?? 64 * 1024,
@@ -109,20 +106,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   });
   decorateApiKeys(app, verifier);
 
-  const consoleServices =
-    opts.console === true
-      ? createConsoleServices(ctx)
-      : typeof opts.console === "object"
-        ? opts.console
-        : null;
-  if (consoleServices) {
-    if (opts.console === true) app.addHook("onClose", async () => consoleServices.close());
-    // Listen only once the limit store is connected (or given up on), see ConsoleServices.ready.
-    app.addHook("onReady", () => consoleServices.ready());
-    noStoreUnder(app, CONSOLE_PREFIX);
-    consoleServices.projects.attachKeyCache(verifier);
-    corsPreflightRoutes(app, V1_PREFIX);
-  }
+  const services = opts.services;
+  if (opts.closeServices) app.addHook("onClose", async () => services.close());
+  // Listen only once the limit store is connected (or given up on), see ConsoleServices.ready.
+  app.addHook("onReady", () => services.ready());
+  services.projects.attachKeyCache(verifier);
+  corsPreflightRoutes(app, V1_PREFIX);
+  const serveConsole = opts.console ?? true;
+  if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
   healthRoutes(app, ctx.store);
   await app.register(v1Routes, {
@@ -130,16 +121,13 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     ctx,
     resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
     verifier,
-    extensions: [
-      ...(consoleServices ? consoleV1Hooks(consoleServices, ctx.clock) : []),
-      ...(opts.v1Hooks ?? []),
-    ],
+    extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
     rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
   });
-  if (consoleServices) {
+  if (serveConsole) {
     await app.register(consoleRoutes, {
       prefix: CONSOLE_PREFIX,
-      services: consoleServices,
+      services,
       config: ctx.config,
     });
     await app.register(consolePages, { config: ctx.config });

@@ -31,7 +31,7 @@ export function resolveSources(config: Config, only?: string[]): CrawlerSource[]
     const manifest = findDevnetManifest(config.dataDir);
     if (!manifest) {
       throw new AppError(
-        "INVALID_PARAMETER",
+        "CONFIG_INVALID",
         `no chain to crawl: set RPC_URL_ETHEREUM/POLYGON/BSC/AURORA, or start the devnet (omniname devnet) so that ${config.dataDir}/devnet.json exists`,
       );
     }

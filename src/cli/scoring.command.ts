@@ -39,7 +39,7 @@ async function withStore<T>(
 }
 
 /** Tests inject a config and a store; the CLI builds both from the environment. */
-export interface ScoringCommandDeps {
+interface ScoringCommandDeps {
   config?: Config;
   store?: Store;
 }

@@ -1,14 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
+import { createConsoleServices } from "../accounts/console-services.js";
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
 import type { AppContext } from "../app-context.js";
 import type { Config } from "../config/config.schema.js";
+import { dataDirSecret } from "../config/data-dir-secret.js";
 import { loadConfig, publicUrlFor } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext, type RuntimeContext } from "../context.js";
@@ -35,12 +35,9 @@ const READY_TIMEOUT_MS = 60_000;
  * store only ever holds its keyed hash.
  */
 function demoKey(ctx: AppContext): string {
-  if (ctx.config.demoApiKey) return ctx.config.demoApiKey;
-  const file = join(ctx.config.dataDir, "demo-api-key");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const { key } = generateApiKey();
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  return (
+    ctx.config.demoApiKey ?? dataDirSecret(ctx.config.dataDir, "demo-api-key", () => generateApiKey().key)
+  );
 }
 
 /**
@@ -55,14 +52,14 @@ function followBoundPort(config: Config, bound: AddressInfo | string | null, log
   logger.info({ address: `${bound.address}:${bound.port}`, publicUrl: config.publicUrl }, "listening");
 }
 
-export function parseRoles(value: string): { api: boolean; crawler: boolean } {
+function parseRoles(value: string): { api: boolean; crawler: boolean } {
   const roles = new Set(value.split(",").map((r) => r.trim().toLowerCase()));
   const all = roles.has("all");
   return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
 }
 
 /** "100,000 requests/s per key, 1,000,000,000 a month (plan demo)": the limits of a plan. */
-export function planLimits(plan: Plan): string {
+function planLimits(plan: Plan): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const rate =
     plan.rateWindowS === 1
@@ -71,7 +68,7 @@ export function planLimits(plan: Plan): string {
   return `${rate}, ${n(plan.monthlyQuota)} a month (plan ${plan.name})`;
 }
 
-export function banner(url: string, key: string, plan: Plan): string {
+function banner(url: string, key: string, plan: Plan): string {
   const curl = (q: string) => `  curl -s -H 'api-key: ${key}' '${url}${V1_PREFIX}/${q}'`;
   return [
     "",
@@ -199,7 +196,15 @@ export const startCommand: Command = {
       if (roles.api) {
         const key = demoKey(ctx);
         await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
-        app = await buildApp(ctx, { console: true, countryHeader: config.geoCountryHeader || undefined });
+        const services = createConsoleServices(ctx);
+        app = await buildApp(ctx, {
+          services,
+          closeServices: true,
+          countryHeader: config.geoCountryHeader || undefined,
+        }).catch(async (e: unknown) => {
+          await services.close();
+          throw e;
+        });
         await app.register(statusRoutes, {
           store: ctx.store,
           crawler: role?.crawler ?? null,

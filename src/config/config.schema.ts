@@ -10,7 +10,7 @@ import { type Static, Type } from "@sinclair/typebox";
  * validator's own text (a regular expression means nothing to an operator).
  */
 /** The roles `omniname start` can run (OMNINAME_ROLES). */
-export const ROLES = ["all", "api", "crawler"] as const;
+const ROLES = ["all", "api", "crawler"] as const;
 
 export const ConfigSchema = Type.Object({
   port: Type.Integer({

@@ -13,7 +13,7 @@ type Prop = {
 };
 
 /** Config keys with their environment variable, from the schema. */
-export function configEntries(): Array<{ key: string; env: string; schema: Prop & Record<string, unknown> }> {
+function configEntries(): Array<{ key: string; env: string; schema: Prop & Record<string, unknown> }> {
   return Object.entries(ConfigSchema.properties as Record<string, Prop & Record<string, unknown>>)
     .filter(([, s]) => typeof s.env === "string")
     .map(([key, s]) => ({ key, env: s.env as string, schema: s }));
@@ -55,10 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     try {
       Object.assign(fromFile, JSON.parse(readFileSync(file, "utf8")));
     } catch (e) {
-      throw new AppError(
-        "INVALID_PARAMETER",
-        `OMNINAME_CONFIG: cannot read ${file}: ${(e as Error).message}`,
-      );
+      throw new AppError("CONFIG_INVALID", `OMNINAME_CONFIG: cannot read ${file}: ${(e as Error).message}`);
     }
   }
   const input: Record<string, unknown> = { ...fromFile };
@@ -89,7 +86,7 @@ function invalid(key: string, detail: string, value: unknown): AppError {
   const given =
     typeof value === "string" && !prop?.secret ? `; got ${JSON.stringify(value.slice(0, 200))}` : "";
   const what = prop?.expected ? `must be ${prop.expected}${given}` : detail;
-  return new AppError("INVALID_PARAMETER", `Invalid configuration ${name}: ${what}`, {
+  return new AppError("CONFIG_INVALID", `Invalid configuration ${name}: ${what}`, {
     details: { variable: name },
   });
 }

@@ -29,7 +29,7 @@ export interface RpcFaultDetails {
 }
 
 export function rpcError(message: string, details: RpcFaultDetails, cause?: unknown): AppError {
-  return new AppError("INTERNAL_ERROR", message, {
+  return new AppError("RPC_UNAVAILABLE", message, {
     retryable: RPC_FAULTS[details.fault].retryable,
     details: { ...details },
     cause,

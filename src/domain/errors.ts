@@ -55,11 +55,20 @@ export const ERROR_CODES = {
     rcode: "SERVFAIL",
     message: "The server is shutting down; retry on another instance.",
   },
+  // Failures outside HTTP (start-up, the crawler): the status and rcode apply only if one ever
+  // reaches a transport, and then it is a server-side failure.
+  CONFIG_INVALID: { status: 500, rcode: "SERVFAIL", message: "The configuration is invalid." },
+  RPC_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "A chain's JSON-RPC endpoint failed." },
+  REORG_BEYOND_FINALITY: {
+    status: 500,
+    rcode: "SERVFAIL",
+    message: "A chain reorganisation went deeper than the finality window.",
+  },
 } as const satisfies Record<string, { status: number; rcode: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export interface AppErrorOptions {
+interface AppErrorOptions {
   cause?: unknown;
   retryable?: boolean;
   details?: Record<string, unknown>;

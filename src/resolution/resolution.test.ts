@@ -6,7 +6,7 @@ import { createStore } from "../store/create-store.js";
 import { createPostgresStore } from "../store/postgres/postgres-store.js";
 import type { Store } from "../store/store.js";
 import { ADDR, NOW, seedWorld } from "../../test/api/helpers/world.js";
-import { baseScoreRanker, type RankContext } from "./rank.js";
+import { createScoringRanker, type RankContext } from "./rank.js";
 import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import { asciiFastPath, createResolution, lookupNames, type Resolution } from "./resolution.js";
 import { isStoreUnavailable } from "./store-unavailable.js";
@@ -58,7 +58,7 @@ describe("resolution over SQLite", () => {
     dir = mkdtempSync(join(tmpdir(), "omniname-resolution-"));
     store = await createStore({ databaseUrl: undefined, dataDir: dir });
     ids = await seedWorld(store);
-    resolution = createResolution({ store, ranker: baseScoreRanker });
+    resolution = createResolution({ store, ranker: createScoringRanker() });
   });
   afterAll(async () => {
     await store.close();
@@ -96,7 +96,7 @@ describe("resolution over SQLite", () => {
 
   it("turns an unreachable store into STORE_UNAVAILABLE", async () => {
     const down = createPostgresStore("postgres://nobody@127.0.0.1:1/none");
-    const r = createResolution({ store: down, ranker: baseScoreRanker });
+    const r = createResolution({ store: down, ranker: createScoringRanker() });
     await expect(r.resolve("alice.wallet", {}, ctx)).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await expect(r.reverseResolve(ADDR.bob, {}, ctx)).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await down.close().catch(() => {});

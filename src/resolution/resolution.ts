@@ -11,7 +11,7 @@ import { toStoreError } from "./store-unavailable.js";
  * the REST API shapes the result (record-shape.ts), DNS turns it into answers.
  *
  * @example
- * const resolution = createResolution({ store, ranker: baseScoreRanker });
+ * const resolution = createResolution({ store, ranker: createScoringRanker() });
  * const best = await resolution.resolve("alice.wallet", {}, { projectSettings: {}, country: null, now: Date.now(), explain: false });
  */
 export interface Resolution {

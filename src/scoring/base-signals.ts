@@ -22,7 +22,7 @@ import type {
 } from "./scoring.types.js";
 
 /** Every domain starts here; the rules move it. 50 leaves room both ways. */
-export const BASE_START = 50;
+const BASE_START = 50;
 
 /** The base rules, in the order they are applied and explained. */
 export const BASE_RULES: readonly BaseRule[] = [
@@ -43,7 +43,7 @@ export function clampScore(n: number): number {
   return Math.max(0, Math.min(100, Math.round(n)));
 }
 
-export interface BaseSignalsWithDetails extends BaseSignals {
+interface BaseSignalsWithDetails extends BaseSignals {
   details: ScoreDetail[];
 }
 

@@ -3,7 +3,7 @@ import { AppError } from "../domain/errors.js";
 import { skeleton } from "./skeleton.js";
 
 /** A blocked word in the forms it is matched in: as written, without separators, as a TR39 skeleton. */
-export interface GeoWord {
+interface GeoWord {
   word: string;
   joined: string;
   skel: string;
@@ -40,18 +40,18 @@ export function parseGeoBlockedWords(text: string, source = "GEO_BLOCKED_WORDS_F
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new AppError("INVALID_PARAMETER", `${source}: not JSON: ${(e as Error).message}`);
+    throw new AppError("CONFIG_INVALID", `${source}: not JSON: ${(e as Error).message}`);
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new AppError("INVALID_PARAMETER", `${source}: expected an object { "CC": ["word", …] }`);
+    throw new AppError("CONFIG_INVALID", `${source}: expected an object { "CC": ["word", …] }`);
   }
   const out = new Map<string, GeoWord[]>();
   for (const [cc, words] of Object.entries(json)) {
     const country = cc.trim().toUpperCase();
     if (!COUNTRY.test(country))
-      throw new AppError("INVALID_PARAMETER", `${source}: "${cc}" is not an ISO 3166 alpha-2 code`);
+      throw new AppError("CONFIG_INVALID", `${source}: "${cc}" is not an ISO 3166 alpha-2 code`);
     if (!Array.isArray(words) || words.some((w) => typeof w !== "string")) {
-      throw new AppError("INVALID_PARAMETER", `${source}: ${cc} must be an array of strings`);
+      throw new AppError("CONFIG_INVALID", `${source}: ${cc} must be an array of strings`);
     }
     const list = (words as string[]).map(wordOf).filter((w) => w.joined.length > 0);
     out.set(country, [...(out.get(country) ?? []), ...list]);
@@ -67,7 +67,7 @@ function alternation(forms: string[]): RegExp | null {
 }
 
 /** Compiles a list of words for `findBlockedWord`. */
-export function compileWords(words: readonly GeoWord[]): GeoCountryWords {
+function compileWords(words: readonly GeoWord[]): GeoCountryWords {
   return {
     words,
     joined: alternation(words.map((w) => w.joined)),
@@ -84,7 +84,7 @@ export function loadGeoBlockedWords(file: string | undefined): GeoBlockedWords {
     text = readFileSync(file, "utf8");
   } catch (e) {
     throw new AppError(
-      "INVALID_PARAMETER",
+      "CONFIG_INVALID",
       `GEO_BLOCKED_WORDS_FILE: cannot read ${file}: ${(e as Error).message}`,
     );
   }

@@ -25,16 +25,13 @@ export function parseIanaTlds(text: string, source = "TLD list"): Set<string> {
     if (line === "" || line.startsWith("#")) continue;
     const upper = line.toUpperCase();
     if (!LABEL.test(upper))
-      throw new AppError(
-        "INVALID_PARAMETER",
-        `${source}, line ${i + 1}: "${line.slice(0, 80)}" is not a TLD`,
-      );
+      throw new AppError("CONFIG_INVALID", `${source}, line ${i + 1}: "${line.slice(0, 80)}" is not a TLD`);
     let tld = upper.toLowerCase();
     if (tld.startsWith("xn--")) {
       try {
         tld = punycode.decode(tld.slice(4)).normalize("NFC").toLowerCase();
       } catch {
-        throw new AppError("INVALID_PARAMETER", `${source}, line ${i + 1}: invalid punycode "${line}"`);
+        throw new AppError("CONFIG_INVALID", `${source}, line ${i + 1}: invalid punycode "${line}"`);
       }
     }
     out.add(tld);
@@ -72,10 +69,7 @@ export function loadIcannTlds(opts: {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new AppError(
-      "INVALID_PARAMETER",
-      `cannot read the ICANN TLD list ${path}: ${(e as Error).message}`,
-    );
+    throw new AppError("CONFIG_INVALID", `cannot read the ICANN TLD list ${path}: ${(e as Error).message}`);
   }
   return parseIanaTlds(text, path);
 }
@@ -84,7 +78,7 @@ function toIanaLine(tld: string): string {
   return (/^[a-z0-9-]+$/.test(tld) ? tld : `xn--${punycode.encode(tld)}`).toUpperCase();
 }
 
-export interface TldRefreshResult {
+interface TldRefreshResult {
   path: string;
   count: number;
   added: string[];
@@ -105,12 +99,12 @@ export function refreshIanaTlds(
   try {
     text = readFileSync(sourceFile, "utf8");
   } catch (e) {
-    throw new AppError("INVALID_PARAMETER", `cannot read ${sourceFile}: ${(e as Error).message}`);
+    throw new AppError("CONFIG_INVALID", `cannot read ${sourceFile}: ${(e as Error).message}`);
   }
   const tlds = parseIanaTlds(text, sourceFile);
   if (tlds.size < 100 || !tlds.has("com")) {
     throw new AppError(
-      "INVALID_PARAMETER",
+      "CONFIG_INVALID",
       `${sourceFile} does not look like the IANA root zone list (${tlds.size} TLDs)`,
     );
   }

@@ -27,7 +27,7 @@ export function parseKycFile(text: string, source = "KYC file"): string[] {
   if (bad.length > 0) {
     const shown = bad.slice(0, 10).join(", ");
     throw new AppError(
-      "INVALID_PARAMETER",
+      "CONFIG_INVALID",
       `${source}: not an address on line${bad.length > 1 ? "s" : ""} ${shown}${bad.length > 10 ? ", …" : ""}`,
     );
   }

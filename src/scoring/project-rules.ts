@@ -45,7 +45,7 @@ export const ProjectExceptionSchema = Type.Object(
  * A project's resolution settings and collision rules, as stored in `projects.settings` and edited
  * by the console and `omniname project rules`. docs/scoring.md documents every field.
  */
-export const ProjectRulesSchema = Type.Object(
+const ProjectRulesSchema = Type.Object(
   {
     networks: Type.Optional(toggle(NetworkSchema, "networks")),
     providers: Type.Optional(toggle(ProviderSchema, "providers")),
@@ -63,10 +63,10 @@ export const ProjectRulesSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type ProjectRules = Static<typeof ProjectRulesSchema>;
+type ProjectRules = Static<typeof ProjectRulesSchema>;
 export type ProjectException = Static<typeof ProjectExceptionSchema>;
 
-export type ParseResult = { ok: true; value: ProjectRules } | { ok: false; error: string };
+type ParseResult = { ok: true; value: ProjectRules } | { ok: false; error: string };
 
 const KEYS = ["networks", "providers", "providerPriority", "exceptions", "includeExpired"] as const;
 

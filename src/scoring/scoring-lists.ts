@@ -12,7 +12,7 @@ function readList(file: string, variable: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new AppError("INVALID_PARAMETER", `${variable}: cannot read ${file}: ${(e as Error).message}`);
+    throw new AppError("CONFIG_INVALID", `${variable}: cannot read ${file}: ${(e as Error).message}`);
   }
 }
 
@@ -37,7 +37,7 @@ export function parseBlocklist(text: string, source = "SPAM_BLOCKLIST_FILE"): Bl
     const parsed = normalizeName(wildcard ? `x.${line.slice(2)}` : line);
     if (!parsed.ok || (wildcard && parsed.value.labels.length !== 2)) {
       throw new AppError(
-        "INVALID_PARAMETER",
+        "CONFIG_INVALID",
         `${source}, line ${n}: "${line.slice(0, 80)}" is not a name or *.tld`,
       );
     }

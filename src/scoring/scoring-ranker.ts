@@ -48,7 +48,7 @@ export interface Ranker {
 }
 
 /** Deterministic tie-break (docs/scoring.md): earlier registration, then provider order, then network order. */
-export function tieBreak(a: DomainWithRecords, b: DomainWithRecords): number {
+function tieBreak(a: DomainWithRecords, b: DomainWithRecords): number {
   const ra = a.registeredAt ?? Number.MAX_SAFE_INTEGER;
   const rb = b.registeredAt ?? Number.MAX_SAFE_INTEGER;
   if (ra !== rb) return ra - rb;
@@ -78,7 +78,7 @@ function compare(a: Scored, b: Scored): number {
   return a.exception - b.exception || b.score - a.score || a.priority - b.priority || tieBreak(a.d, b.d);
 }
 
-export interface ScoringRankerOptions {
+interface ScoringRankerOptions {
   /** Per-country blocked words (`loadGeoBlockedWords`); none when absent. */
   geoBlockedWords?: GeoBlockedWords;
 }

@@ -5,7 +5,7 @@ import * as m0003 from "./migrations/0003-accounts.js";
 import * as m0004 from "./migrations/0004-scoring.js";
 import type { Dialect } from "./store.js";
 
-export interface Migration {
+interface Migration {
   name: string;
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
 }

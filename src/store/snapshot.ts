@@ -15,8 +15,8 @@ import type { Store } from "./store.js";
  * only together with the journal: a crawler resuming from a checkpoint must be able to replay a
  * token's history when a reorg touches it.
  */
-export const SNAPSHOT_FORMAT = "omniname-snapshot";
-export const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_FORMAT = "omniname-snapshot";
+const SNAPSHOT_VERSION = 1;
 
 type DomainLine = {
   type: "domain";
@@ -26,7 +26,7 @@ type DomainLine = {
 type JournalLine = { type: "journal" } & JournalEntry;
 type CheckpointLine = { type: "checkpoint" } & Checkpoint;
 
-export interface SnapshotCounts {
+interface SnapshotCounts {
   domains: number;
   records: number;
   reverse: number;

@@ -1,3 +1,5 @@
+import type { AppContext } from "../../src/app-context.js";
+import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -196,16 +198,17 @@ describe("answers follow the clock", () => {
       baseScore: 50,
     });
     const pepper = randomBytes(16).toString("hex");
-    const project = await store.createProject({ name: "clock" });
+    const project = await store.createProject({ name: "clock", plan: "internal" });
     const { key } = await createApiKey(store, pepper, project.id, "k");
-    const app = await buildApp({
+    const ctx: AppContext = {
       config: loadConfig({}, { dataDir: "." }),
       logger: pino({ level: "silent" }),
       store,
       ranker: createScoringRanker(),
       pepper,
       clock: () => now,
-    });
+    };
+    const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     get = (url) => app.inject({ url, headers: { "api-key": key } }) as never;
     close = async () => {
       await app.close();

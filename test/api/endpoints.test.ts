@@ -50,7 +50,8 @@ describe.each<Backend>(["sqlite", "postgres"])("API v1 on %s", (backend) => {
           network: "POLYGON",
           provider: "NAMESPACE_A",
           ownerAddress: ADDR.alice,
-          score: 80,
+          // The stored base score (80) and the age rule's +4 (registered a year before NOW).
+          score: 84,
           spam: false,
         },
       });
@@ -134,7 +135,8 @@ describe.each<Backend>(["sqlite", "postgres"])("API v1 on %s", (backend) => {
 
     it("serves spam-flagged names with spam true and their tags", async () => {
       const { body } = await json(`${V1}/resolve?domain=spammy.wallet`);
-      expect(body.data).toMatchObject({ spam: true, score: 5, info: { tags: ["lookalike"] } });
+      // Base score 5, +4 for its age: still under the spam cap of 10.
+      expect(body.data).toMatchObject({ spam: true, score: 9, info: { tags: ["lookalike"] } });
     });
 
     it("adds scoreDetails with explain=true and changes nothing else", async () => {
@@ -178,10 +180,11 @@ describe.each<Backend>(["sqlite", "postgres"])("API v1 on %s", (backend) => {
           r.score,
         ]),
       ).toEqual([
-        ["NAMESPACE_A", "POLYGON", 80],
+        // Base scores 80, 60, 60, each +4 for a year registered.
+        ["NAMESPACE_A", "POLYGON", 84],
         // Equal scores: the earlier registration first.
-        ["NAMESPACE_B", "ETHEREUM", 60],
-        ["NAMESPACE_A", "BSC", 60],
+        ["NAMESPACE_B", "ETHEREUM", 64],
+        ["NAMESPACE_A", "BSC", 64],
       ]);
       for (const r of body.data) {
         expect(r.domain).toBe("alice.wallet");

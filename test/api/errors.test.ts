@@ -1,3 +1,4 @@
+import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
@@ -6,7 +7,7 @@ import { buildApp } from "../../src/api/app.js";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { AppError } from "../../src/domain/errors.js";
-import { baseScoreRanker } from "../../src/resolution/rank.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createPostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
 import { NOW } from "./helpers/world.js";
@@ -166,11 +167,11 @@ describe("an unreachable store", () => {
       config: loadConfig({}, { dataDir: "." }),
       logger: pino({ level: "silent" }),
       store,
-      ranker: baseScoreRanker,
+      ranker: createScoringRanker(),
       pepper: "p".repeat(32),
       clock: () => NOW,
     };
-    const app = await buildApp(ctx);
+    const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {
       expect((await app.inject({ url: "/healthz" })).statusCode).toBe(200);
       expectEnvelope(await app.inject({ url: "/readyz" }), 503, "STORE_UNAVAILABLE");

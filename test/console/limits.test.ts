@@ -104,7 +104,7 @@ describe("rate limit per key and monthly quota per project", () => {
     // A restarted process (fresh in-memory counters over the same store) keeps the month's count.
     await t.services.usage.flush();
     const services = createConsoleServices(t.ctx);
-    const app = await buildApp(t.ctx, { console: services });
+    const app = await buildApp(t.ctx, { services });
     try {
       const res = await app.inject({ url: RESOLVE, headers: { "api-key": a } });
       expect(res.statusCode).toBe(429);
@@ -189,7 +189,7 @@ describe("limits shared through Redis (127.0.0.1:6379)", () => {
   it("counts one window across two API processes: the 101st request is refused", async () => {
     // A second "process": its own services and app over the same store and Redis.
     const services2 = createConsoleServices(t.ctx, { backend: redisBackend(redis, prefix) });
-    const app2 = await buildApp(t.ctx, { console: services2 });
+    const app2 = await buildApp(t.ctx, { services: services2 });
     try {
       const owner = await createAccount(t, "redis");
       const p = await createProject(t, [{ id: owner.id, role: "owner" }], "tiny");
@@ -228,7 +228,7 @@ describe("limits with REDIS_URL", () => {
       const { key } = await t.services.projects.createKey(p.id, "k");
       // A new process (services and app built from REDIS_URL), asked at once once it is ready.
       const services2 = createConsoleServices(t.ctx, { keyPrefix: prefix });
-      const app2 = await buildApp(t.ctx, { console: services2 });
+      const app2 = await buildApp(t.ctx, { services: services2 });
       try {
         await app2.ready();
         const res = await app2.inject({ url: RESOLVE, headers: { "api-key": key } });

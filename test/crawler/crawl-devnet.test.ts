@@ -3,6 +3,7 @@ import pino from "pino";
 import { type Abi, createPublicClient, type Hex, http, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/accounts/api-keys.js";
+import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
 import { statusRoutes } from "../../src/api/routes/status.routes.js";
 import type { AppContext } from "../../src/app-context.js";
@@ -14,7 +15,7 @@ import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { FIXTURE_WORLD, fixtureBaseTime, type FixtureDomain } from "../../src/devnet/fixtures.js";
 import { adapterFor } from "../../src/providers/adapters.js";
 import { ETH_NODE, labelhash, namehash } from "../../src/providers/namehash.js";
-import { baseScoreRanker } from "../../src/resolution/rank.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import { crawlToHead, tempStore } from "./crawler-harness.js";
 
@@ -105,13 +106,13 @@ describe("crawling the seeded devnet", () => {
       config: loadConfig({}, { dataDir: "." }),
       logger: pino({ level: "silent" }),
       store,
-      ranker: baseScoreRanker,
+      ranker: createScoringRanker(),
       pepper: randomBytes(16).toString("hex"),
       clock: () => NOW,
     };
-    const project = await store.createProject({ name: "crawler-check" });
+    const project = await store.createProject({ name: "crawler-check", plan: "internal" });
     const { key } = await createApiKey(store, ctx.pepper, project.id, "k");
-    const app = await buildApp(ctx);
+    const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {
       const clients = new Map<string, PublicClient>();
       const read = (rpcUrl: string, contract: ContractName, address: string, fn: string, args: unknown[]) => {

@@ -4,6 +4,7 @@ import pino from "pino";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/accounts/api-keys.js";
+import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
 import { statusRoutes } from "../../src/api/routes/status.routes.js";
 import type { AppContext } from "../../src/app-context.js";
@@ -17,7 +18,7 @@ import { callData } from "../../src/devnet/deploy.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { pauseMining } from "../../src/devnet/tx-sender.js";
 import { createRpcClient } from "../../src/devnet/rpc.js";
-import { baseScoreRanker } from "../../src/resolution/rank.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import { rawDb } from "../helpers/raw-db.js";
 import { rpcCall, senderFor, startCrawler, tempStore, unsMint, waitFor } from "./crawler-harness.js";
@@ -80,13 +81,13 @@ describe("following the head", () => {
       config: loadConfig({}, { dataDir: "." }),
       logger: pino({ level: "silent" }),
       store,
-      ranker: baseScoreRanker,
+      ranker: createScoringRanker(),
       pepper: randomBytes(16).toString("hex"),
       clock: Date.now,
     };
-    const project = await store.createProject({ name: "realtime" });
+    const project = await store.createProject({ name: "realtime", plan: "internal" });
     key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
-    app = await buildApp(ctx);
+    app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     await app.register(statusRoutes, { store, crawler });
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 /** The PostgreSQL server tests use; CI starts it on this machine. */
-export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const PG_ADMIN_URL = process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
  * Creates a fresh, uniquely named database so that suites (and concurrent runs) never share

@@ -38,7 +38,7 @@ export function testDomain(over: Partial<DomainWrite> = {}): DomainWrite {
   };
 }
 
-export interface OpenedStore {
+interface OpenedStore {
   store: Store;
   /** Another store on the same database: a second process's connection. */
   second: () => Promise<Store>;

@@ -1,3 +1,4 @@
+import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
@@ -87,7 +88,12 @@ describe("through the REST API", () => {
     const project = await world.store.createProject({ name: "scoring-api", plan: "internal" });
     projectId = project.id;
     key = (await createApiKey(world.store, ctx.pepper, project.id, "scoring")).key;
-    app = await buildApp(ctx, { countryHeader: "CF-IPCountry", keyCacheTtlMs: 0 });
+    app = await buildApp(ctx, {
+      services: createConsoleServices(ctx),
+      closeServices: true,
+      countryHeader: "CF-IPCountry",
+      keyCacheTtlMs: 0,
+    });
     await app.ready();
   });
   afterAll(async () => {

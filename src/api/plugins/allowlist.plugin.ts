@@ -79,6 +79,9 @@ export function allowlistHook(services: ConsoleServices): V1Extension {
  */
 export function corsPreflightRoutes(app: FastifyInstance, prefix: string): void {
   app.options(`${prefix}/*`, async (request, reply) => {
+    // A preflight only for a path that serves GET: any other path is as unknown as it is to GET.
+    const path = (request.url.split("?")[0] ?? "").replace(/\/+$/, "");
+    if (!app.hasRoute({ method: "GET", url: path })) throw new AppError("NOT_FOUND");
     const origin = request.headers.origin;
     if (typeof origin === "string") {
       reply.header("access-control-allow-origin", origin);

@@ -7,7 +7,7 @@ import { AppError } from "../../domain/errors.js";
 import { csrfCookieName, parseCookies, setCookie } from "./session.plugin.js";
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-export const CSRF_HEADER = "x-csrf-token";
+const CSRF_HEADER = "x-csrf-token";
 
 /** The CSRF token of a session: an HMAC of the session id, so it needs no storage and dies with it. */
 export function sessionCsrfToken(secret: string, sessionId: string): string {

@@ -11,7 +11,7 @@ import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from
  * A 5xx answer carries only the registry's message: never a stack or an internal message.
  */
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   result: false;
   error: { code: ErrorCode; message: string };
 }

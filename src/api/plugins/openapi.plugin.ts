@@ -53,17 +53,14 @@ function operation(route: CollectedRoute): Record<string, unknown> {
   return op;
 }
 
-export interface OpenApiInfo {
+interface OpenApiInfo {
   title: string;
   version: string;
   description: string;
 }
 
 /** Builds the document from the collected routes (exported for tests and `omniname` tooling). */
-export function buildOpenApiDocument(
-  routes: readonly CollectedRoute[],
-  info: OpenApiInfo,
-): Record<string, unknown> {
+function buildOpenApiDocument(routes: readonly CollectedRoute[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = paths[r.url] ?? {};

@@ -14,7 +14,7 @@ function endpointOf(request: FastifyRequest): string {
  * Records every answered v1 request of a known project (status, latency, whether it counted
  * against the quota) and the key's last use, in memory: UsageRecorder writes them in batches.
  */
-export function usageHook(services: ConsoleServices, clock: () => number): V1Extension {
+function usageHook(services: ConsoleServices, clock: () => number): V1Extension {
   return (scope: FastifyInstance) => {
     // Callback style and synchronous: recording is a few map increments, no promise needed.
     scope.addHook(

@@ -7,7 +7,7 @@ import { findProvider } from "../../domain/providers.js";
 import type { Store } from "../../store/store.js";
 import { ok } from "./v1/v1.schemas.js";
 
-export interface StatusRoutesOptions {
+interface StatusRoutesOptions {
   store: Store;
   /** The crawler of this process, when it runs one; otherwise sources are read from the checkpoints. */
   crawler?: { status(): SourceStatus[] } | null;

@@ -38,5 +38,3 @@ export function screenCsam(name: string, terms: readonly string[]): number {
   }
   return -1;
 }
-
-export const CSAM_RULE = { name: "csam", weight: "exclusion: never served" } as const;

@@ -5,7 +5,7 @@ import type { BaseRule } from "../scoring.types.js";
 const UNKNOWN_LABEL = /^\[[0-9a-f]{64}\]$/;
 
 /** Why a name fails ENSIP-15, or `null` when it passes. Pure; works for every provider's names. */
-export function ensip15Failure(name: string): string | null {
+function ensip15Failure(name: string): string | null {
   const checked = name
     .split(".")
     .map((l) => (UNKNOWN_LABEL.test(l) ? "x" : l))

@@ -4,8 +4,6 @@ import { type GeoBlockedWords, findBlockedWord } from "../geography.js";
  * Per-country blocked words (`GEO_BLOCKED_WORDS_FILE`): a domain containing one is excluded for
  * callers from that country (country from the trusted `GEO_COUNTRY_HEADER`).
  */
-export const GEO_BLOCK_RULE = { name: "geo-block", weight: "exclusion for callers of the country" } as const;
-
 export function geoBlockedWordFor(
   name: string,
   country: string | null,

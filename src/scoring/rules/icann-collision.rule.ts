@@ -1,6 +1,6 @@
 import type { BaseRule } from "../scoring.types.js";
 
-export const ICANN_PENALTY = -15;
+const ICANN_PENALTY = -15;
 
 /**
  * A TLD that exists in the ICANN root resolves in ordinary DNS to something else: a Web3 name

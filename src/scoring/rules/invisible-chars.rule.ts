@@ -6,7 +6,7 @@ const EMOJI_JOINS =
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Cc}]/u;
 
 /** The first invisible, bidi-control or control character of a name, as U+XXXX, or `null`. */
-export function findInvisible(name: string): string | null {
+function findInvisible(name: string): string | null {
   const m = INVISIBLE.exec(name.replace(EMOJI_JOINS, "$1"));
   if (!m) return null;
   return `U+${(m[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`;

@@ -1,6 +1,6 @@
 import type { BaseRule } from "../scoring.types.js";
 
-export const KYC_BONUS = 5;
+const KYC_BONUS = 5;
 
 /** The owner is on the operator's KYC list (`omniname kyc import FILE`). */
 export const kycRule: BaseRule = {

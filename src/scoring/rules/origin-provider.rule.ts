@@ -2,7 +2,7 @@ import { NETWORK_ORDER } from "../../domain/networks.js";
 import { PROVIDER_ORDER } from "../../domain/providers.js";
 import type { BaseRule, BaseSignalsContext, ScoredDomain, TldOrigin } from "../scoring.types.js";
 
-export const ORIGIN_BONUS = 20;
+const ORIGIN_BONUS = 20;
 
 /** True when `a` registered before `b`: unknown times last, then provider order, then network order. */
 export function isEarlierOrigin(a: TldOrigin, b: TldOrigin): boolean {
@@ -19,7 +19,7 @@ export function isEarlierOrigin(a: TldOrigin, b: TldOrigin): boolean {
  * writer scoring one new domain at a time must not wait for the next rescoring to be right about
  * the domain it writes).
  */
-export function originOf(domain: ScoredDomain, ctx: BaseSignalsContext): TldOrigin {
+function originOf(domain: ScoredDomain, ctx: BaseSignalsContext): TldOrigin {
   const own: TldOrigin = {
     provider: domain.provider,
     network: domain.network,

@@ -1,8 +1,6 @@
 import type { CompiledProjectRules } from "../project-rules.js";
 
 /** The project's enabled/disabled networks and providers: a disabled one is never served. */
-export const PROJECT_FILTER_RULE = { name: "project-filter", weight: "exclusion" } as const;
-
 export function isAllowedByProject(
   d: { network: string; provider: string },
   rules: Pick<CompiledProjectRules, "allowedNetworks" | "allowedProviders">,

@@ -7,7 +7,7 @@ import type { CompiledProjectRules } from "../project-rules.js";
  * place in the list always outweighs them; when the clamp at 100 makes scores equal, the priority
  * breaks the tie. The order therefore follows the priority and the scores never contradict it.
  */
-export const PRIORITY_STEP = 40;
+const PRIORITY_STEP = 40;
 
 export const PRIORITY_RULE = {
   name: "provider-priority",

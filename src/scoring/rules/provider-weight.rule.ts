@@ -6,7 +6,7 @@ import type { BaseRule } from "../scoring.types.js";
  * namespaces by default, collisions are decided by origin, age and the project's own rules. The
  * table exists so an operator decision is one line; a "coming soon" provider has no track record.
  */
-export const PROVIDER_WEIGHTS: Readonly<Record<Provider, number>> = {
+const PROVIDER_WEIGHTS: Readonly<Record<Provider, number>> = {
   NAMESPACE_A: 5,
   NAMESPACE_B: 5,
   NAMESPACE_C: 5,

@@ -1,6 +1,6 @@
 import type { BaseRule } from "../scoring.types.js";
 
-export const RECORDS_BONUS = 5;
+const RECORDS_BONUS = 5;
 
 /**
  * A name with records is in use; a bare mint of the same name elsewhere is more likely a

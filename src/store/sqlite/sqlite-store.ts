@@ -309,7 +309,7 @@ export class SqliteStore extends KyselyStore {
   }
 }
 
-export interface SqliteStoreOptions {
+interface SqliteStoreOptions {
   /**
    * How long another process's commit may go unseen by the read cache (default
    * FOREIGN_COMMIT_BOUND_MS). Tests set it high to check this process's own commit tracking alone.

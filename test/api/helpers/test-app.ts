@@ -5,10 +5,11 @@ import { join } from "node:path";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import pino, { type Logger } from "pino";
 import { createApiKey } from "../../../src/accounts/api-keys.js";
+import { type ConsoleServices, createConsoleServices } from "../../../src/accounts/console-services.js";
 import { type BuildAppOptions, buildApp } from "../../../src/api/app.js";
 import type { AppContext } from "../../../src/app-context.js";
 import { loadConfig } from "../../../src/config/load-config.js";
-import { baseScoreRanker, type Ranker } from "../../../src/resolution/rank.js";
+import { createScoringRanker, type Ranker } from "../../../src/resolution/rank.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { createTestDatabase } from "../../helpers/pg.js";
@@ -20,6 +21,8 @@ export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
   store: Store;
+  /** The console feature's services behind the v1 allowlists, limits and usage. */
+  services: ConsoleServices;
   /** A live key of the test project. */
   key: string;
   projectId: number;
@@ -40,7 +43,9 @@ export async function createTestApp(
     seed?: (store: Store) => Promise<void>;
     /** The app's clock (default NOW of the local world). */
     now?: number;
-    app?: BuildAppOptions;
+    /** buildApp's options; the console routes are left out unless `console: true`. */
+    app?: Omit<BuildAppOptions, "services">;
+    /** The ranking (default: the one production runs, `createScoringRanker()`). */
     ranker?: Ranker;
     logger?: Logger;
     /** Runs on the built app before ready(): add test-only routes here. */
@@ -66,19 +71,22 @@ export async function createTestApp(
     config: loadConfig({}, { dataDir: "." }),
     logger: opts.logger ?? pino({ level: "silent" }),
     store,
-    ranker: opts.ranker ?? baseScoreRanker,
+    ranker: opts.ranker ?? createScoringRanker(),
     pepper: randomBytes(16).toString("hex"),
     clock: () => opts.now ?? NOW,
   };
-  const project = await store.createProject({ name: "test" });
+  // The internal plan: the v1 limits always run, and these tests are about answers, not limits.
+  const project = await store.createProject({ name: "test", plan: "internal" });
   const { key } = await createApiKey(store, ctx.pepper, project.id, "test key");
-  const app = await buildApp(ctx, opts.app);
+  const services = createConsoleServices(ctx);
+  const app = await buildApp(ctx, { console: false, ...opts.app, services, closeServices: true });
   opts.beforeReady?.(app);
   await app.ready();
   return {
     app,
     ctx,
     store,
+    services,
     key,
     projectId: project.id,
     ids,

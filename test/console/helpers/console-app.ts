@@ -15,7 +15,7 @@ import { buildApp } from "../../../src/api/app.js";
 import type { AppContext } from "../../../src/app-context.js";
 import type { Config } from "../../../src/config/config.schema.js";
 import { loadConfig } from "../../../src/config/load-config.js";
-import { REDACT_PATHS } from "../../../src/logger.js";
+import { LOG_REDACTION } from "../../../src/logger.js";
 import { createScoringRanker } from "../../../src/resolution/rank.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
@@ -25,7 +25,7 @@ export const API = "/console/api";
 export const V1 = "/svc/api/v1";
 export const PUBLIC_URL = "http://console.test";
 /** Plans of the tests: small numbers so limits are reachable. */
-export const TEST_PLANS = {
+const TEST_PLANS = {
   free: { rps: 1000, monthlyQuota: 1_000_000, maxProjects: 5, maxKeys: 5, maxMembers: 10 },
   tiny: { rps: 10, rateWindowS: 10, monthlyQuota: 1000, maxProjects: 1, maxKeys: 2, maxMembers: 3 },
   metered: { rps: 1000, monthlyQuota: 25, maxProjects: 5, maxKeys: 5, maxMembers: 5 },
@@ -144,7 +144,7 @@ export async function createConsoleTestApp(
       cb();
     },
   });
-  const logger = pino({ level: "debug", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink);
+  const logger = pino({ level: "debug", redact: LOG_REDACTION }, sink);
   const clock = { now: Date.UTC(2026, 10, 21, 12) };
   const config = loadConfig(
     {},
@@ -167,7 +167,7 @@ export async function createConsoleTestApp(
   };
   await seedDomain(store, clock.now);
   const services = createConsoleServices(ctx, opts.services);
-  const app = await buildApp(ctx, { console: services });
+  const app = await buildApp(ctx, { services });
   await app.ready();
   return {
     app,

@@ -4,7 +4,7 @@ import type { Config } from "../../../config/config.schema.js";
 import { CONSOLE_PREFIX } from "./console.routes.js";
 
 /** The console pages that account e-mails link to (PUBLIC_URL + path). */
-export const CONSOLE_PAGES = {
+const CONSOLE_PAGES = {
   home: "/console",
   register: "/console/register",
   verifyEmail: "/console/verify-email",

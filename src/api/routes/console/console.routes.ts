@@ -11,7 +11,7 @@ import { teamRoutes } from "./team.routes.js";
 
 export const CONSOLE_PREFIX = "/console/api";
 
-export interface ConsoleRoutesOptions {
+interface ConsoleRoutesOptions {
   services: ConsoleServices;
   config: Config;
 }

@@ -13,7 +13,7 @@ export const SETTINGS_BODY_LIMIT = 2 * 1024 * 1024;
 const Email = Type.String({ minLength: 3, maxLength: 254, description: "E-mail address (case-insensitive)" });
 const Password = Type.String({ minLength: 1, maxLength: 1024 });
 const Token = Type.String({ minLength: 1, maxLength: 200, description: "The token of an e-mailed link" });
-export const RoleSchema = Type.Unsafe<(typeof ROLES)[number]>({ type: "string", enum: [...ROLES] });
+const RoleSchema = Type.Unsafe<(typeof ROLES)[number]>({ type: "string", enum: [...ROLES] });
 const Id = Type.String({ pattern: "^[1-9][0-9]{0,14}$" });
 
 export const ProjectParams = Type.Object({ projectId: Id });

@@ -11,7 +11,7 @@ function quote(value: string): string {
 }
 
 /** What a valid value of each v1 parameter is, in a partner's words (docs/api.md). */
-export const PARAMETER_EXPECTS: Record<string, string> = {
+const PARAMETER_EXPECTS: Record<string, string> = {
   domain: "a domain name such as alice.wallet",
   fullQualifiedDomain: "a domain name such as alice.wallet (it is an alias of domain)",
   walletAddress: "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case)",
@@ -21,7 +21,7 @@ export const PARAMETER_EXPECTS: Record<string, string> = {
 };
 
 /** The longest value each parameter may have, in characters (a domain is also limited in bytes). */
-export const PARAMETER_MAX_LENGTH: Record<string, number> = {
+const PARAMETER_MAX_LENGTH: Record<string, number> = {
   domain: 1024,
   fullQualifiedDomain: 1024,
   walletAddress: 128,
@@ -30,7 +30,7 @@ export const PARAMETER_MAX_LENGTH: Record<string, number> = {
 const ADDRESS = /^0[xX][0-9a-fA-F]{40}$/;
 
 /** On a canonicalized query: "fullQualifiedDomain" when the name came through the alias. */
-export const DOMAIN_PARAM: unique symbol = Symbol("omniname.domainParam");
+const DOMAIN_PARAM: unique symbol = Symbol("omniname.domainParam");
 
 /**
  * v1's preValidation hook: checks and canonicalizes the parameters the route declares, so every

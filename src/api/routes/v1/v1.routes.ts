@@ -19,11 +19,11 @@ import { canonicalizeQuery, type RankInputs } from "./v1.params.js";
  *     if (!isAllowed(request.project!, request.ip)) throw new AppError("IP_NOT_ALLOWED");
  *   });
  * };
- * buildApp(ctx, { v1Hooks: [allowlist] });
+ * buildApp(ctx, { services, v1Hooks: [allowlist] });
  */
 export type V1Extension = (scope: FastifyInstance, ctx: AppContext) => void | Promise<void>;
 
-export interface V1Options {
+interface V1Options {
   ctx: AppContext;
   resolution: Resolution;
   verifier: ApiKeyVerifier;

@@ -20,13 +20,13 @@ const aliasList = (table: Record<string, { aliases: readonly string[]; comingSoo
     )
     .join("; ");
 
-export const NetworkParam = Type.Unsafe<string>({
+const NetworkParam = Type.Unsafe<string>({
   type: "string",
   enum: [...NETWORK_ORDER],
   description: `Only domains on this network. Case-insensitive. ${aliasList(NETWORKS)}.`,
 });
 
-export const ProviderParam = Type.Unsafe<string>({
+const ProviderParam = Type.Unsafe<string>({
   type: "string",
   enum: [...PROVIDER_ORDER],
   description: `Only domains of this provider. Case-insensitive. ${aliasList(PROVIDERS)}.`,
