@@ -15,7 +15,7 @@ import {
   findDevnetManifest,
   writeDevnetManifest,
 } from "./manifest.js";
-import { createRpcClient } from "./rpc.js";
+import { devnetRpc } from "./rpc.js";
 import { type DevnetChain, type SeedReport, seedWorld, worldGenesisTimestamp } from "./seed.js";
 import type { SeedWorld } from "./seed-plan.js";
 import { type SimulateOptions, type Simulation, startSimulation } from "./simulate.js";
@@ -88,7 +88,7 @@ export async function chainsOf(manifest: DevnetManifest): Promise<DevnetChain[]>
   for (const network of DEVNET_NETWORKS) {
     const n = manifest.networks[network];
     if (!n) continue;
-    const sender = await createTxSender(createRpcClient(n.rpcUrl), manifest.deployer as Hex);
+    const sender = await createTxSender(devnetRpc(n.rpcUrl), manifest.deployer as Hex);
     out.push({ network, sender, contracts: n.contracts });
   }
   return out;
@@ -99,7 +99,7 @@ export async function isManifestLive(manifest: DevnetManifest): Promise<boolean>
   for (const n of Object.values(manifest.networks)) {
     if (!n) continue;
     try {
-      const rpc = createRpcClient(n.rpcUrl, { timeoutMs: 2_000 });
+      const rpc = devnetRpc(n.rpcUrl, { timeoutMs: 2_000 });
       if (Number(await rpc.call<Hex>("eth_chainId")) !== n.chainId) return false;
       for (const source of Object.values(n.contracts)) {
         const code = await rpc.call<Hex>("eth_getCode", [source!.addresses.registry, "latest"]);
@@ -217,7 +217,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       if (resumed) {
         previous = candidate;
         for (const n of networks) {
-          const rpc = createRpcClient(anvils[n]!.rpcUrl);
+          const rpc = devnetRpc(anvils[n]!.rpcUrl);
           resumedHeads[n] = Number(await rpc.call<Hex>("eth_blockNumber"));
           savers[n] = createStateSaver(rpc, statePath(dataDir, n), resumedHeads[n]);
           await resumeMining(rpc, blockTime);
@@ -242,7 +242,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       const chains: DevnetChain[] = [];
       await Promise.all(
         networks.map(async (network) => {
-          const rpc = createRpcClient(anvils[network]!.rpcUrl);
+          const rpc = devnetRpc(anvils[network]!.rpcUrl);
           await pauseMining(rpc);
           const sender = await createTxSender(rpc, DEVNET_DEPLOYER);
           const contracts = await deployNetwork(sender, network, {
@@ -266,7 +266,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, blockTime)));
       if (persist) {
         for (const n of networks)
-          savers[n] = createStateSaver(createRpcClient(anvils[n]!.rpcUrl), statePath(dataDir, n), -1);
+          savers[n] = createStateSaver(devnetRpc(anvils[n]!.rpcUrl), statePath(dataDir, n), -1);
         await saveAll();
       }
       await options.onFresh?.();

@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CrawlerSource } from "../crawler/crawler-source.js";
+import { createSource } from "../crawler/sources.js";
 import { AppError } from "../domain/errors.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
@@ -55,4 +57,16 @@ export function writeDevnetManifest(dataDir: string, manifest: DevnetManifest): 
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, path);
   return path;
+}
+
+/** Every (provider, network) source of a devnet manifest: what the crawler reads of the local chains. */
+export function sourcesFromManifest(manifest: DevnetManifest): CrawlerSource[] {
+  const out: CrawlerSource[] = [];
+  for (const [network, net] of Object.entries(manifest.networks) as Array<[Network, DevnetNetwork]>) {
+    // The devnet's chain ids are the mainnet ones (docs/chain-facts.md); a manifest may still say
+    // otherwise, and the node is asked at start-up.
+    for (const [provider, contracts] of Object.entries(net.contracts) as Array<[Provider, SourceContracts]>)
+      out.push(createSource(provider, network, contracts, net.rpcUrl, net.chainId));
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { RpcClient } from "./rpc.js";
+import type { RpcClient } from "../crawler/rpc-client.js";
 
 /**
  * Keeps one devnet chain's state file (anvil-<network>.json) current, and says up to which block

@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { AppError } from "../domain/errors.js";
-import type { RpcClient } from "./rpc.js";
+import type { RpcClient } from "../crawler/rpc-client.js";
 
 export interface TxRequest {
   /** Absent: contract creation. */

@@ -7,20 +7,28 @@ import { createApiKey } from "../../src/accounts/api-keys.js";
 import { buildApp } from "../../src/api/app.js";
 import { statusRoutes } from "../../src/api/routes/status.routes.js";
 import type { AppContext } from "../../src/app-context.js";
-import { rewindSource } from "../../src/cli/crawl.command.js";
+import { rewindSource } from "../../src/cli/crawler-role.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import type { CrawlerSource } from "../../src/crawler/apply-range.js";
+import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
 import type { CrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
-import { sourcesFromManifest } from "../../src/crawler/sources.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { callData } from "../../src/devnet/deploy.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { pauseMining } from "../../src/devnet/tx-sender.js";
-import { createRpcClient } from "../../src/devnet/rpc.js";
+import { devnetRpc } from "../../src/devnet/rpc.js";
 import { baseScoreRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import { rawDb } from "../helpers/raw-db.js";
-import { rpcCall, senderFor, startCrawler, tempStore, unsMint, waitFor } from "./crawler-harness.js";
+import {
+  NEUTRAL_SIGNALS,
+  rpcCall,
+  senderFor,
+  startCrawler,
+  tempStore,
+  unsMint,
+  waitFor,
+} from "./crawler-harness.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const BOB = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
@@ -69,7 +77,7 @@ describe("following the head", () => {
     });
     polygon = devnet.manifest.networks.POLYGON!.rpcUrl;
     bsc = devnet.manifest.networks.BSC!.rpcUrl;
-    for (const url of [polygon, bsc]) await pauseMining(createRpcClient(url));
+    for (const url of [polygon, bsc]) await pauseMining(devnetRpc(url));
     sources = sourcesFromManifest(devnet.manifest);
     ({ crawler, metrics } = startCrawler(store, sources, {
       finality: FINALITY,
@@ -249,7 +257,7 @@ describe("following the head", () => {
     // journal replays everything above it.
     const polygonSources = sources.filter((s) => s.network === "POLYGON");
     expect(polygonSources.length).toBe(2);
-    for (const s of polygonSources) await rewindSource(store, s, 1);
+    for (const s of polygonSources) await rewindSource(store, s, 1, NEUTRAL_SIGNALS);
     for (const s of polygonSources) expect((await store.getCheckpoint(s.id))!.state).not.toBe("halted");
     const ready = await app.inject({ url: "/readyz" });
     expect(ready.statusCode, ready.body).toBe(200);
