@@ -13,6 +13,11 @@ export interface DevnetNetwork {
   rpcUrl: string;
   /** Provider → { addresses: role → address, startBlock }: the crawler's `SourceContracts`. */
   contracts: Partial<Record<Provider, SourceContracts>>;
+  /**
+   * The hash of block 0: what tells this chain from another devnet's on the same port (every
+   * devnet deploys to the same addresses). A manifest without it is not taken as running.
+   */
+  genesisHash?: string;
 }
 
 /**
