@@ -46,3 +46,28 @@ export interface SourceContext {
   log: Logger;
   metrics?: CrawlerMetrics;
 }
+
+/** The options of one source's sync loop (source-sync.ts). */
+export interface SyncOptions {
+  /** Blocks after which a block is final; a deeper reorg halts the source. */
+  finality: number;
+  pollIntervalMs: number;
+  maxRange: number;
+  initialRange?: number;
+  requestTimeoutMs: number;
+  /** Return once the checkpoint reaches the head (CLI --exit-when-synced, tests, benchmarks). */
+  exitWhenSynced?: boolean;
+  progressIntervalMs?: number;
+  /** First delay of the retry backoffs (RPC calls and failed steps). Default 250 ms. */
+  backoffMs?: number;
+  /** The scoring fields written with every domain (src/scoring's base signals). */
+  signals: SignalsFn;
+  clock?: () => number;
+  /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
+  decodeInWorker?: boolean;
+  /**
+   * The highest block this source may index, or null for no limit: the embedded devnet's saved
+   * head, so that the index never holds blocks a crash of the devnet would take back.
+   */
+  maxHead?: () => number | null;
+}

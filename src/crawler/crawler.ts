@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
+import type { CrawlerSource, CrawlerStore, SignalsFn, SyncOptions } from "./crawler-source.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
 import type { SourceState, SourceStatus } from "./source-progress.js";
-import { SourceSync, type SyncOptions } from "./source-sync.js";
+import { SourceSync } from "./source-sync.js";
 
 export interface CrawlerOptions {
   sources: CrawlerSource[];

@@ -90,4 +90,9 @@ export class RangeFetcher {
     this.prefetched = null;
     return p;
   }
+
+  /** Forgets a prefetched range (the checkpoint moved by other means than this loop's writes). */
+  dropPrefetched(): void {
+    this.prefetched = null;
+  }
 }

@@ -11,6 +11,12 @@ export interface BlockRef {
   blockHash: string;
 }
 
+/** The stored hash of block `n` of a source, or null when it is not among the recent blocks. */
+export async function storedHashOf(store: CrawlerStore, sourceId: string, n: number): Promise<string | null> {
+  const [b] = await store.findRecentBlocks(sourceId, n);
+  return b && b.blockNumber === n ? b.blockHash : null;
+}
+
 /**
  * The highest block at or below the checkpoint (and the head) whose stored hash is still the
  * chain's, searched over the stored hashes of the finality window, newest first; null when the

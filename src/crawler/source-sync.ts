@@ -3,41 +3,19 @@ import type { Logger } from "pino";
 import { redactUrl } from "../config/redact.js";
 import { AdaptiveRange } from "./block-range.js";
 import type { BlockHeader, ChainReader } from "./chain-reader.js";
-import type { CrawlerSource, CrawlerStore, SignalsFn, SourceContext } from "./crawler-source.js";
+import type { CrawlerSource, CrawlerStore, SourceContext, SyncOptions } from "./crawler-source.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
 import { startLogDecoder } from "./decode-pool.js";
 import type { FetchedLog } from "./log-batch.js";
 import { writePart } from "./part-writer.js";
 import { RangeFetcher, type RangePart } from "./range-fetch.js";
-import { type BlockRef, HaltError, rollBackReorg } from "./reorg.js";
+import { type BlockRef, HaltError, rollBackReorg, storedHashOf } from "./reorg.js";
 import { faultOf, RPC_FAULTS } from "./rpc-client.js";
 import { SourceProgress, type SourceState, type SourceStatus } from "./source-progress.js";
 import { createSourceReader } from "./source-rpc.js";
+import { findStartBlock } from "./start-block.js";
+import { waitForRewind } from "./rewind-watch.js";
 import { haltAdvice, sleep } from "./sync-helpers.js";
-
-export interface SyncOptions {
-  /** Blocks after which a block is final; a deeper reorg halts the source. */
-  finality: number;
-  pollIntervalMs: number;
-  maxRange: number;
-  initialRange?: number;
-  requestTimeoutMs: number;
-  /** Return once the checkpoint reaches the head (CLI --exit-when-synced, tests, benchmarks). */
-  exitWhenSynced?: boolean;
-  progressIntervalMs?: number;
-  /** First delay of the retry backoffs (RPC calls and failed steps). Default 250 ms. */
-  backoffMs?: number;
-  /** The scoring fields written with every domain (src/scoring's base signals). */
-  signals: SignalsFn;
-  clock?: () => number;
-  /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
-  decodeInWorker?: boolean;
-  /**
-   * The highest block this source may index, or null for no limit: the embedded devnet's saved
-   * head, so that the index never holds blocks a crash of the devnet would take back.
-   */
-  maxHead?: () => number | null;
-}
 
 /**
  * The sync loop of one source (docs/crawler.md): the state machine of starting, backfill, live,
@@ -55,6 +33,8 @@ export class SourceSync {
   private head: number | null = null;
   private state: SourceState = "starting";
   private error: string | null = null;
+  /** Halted with the halt recorded on the checkpoint (a deep reorg), which a rewind clears. */
+  private checkpointHalted = false;
   // Stops RPC calls in flight and their retries when the loop is asked to stop.
   private readonly stopping = new AbortController();
 
@@ -82,6 +62,11 @@ export class SourceSync {
     this.range = new AdaptiveRange({ initial: options.initialRange, max: options.maxRange });
     this.fetcher = new RangeFetcher(source, this.reader, this.range, options.decodeInWorker !== false);
     this.progress = new SourceProgress(this.clock, options.progressIntervalMs ?? 5000);
+  }
+
+  /** Blocks between the checkpoint and the head; 0 before the head is known. */
+  private behind(): number {
+    return this.head === null ? 0 : this.head - this.cp.blockNumber;
   }
 
   status(): SourceStatus {
@@ -133,12 +118,16 @@ export class SourceSync {
     while (!signal.aborted) {
       try {
         if (!ready) {
-          if (!(await this.init(log))) return this.state;
+          if (!(await this.init(log))) {
+            if (await this.awaitRewind(log, signal)) continue;
+            return this.state;
+          }
           ready = true;
         }
         const progressed = await this.step(log);
         failures = 0;
-        if (this.state === "retrying") this.setState(this.lagged() ? "backfill" : "live");
+        if (this.state === "retrying")
+          this.setState(this.behind() > this.options.finality ? "backfill" : "live");
         this.error = null;
         if (!progressed) {
           if (this.options.exitWhenSynced && this.head !== null && this.cp.blockNumber >= this.head) break;
@@ -148,7 +137,9 @@ export class SourceSync {
         if (signal.aborted) break; // stopping: an interrupted call is not a failure
         if (e instanceof HaltError) {
           await this.halt(log, e.message);
-          return this.state;
+          if (!(await this.awaitRewind(log, signal))) return this.state;
+          ready = false;
+          continue;
         }
         failures++;
         this.error = (e as Error).message;
@@ -166,8 +157,21 @@ export class SourceSync {
     return this.state;
   }
 
-  private lagged(): boolean {
-    return this.head !== null && this.head - this.cp.blockNumber > this.options.finality;
+  /**
+   * A source halted at its checkpoint waits for `omniname crawl --rewind` (another process) to
+   * move the checkpoint and clear the halt, then starts again from it: true when that happened,
+   * false when the loop is to end (stopped, exitWhenSynced, or a halt no rewind clears).
+   */
+  private async awaitRewind(log: Logger, signal: AbortSignal): Promise<boolean> {
+    if (this.options.exitWhenSynced || !this.checkpointHalted) return false;
+    const rewound = await waitForRewind(this.store, this.source.id, this.options.pollIntervalMs, signal);
+    if (!rewound) return false;
+    log.info({ block: rewound.blockNumber }, `source ${this.source.id} was rewound: resuming`);
+    this.checkpointHalted = false;
+    this.error = null;
+    this.fetcher.dropPrefetched();
+    this.setState("starting");
+    return true;
   }
 
   private setState(state: SourceState): void {
@@ -187,8 +191,13 @@ export class SourceSync {
     }
     const saved = await this.store.getCheckpoint(this.source.id);
     if (saved) this.cp = { blockNumber: saved.blockNumber, blockHash: saved.blockHash };
-    else this.cp = { blockNumber: Math.max(-1, (await this.startBlock(log)) - 1), blockHash: "" };
+    else
+      this.cp = {
+        blockNumber: Math.max(-1, (await findStartBlock(this.reader, this.source, log)) - 1),
+        blockHash: "",
+      };
     if (saved?.state === "halted") {
+      this.checkpointHalted = true;
       this.error = saved.error;
       this.setState("halted");
       log.error(
@@ -213,20 +222,8 @@ export class SourceSync {
     return haltAdvice(this.source.id, this.cp.blockNumber, this.error);
   }
 
-  private async startBlock(log: Logger): Promise<number> {
-    const configured = this.source.contracts.startBlock;
-    if (!this.source.discoverStartBlock) return configured;
-    const head = await this.reader.head();
-    let first: number | null = null;
-    for (const address of new Set(Object.values(this.source.contracts.addresses))) {
-      const b = await this.reader.deployBlock(address, head);
-      if (b !== null && (first === null || b < first)) first = b;
-    }
-    log.info({ deployBlock: first }, "start block found by bisecting eth_getCode");
-    return first ?? configured;
-  }
-
   private async halt(log: Logger, message: string): Promise<void> {
+    this.checkpointHalted = true;
     this.error = message;
     this.setState("halted");
     log.error(
@@ -260,7 +257,10 @@ export class SourceSync {
       // chain no longer than ours is only seen this way.
       if (this.cp.blockHash !== "" && this.cp.blockNumber - head <= finality) {
         const top = await this.reader.header(head);
-        const known = head === this.cp.blockNumber ? this.cp.blockHash : await this.storedHash(head);
+        const known =
+          head === this.cp.blockNumber
+            ? this.cp.blockHash
+            : await storedHashOf(this.store, this.source.id, head);
         if (known !== null && known !== top.hash) {
           await this.handleReorg(log, head);
           return true;
@@ -353,16 +353,10 @@ export class SourceSync {
   /** Backfill or live by the distance to the head; the backfill's progress line. */
   private afterPart(log: Logger): void {
     if (this.head === null) return;
-    const behind = this.head - this.cp.blockNumber;
-    if (behind > this.options.finality) this.setState("backfill");
+    if (this.behind() > this.options.finality) this.setState("backfill");
     else if (this.state === "backfill") this.setState("live");
     if (this.state === "backfill")
       this.progress.logBackfill(log, this.source.id, this.cp.blockNumber, this.head);
-  }
-
-  private async storedHash(n: number): Promise<string | null> {
-    const [b] = await this.store.findRecentBlocks(this.source.id, n);
-    return b && b.blockNumber === n ? b.blockHash : null;
   }
 
   private async handleReorg(log: Logger, head: number): Promise<void> {

@@ -31,7 +31,7 @@ export function haltAdvice(sourceId: string, checkpoint: number, error: string |
     return `point the source's RPC URL at the right chain and restart (docs/operations.md, "Halted sources")`;
   return (
     `run \`omniname crawl --rewind ${sourceId}:<block>\` with a block still on the chain (a finality ` +
-    `window or more below ${checkpoint}) while the chain is reachable, then restart the crawler ` +
+    `window or more below ${checkpoint}) while the chain is reachable; a running crawler resumes from it ` +
     `(docs/operations.md, "Halted sources")`
   );
 }

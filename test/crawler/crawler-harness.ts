@@ -7,7 +7,7 @@ import type { Hex } from "viem";
 import type { CrawlerSource, SignalsFn } from "../../src/crawler/crawler-source.js";
 import { type Crawler, createCrawler } from "../../src/crawler/crawler.js";
 import { type CrawlerMetrics, createCrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
-import type { SyncOptions } from "../../src/crawler/source-sync.js";
+import type { SyncOptions } from "../../src/crawler/crawler-source.js";
 import { callData } from "../../src/devnet/deploy.js";
 import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
