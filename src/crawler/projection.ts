@@ -190,7 +190,7 @@ export function isDomainState(s: TokenState, tree: NameTreeRules = {}): boolean 
 }
 
 /** The native records in force: those of the current resolver when the protocol has resolvers. */
-export function effectiveNatives(s: TokenState): Array<[string, string]> {
+function effectiveNatives(s: TokenState): Array<[string, string]> {
   if (s.resolver !== undefined) return s.resolver === null ? [] : [...(s.natives.get(s.resolver) ?? [])];
   const out: Array<[string, string]> = [];
   for (const m of s.natives.values()) out.push(...m);
@@ -232,7 +232,7 @@ export interface ProjectedDomain
 }
 
 /** Labels never seen in plaintext read `[<hash hex>]` (docs/chain-facts.md); so do unnamed tokens. */
-export function placeholderName(hash: string): string {
+function placeholderName(hash: string): string {
   return `[${hash.replace(/^0x/, "")}]`;
 }
 

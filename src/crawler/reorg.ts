@@ -22,7 +22,7 @@ export async function storedHashOf(store: CrawlerStore, sourceId: string, n: num
  * chain's, searched over the stored hashes of the finality window, newest first; null when the
  * reorg goes deeper than the window.
  */
-export async function findCommonAncestor(
+async function findCommonAncestor(
   reader: ChainReader,
   store: CrawlerStore,
   sourceId: string,

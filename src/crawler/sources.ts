@@ -14,7 +14,7 @@ export function sourceIdOf(provider: Provider, network: Network): string {
  * The source of one provider's contracts on one network, read over `rpcUrl`. `chainId` defaults to
  * the network's (docs/chain-facts.md); the node is asked at start-up either way.
  *
- * @example createSource("NAMESPACE_B", "POLYGON", contracts, "http://127.0.0.1:8546")
+ * @example createSource(adapter.provider, "POLYGON", contracts, "http://127.0.0.1:8546")
  */
 export function createSource(
   provider: Provider,

@@ -24,7 +24,7 @@ export function formatEta(seconds: number | null): string {
  * the wrong chain is a configuration error; anything else (a reorg deeper than the finality
  * window) is undone by rewinding the source to a block still on the chain.
  *
- * @example haltAdvice("fns-bsc", 1_200, "reorg deeper than …")
+ * @example haltAdvice(sourceIdOf(provider, "BSC"), 1_200, "reorg deeper than …")
  */
 export function haltAdvice(sourceId: string, checkpoint: number, error: string | null): string {
   if (error?.includes("answers chain id"))

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { AppError } from "../domain/errors.js";
 import { devnetRpc, waitForRpc } from "./rpc.js";
 
-export const ANVIL_BIN = fileURLToPath(
+const ANVIL_BIN = fileURLToPath(
   new URL("../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil", import.meta.url),
 );
 
@@ -13,7 +13,7 @@ export const ANVIL_BIN = fileURLToPath(
  * Block gas limit of the devnet chains. High on purpose: the batch functions register hundreds of
  * names in one transaction, and a block far below its gas target keeps the base fee falling.
  */
-export const DEVNET_GAS_LIMIT = 10_000_000_000n;
+const DEVNET_GAS_LIMIT = 10_000_000_000n;
 
 export interface AnvilOptions {
   chainId: number;

@@ -95,7 +95,7 @@ function createRng(seed: number): () => number {
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
-export function base58(bytes: Uint8Array): string {
+function base58(bytes: Uint8Array): string {
   let n = BigInt(`0x${Buffer.from(bytes).toString("hex") || "0"}`);
   let out = "";
   while (n > 0n) {
@@ -150,7 +150,7 @@ function ensContenthash(seed: string): string {
 const rrCodec = (dnsPacket as unknown as { answer: { encode(rr: object): Buffer } }).answer;
 
 /** ENS `setDNSRecords` input: the RRset in wire format, one A record per address, TTL 3600. */
-export function ensDnsARecords(asciiName: string, addresses: string[]): string {
+function ensDnsARecords(asciiName: string, addresses: string[]): string {
   const rrs = addresses.map((data) =>
     rrCodec.encode({ type: "A", class: "IN", name: asciiName, ttl: 3600, data }),
   );

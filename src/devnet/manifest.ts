@@ -37,7 +37,7 @@ export interface DevnetManifest {
   networks: Partial<Record<Network, DevnetNetwork>>;
 }
 
-export const DEVNET_FILE = "devnet.json";
+const DEVNET_FILE = "devnet.json";
 
 export function devnetManifestPath(dataDir: string): string {
   return join(dataDir, DEVNET_FILE);

@@ -60,7 +60,7 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
 }
 
 /** Writes `bytes` to `path` so that the file is either the old one or the whole new one. */
-export function writeAtomically(path: string, bytes: Uint8Array): void {
+function writeAtomically(path: string, bytes: Uint8Array): void {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, "w", 0o644);
   try {
