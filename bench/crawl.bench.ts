@@ -12,16 +12,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { Registry } from "prom-client";
-import { loadSignals } from "../src/cli/crawl.command.js";
+import { crawlSignals } from "../src/cli/crawler-role.js";
 import { loadConfig } from "../src/config/load-config.js";
+import { loadScoringLists } from "../src/scoring/scoring-lists.js";
 import { AdaptiveRange } from "../src/crawler/block-range.js";
 import { createCrawler } from "../src/crawler/crawler.js";
 import { createCrawlerMetrics } from "../src/crawler/crawler-metrics.js";
 import { startLogDecoder } from "../src/crawler/decode-pool.js";
-import { sourcesFromManifest } from "../src/crawler/sources.js";
+import { sourcesFromManifest } from "../src/devnet/manifest.js";
 import { bulkSeed } from "../src/devnet/bulk-seed.js";
 import { startDevnet } from "../src/devnet/devnet.js";
-import { createRpcClient } from "../src/devnet/rpc.js";
+import { devnetRpc } from "../src/devnet/rpc.js";
 import { pauseMining, resumeMining } from "../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 
@@ -49,7 +50,7 @@ const devnet = await startDevnet({
 });
 try {
   const rpcUrl = devnet.manifest.networks.POLYGON!.rpcUrl;
-  const rpc = createRpcClient(rpcUrl);
+  const rpc = devnetRpc(rpcUrl);
   await pauseMining(rpc);
   const seeded = await bulkSeed(await devnet.chains(), { names: NAMES, batchSize: BATCH, runId: "bench" });
   await resumeMining(rpc, 0);
@@ -99,7 +100,9 @@ try {
   // (2) The crawler, as `omniname crawl` runs it (scoring included).
   const store = createSqliteStore(join(dir, "bench.db"));
   await store.migrate();
-  const signals = await loadSignals(loadConfig({}, { dataDir: dir }), store);
+  const signals = crawlSignals(
+    await loadScoringLists(loadConfig({}, { dataDir: dir }), await store.findKycOwners()),
+  );
   const crawler = createCrawler({
     sources,
     store,

@@ -1,6 +1,5 @@
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { Registry } from "prom-client";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
 import { createConsoleServices } from "../accounts/console-services.js";
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
@@ -11,23 +10,12 @@ import type { Config } from "../config/config.schema.js";
 import { dataDirSecret } from "../config/data-dir-secret.js";
 import { loadConfig, publicUrlFor } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
-import { createContext, type RuntimeContext } from "../context.js";
-import { type Crawler, createCrawler } from "../crawler/crawler.js";
-import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
-import { configuredNetworks, finalityOf } from "../crawler/sources.js";
-import { type Devnet, startDevnet } from "../devnet/devnet.js";
+import { createContext } from "../context.js";
 import { FIXTURE_WORLD } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
-import { createBaseSignalsFn } from "../scoring/base-signals.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
-import { type ScoringIndex, scoringContext } from "../scoring/scoring-index.js";
 import { type Command, parseArgs } from "./command.js";
-import { resolveSources, syncOptionsOf } from "./crawl.command.js";
-
-/** How often index-wide scoring facts (TLD origins, collisions, lookalikes) are recomputed. */
-const RESCORE_INTERVAL_MS = 60_000;
-/** How long start-up waits for the first backfill before it serves anyway. */
-const READY_TIMEOUT_MS = 60_000;
+import { type CrawlerRole, startCrawlerRole } from "./crawler-role.js";
 
 /**
  * The demo key of the embedded mode: OMNINAME_DEMO_API_KEY when set, otherwise one generated on
@@ -84,87 +72,6 @@ function banner(url: string, key: string, plan: Plan): string {
   ].join("\n");
 }
 
-interface CrawlerRole {
-  crawler: Crawler;
-  devnet: Devnet | null;
-  registry: Registry;
-  /** Resolves when every source is live (caught up with its head), or after READY_TIMEOUT_MS. */
-  ready: Promise<void>;
-  stop(): Promise<void>;
-}
-
-async function startCrawlerRole(ctx: RuntimeContext, config: Config): Promise<CrawlerRole> {
-  const log = ctx.logger.child({ component: "crawler" });
-  let devnet: Devnet | null = null;
-  if (configuredNetworks(config).length === 0) {
-    // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
-    devnet = await startDevnet({
-      dataDir: config.dataDir,
-      blockTime: 1,
-      log: (m) => log.info(m),
-      // A freshly deployed devnet has new block hashes: what was indexed from an earlier one is
-      // dropped, before the new manifest is written, so that a crash in between clears it again.
-      onFresh: () => ctx.store.clearChainIndex(),
-    });
-  }
-  const chains = devnet;
-  const lists = ctx.scoringLists;
-  let index: ScoringIndex = (await rescoreAll(ctx.store, lists)).index;
-  const registry = new Registry();
-  const crawler = createCrawler({
-    sources: resolveSources(config),
-    store: ctx.store,
-    logger: log,
-    metrics: createCrawlerMetrics(registry),
-    sync: syncOptionsOf(config),
-    finalityOf: (s) => finalityOf(config, s.network),
-    // The devnet runs in this process group: a crash takes back its unsaved blocks, so the index
-    // stays at or below what its state files hold (devnet/state-saver.ts).
-    maxHeadOf: chains ? (s) => chains.savedHead(s.network) : undefined,
-    signals: createBaseSignalsFn(() => scoringContext(lists, index)),
-  });
-  crawler.start();
-
-  let rescoring = false;
-  const rescore = async () => {
-    if (rescoring) return;
-    rescoring = true;
-    try {
-      const r = await rescoreAll(ctx.store, lists);
-      index = r.index;
-      if (r.updated > 0) log.info({ scanned: r.scanned, updated: r.updated }, "rescored");
-    } catch (e) {
-      log.error({ err: e }, "rescoring failed");
-    } finally {
-      rescoring = false;
-    }
-  };
-  const timer = setInterval(() => void rescore(), RESCORE_INTERVAL_MS);
-  timer.unref();
-
-  const ready = (async () => {
-    const until = Date.now() + READY_TIMEOUT_MS;
-    while (Date.now() < until) {
-      const states = crawler.status().map((s) => s.state);
-      if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    await rescore();
-  })();
-
-  return {
-    crawler,
-    devnet,
-    registry,
-    ready,
-    async stop() {
-      clearInterval(timer);
-      await crawler.stop();
-      await devnet?.stop();
-    },
-  };
-}
-
 export const startCommand: Command = {
   name: "start",
   summary:
@@ -192,7 +99,7 @@ export const startCommand: Command = {
         await importFixtures(ctx.store, FIXTURE_WORLD);
         await rescoreAll(ctx.store, ctx.scoringLists);
       }
-      if (roles.crawler) role = await startCrawlerRole(ctx, config);
+      if (roles.crawler) role = await startCrawlerRole(ctx, { embedDevnet: true, rescore: true });
       if (roles.api) {
         const key = demoKey(ctx);
         await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });

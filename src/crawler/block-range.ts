@@ -62,10 +62,10 @@ export class AdaptiveRange {
 }
 
 /** Parts of one range at most: enough to keep the node busy while we write, few requests more. */
-export const MAX_PARTS = 4;
+const MAX_PARTS = 4;
 /** Below about this many logs a part is not worth a request of its own. */
-export const PART_LOGS = 2_000;
-/** eth_getLogs requests of one range in flight at most (parts × filters): ENS's six filters get one part. */
+const PART_LOGS = 2_000;
+/** eth_getLogs requests of one range in flight at most (parts × filters): an adapter with six filters gets one part. */
 export const MAX_LOG_REQUESTS = 8;
 
 /**

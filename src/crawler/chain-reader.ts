@@ -34,7 +34,7 @@ function toHeader(b: RpcBlock): BlockHeader {
 }
 
 /** Chain order: block, then log index. */
-export function compareLogs(a: RawLog, b: RawLog): number {
+function compareLogs(a: RawLog, b: RawLog): number {
   return a.blockNumber - b.blockNumber || a.logIndex - b.logIndex;
 }
 
@@ -141,7 +141,7 @@ export class ChainReader {
 
   /**
    * The first block at which `address` has code, by bisection over eth_getCode (needs an archive
-   * node). Used when a contract's deployment block is unknown (FNS, docs/chain-facts.md).
+   * node). Used when a contract's deployment block is not published (docs/chain-facts.md).
    */
   async deployBlock(address: string, head: number): Promise<number | null> {
     const hasCode = async (n: number) =>

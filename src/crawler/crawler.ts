@@ -1,20 +1,21 @@
 import type { Logger } from "pino";
-import type { Store } from "../store/store.js";
-import type { CrawlerSource, SignalsFn } from "./apply-range.js";
+import type { CrawlerSource, CrawlerStore, SignalsFn, SyncOptions } from "./crawler-source.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
-import { SourceSync, type SourceState, type SourceStatus, type SyncOptions } from "./source-sync.js";
+import type { SourceState, SourceStatus } from "./source-progress.js";
+import { SourceSync } from "./source-sync.js";
 
 export interface CrawlerOptions {
   sources: CrawlerSource[];
-  store: Store;
+  store: CrawlerStore;
   logger: Logger;
   metrics?: CrawlerMetrics;
   /** Per-source sync options; `finality` comes from `finalityOf(source)`. */
-  sync: Omit<SyncOptions, "finality">;
+  sync: Omit<SyncOptions, "finality" | "signals" | "maxHead">;
   finalityOf(source: CrawlerSource): number;
   /** The highest block a source may index (SyncOptions.maxHead); absent or null: its chain's head. */
   maxHeadOf?(source: CrawlerSource): number | null;
-  signals?: SignalsFn;
+  /** The scoring fields written with every domain (src/scoring's base signals). */
+  signals: SignalsFn;
 }
 
 export interface Crawler {
@@ -46,7 +47,7 @@ export function createCrawler(options: CrawlerOptions): Crawler {
           ...options.sync,
           finality: options.finalityOf(s),
           maxHead: options.maxHeadOf ? () => options.maxHeadOf?.(s) ?? null : undefined,
-          signals: options.signals ?? options.sync.signals,
+          signals: options.signals,
         },
         options.metrics,
       ),

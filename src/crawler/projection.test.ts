@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ZERO_ADDRESS } from "../domain/address.js";
+import { normalizeName } from "../domain/names.js";
+import { ensAdapter } from "../providers/ens/ens.adapter.js";
 import { ETH_NODE, reverseNode } from "../providers/namehash.js";
 import type { DomainEvent, Hex } from "../providers/provider.js";
 import {
@@ -10,6 +12,7 @@ import {
   isDomainState,
   type JournalEvent,
   MAX_RECORD_BYTES,
+  type ProjectionContext,
   projectDomain,
 } from "./projection.js";
 
@@ -34,12 +37,15 @@ const mapRecord = (k: string, v: string) =>
   k === "ipfs.html.value" || k === "dweb.ipfs.hash"
     ? [{ key: "content.IPFS.0", value: v }]
     : [{ key: k, value: v }];
-const ctx = { provider: "NAMESPACE_B" as const, network: "ETHEREUM" as const, mapRecord };
+// A flat NFT registry (UNS, FNS), and ENS's name rules and tree with the same record mapping.
+const ctx: ProjectionContext = { normalizeName, mapRecord };
+const ens: ProjectionContext = { normalizeName: ensAdapter.normalizeName, mapRecord, tree: ensAdapter.tree };
 
-function project(events: JournalEvent[], provider: "NAMESPACE_B" | "NAMESPACE_C" = "NAMESPACE_B") {
+function project(events: JournalEvent[], protocol: "flat" | "ens" = "flat") {
   const issues: DataIssue[] = [];
-  const s = foldToken(T, events);
-  const p = projectDomain(s, { ...ctx, provider }, () => null, issues);
+  const rules = protocol === "ens" ? ens : ctx;
+  const s = foldToken(T, events, rules.tree);
+  const p = projectDomain(s, rules, () => null, issues);
   return { s, p, issues, records: Object.fromEntries(p.records.map((r) => [r.key, r.value])) };
 }
 
@@ -131,27 +137,35 @@ describe("foldToken / projectDomain", () => {
       rec("text.url", "https://a", 2, RESOLVER),
       rec("text.url", "https://spam", 2, OTHER),
     ];
-    expect(project(events, "NAMESPACE_C").records).toEqual({ "text.url": "https://a" });
+    expect(project(events, "ens").records).toEqual({ "text.url": "https://a" });
     const moved = [...events, at({ type: "resolver", tokenId: T, resolver: OTHER }, 3)];
-    expect(project(moved, "NAMESPACE_C").records).toEqual({ "text.url": "https://spam" });
+    expect(project(moved, "ens").records).toEqual({ "text.url": "https://spam" });
     const none = [...events, at({ type: "resolver", tokenId: T, resolver: ZERO_ADDRESS }, 3)];
-    expect(project(none, "NAMESPACE_C").records).toEqual({});
+    expect(project(none, "ens").records).toEqual({});
   });
 
   it("ENS: a .eth second-level name is owned by its NFT holder, not its registry owner", () => {
     const label = `0x${"b".repeat(64)}` as Hex;
-    const s = foldToken(T, [
-      at({ type: "subnode", tokenId: T, parentTokenId: ETH_NODE, labelHash: label }, 1),
-      mint(1),
-      at({ type: "registry-owner", tokenId: T, owner: BOB }, 2),
-    ]);
+    const s = foldToken(
+      T,
+      [
+        at({ type: "subnode", tokenId: T, parentTokenId: ETH_NODE, labelHash: label }, 1),
+        mint(1),
+        at({ type: "registry-owner", tokenId: T, owner: BOB }, 2),
+      ],
+      ens.tree,
+    );
     expect(s.owner).toBe(ALICE);
     // A subname follows its registry owner.
-    const sub = foldToken(T, [
-      at({ type: "subnode", tokenId: T, parentTokenId: `0x${"c".repeat(64)}`, labelHash: label }, 1),
-      at({ type: "registry-owner", tokenId: T, owner: ALICE }, 1),
-      at({ type: "registry-owner", tokenId: T, owner: BOB }, 2),
-    ]);
+    const sub = foldToken(
+      T,
+      [
+        at({ type: "subnode", tokenId: T, parentTokenId: `0x${"c".repeat(64)}`, labelHash: label }, 1),
+        at({ type: "registry-owner", tokenId: T, owner: ALICE }, 1),
+        at({ type: "registry-owner", tokenId: T, owner: BOB }, 2),
+      ],
+      ens.tree,
+    );
     expect(sub).toMatchObject({ owner: BOB, registeredBlock: 1 });
   });
 
@@ -161,7 +175,7 @@ describe("foldToken / projectDomain", () => {
       at({ type: "subnode", tokenId: T, parentTokenId: ETH_NODE, labelHash: label }, 1),
       mint(1),
     ];
-    const p = projectDomain(foldToken(T, events), { ...ctx, provider: "NAMESPACE_C" }, () => "eth", []);
+    const p = projectDomain(foldToken(T, events, ens.tree), ens, () => "eth", []);
     expect(p).toMatchObject({
       name: `[${"b".repeat(64)}].eth`,
       sld: `[${"b".repeat(64)}]`,
@@ -169,9 +183,7 @@ describe("foldToken / projectDomain", () => {
       nameInvalid: false,
     });
     const named = [...events, at({ type: "name", tokenId: T, name: "bob.eth", parentTokenId: ETH_NODE }, 1)];
-    expect(
-      projectDomain(foldToken(T, named), { ...ctx, provider: "NAMESPACE_C" }, () => "eth", []).name,
-    ).toBe("bob.eth");
+    expect(projectDomain(foldToken(T, named, ens.tree), ens, () => "eth", []).name).toBe("bob.eth");
   });
 
   it("ENS: a reverse node is not a domain", () => {

@@ -1,10 +1,7 @@
 import { ZERO_ADDRESS } from "../domain/address.js";
-import { type NameResult, normalizeEnsName, normalizeName, splitName } from "../domain/names.js";
-import type { Network } from "../domain/networks.js";
-import type { Provider } from "../domain/providers.js";
+import { type NameResult, splitName } from "../domain/names.js";
 import type { Domain, DomainRecord } from "../domain/types.js";
-import { ADDR_REVERSE_NODE, ETH_NODE } from "../providers/namehash.js";
-import type { DomainEvent } from "../providers/provider.js";
+import type { DomainEvent, NameTreeRules, ProviderAdapter } from "../providers/provider.js";
 
 /**
  * The projection of the event journal into domain state: a pure fold, so that applying a range,
@@ -33,7 +30,7 @@ export function foldKeyOf(event: DomainEvent): string {
     case "reverse-removed":
       return `${REVERSE_PREFIX}${event.address}`;
     default:
-      // ENS reverse-node / node-name concern the reverse node, a token: they meet under its key.
+      // reverse-node / node-name concern a reverse node, a token: they meet under its key.
       return event.tokenId;
   }
 }
@@ -64,11 +61,11 @@ export interface TokenState {
   /** Last plaintext full name published for the token (adapters normalize it), or null. */
   name: string | null;
   parentTokenId: string | null;
-  /** ENS: the label hash under the parent, when only NewOwner named the token. */
+  /** The label hash under the parent, when only a `subnode` event named the token. */
   labelHash: string | null;
   /** Native records per emitting contract, each in the order last set (later wins on a collision). */
   natives: Map<string, Map<string, string>>;
-  /** ENS: the node's resolver; only its records count. `undefined` = no resolver event seen. */
+  /** The node's resolver; only its records count. `undefined` = no resolver event seen. */
   resolver: string | null | undefined;
   expiresAt: number | null;
   registeredBlock: number | null;
@@ -76,9 +73,9 @@ export interface TokenState {
   contractAddress: string;
   lastUpdateBlock: number;
   lastUpdateAt: number;
-  /** ENS: the token is the reverse node of this address (ReverseClaimed). */
+  /** The token is the reverse node of this address (`reverse-node`). */
   reverseOf: string | null;
-  /** ENS: the node's name() record (NameChanged): a primary name when this is a reverse node. */
+  /** The node's name() record (`node-name`): a primary name when this is a reverse node. */
   nodeName: string | null;
 }
 
@@ -97,9 +94,14 @@ function own(line: Ownership, to: string, e: JournalEvent): void {
 
 /**
  * Folds a token's events, in chain order, into its state. `owner` is the zero address when the
- * token has no live owner (never minted, burned, released): such a token is not a domain.
+ * token has no live owner (never minted, burned, released): such a token is not a domain. `tree`
+ * is the protocol's name-tree rules (provider.ts `NameTreeRules`).
  */
-export function foldToken(tokenId: string, events: readonly JournalEvent[]): TokenState {
+export function foldToken(
+  tokenId: string,
+  events: readonly JournalEvent[],
+  tree: NameTreeRules = {},
+): TokenState {
   const s: TokenState = {
     tokenId,
     owner: ZERO_ADDRESS,
@@ -117,8 +119,8 @@ export function foldToken(tokenId: string, events: readonly JournalEvent[]): Tok
     reverseOf: null,
     nodeName: null,
   };
-  // ENS keeps two owners: the NFT holder (registrar / wrapper transfers) decides for `.eth`
-  // second-level names, the latest of NFT and registry owner for every other node (ens-decode.ts).
+  // Two owner lines: the NFT holder's, and the latest of NFT holder and registry owner. The
+  // protocol's tree rules say which one owns the token (the second by default).
   const nft: Ownership = { owner: ZERO_ADDRESS, registeredBlock: null, registeredAt: null, contract: "" };
   const any: Ownership = { ...nft };
   let firstContract = "";
@@ -172,7 +174,7 @@ export function foldToken(tokenId: string, events: readonly JournalEvent[]): Tok
         break; // address-keyed reverse events are folded per address (foldReverse)
     }
   }
-  const line = s.parentTokenId === ETH_NODE ? nft : any;
+  const line = tree.ownedByNftHolder?.(s) ? nft : any;
   s.owner = line.owner;
   s.registeredBlock = line.registeredBlock;
   s.registeredAt = line.registeredAt;
@@ -180,20 +182,15 @@ export function foldToken(tokenId: string, events: readonly JournalEvent[]): Tok
   return s;
 }
 
-// namehash("reverse"): the ENS reverse tree (addr.reverse, default.reverse, …) holds no names.
-const REVERSE_NODE = "0xa097f6721ce401e757d1223a763fef49b8b5f90bb18567ddb86fd205dff71d34";
-const REVERSE_TREE = new Set([REVERSE_NODE, ADDR_REVERSE_NODE]);
-
-/** Tokens that are not domains: no live owner, or ENS reverse bookkeeping (`*.addr.reverse`). */
-export function isDomainState(s: TokenState): boolean {
+/** Tokens that are not domains: no live owner, a reverse node, or the protocol's bookkeeping. */
+export function isDomainState(s: TokenState, tree: NameTreeRules = {}): boolean {
   if (s.owner === ZERO_ADDRESS) return false;
-  if (s.reverseOf !== null || REVERSE_TREE.has(s.tokenId)) return false;
-  if (s.parentTokenId !== null && REVERSE_TREE.has(s.parentTokenId)) return false;
-  return true;
+  if (s.reverseOf !== null) return false;
+  return tree.isNameToken?.(s) ?? true;
 }
 
 /** The native records in force: those of the current resolver when the protocol has resolvers. */
-export function effectiveNatives(s: TokenState): Array<[string, string]> {
+function effectiveNatives(s: TokenState): Array<[string, string]> {
   if (s.resolver !== undefined) return s.resolver === null ? [] : [...(s.natives.get(s.resolver) ?? [])];
   const out: Array<[string, string]> = [];
   for (const m of s.natives.values()) out.push(...m);
@@ -210,11 +207,8 @@ export interface DataIssue {
 /** Record values above this size are not served (the stale value is dropped, not kept). */
 export const MAX_RECORD_BYTES = 65_536;
 
-export interface ProjectionContext {
-  provider: Provider;
-  network: Network;
-  mapRecord(nativeKey: string, nativeValue: string): Array<{ key: string; value: string }>;
-}
+/** What the projection asks of the protocol: its name rules, record mapping and tree rules. */
+export type ProjectionContext = Pick<ProviderAdapter, "normalizeName" | "mapRecord" | "tree">;
 
 export interface ProjectedDomain
   extends Pick<
@@ -237,27 +231,20 @@ export interface ProjectedDomain
   records: DomainRecord[];
 }
 
-/** ENS labels never seen in plaintext read `[<hash hex>]` (docs/chain-facts.md); so do unnamed tokens. */
-export function placeholderName(hash: string): string {
+/** Labels never seen in plaintext read `[<hash hex>]` (docs/chain-facts.md); so do unnamed tokens. */
+function placeholderName(hash: string): string {
   return `[${hash.replace(/^0x/, "")}]`;
 }
 
-// Labels every ENS deployment uses, whose plaintext no event carries (the root's NewOwner).
-const KNOWN_LABELS: Record<string, string> = {
-  "0x4f5b812789fc606be1b3b16908db13fc7a9adf7ca72641f84d75b47069d3d7f0": "eth",
-  "0xdec08c9dbbdd0890e300eb5062089b2d4b1c40e3673bbccb5423f7b37dcf9a9c": "reverse",
-  "0xe5e14487b78f85faa6e1808e89246cf57dd34831548ff2e6097380d98db2504a": "addr",
-};
 const ROOT = `0x${"0".repeat(64)}`;
 
 // PostgreSQL text cannot hold NUL, and no resolver client expects one: replaced, reported.
 const stripNul = (s: string) => s.replace(/\u0000/g, "\ufffd");
 
-/** Normalizes a full name, or a single label (a top-level token), for the provider. */
-export function normalizeFor(provider: Provider, name: string): NameResult {
-  const norm = provider === "NAMESPACE_C" ? normalizeEnsName : normalizeName;
+/** Normalizes a full name, or a single label (a top-level token), under `norm` (the protocol's rules). */
+export function normalizeFor(norm: (name: string) => NameResult, name: string): NameResult {
   if (name.includes(".")) return norm(name);
-  // A top-level token (UNS/FNS TLD, ENS `eth`): normalized as the TLD of a throwaway name.
+  // A top-level token (a TLD, or `eth`): normalized as the TLD of a throwaway name.
   const r = norm(`x.${name}`);
   if (!r.ok) return r;
   const tld = r.value.tld;
@@ -272,7 +259,7 @@ const isPlainName = (name: string) => PLAIN.test(name) && name.length <= 253;
 /**
  * Turns a folded state into what the store holds: the name checked, the native records mapped onto
  * canonical keys (docs/records.md), bad values dropped or made safe. `parentName` gives the name of a
- * parent token (for ENS nodes named only by NewOwner).
+ * parent token (for nodes named only by a `subnode` event).
  */
 export function projectDomain(
   s: TokenState,
@@ -286,7 +273,7 @@ export function projectDomain(
   let composed = false;
   if (full === null && s.labelHash !== null && s.parentTokenId !== null) {
     composed = true;
-    const label = KNOWN_LABELS[s.labelHash] ?? placeholderName(s.labelHash);
+    const label = ctx.tree?.knownLabel?.(s.labelHash) ?? placeholderName(s.labelHash);
     const parent =
       s.parentTokenId === ROOT ? "" : (parentName(s.parentTokenId) ?? placeholderName(s.parentTokenId));
     full = parent === "" ? label : `${label}.${parent}`;
@@ -295,9 +282,9 @@ export function projectDomain(
   let nameInvalid = false;
   if (full !== null && !composed && isPlainName(full)) name = full;
   else if (full !== null) {
-    // Bracketed labels are ENS's notation for unknown labels: only the known labels are checked.
+    // Bracketed labels are the notation of unknown labels: only the known labels are checked.
     const known = full.replace(BRACKETED, "x");
-    const checked = normalizeFor(ctx.provider, known);
+    const checked = normalizeFor(ctx.normalizeName, known);
     if (checked.ok) name = known === full ? checked.value.name : full;
     else {
       nameInvalid = true;
@@ -358,8 +345,8 @@ export function projectDomain(
 export type ReverseState = { tokenId: string } | { name: string } | null;
 
 /**
- * Folds an address's reverse events. `nodeName` is the name() record of the address's ENS reverse
- * node, which takes precedence over the default reverse registrar's name (ENSIP-19).
+ * Folds an address's reverse events. `nodeName` is the name() record of the address's reverse
+ * node (NameTreeRules.reverseNodeOf), which takes precedence over the reverse claims.
  */
 export function foldReverse(events: readonly JournalEvent[], nodeName: string | null = null): ReverseState {
   let state: ReverseState = null;

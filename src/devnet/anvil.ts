@@ -3,9 +3,9 @@ import { createWriteStream, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { AppError } from "../domain/errors.js";
-import { createRpcClient, waitForRpc } from "./rpc.js";
+import { devnetRpc, waitForRpc } from "./rpc.js";
 
-export const ANVIL_BIN = fileURLToPath(
+const ANVIL_BIN = fileURLToPath(
   new URL("../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil", import.meta.url),
 );
 
@@ -13,7 +13,7 @@ export const ANVIL_BIN = fileURLToPath(
  * Block gas limit of the devnet chains. High on purpose: the batch functions register hundreds of
  * names in one transaction, and a block far below its gas target keeps the base fee falling.
  */
-export const DEVNET_GAS_LIMIT = 10_000_000_000n;
+const DEVNET_GAS_LIMIT = 10_000_000_000n;
 
 export interface AnvilOptions {
   chainId: number;
@@ -110,7 +110,7 @@ export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
     });
     died.catch(() => {}); // a later, normal exit must not surface as an unhandled rejection
     const chainId = await Promise.race([
-      waitForRpc(createRpcClient(rpcUrl, { timeoutMs: 2_000 }), 20_000, () => !running),
+      waitForRpc(devnetRpc(rpcUrl, { timeoutMs: 2_000 }), 20_000, () => !running),
       died,
     ]);
     if (chainId !== o.chainId)

@@ -29,8 +29,8 @@ export interface Artifact {
 
 // src/devnet/ and dist/devnet/ are both two levels below the package root.
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const CONTRACTS_DIR = join(PACKAGE_ROOT, "contracts");
-export const BUILD_DIR = join(CONTRACTS_DIR, "build");
+const CONTRACTS_DIR = join(PACKAGE_ROOT, "contracts");
+const BUILD_DIR = join(CONTRACTS_DIR, "build");
 const COMPILE_SCRIPT = join(PACKAGE_ROOT, "scripts", "compile-contracts.mjs");
 
 const cache = new Map<ContractName, Artifact>();
@@ -67,7 +67,7 @@ function newestSourceMtime(dir: string): number {
 }
 
 /** True when an artifact is missing or older than a Solidity source. */
-export function areArtifactsStale(): boolean {
+function areArtifactsStale(): boolean {
   const sources = newestSourceMtime(CONTRACTS_DIR);
   for (const name of CONTRACT_NAMES) {
     const file = join(BUILD_DIR, `${name}.json`);

@@ -18,7 +18,7 @@ import type { TxRequest, TxSender } from "./tx-sender.js";
  * What the devnet deploys where, mirroring mainnet: ENS on ETHEREUM; UNS on ETHEREUM and
  * POLYGON; FNS on POLYGON, BSC and AURORA.
  */
-export const DEVNET_LAYOUT = {
+const DEVNET_LAYOUT = {
   ETHEREUM: ["NAMESPACE_C", "NAMESPACE_B"],
   POLYGON: ["NAMESPACE_B", "NAMESPACE_A"],
   BSC: ["NAMESPACE_A"],

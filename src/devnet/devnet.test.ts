@@ -18,7 +18,7 @@ import { DEVNET_NETWORKS, type DevnetNetworkName, ENS_ROLES } from "./deploy.js"
 import { type Devnet, startDevnet } from "./devnet.js";
 import { FIXTURE_WORLD, type FixtureWorld } from "./fixtures.js";
 import type { DevnetManifest } from "./manifest.js";
-import { createRpcClient } from "./rpc.js";
+import { devnetRpc } from "./rpc.js";
 import { registryTokenId } from "./seed-registry.js";
 import { dnsEncode, fnsTokenId, labelhash, namehash, tokenIdHex } from "./token-ids.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
@@ -61,7 +61,7 @@ function chainsOfManifest(m: DevnetManifest) {
 }
 
 async function allLogs(m: DevnetManifest, network: DevnetNetworkName): Promise<Log[]> {
-  return createRpcClient(m.networks[network]!.rpcUrl).call<Log[]>("eth_getLogs", [
+  return devnetRpc(m.networks[network]!.rpcUrl).call<Log[]>("eth_getLogs", [
     { fromBlock: "0x0", toBlock: "latest" },
   ]);
 }

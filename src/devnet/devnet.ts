@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Hex } from "viem";
@@ -15,7 +16,7 @@ import {
   findDevnetManifest,
   writeDevnetManifest,
 } from "./manifest.js";
-import { createRpcClient } from "./rpc.js";
+import { devnetRpc } from "./rpc.js";
 import { type DevnetChain, type SeedReport, seedWorld, worldGenesisTimestamp } from "./seed.js";
 import type { SeedWorld } from "./seed-plan.js";
 import { type SimulateOptions, type Simulation, startSimulation } from "./simulate.js";
@@ -88,19 +89,45 @@ export async function chainsOf(manifest: DevnetManifest): Promise<DevnetChain[]>
   for (const network of DEVNET_NETWORKS) {
     const n = manifest.networks[network];
     if (!n) continue;
-    const sender = await createTxSender(createRpcClient(n.rpcUrl), manifest.deployer as Hex);
+    const sender = await createTxSender(devnetRpc(n.rpcUrl), manifest.deployer as Hex);
     out.push({ network, sender, contracts: n.contracts });
   }
   return out;
 }
 
-/** True when every chain of the manifest answers with its chain id and has its contracts. */
+/** The hash of block 0 of the chain at `rpcUrl`. */
+async function genesisHashOf(rpcUrl: string, timeoutMs?: number): Promise<string> {
+  const block = await devnetRpc(rpcUrl, { timeoutMs }).call<{ hash: string } | null>("eth_getBlockByNumber", [
+    "0x0",
+    false,
+  ]);
+  if (!block) throw new AppError("INTERNAL_ERROR", `${rpcUrl} has no block 0`);
+  return block.hash.toLowerCase();
+}
+
+/**
+ * A genesis timestamp of its own for each fresh devnet, up to a day before `base`: the genesis
+ * hash is what tells two devnets apart, and chains with the same dev accounts and the same
+ * genesis timestamp share it. A day earlier still leaves the deployment (an hour after genesis)
+ * before the fixture world's first registration (two days after).
+ */
+function uniqueGenesis(base: number): number {
+  return base - randomInt(1, 86_400);
+}
+
+/**
+ * True when every chain of the manifest answers with its chain id and genesis hash and has its
+ * contracts: the devnet of this manifest, not another one listening on its ports.
+ */
 export async function isManifestLive(manifest: DevnetManifest): Promise<boolean> {
   for (const n of Object.values(manifest.networks)) {
     if (!n) continue;
+    // Without a recorded genesis, nothing tells this devnet from another on the same ports.
+    if (!n.genesisHash) return false;
     try {
-      const rpc = createRpcClient(n.rpcUrl, { timeoutMs: 2_000 });
+      const rpc = devnetRpc(n.rpcUrl, { timeoutMs: 2_000 });
       if (Number(await rpc.call<Hex>("eth_chainId")) !== n.chainId) return false;
+      if ((await genesisHashOf(n.rpcUrl, 2_000)) !== n.genesisHash.toLowerCase()) return false;
       for (const source of Object.values(n.contracts)) {
         const code = await rpc.call<Hex>("eth_getCode", [source!.addresses.registry, "latest"]);
         if (code === "0x") return false;
@@ -170,7 +197,9 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   };
   const saveAll = () => Promise.all(Object.values(savers).map((s) => s?.save()));
   const launch = async (fresh: boolean) => {
-    const genesis = fresh && seed ? worldGenesisTimestamp(world) : undefined;
+    const genesis = fresh
+      ? uniqueGenesis(seed ? worldGenesisTimestamp(world) : Math.floor(Date.now() / 1000))
+      : undefined;
     // allSettled: a failure must not leave a sibling that is still starting unaccounted for.
     const results = await Promise.allSettled(
       networks.map(async (network, i) => {
@@ -217,7 +246,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       if (resumed) {
         previous = candidate;
         for (const n of networks) {
-          const rpc = createRpcClient(anvils[n]!.rpcUrl);
+          const rpc = devnetRpc(anvils[n]!.rpcUrl);
           resumedHeads[n] = Number(await rpc.call<Hex>("eth_blockNumber"));
           savers[n] = createStateSaver(rpc, statePath(dataDir, n), resumedHeads[n]);
           await resumeMining(rpc, blockTime);
@@ -237,18 +266,26 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       manifest = previous;
     } else {
       await launch(true);
-      const genesis = seed ? worldGenesisTimestamp(world) : undefined;
       const entries: Partial<Record<DevnetNetworkName, DevnetNetwork>> = {};
       const chains: DevnetChain[] = [];
       await Promise.all(
         networks.map(async (network) => {
-          const rpc = createRpcClient(anvils[network]!.rpcUrl);
+          const rpc = devnetRpc(anvils[network]!.rpcUrl);
           await pauseMining(rpc);
           const sender = await createTxSender(rpc, DEVNET_DEPLOYER);
+          const genesis = await rpc.call<{ hash: string; timestamp: Hex }>("eth_getBlockByNumber", [
+            "0x0",
+            false,
+          ]);
           const contracts = await deployNetwork(sender, network, {
-            timestamp: genesis === undefined ? undefined : genesis + 3_600,
+            timestamp: seed ? Number(genesis.timestamp) + 3_600 : undefined,
           });
-          entries[network] = { chainId: NETWORKS[network].chainId, rpcUrl: rpc.url, contracts };
+          entries[network] = {
+            chainId: NETWORKS[network].chainId,
+            rpcUrl: rpc.url,
+            contracts,
+            genesisHash: genesis.hash.toLowerCase(),
+          };
           chains.push({ network, sender, contracts });
         }),
       );
@@ -266,7 +303,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, blockTime)));
       if (persist) {
         for (const n of networks)
-          savers[n] = createStateSaver(createRpcClient(anvils[n]!.rpcUrl), statePath(dataDir, n), -1);
+          savers[n] = createStateSaver(devnetRpc(anvils[n]!.rpcUrl), statePath(dataDir, n), -1);
         await saveAll();
       }
       await options.onFresh?.();

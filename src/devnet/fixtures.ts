@@ -1,8 +1,21 @@
-import { createHash } from "node:crypto";
-import dnsPacket from "dns-packet";
 import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
+import { bulkDrafts } from "./fixture-bulk.js";
+import {
+  ANVIL_ACCOUNTS,
+  ANVIL_LABELS,
+  createRng,
+  type Draft,
+  ensRecords,
+  fnsRecords,
+  GENESIS_HASH160,
+  generatedAddress,
+  hash160,
+  type Profile,
+  type Rec,
+  unsRecords,
+} from "./fixture-values.js";
 
 /**
  * The one demo and test world (CONVENTIONS "Tests"): the devnet seeder writes it on chain, and the
@@ -43,215 +56,11 @@ export function fixtureBaseTime(): number {
   return BASE_TIME;
 }
 
-// anvil's default accounts 0–9 (mnemonic "test test … junk"), lower case.
-const ANVIL_ACCOUNTS = [
-  "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
-  "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-  "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
-  "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
-  "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65",
-  "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
-  "0x976ea74026e726554db657fa54763abd0c3a0aa9",
-  "0x14dc79964da2c08b23698b3d3cc7ca32193d9955",
-  "0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f",
-  "0xa0ee7a142d267c1f36714e4a8f75612f20a79720",
-] as const;
-const ANVIL_LABELS = [
-  "alice",
-  "bob",
-  "carol",
-  "dave",
-  "erin",
-  "frank",
-  "grace",
-  "heidi",
-  "ivan",
-  "judy",
-] as const;
 const HOLDERS = 24;
 
 const A: Provider = "NAMESPACE_A"; // FNS
 const B: Provider = "NAMESPACE_B"; // UNS
 const C: Provider = "NAMESPACE_C"; // ENS
-
-// ---------------------------------------------------------------------------------------------
-// Deterministic value generators.
-
-function sha256(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
-/** mulberry32: small, fast, and the same sequence on every platform for a given seed. */
-function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-
-export function base58(bytes: Uint8Array): string {
-  let n = BigInt(`0x${Buffer.from(bytes).toString("hex") || "0"}`);
-  let out = "";
-  while (n > 0n) {
-    out = BASE58[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
-function generatedAddress(seed: string): string {
-  return `0x${sha256(`omniname-fixture-owner:${seed}`).subarray(0, 20).toString("hex")}`;
-}
-
-/** hash160 of the Bitcoin genesis coinbase key: the P2PKH address 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa. */
-export const GENESIS_HASH160 = "62e907b15cbf27d5425399ebf6f0fb50ebb88f18";
-
-function hash160(seed: string): string {
-  return sha256(`omniname-fixture-btc:${seed}`).subarray(0, 20).toString("hex");
-}
-
-/** Base58Check P2PKH address of a 20-byte hash (version byte 0x00). */
-export function p2pkhAddress(h160: string): string {
-  const payload = Buffer.concat([Buffer.from([0]), Buffer.from(h160, "hex")]);
-  const check = createHash("sha256").update(createHash("sha256").update(payload).digest()).digest();
-  return base58(Buffer.concat([payload, check.subarray(0, 4)]));
-}
-
-/** The ENS `addr(0)` value: the P2PKH scriptPubkey OP_DUP OP_HASH160 <20> OP_EQUALVERIFY OP_CHECKSIG. */
-function p2pkhScript(h160: string): string {
-  return `0x76a914${h160}88ac`;
-}
-
-/** sha2-256 multihash of a seed: the same content as a CIDv0 (FNS, UNS) and an ENS contenthash. */
-function multihash(seed: string): Buffer {
-  return Buffer.concat([Buffer.from([0x12, 0x20]), sha256(`omniname-fixture-ipfs:${seed}`)]);
-}
-
-export function cidV0(seed: string): string {
-  return base58(multihash(seed));
-}
-
-/** ENSIP-7 contenthash: ipfs-ns (0xe3 0x01), CIDv1 (0x01), dag-pb (0x70), then the multihash. */
-function ensContenthash(seed: string): string {
-  return `0xe3010170${multihash(seed).toString("hex")}`;
-}
-
-// dns-packet encodes a single resource record with `answer.encode`; its type definitions omit it.
-const rrCodec = (dnsPacket as unknown as { answer: { encode(rr: object): Buffer } }).answer;
-
-/** ENS `setDNSRecords` input: the RRset in wire format, one A record per address, TTL 3600. */
-export function ensDnsARecords(asciiName: string, addresses: string[]): string {
-  const rrs = addresses.map((data) =>
-    rrCodec.encode({ type: "A", class: "IN", name: asciiName, ttl: 3600, data }),
-  );
-  return `0x${Buffer.concat(rrs).toString("hex")}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// A profile says what a domain holds; one encoder per protocol writes it as native records.
-
-interface Profile {
-  eth?: string[];
-  /** hash160 values; FNS/UNS store the P2PKH address, ENS the scriptPubkey. */
-  btc?: string[];
-  usdt?: string;
-  website?: string[];
-  a?: string[];
-  aaaa?: string[];
-  txt?: string[];
-  cname?: string;
-  fullname?: string;
-  email?: string;
-  avatar?: string;
-  description?: string;
-  twitter?: string[];
-  github?: string;
-  /** IPFS content seeds (see cidV0). */
-  ipfs?: string[];
-}
-
-type Rec = [string, string];
-const PROFILE_FIELDS = ["fullname", "email", "avatar", "description"] as const;
-
-// FNS native keys are the canonical keys themselves.
-function fnsRecords(p: Profile): Rec[] {
-  const r: Rec[] = [];
-  const many = (form: string, values: string[] | undefined) => {
-    for (const [i, v] of (values ?? []).entries()) r.push([`${form}.${i}`, v]);
-  };
-  many("token.ETH", p.eth);
-  many("token.BTC", p.btc?.map(p2pkhAddress));
-  if (p.usdt) r.push(["token.USDT.0", p.usdt]);
-  many("redirect.WEBSITE", p.website);
-  many("record.A", p.a);
-  many("record.AAAA", p.aaaa);
-  many("record.TXT", p.txt);
-  if (p.cname) r.push(["record.CNAME.0", p.cname]);
-  for (const f of PROFILE_FIELDS) if (p[f] !== undefined) r.push([`profile.OWNER.${f}`, p[f]]);
-  many("social.TWITTER", p.twitter);
-  if (p.github) r.push(["social.GITHUB.0", p.github]);
-  many("content.IPFS", p.ipfs?.map(cidV0));
-  return r;
-}
-
-// UNS holds one value per key, except dns.<TYPE>, a JSON array. Fields UNS has no key for are dropped.
-function unsRecords(p: Profile): Rec[] {
-  const r: Rec[] = [];
-  if (p.eth?.[0]) r.push(["crypto.ETH.address", p.eth[0]]);
-  if (p.btc?.[0]) r.push(["crypto.BTC.address", p2pkhAddress(p.btc[0])]);
-  if (p.usdt) r.push(["crypto.USDT.version.ERC20.address", p.usdt]);
-  if (p.website?.[0]) r.push(["browser.redirect_url", p.website[0]]);
-  if (p.a?.length) r.push(["dns.A", JSON.stringify(p.a)], ["dns.A.ttl", "3600"]);
-  if (p.aaaa?.length) r.push(["dns.AAAA", JSON.stringify(p.aaaa)]);
-  if (p.email) r.push(["whois.email.value", p.email]);
-  if (p.avatar) r.push(["social.picture.value", p.avatar]);
-  if (p.twitter?.[0]) r.push(["social.twitter.username", p.twitter[0]]);
-  if (p.ipfs?.[0]) r.push(["ipfs.html.value", cidV0(p.ipfs[0])]);
-  return r;
-}
-
-// ENS: addr(coinType), text(key), contenthash and DNS records, each one value.
-function ensRecords(asciiName: string, p: Profile): Rec[] {
-  const r: Rec[] = [];
-  if (p.eth?.[0]) r.push(["addr.60", p.eth[0]]);
-  if (p.btc?.[0]) r.push(["addr.0", p2pkhScript(p.btc[0])]);
-  if (p.website?.[0]) r.push(["text.url", p.website[0]]);
-  if (p.fullname) r.push(["text.name", p.fullname]);
-  if (p.avatar) r.push(["text.avatar", p.avatar]);
-  if (p.email) r.push(["text.email", p.email]);
-  if (p.description) r.push(["text.description", p.description]);
-  if (p.twitter?.[0]) r.push(["text.com.twitter", p.twitter[0]]);
-  if (p.github) r.push(["text.com.github", p.github]);
-  if (p.ipfs?.[0]) r.push(["contenthash", ensContenthash(p.ipfs[0])]);
-  if (p.a?.length) r.push(["dns.A", ensDnsARecords(asciiName, p.a)]);
-  return r;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The world.
-
-interface Draft {
-  provider: Provider;
-  network: Network;
-  name: string;
-  owner: string;
-  profile: Profile;
-  reverse?: boolean;
-  expired?: boolean;
-  expires?: boolean;
-  previousOwners?: string[];
-  resetBefore?: Profile;
-}
 
 const LONG_TEXT = Array.from(
   { length: 24 },
@@ -423,96 +232,6 @@ function storyDrafts(o: Record<string, string>): Draft[] {
   ];
 }
 
-const WORDS = [
-  "moon",
-  "sun",
-  "star",
-  "pixel",
-  "block",
-  "chain",
-  "nova",
-  "atlas",
-  "delta",
-  "ember",
-  "frost",
-  "gale",
-  "harbor",
-  "iris",
-  "jade",
-  "kite",
-  "lumen",
-  "maple",
-  "nimbus",
-  "onyx",
-  "pearl",
-  "quartz",
-  "raven",
-  "sage",
-  "tide",
-  "umber",
-  "vale",
-  "willow",
-  "zephyr",
-  "cobalt",
-];
-const BULK: Array<{ provider: Provider; network: Network; count: number; tlds: string[] }> = [
-  { provider: A, network: "POLYGON", count: 36, tlds: ["wallet", "web3", "metaverse", "x"] },
-  { provider: A, network: "BSC", count: 30, tlds: ["wallet", "web3", "bnb", "x"] },
-  { provider: A, network: "AURORA", count: 26, tlds: ["wallet", "aurora", "web3"] },
-  { provider: B, network: "ETHEREUM", count: 32, tlds: ["crypto", "nft", "x", "wallet", "dao"] },
-  { provider: B, network: "POLYGON", count: 32, tlds: ["crypto", "nft", "x", "wallet", "blockchain"] },
-  { provider: C, network: "ETHEREUM", count: 30, tlds: ["eth"] },
-];
-
-function bulkDrafts(o: Record<string, string>, taken: Set<string>, rng: () => number): Draft[] {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];
-  const holders = Object.keys(o).filter((k) => k.startsWith("holder"));
-  const queue = BULK.flatMap((b) => Array.from({ length: b.count }, () => b));
-  // Shuffle so that the pairs interleave in registration order.
-  for (let i = queue.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [queue[i], queue[j]] = [queue[j], queue[i]];
-  }
-  const reverseTaken = new Set<string>();
-  const out: Draft[] = [];
-  for (const b of queue) {
-    let name: string;
-    do {
-      const sld = rng() < 0.5 ? `${pick(WORDS)}${pick(WORDS)}` : `${pick(WORDS)}-${Math.floor(rng() * 1000)}`;
-      name = `${sld}.${pick(b.tlds)}`;
-    } while (taken.has(`${b.provider}/${b.network}/${name}`));
-    taken.add(`${b.provider}/${b.network}/${name}`);
-    const ownerLabel = rng() < 0.35 ? pick(ANVIL_LABELS) : pick(holders);
-    const owner = o[ownerLabel];
-    const sld = name.slice(0, name.lastIndexOf("."));
-    const profile: Profile = { eth: [owner] };
-    if (rng() < 0.6) profile.website = [`https://${sld}.example.com`];
-    if (rng() < 0.4)
-      profile.a =
-        rng() < 0.3
-          ? ["203.0.113.1", `203.0.113.${2 + Math.floor(rng() * 250)}`]
-          : [`203.0.113.${2 + Math.floor(rng() * 250)}`];
-    if (rng() < 0.3) profile.btc = [hash160(name)];
-    if (rng() < 0.3) profile.twitter = [sld.replace(/-/g, "_")];
-    if (rng() < 0.25) profile.ipfs = [name];
-    if (rng() < 0.2) profile.email = `${sld}@example.org`;
-    // Only generated holders set a reverse record in bulk, at most one per (owner, provider, network).
-    const rkey = `${owner}/${b.provider}/${b.network}`;
-    const reverse = ownerLabel.startsWith("holder") && !reverseTaken.has(rkey) && rng() < 0.3;
-    if (reverse) reverseTaken.add(rkey);
-    out.push({
-      provider: b.provider,
-      network: b.network,
-      name,
-      owner,
-      profile,
-      reverse,
-      expires: b.provider === B && rng() < 0.2,
-    });
-  }
-  return out;
-}
-
 /** Builds the world from scratch; FIXTURE_WORLD is its one instance. */
 export function buildFixtureWorld(): FixtureWorld {
   const owners: Record<string, string> = {};
@@ -564,74 +283,3 @@ export function buildFixtureWorld(): FixtureWorld {
 }
 
 export const FIXTURE_WORLD: FixtureWorld = buildFixtureWorld();
-
-// ---------------------------------------------------------------------------------------------
-// Look-ups for tests and the seeder.
-
-function normalizeAny(input: string): string | null {
-  const n = normalizeName(input);
-  if (n.ok) return n.value.name;
-  const e = normalizeEnsName(input);
-  return e.ok ? e.value.name : null;
-}
-
-/** Every domain of that name across providers and networks, in registration order. */
-export function fixturesByName(input: string): FixtureDomain[] {
-  const name = normalizeAny(input);
-  return name === null ? [] : FIXTURE_WORLD.domains.filter((d) => d.name === name);
-}
-
-/** The first registered domain of that name (narrowed by provider/network when given), or null. */
-export function fixtureByName(
-  input: string,
-  filter: { provider?: Provider; network?: Network } = {},
-): FixtureDomain | null {
-  return (
-    fixturesByName(input).find(
-      (d) =>
-        (filter.provider === undefined || d.provider === filter.provider) &&
-        (filter.network === undefined || d.network === filter.network),
-    ) ?? null
-  );
-}
-
-export function fixturesOf(provider: Provider, network: Network): FixtureDomain[] {
-  return FIXTURE_WORLD.domains.filter((d) => d.provider === provider && d.network === network);
-}
-
-/** Names held by more than one (provider, network): the collisions, sorted. */
-export const COLLISION_NAMES: readonly string[] = (() => {
-  const counts = new Map<string, number>();
-  for (const d of FIXTURE_WORLD.domains) counts.set(d.name, (counts.get(d.name) ?? 0) + 1);
-  return [...counts]
-    .filter(([, c]) => c > 1)
-    .map(([n]) => n)
-    .sort();
-})();
-
-/** Every owner in order, ending with the current one: the mint goes to the first. */
-export function ownerHistory(d: FixtureDomain): string[] {
-  return [...(d.history?.previousOwners ?? []), d.owner];
-}
-
-/** The owner the crawler must end with after replaying the history: always the last transfer's target. */
-export function expectedOwner(d: FixtureDomain): string {
-  const chain = ownerHistory(d);
-  return chain[chain.length - 1];
-}
-
-/** TLD → the provider that registered a name under it first (docs/scoring.md "first registration wins"). */
-export function fixtureTldOrigins(): Map<string, Provider> {
-  const origins = new Map<string, Provider>();
-  for (const d of FIXTURE_WORLD.domains) {
-    const tld = d.name.slice(d.name.lastIndexOf(".") + 1);
-    if (!origins.has(tld)) origins.set(tld, d.provider);
-  }
-  return origins;
-}
-
-/** The domains whose owner set them as its reverse record, for one address. */
-export function fixtureReverseOf(address: string): FixtureDomain[] {
-  const a = address.toLowerCase();
-  return FIXTURE_WORLD.domains.filter((d) => d.reverse && d.owner === a);
-}

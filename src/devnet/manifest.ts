@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CrawlerSource } from "../crawler/crawler-source.js";
+import { createSource } from "../crawler/sources.js";
 import { AppError } from "../domain/errors.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
@@ -11,6 +13,11 @@ export interface DevnetNetwork {
   rpcUrl: string;
   /** Provider → { addresses: role → address, startBlock }: the crawler's `SourceContracts`. */
   contracts: Partial<Record<Provider, SourceContracts>>;
+  /**
+   * The hash of block 0: what tells this chain from another devnet's on the same port (every
+   * devnet deploys to the same addresses). A manifest without it is not taken as running.
+   */
+  genesisHash?: string;
 }
 
 /**
@@ -30,7 +37,7 @@ export interface DevnetManifest {
   networks: Partial<Record<Network, DevnetNetwork>>;
 }
 
-export const DEVNET_FILE = "devnet.json";
+const DEVNET_FILE = "devnet.json";
 
 export function devnetManifestPath(dataDir: string): string {
   return join(dataDir, DEVNET_FILE);
@@ -55,4 +62,16 @@ export function writeDevnetManifest(dataDir: string, manifest: DevnetManifest): 
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, path);
   return path;
+}
+
+/** Every (provider, network) source of a devnet manifest: what the crawler reads of the local chains. */
+export function sourcesFromManifest(manifest: DevnetManifest): CrawlerSource[] {
+  const out: CrawlerSource[] = [];
+  for (const [network, net] of Object.entries(manifest.networks) as Array<[Network, DevnetNetwork]>) {
+    // The devnet's chain ids are the mainnet ones (docs/chain-facts.md); a manifest may still say
+    // otherwise, and the node is asked at start-up.
+    for (const [provider, contracts] of Object.entries(net.contracts) as Array<[Provider, SourceContracts]>)
+      out.push(createSource(provider, network, contracts, net.rpcUrl, net.chainId));
+  }
+  return out;
 }

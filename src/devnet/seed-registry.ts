@@ -22,7 +22,7 @@ function recordsGas(records: ReadonlyArray<readonly [string, string]>): bigint {
 }
 
 /** Freename token ids and URIs use the punycode ASCII form of the name. */
-export function fnsAsciiName(name: string): string {
+function fnsAsciiName(name: string): string {
   const n = normalizeName(name);
   if (!n.ok) throw new AppError("INVALID_DOMAIN", `FNS fixture ${name}: ${n.reason}`);
   return n.value.ascii;

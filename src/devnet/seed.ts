@@ -36,7 +36,7 @@ export function worldGenesisTimestamp(world: SeedWorld): number {
 }
 
 /** The transaction steps of one chain, in mining order. */
-export function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
+function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
   const domains = world.domains.filter((d) => d.network === chain.network);
   const choices = ensChoices(domains);
   const steps: SeedStep[] = [];

@@ -25,7 +25,7 @@ export interface SimulationReport {
   lastError: string | null;
 }
 
-export const SIM_OP_KINDS = ["register", "record", "transfer", "reset", "reverse"] as const;
+const SIM_OP_KINDS = ["register", "record", "transfer", "reset", "reverse"] as const;
 export type SimOpKind = (typeof SIM_OP_KINDS)[number];
 
 export interface Simulation {

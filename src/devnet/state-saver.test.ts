@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AnvilInstance, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
-import { createRpcClient } from "./rpc.js";
+import { devnetRpc } from "./rpc.js";
 import { createStateSaver } from "./state-saver.js";
 
 interface Block {
@@ -23,12 +23,12 @@ describe("the devnet state saver", () => {
     const port = await findFreePortRange(1, randomPortBase());
     const anvil = await startAnvil({ chainId: 137, port, noMining: true, statePath });
     started.push(anvil);
-    return { anvil, rpc: createRpcClient(anvil.rpcUrl) };
+    return { anvil, rpc: devnetRpc(anvil.rpcUrl) };
   };
-  const mine = async (rpc: ReturnType<typeof createRpcClient>, blocks: number) => {
+  const mine = async (rpc: ReturnType<typeof devnetRpc>, blocks: number) => {
     for (let i = 0; i < blocks; i++) await rpc.call("evm_mine");
   };
-  const blocks = async (rpc: ReturnType<typeof createRpcClient>, upTo: number) => {
+  const blocks = async (rpc: ReturnType<typeof devnetRpc>, upTo: number) => {
     const out: string[] = [];
     for (let n = 0; n <= upTo; n++)
       out.push((await rpc.call<Block>("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash);

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { RpcClient } from "./rpc.js";
+import type { RpcClient } from "../crawler/rpc-client.js";
 
 /**
  * Keeps one devnet chain's state file (anvil-<network>.json) current, and says up to which block
@@ -60,7 +60,7 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
 }
 
 /** Writes `bytes` to `path` so that the file is either the old one or the whole new one. */
-export function writeAtomically(path: string, bytes: Uint8Array): void {
+function writeAtomically(path: string, bytes: Uint8Array): void {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, "w", 0o644);
   try {

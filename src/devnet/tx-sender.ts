@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { AppError } from "../domain/errors.js";
-import type { RpcClient } from "./rpc.js";
+import type { RpcClient } from "../crawler/rpc-client.js";
 
 export interface TxRequest {
   /** Absent: contract creation. */
@@ -15,7 +15,7 @@ export interface TxRequest {
   label?: string;
 }
 
-export const DEFAULT_GAS = 5_000_000n;
+const DEFAULT_GAS = 5_000_000n;
 /** JSON-RPC batch size for sends and receipts (measured here: ~50 a batch keeps anvil responsive). */
 const BATCH = 50;
 /** Hex characters of calldata per HTTP request: anvil refuses very large request bodies. */

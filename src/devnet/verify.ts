@@ -24,7 +24,7 @@ export interface VerifyChain {
 }
 
 /** Owner name and type of the first resource record of a DNS wire RRset (ENS `dns.<TYPE>` values). */
-export function rrsetKey(wire: Hex): { name: Hex; type: number } {
+function rrsetKey(wire: Hex): { name: Hex; type: number } {
   const bytes = hexToBytes(wire);
   let p = 0;
   while (bytes[p] !== 0) p += bytes[p] + 1;

@@ -9,9 +9,9 @@ import type { DecodeResult, DomainEvent, Hex, RawLog, SourceContracts } from "./
  */
 
 /** Record values above this size are refused: no legitimate record is this large. */
-export const MAX_VALUE_BYTES = 65_536;
+const MAX_VALUE_BYTES = 65_536;
 /** Record keys above this size are refused. */
-export const MAX_KEY_BYTES = 512;
+const MAX_KEY_BYTES = 512;
 // Longest string a reader decodes, before the caller's own size checks.
 const MAX_DYNAMIC_BYTES = 1_048_576;
 
@@ -62,12 +62,6 @@ export function wordNumber(data: Hex, i: number): number | null {
 export function wordAddress(data: Hex, i: number): string | null {
   const w = word(data, i);
   return w === null ? null : `0x${w.slice(24).toLowerCase()}`;
-}
-
-/** Head word `i` as a 0x-prefixed 32-byte value, lower case. */
-export function wordHex(data: Hex, i: number): Hex | null {
-  const w = word(data, i);
-  return w === null ? null : (`0x${w.toLowerCase()}` as Hex);
 }
 
 /** Reads a number word at a hex-digit position of the data (offsets and lengths). */

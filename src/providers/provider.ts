@@ -1,3 +1,4 @@
+import type { NameResult } from "../domain/names.js";
 import type { Network } from "../domain/networks.js";
 import type { Protocol, Provider } from "../domain/providers.js";
 
@@ -83,8 +84,40 @@ export interface LogFilter {
   topic0: Hex[];
 }
 
+/** A token as the name-tree rules see it: its id and, when events named one, its parent. */
+export interface TreeToken {
+  tokenId: string;
+  parentTokenId: string | null;
+}
+
 /**
- * The adapter port: one per protocol, pure, no I/O.
+ * What a protocol's name tree adds to the crawler's projection of events (crawler/projection.ts).
+ * Every rule is optional: without one, the projection treats the protocol as one flat registry of
+ * NFTs whose holder owns the name (UNS, FNS).
+ *
+ * @example
+ * ensAdapter.tree?.ownedByNftHolder?.({ tokenId, parentTokenId: ETH_NODE }) // true: `<label>.eth`
+ */
+export interface NameTreeRules {
+  /**
+   * True when the token's NFT holder owns it; otherwise the latest of NFT holder and registry
+   * owner (`registry-owner` events) does.
+   */
+  ownedByNftHolder?(token: TreeToken): boolean;
+  /** False for tokens that are the protocol's bookkeeping, not names (ENS's reverse tree). */
+  isNameToken?(token: TreeToken): boolean;
+  /** The plaintext of a label hash that no event ever names (labels every deployment uses), or null. */
+  knownLabel?(labelHash: string): string | null;
+  /**
+   * The token whose `node-name` record is an address's primary name (ENS's reverse node): its
+   * events are read with the address's reverse claims, and its name wins over them.
+   */
+  reverseNodeOf?(address: string): Hex;
+}
+
+/**
+ * The adapter port: one per protocol, pure, no I/O. A protocol is one folder under `providers/`
+ * with its adapter, registered by one line in `adapters.ts`; the crawler has no protocol branches.
  *
  * @example
  * const events = fnsAdapter.decode(log, contracts); // { ok: true, events: [{ type: "record", … }] }
@@ -93,6 +126,10 @@ export interface ProviderAdapter {
   readonly protocol: Protocol;
   readonly provider: Provider;
   readonly networks: readonly Network[];
+  /** The mainnet deployments (docs/chain-facts.md); a `startBlock` of 0 means "find it". */
+  readonly mainnet: Partial<Record<Network, SourceContracts>>;
+  /** Rules of the protocol's name tree for the projection; absent = one flat NFT registry. */
+  readonly tree?: NameTreeRules;
   /** The getLogs filters that cover every event the adapter decodes. */
   filters(contracts: SourceContracts): LogFilter[];
   decode(log: RawLog, contracts: SourceContracts): DecodeResult;
@@ -100,4 +137,6 @@ export interface ProviderAdapter {
   mapRecord(nativeKey: string, nativeValue: string): Array<{ key: string; value: string }>;
   /** The token id of a normalized full name. */
   tokenIdOf(name: string): Hex;
+  /** Normalizes a full name under the protocol's rules (ENSIP-15 for ENS, UTS-46 for the others). */
+  normalizeName(name: string): NameResult;
 }

@@ -2,7 +2,7 @@ import { normalizeAddress } from "../domain/address.js";
 import { AppError } from "../domain/errors.js";
 import { MAX_LABELS, MAX_NAME_BYTES, normalizeEnsName, normalizeName } from "../domain/names.js";
 import { type DomainFilter, type DomainWithRecords, matchesFilter } from "../domain/types.js";
-import type { Store } from "../store/store.js";
+import type { DomainMap } from "../store/domain-map.port.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
 import { toStoreError } from "./store-unavailable.js";
 
@@ -82,7 +82,7 @@ async function fromStore<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-export function createResolution(deps: { store: Store; ranker: Ranker }): Resolution {
+export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Resolution {
   const { store, ranker } = deps;
 
   // The API's hot path: one async frame between the route and the store (each one more costs

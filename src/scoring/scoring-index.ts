@@ -11,7 +11,7 @@ export interface ScoringIndex {
   imitated: ReadonlyMap<string, string>;
 }
 
-const EMPTY_INDEX: ScoringIndex = { tldOrigins: new Map(), holders: new Map(), imitated: new Map() };
+export const EMPTY_INDEX: ScoringIndex = { tldOrigins: new Map(), holders: new Map(), imitated: new Map() };
 
 /** The full context of the base rules: the operator's lists plus the index lookups. */
 export function scoringContext(lists: ScoringLists, index: ScoringIndex = EMPTY_INDEX): BaseSignalsContext {

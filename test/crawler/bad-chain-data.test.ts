@@ -1,8 +1,8 @@
 import { type Hex, encodeAbiParameters, encodeFunctionData, keccak256, pad, toHex } from "viem";
 import solc from "solc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CrawlerSource } from "../../src/crawler/apply-range.js";
-import { sourcesFromManifest } from "../../src/crawler/sources.js";
+import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { DEVNET_DEPLOYER, type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { namehash } from "../../src/providers/namehash.js";
 import { UNS_TOPICS } from "../../src/providers/uns/uns-events.js";

@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSignals } from "../../src/cli/crawl.command.js";
+import { crawlSignals } from "../../src/cli/crawler-role.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { sourcesFromManifest } from "../../src/crawler/sources.js";
+import { loadScoringLists } from "../../src/scoring/scoring-lists.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { bulkSeed } from "../../src/devnet/bulk-seed.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
-import { createRpcClient } from "../../src/devnet/rpc.js";
+import { devnetRpc } from "../../src/devnet/rpc.js";
 import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { crawlToHead, dumpStore, tempStore } from "./crawler-harness.js";
@@ -44,7 +45,7 @@ describe("crash safety", () => {
       networks: ["POLYGON"],
       basePort: 20_000 + Math.floor(Math.random() * 20_000),
     });
-    const rpc = createRpcClient(devnet.manifest.networks.POLYGON!.rpcUrl);
+    const rpc = devnetRpc(devnet.manifest.networks.POLYGON!.rpcUrl);
     await pauseMining(rpc);
     // Small batches spread the names over many blocks, so a backfill is many transactions.
     const report = await bulkSeed(await devnet.chains(), { names: 2_600, batchSize: 5, runId: "crash" });
@@ -61,7 +62,9 @@ describe("crash safety", () => {
     const reference = await tempStore();
     try {
       // The same scoring as `omniname crawl` applies, so that the two stores can be compared.
-      const signals = await loadSignals(loadConfig({}, { dataDir }), reference.store);
+      const signals = crawlSignals(
+        await loadScoringLists(loadConfig({}, { dataDir }), await reference.store.findKycOwners()),
+      );
       await crawlToHead(reference.store, sourcesFromManifest(devnet.manifest), {
         sync: { maxRange: 1 },
         signals,
@@ -101,7 +104,7 @@ describe("crash safety", () => {
       // block, plus a random few milliseconds so that kills also land inside a range's work.
       const random = prng(Number(process.env.CRASH_SEED ?? 2026));
       const rpcUrl = devnet.manifest.networks.POLYGON!.rpcUrl;
-      const head = Number(await createRpcClient(rpcUrl).call<string>("eth_blockNumber"));
+      const head = Number(await devnetRpc(rpcUrl).call<string>("eth_blockNumber"));
       const targets = Array.from({ length: 10 }, () => 2 + Math.floor(random() * (head - 3))).sort(
         (a, b) => a - b,
       );

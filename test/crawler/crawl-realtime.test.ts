@@ -8,20 +8,28 @@ import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
 import { statusRoutes } from "../../src/api/routes/status.routes.js";
 import type { AppContext } from "../../src/app-context.js";
-import { rewindSource } from "../../src/cli/crawl.command.js";
+import { rewindSource } from "../../src/cli/crawler-role.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import type { CrawlerSource } from "../../src/crawler/apply-range.js";
+import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
 import type { CrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
-import { sourcesFromManifest } from "../../src/crawler/sources.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { callData } from "../../src/devnet/deploy.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { pauseMining } from "../../src/devnet/tx-sender.js";
-import { createRpcClient } from "../../src/devnet/rpc.js";
+import { devnetRpc } from "../../src/devnet/rpc.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import { rawDb } from "../helpers/raw-db.js";
-import { rpcCall, senderFor, startCrawler, tempStore, unsMint, waitFor } from "./crawler-harness.js";
+import {
+  NEUTRAL_SIGNALS,
+  rpcCall,
+  senderFor,
+  startCrawler,
+  tempStore,
+  unsMint,
+  waitFor,
+} from "./crawler-harness.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const BOB = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
@@ -70,7 +78,7 @@ describe("following the head", () => {
     });
     polygon = devnet.manifest.networks.POLYGON!.rpcUrl;
     bsc = devnet.manifest.networks.BSC!.rpcUrl;
-    for (const url of [polygon, bsc]) await pauseMining(createRpcClient(url));
+    for (const url of [polygon, bsc]) await pauseMining(devnetRpc(url));
     sources = sourcesFromManifest(devnet.manifest);
     ({ crawler, metrics } = startCrawler(store, sources, {
       finality: FINALITY,
@@ -245,27 +253,29 @@ describe("following the head", () => {
     await waitFor(async () => (await domainOf("after.bnb", "BSC"))?.owner === BOB, 5_000, "after.bnb on BSC");
   });
 
-  it("resumes the halted source with the documented `crawl --rewind`: ready again, the orphaned name gone", async () => {
+  it("resumes the halted source with the documented `crawl --rewind`, in the running crawler: ready again, the orphaned name gone", async () => {
     // Both sources of the reorganised chain halted. Block 1 is on every version of the chain: the
     // journal replays everything above it.
     const polygonSources = sources.filter((s) => s.network === "POLYGON");
     expect(polygonSources.length).toBe(2);
-    for (const s of polygonSources) await rewindSource(store, s, 1);
+    for (const s of polygonSources) expect(crawler.status().find((x) => x.id === s.id)!.state).toBe("halted");
+    for (const s of polygonSources) await rewindSource(store, s, 1, NEUTRAL_SIGNALS);
     for (const s of polygonSources) expect((await store.getCheckpoint(s.id))!.state).not.toBe("halted");
     const ready = await app.inject({ url: "/readyz" });
     expect(ready.statusCode, ready.body).toBe(200);
-    const again = startCrawler(store, polygonSources, { finality: FINALITY, sync: { pollIntervalMs: 100 } });
-    try {
-      const head = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
-      await waitFor(
-        async () => (await store.getCheckpoint("uns-polygon"))!.blockNumber >= head,
-        10_000,
-        "uns-polygon at the head again",
-      );
-      expect(await domainOf("deep.x", "POLYGON")).toBeNull();
-      expect(await domainOf("fresh.x", "POLYGON")).not.toBeNull();
-    } finally {
-      await again.crawler.stop();
-    }
+    // No restart: the crawler that halted sees the rewound checkpoints and goes on from them.
+    const head = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
+    await waitFor(
+      async () => (await store.getCheckpoint("uns-polygon"))!.blockNumber >= head,
+      10_000,
+      "uns-polygon at the head again",
+    );
+    expect(await domainOf("deep.x", "POLYGON")).toBeNull();
+    expect(await domainOf("fresh.x", "POLYGON")).not.toBeNull();
+    await waitFor(
+      async () => polygonSources.every((s) => crawler.status().find((x) => x.id === s.id)!.state === "live"),
+      10_000,
+      "both POLYGON sources live",
+    );
   });
 });

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import { Registry } from "prom-client";
 import type { Hex } from "viem";
-import type { CrawlerSource, SignalsFn } from "../../src/crawler/apply-range.js";
+import type { CrawlerSource, SignalsFn } from "../../src/crawler/crawler-source.js";
 import { type Crawler, createCrawler } from "../../src/crawler/crawler.js";
 import { type CrawlerMetrics, createCrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
-import type { SyncOptions } from "../../src/crawler/source-sync.js";
+import type { SyncOptions } from "../../src/crawler/crawler-source.js";
 import { callData } from "../../src/devnet/deploy.js";
 import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
-import { createRpcClient as createDevnetRpc } from "../../src/devnet/rpc.js";
+import { devnetRpc } from "../../src/devnet/rpc.js";
 import { createTxSender, type TxSender } from "../../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
@@ -40,7 +40,19 @@ export async function tempStore(): Promise<{
   };
 }
 
-export const FAST_SYNC: Omit<SyncOptions, "finality"> = {
+/**
+ * A neutral score for every domain: these tests check what the crawler indexes, not how it is
+ * scored (the scoring suites do), and compare stores crawled under the same signals.
+ */
+export const NEUTRAL_SIGNALS: SignalsFn = () => ({
+  baseScore: 50,
+  spam: false,
+  csamOk: true,
+  kyc: false,
+  tags: [],
+});
+
+export const FAST_SYNC: Omit<SyncOptions, "finality" | "signals" | "maxHead"> = {
   pollIntervalMs: 100,
   maxRange: 100_000,
   requestTimeoutMs: 5_000,
@@ -51,7 +63,7 @@ export function startCrawler(
   store: Store,
   sources: CrawlerSource[],
   opts: {
-    sync?: Partial<Omit<SyncOptions, "finality">>;
+    sync?: Partial<Omit<SyncOptions, "finality" | "signals" | "maxHead">>;
     finality?: number;
     logger?: Logger;
     signals?: SignalsFn;
@@ -65,7 +77,7 @@ export function startCrawler(
     metrics,
     sync: { ...FAST_SYNC, ...opts.sync },
     finalityOf: () => opts.finality ?? 10,
-    signals: opts.signals,
+    signals: opts.signals ?? NEUTRAL_SIGNALS,
   });
   crawler.start();
   return { crawler, metrics };
@@ -75,7 +87,11 @@ export function startCrawler(
 export async function crawlToHead(
   store: Store,
   sources: CrawlerSource[],
-  opts: { sync?: Partial<Omit<SyncOptions, "finality">>; finality?: number; signals?: SignalsFn } = {},
+  opts: {
+    sync?: Partial<Omit<SyncOptions, "finality" | "signals" | "maxHead">>;
+    finality?: number;
+    signals?: SignalsFn;
+  } = {},
 ) {
   const { crawler, metrics } = startCrawler(store, sources, {
     ...opts,
@@ -133,11 +149,11 @@ export async function waitFor<T>(
 
 /** A transaction sender on a devnet chain, from the deployer (minter of every registry). */
 export async function senderFor(rpcUrl: string): Promise<TxSender> {
-  return createTxSender(createDevnetRpc(rpcUrl), DEVNET_DEPLOYER);
+  return createTxSender(devnetRpc(rpcUrl), DEVNET_DEPLOYER);
 }
 
 export async function rpcCall<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
-  return createDevnetRpc(rpcUrl).call<T>(method, params);
+  return devnetRpc(rpcUrl).call<T>(method, params);
 }
 
 /** UNSRegistry.mintWithRecords(to, labels, keys, values, expiry) as a transaction. */

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  type CrawlerSource,
-  applyRange,
-  journalEntriesOf,
-  rollbackTo,
-} from "../../src/crawler/apply-range.js";
+import { applyRange, rollbackTo } from "../../src/crawler/apply-range.js";
+import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
+import { journalEntriesOf } from "../../src/crawler/journal-entries.js";
 import type { FetchedLog } from "../../src/crawler/chain-reader.js";
 import { namehash } from "../../src/providers/namehash.js";
 import type { Hex } from "../../src/providers/provider.js";
@@ -13,7 +10,7 @@ import { unsAdapter } from "../../src/providers/uns/uns.adapter.js";
 import type { Store } from "../../src/store/store.js";
 import { encodeAbiParameters, keccak256, pad, toHex } from "viem";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
-import { dumpStore } from "./crawler-harness.js";
+import { dumpStore, NEUTRAL_SIGNALS } from "./crawler-harness.js";
 
 const REGISTRY = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -56,24 +53,29 @@ const reverse = (block: number, addr: string) => log(block, [UNS_TOPICS.SetRever
 
 async function apply(store: Store, logs: FetchedLog[], to: number) {
   const entries = journalEntriesOf(source, logs, new Map(), []);
-  await applyRange(store, source, {
-    entries,
-    checkpoint: {
-      sourceId: source.id,
-      chainId: 1,
-      blockNumber: to,
-      blockHash: hashOf(to),
-      updatedAt: 0,
-      state: "live",
-      error: null,
+  await applyRange(
+    store,
+    source,
+    {
+      entries,
+      checkpoint: {
+        sourceId: source.id,
+        chainId: 1,
+        blockNumber: to,
+        blockHash: hashOf(to),
+        updatedAt: 0,
+        state: "live",
+        error: null,
+      },
+      recentBlocks: [...new Set(logs.map((l) => l.blockNumber)), to].map((n) => ({
+        blockNumber: n,
+        blockHash: hashOf(n),
+        parentHash: hashOf(n - 1),
+      })),
+      pruneBelow: 0,
     },
-    recentBlocks: [...new Set(logs.map((l) => l.blockNumber)), to].map((n) => ({
-      blockNumber: n,
-      blockHash: hashOf(n),
-      parentHash: hashOf(n - 1),
-    })),
-    pruneBelow: 0,
-  });
+    NEUTRAL_SIGNALS,
+  );
 }
 
 const ZERO = "0x0000000000000000000000000000000000000000";
@@ -120,7 +122,14 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
       await apply(a.store, rangeB(), 4);
       expect(await dumpStore(a.store)).toEqual(afterB);
 
-      const r = await rollbackTo(a.store, source, { blockNumber: 2, blockHash: hashOf(2) }, "live", 0);
+      const r = await rollbackTo(
+        a.store,
+        source,
+        { blockNumber: 2, blockHash: hashOf(2) },
+        "live",
+        0,
+        NEUTRAL_SIGNALS,
+      );
       expect(r).toMatchObject({ entriesDeleted: 3, tokens: 1 });
       expect(await dumpStore(a.store)).toEqual(afterA);
       expect((await a.store.findRecentBlocks(source.id, 0)).map((x) => x.blockNumber)).toEqual([1, 2]);
@@ -130,7 +139,7 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
       expect(await dumpStore(b.store)).toEqual(afterA);
 
       // Rolling back past the mint removes the domain and its reverse record.
-      await rollbackTo(a.store, source, { blockNumber: 0, blockHash: hashOf(0) }, "live", 0);
+      await rollbackTo(a.store, source, { blockNumber: 0, blockHash: hashOf(0) }, "live", 0, NEUTRAL_SIGNALS);
       expect(await a.store.countDomains()).toBe(0);
       expect(await a.store.findReverse(ALICE, {})).toEqual([]);
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CrawlerSource } from "../../src/crawler/apply-range.js";
-import { sourcesFromManifest } from "../../src/crawler/sources.js";
+import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { crawlToHead, dumpStore, tempStore } from "./crawler-harness.js";
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";

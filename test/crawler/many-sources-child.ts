@@ -1,7 +1,6 @@
 // The crawler with many sources in a process of its own, for the process-warnings test: prints
 // every process warning it saw as one JSON line. Arguments: DATA_DIR (with devnet.json), count.
-import { sourcesFromManifest } from "../../src/crawler/sources.js";
-import { findDevnetManifest } from "../../src/devnet/manifest.js";
+import { findDevnetManifest, sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { startCrawler, tempStore, waitFor } from "./crawler-harness.js";
 
 const warnings: string[] = [];

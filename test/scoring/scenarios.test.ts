@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_WORLD, fixtureTldOrigins, NOTABLE } from "../../src/devnet/fixtures.js";
+import { fixtureTldOrigins } from "../../src/devnet/fixture-lookups.js";
+import { FIXTURE_WORLD, NOTABLE } from "../../src/devnet/fixtures.js";
 import { createScoringRanker, type RankContext } from "../../src/resolution/rank.js";
 import { createResolution, type Resolution } from "../../src/resolution/resolution.js";
 import { rescoreAll } from "../../src/jobs/rescore.job.js";

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Registry } from "prom-client";
-import type { SourceStatus } from "../../crawler/source-sync.js";
+import type { SourceStatus } from "../../crawler/source-progress.js";
 import { haltAdvice } from "../../crawler/sync-helpers.js";
 import { findProvider } from "../../domain/providers.js";
 import type { Store } from "../../store/store.js";

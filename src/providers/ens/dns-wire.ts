@@ -11,7 +11,7 @@ import dnsPacket from "dns-packet";
  * or null when malformed: truncated, compressed, trailing bytes, an empty label before the end.
  * Labels are UTF-8 (ENS names are Unicode); the root name gives [].
  */
-export function decodeWireName(bytes: Uint8Array): string[] | null {
+function decodeWireName(bytes: Uint8Array): string[] | null {
   if (bytes.length === 0 || bytes.length > 1024) return null;
   const labels: string[] = [];
   let i = 0;

@@ -1,8 +1,10 @@
+import { normalizeEnsName } from "../../domain/names.js";
 import type { Network } from "../../domain/networks.js";
 import { addressesOf } from "../log-decode.js";
 import { namehash } from "../namehash.js";
 import type { LogFilter, ProviderAdapter, SourceContracts } from "../provider.js";
 import { decodeEnsLog } from "./ens-decode.js";
+import { ensNameTree } from "./ens-name-tree.js";
 import { mapEnsRecord } from "./ens-records.js";
 import { ENS_TOPICS } from "./ens-topics.js";
 
@@ -73,6 +75,8 @@ export const ensAdapter: ProviderAdapter = {
   protocol: "ENS",
   provider: "NAMESPACE_C",
   networks: ["ETHEREUM"],
+  mainnet: ENS_MAINNET,
+  tree: ensNameTree,
   filters(contracts) {
     const out: LogFilter[] = [];
     for (const [role, topics] of ROLE_TOPICS) {
@@ -85,4 +89,5 @@ export const ensAdapter: ProviderAdapter = {
   decode: decodeEnsLog,
   mapRecord: mapEnsRecord,
   tokenIdOf: namehash,
+  normalizeName: normalizeEnsName,
 };

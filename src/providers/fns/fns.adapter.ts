@@ -1,3 +1,4 @@
+import { normalizeName } from "../../domain/names.js";
 import type { Network } from "../../domain/networks.js";
 import { addressesOf, fail, roleOf } from "../log-decode.js";
 import { fnsTokenId } from "../namehash.js";
@@ -46,6 +47,7 @@ export const fnsAdapter: ProviderAdapter = {
   protocol: "FNS",
   provider: "NAMESPACE_A",
   networks: ["POLYGON", "BSC", "AURORA"],
+  mainnet: FNS_MAINNET,
   filters(contracts) {
     // No registry, no filter: an empty address list would mean "any address" to some clients.
     const address = addressesOf(contracts, "registry");
@@ -61,4 +63,5 @@ export const fnsAdapter: ProviderAdapter = {
     return nativeValue === "" ? [] : [{ key: nativeKey, value: nativeValue }];
   },
   tokenIdOf: fnsTokenId,
+  normalizeName,
 };

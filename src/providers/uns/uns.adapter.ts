@@ -1,3 +1,4 @@
+import { normalizeName } from "../../domain/names.js";
 import type { Network } from "../../domain/networks.js";
 import { addressesOf, fail, roleOf } from "../log-decode.js";
 import { namehash } from "../namehash.js";
@@ -41,6 +42,7 @@ export const unsAdapter: ProviderAdapter = {
   protocol: "UNS",
   provider: "NAMESPACE_B",
   networks: ["ETHEREUM", "POLYGON"],
+  mainnet: UNS_MAINNET,
   filters(contracts) {
     // NewKey is a no-op and not fetched. No registry, no filter: an empty address list would mean "any".
     const address = addressesOf(contracts, "registry");
@@ -54,4 +56,5 @@ export const unsAdapter: ProviderAdapter = {
   },
   mapRecord: mapUnsRecord,
   tokenIdOf: namehash,
+  normalizeName,
 };

@@ -1,0 +1,232 @@
+import type { Logger } from "pino";
+import { Registry } from "prom-client";
+import type { Config } from "../config/config.schema.js";
+import type { RuntimeContext } from "../context.js";
+import { rollbackTo } from "../crawler/apply-range.js";
+import { ChainReader } from "../crawler/chain-reader.js";
+import { type Crawler, createCrawler } from "../crawler/crawler.js";
+import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
+import type { CrawlerSource, CrawlerStore, SignalsFn } from "../crawler/crawler-source.js";
+import { createRpcClient } from "../crawler/rpc-client.js";
+import { mainnetSources } from "../crawler/sources.js";
+import { type Devnet, startDevnet } from "../devnet/devnet.js";
+import { findDevnetManifest, sourcesFromManifest } from "../devnet/manifest.js";
+import { AppError } from "../domain/errors.js";
+import { NETWORKS, type Network } from "../domain/networks.js";
+import { rescoreAll } from "../jobs/rescore.job.js";
+import { createBaseSignalsFn } from "../scoring/base-signals.js";
+import { EMPTY_INDEX, type ScoringIndex, scoringContext } from "../scoring/scoring-index.js";
+import type { ScoringLists } from "../scoring/scoring-lists.js";
+
+/** How often index-wide scoring facts (TLD origins, collisions, lookalikes) are recomputed. */
+const RESCORE_INTERVAL_MS = 60_000;
+/** How long start-up waits for the first backfill before it serves anyway. */
+const READY_TIMEOUT_MS = 60_000;
+
+const RPC_KEYS = {
+  ETHEREUM: "rpcUrlEthereum",
+  POLYGON: "rpcUrlPolygon",
+  BSC: "rpcUrlBsc",
+  AURORA: "rpcUrlAurora",
+} as const satisfies Partial<Record<Network, keyof Config>>;
+
+type RpcNetwork = keyof typeof RPC_KEYS;
+
+/** The networks with an RPC URL configured (RPC_URL_*), or [] for none. */
+export function configuredNetworks(config: Config): RpcNetwork[] {
+  return (Object.keys(RPC_KEYS) as RpcNetwork[]).filter((n) => Boolean(config[RPC_KEYS[n]]));
+}
+
+/** The finality window of a network from the configuration (FINALITY_*). */
+export function finalityOf(config: Config, network: Network): number {
+  switch (network) {
+    case "ETHEREUM":
+      return config.finalityEthereum;
+    case "POLYGON":
+      return config.finalityPolygon;
+    case "BSC":
+      return config.finalityBsc;
+    case "AURORA":
+      return config.finalityAurora;
+    default:
+      return NETWORKS[network].finality;
+  }
+}
+
+/**
+ * The sources this configuration crawls: the real chains of RPC_URL_* (mainnet contracts) when any
+ * is set, else the local devnet of DATA_DIR/devnet.json. `only` keeps the listed source ids.
+ */
+export function resolveSources(config: Config, only?: string[]): CrawlerSource[] {
+  let sources: CrawlerSource[];
+  const networks = configuredNetworks(config);
+  if (networks.length > 0)
+    sources = networks.flatMap((n) => mainnetSources(n, config[RPC_KEYS[n]] as string));
+  else {
+    const manifest = findDevnetManifest(config.dataDir);
+    if (!manifest) {
+      throw new AppError(
+        "CONFIG_INVALID",
+        `no chain to crawl: set RPC_URL_ETHEREUM/POLYGON/BSC/AURORA, or start the devnet (omniname devnet) so that ${config.dataDir}/devnet.json exists`,
+      );
+    }
+    sources = sourcesFromManifest(manifest);
+  }
+  if (only && only.length > 0) {
+    const unknown = only.filter((id) => !sources.some((s) => s.id === id));
+    if (unknown.length > 0) throw new AppError("INVALID_PARAMETER", `unknown source ${unknown.join(", ")}`);
+    sources = sources.filter((s) => only.includes(s.id));
+  }
+  return sources;
+}
+
+/** The crawler sync options of a configuration. */
+export function syncOptionsOf(config: Config) {
+  return {
+    pollIntervalMs: config.crawlerPollIntervalMs,
+    maxRange: config.crawlerMaxRange,
+    initialRange: Math.min(config.crawlerInitialRange, config.crawlerMaxRange),
+    requestTimeoutMs: config.crawlerRpcTimeoutMs,
+  };
+}
+
+/**
+ * The scoring engine's base signals with the operator's lists, for every domain the crawler
+ * writes. Index-wide facts (TLD origins, collisions) come from `index`: the rescoring job's
+ * (jobs/rescore.job.ts), or none.
+ */
+export function crawlSignals(lists: ScoringLists, index: () => ScoringIndex = () => EMPTY_INDEX): SignalsFn {
+  return createBaseSignalsFn(() => scoringContext(lists, index()));
+}
+
+/** Moves a source back to `block` (a block on the canonical chain), replaying from its journal; clears a halt. */
+export async function rewindSource(
+  store: CrawlerStore,
+  source: CrawlerSource,
+  block: number,
+  signals: SignalsFn,
+): Promise<void> {
+  const reader = new ChainReader(createRpcClient({ url: source.rpcUrl }), source.chainId);
+  const header = await reader.header(block);
+  await rollbackTo(
+    store,
+    source,
+    { blockNumber: block, blockHash: header.hash },
+    "syncing",
+    Date.now(),
+    signals,
+  );
+}
+
+export interface CrawlerRoleOptions {
+  /** Crawl only these source ids (`crawl --sources`). */
+  only?: string[];
+  /** Each source returns once it reaches its head (`crawl --exit-when-synced`). */
+  exitWhenSynced?: boolean;
+  /**
+   * With no chain configured, run the local devnet in this process (embedded `start`), and keep
+   * the index at or below what its state files hold. Otherwise DATA_DIR/devnet.json names it.
+   */
+  embedDevnet?: boolean;
+  /** Recompute index-wide scoring facts now and every minute (`start`). Default false. */
+  rescore?: boolean;
+}
+
+export interface CrawlerRole {
+  crawler: Crawler;
+  devnet: Devnet | null;
+  /** The Prometheus registry of the crawler's metrics (GET /metrics). */
+  registry: Registry;
+  /** Resolves when every source is live (caught up with its head), or after READY_TIMEOUT_MS. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The crawler role, as `start` and `crawl` both run it: the sources of the configuration (and the
+ * embedded devnet when asked), the scoring of the context's lists, one crawler, started.
+ *
+ * @example
+ * const role = await startCrawlerRole(ctx, { exitWhenSynced: true });
+ * const states = await role.crawler.done(); await role.stop();
+ */
+export async function startCrawlerRole(
+  ctx: RuntimeContext,
+  options: CrawlerRoleOptions = {},
+): Promise<CrawlerRole> {
+  const { config } = ctx;
+  const log = ctx.logger.child({ component: "crawler" });
+  let devnet: Devnet | null = null;
+  if (options.embedDevnet && configuredNetworks(config).length === 0) {
+    // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
+    devnet = await startDevnet({
+      dataDir: config.dataDir,
+      blockTime: 1,
+      log: (m) => log.info(m),
+      // A freshly deployed devnet has new block hashes: what was indexed from an earlier one is
+      // dropped, before the new manifest is written, so that a crash in between clears it again.
+      onFresh: () => ctx.store.clearChainIndex(),
+    });
+  }
+  const sources = resolveSources(config, options.only);
+  const lists = ctx.scoringLists;
+  let index: ScoringIndex = options.rescore ? (await rescoreAll(ctx.store, lists)).index : EMPTY_INDEX;
+  const registry = new Registry();
+  const chains = devnet;
+  const crawler = createCrawler({
+    sources,
+    store: ctx.store,
+    logger: log,
+    metrics: createCrawlerMetrics(registry),
+    sync: { ...syncOptionsOf(config), exitWhenSynced: options.exitWhenSynced },
+    finalityOf: (s) => finalityOf(config, s.network),
+    // The devnet runs in this process group: a crash takes back its unsaved blocks, so the index
+    // stays at or below what its state files hold (devnet/state-saver.ts).
+    maxHeadOf: chains ? (s) => chains.savedHead(s.network) : undefined,
+    signals: crawlSignals(lists, () => index),
+  });
+  crawler.start();
+
+  const rescorer = options.rescore ? startRescoring(ctx, log, (i) => (index = i)) : null;
+  const ready = (async () => {
+    const until = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < until) {
+      const states = crawler.status().map((s) => s.state);
+      if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await rescorer?.run();
+  })();
+  return {
+    crawler,
+    devnet,
+    registry,
+    ready,
+    async stop() {
+      rescorer?.stop();
+      await crawler.stop();
+      await devnet?.stop();
+    },
+  };
+}
+
+/** Rescoring every RESCORE_INTERVAL_MS (and on `run()`), one pass at a time; the new index goes to `onIndex`. */
+function startRescoring(ctx: RuntimeContext, log: Logger, onIndex: (index: ScoringIndex) => void) {
+  let rescoring = false;
+  const run = async () => {
+    if (rescoring) return;
+    rescoring = true;
+    try {
+      const r = await rescoreAll(ctx.store, ctx.scoringLists);
+      onIndex(r.index);
+      if (r.updated > 0) log.info({ scanned: r.scanned, updated: r.updated }, "rescored");
+    } catch (e) {
+      log.error({ err: e }, "rescoring failed");
+    } finally {
+      rescoring = false;
+    }
+  };
+  const timer = setInterval(() => void run(), RESCORE_INTERVAL_MS);
+  timer.unref();
+  return { run, stop: () => clearInterval(timer) };
+}
