@@ -23,7 +23,8 @@ export function redactUrl(url: string): string {
     for (const k of [...u.searchParams.keys()]) u.searchParams.set(k, "***");
     // Keys embedded in the path (…/v2/<key>, …/v3/<key>) are as common as query keys.
     u.pathname = u.pathname.replace(/\/([A-Za-z0-9_-]{20,})(?=\/|$)/g, "/***");
-    return u.toString();
+    // Nothing hidden: log the value as written, not the URL parser's form of it (which adds a "/").
+    return u.toString() === new URL(url).toString() ? url : u.toString();
   } catch {
     return "***";
   }

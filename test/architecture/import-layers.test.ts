@@ -65,8 +65,8 @@ const ROWS: Array<[string, string, boolean]> = [
   ["src/cli/a.ts", "../main.js", true],
   // Tests next to the code may use the shared test helpers, whatever their folder is called.
   ["src/resolution/a.test.ts", "../../test/api/helpers/world.js", false],
-  // Temporary (see docs/architecture.md): the crawler's sources read the devnet manifest type.
-  ["src/crawler/sources.ts", "../devnet/manifest.js", false],
+  // The crawler learns of a devnet only through the sources the command line gives it.
+  ["src/crawler/sources.ts", "../devnet/manifest.js", true],
   ["src/crawler/sources.ts", "../devnet/devnet.js", true],
   ["src/crawler/sources.ts", "../api/app.js", true],
 ];
