@@ -12,6 +12,15 @@ const SAFE_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 export type DnsNameResult = { ok: true; name: string } | { ok: false; reason: string };
 
 /**
+ * Whether a DNS name is also a host name (RFC 1123: letters, digits, hyphens; not an IPv4
+ * literal): only a host name may own address and mail records or be an MX target (BIND's
+ * check-names and check-mx).
+ */
+export function isHostName(dnsName: string): boolean {
+  return !dnsName.includes("_") && !/^\d+\.\d+\.\d+\.\d+$/.test(dnsName);
+}
+
+/**
  * The DNS form of a stored (normalized, Unicode) name: IDNA A-labels (punycode), lower case, no
  * trailing dot. Refuses a label over 63 octets, a name over 255 octets on the wire, and a label
  * that is not a host-name label.

@@ -92,10 +92,10 @@ const ROWS: Row[] = [
     ns: [SOA],
   },
   {
-    name: "NODATA for a name without records",
+    name: "a name without served records does not exist (as in the zone file)",
     qname: "empty.wallet",
     qtype: "A",
-    rcode: "NOERROR",
+    rcode: "NXDOMAIN",
     ns: [SOA],
   },
   {

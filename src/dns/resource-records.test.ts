@@ -139,9 +139,24 @@ describe("buildNodeRRsets: one row of docs/dns.md each", () => {
       /beside a CNAME/,
     ],
     ["a TXT over 4096 bytes", { "record.TXT.0": "x".repeat(4097) }, "record.TXT.0", /4096/],
+    ["an MX target that is an IPv4 literal", { "record.MX.0": "10 10.0.0.1" }, "record.MX.0", /preference/],
   ])("skips and reports %s", (_label, records, key, reason) => {
     const { skipped } = buildNodeRRsets(recs(records));
     expect(skipped).toContainEqual({ key, reason: expect.stringMatching(reason) });
+  });
+
+  it("skips and reports A, AAAA and MX at a name that is no host name; keeps TXT", () => {
+    const { rrsets, skipped } = buildNodeRRsets(
+      recs({
+        "record.A.0": "10.0.0.1",
+        "record.AAAA.0": "::1",
+        "record.MX.0": "10 mx.example",
+        "record.TXT.0": "t",
+      }),
+      "_srv.alice.wallet",
+    );
+    expect(show(rrsets)).toEqual([{ type: "TXT", ttl: DEFAULT_TTL, data: ["t"] }]);
+    expect(skipped.map((s) => s.key)).toEqual(["record.A.0", "record.AAAA.0", "record.MX.0"]);
   });
 
   it("splits a TXT value into 255-octet character-strings", () => {

@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from "node:net";
 import type { DomainRecord } from "../domain/types.js";
 import { compareRecordKeys } from "../resolution/record-shape.js";
-import { buildDnsName } from "./dns-name.js";
+import { buildDnsName, isHostName } from "./dns-name.js";
 
 /** The TTL of an RRset whose `record.<TYPE>.ttl` is absent or invalid. */
 export const DEFAULT_TTL = 300;
@@ -65,7 +65,7 @@ function parseMx(value: string): MxData | null {
   // "0 ." is the null MX of RFC 7505: the name accepts no mail.
   if (m[2] === ".") return { preference, exchange: "." };
   const exchange = hostName(m[2]);
-  return exchange === null ? null : { preference, exchange };
+  return exchange === null || !isHostName(exchange) ? null : { preference, exchange };
 }
 
 function canonicalIp(value: string, type: "A" | "AAAA"): string | null {
@@ -81,13 +81,16 @@ function canonicalIp(value: string, type: "A" | "AAAA"): string | null {
  * A, AAAA, CNAME (`record.CNAME.0` only), MX and TXT from `record.<TYPE>.<n>`; more TXT from
  * `content.IPFS|IPNS` (`dnslink=/ipfs/…`), `redirect.WEBSITE` (`redirect=<url>`) and
  * `token.<SYMBOL>[.<VERSION>]` (`token.<SYMBOL>[.<VERSION>]=<address>`). A record that cannot be
- * served is skipped and reported, never emitted. A CNAME takes the name alone: the rest is
+ * served is skipped and reported, never emitted; `owner` (the DNS name) must be a host name for
+ * A, AAAA and MX. A CNAME takes the name alone: the rest is
  * skipped (RFC 1034 §3.6.2).
  *
  * @example buildNodeRRsets([{ key: "record.A.0", value: "10.0.0.1", … }]).rrsets
  * // [{ type: "A", ttl: 300, data: ["10.0.0.1"] }]
  */
-export function buildNodeRRsets(records: readonly DomainRecord[]): NodeRRsets {
+export function buildNodeRRsets(records: readonly DomainRecord[], owner?: string): NodeRRsets {
+  // Address and mail records belong to host names only (RFC 1123; BIND refuses the zone otherwise).
+  const hostOwner = owner === undefined || isHostName(owner);
   const sorted = [...records].sort((a, b) => compareRecordKeys(a.key, b.key));
   const ttls = new Map<string, number>();
   const skipped: SkippedRecord[] = [];
@@ -131,6 +134,10 @@ export function buildNodeRRsets(records: readonly DomainRecord[]): NodeRRsets {
     switch (type) {
       case "A":
       case "AAAA": {
+        if (!hostOwner) {
+          skipped.push({ key: r.key, reason: `${type} needs a host name as owner (no underscore)` });
+          break;
+        }
         const ip = canonicalIp(r.value, type);
         if (ip === null)
           skipped.push({ key: r.key, reason: `not an ${type === "A" ? "IPv4" : "IPv6"} address` });
@@ -151,6 +158,10 @@ export function buildNodeRRsets(records: readonly DomainRecord[]): NodeRRsets {
         break;
       }
       case "MX": {
+        if (!hostOwner) {
+          skipped.push({ key: r.key, reason: "MX needs a host name as owner (no underscore)" });
+          break;
+        }
         const data = parseMx(r.value);
         if (data === null) skipped.push({ key: r.key, reason: 'MX is not "<preference> <host name>"' });
         else {

@@ -23,7 +23,9 @@ export function createStaticZoneLookup(
         nativeKey: key,
         nativeValue: value,
       }));
-      nodes.set(name, buildNodeRRsets(records).rrsets);
+      const { rrsets } = buildNodeRRsets(records, name);
+      // A name with nothing to serve does not exist, as in a master file.
+      if (rrsets.length > 0) nodes.set(name, rrsets);
     }
   }
   return {

@@ -1,0 +1,85 @@
+import type { Resolution } from "../resolution/resolution.js";
+import type { CrawlerLog } from "../store/crawler-log.port.js";
+import type { ScoringData } from "../store/scoring-data.port.js";
+import { dnsRankContext, findBestDomain } from "./best-domain.js";
+import { buildDnsName } from "./dns-name.js";
+import { buildNodeRRsets } from "./resource-records.js";
+import { indexProgress, nextSerial, type SerialState } from "./serial.js";
+import { buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
+
+export interface StoreZoneLookupOptions {
+  resolution: Resolution;
+  store: Pick<ScoringData, "listTldFirstRegistrations"> & Pick<CrawlerLog, "listCheckpoints">;
+  nameServers: readonly string[];
+  hostmaster: string;
+  /** The project's settings (the public endpoints: {}). */
+  projectSettings?: Record<string, unknown>;
+  clock: () => number;
+  /** How long the set of served TLDs and the serial are reused before being read again. */
+  refreshMs?: number;
+}
+
+/**
+ * The live zones: every TLD of the map is a zone, and every name is answered from the store at
+ * query time through resolution, so a name registered on chain is answered without a reload. The
+ * TLD set and the SOA serial are read again every `refreshMs` (default 5 s): a new TLD is served
+ * within that time.
+ */
+export function createStoreZoneLookup(opts: StoreZoneLookupOptions): ZoneLookup {
+  const refreshMs = opts.refreshMs ?? 5_000;
+  const settings = opts.projectSettings ?? {};
+  let zones = new Map<string, ZoneApex>();
+  let serial: SerialState | null = null;
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  let loading: Promise<void> | null = null;
+
+  async function load(): Promise<void> {
+    const [tlds, checkpoints] = await Promise.all([
+      opts.store.listTldFirstRegistrations(),
+      opts.store.listCheckpoints(),
+    ]);
+    serial = nextSerial(serial, indexProgress(checkpoints));
+    const next = new Map<string, ZoneApex>();
+    for (const { tld } of tlds) {
+      const dns = buildDnsName(tld);
+      if (dns.ok && !next.has(dns.name))
+        next.set(
+          dns.name,
+          buildApex(dns.name, {
+            nameServers: opts.nameServers,
+            hostmaster: opts.hostmaster,
+            serial: serial.serial,
+          }),
+        );
+    }
+    zones = next;
+    loadedAt = opts.clock();
+  }
+
+  async function current(): Promise<Map<string, ZoneApex>> {
+    if (opts.clock() - loadedAt >= refreshMs) {
+      loading ??= load().finally(() => {
+        loading = null;
+      });
+      // The first load is awaited; later ones refresh in the background (stale while revalidating).
+      if (loadedAt === Number.NEGATIVE_INFINITY) await loading;
+      else loading.catch(() => {});
+    }
+    return zones;
+  }
+
+  return {
+    async findZone(name) {
+      const map = await current();
+      const last = name.slice(name.lastIndexOf(".") + 1);
+      return map.get(last) ?? null;
+    },
+    async findNode(name) {
+      const best = await findBestDomain(opts.resolution, name, dnsRankContext(settings, opts.clock()));
+      if (best === null) return null;
+      // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
+      const { rrsets } = buildNodeRRsets(best.domain.records, name);
+      return rrsets.length === 0 ? null : rrsets;
+    },
+  };
+}
