@@ -16,6 +16,7 @@ import { type Crawler, createCrawler } from "../crawler/crawler.js";
 import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
 import { configuredNetworks, finalityOf } from "../crawler/sources.js";
 import { type Devnet, startDevnet } from "../devnet/devnet.js";
+import { dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
 import { FIXTURE_WORLD } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { createBaseSignalsFn } from "../scoring/base-signals.js";
@@ -55,10 +56,10 @@ function followBoundPort(config: Config, bound: AddressInfo | string | null, log
   logger.info({ address: `${bound.address}:${bound.port}`, publicUrl: config.publicUrl }, "listening");
 }
 
-export function parseRoles(value: string): { api: boolean; crawler: boolean } {
+export function parseRoles(value: string): { api: boolean; crawler: boolean; dns: boolean } {
   const roles = new Set(value.split(",").map((r) => r.trim().toLowerCase()));
   const all = roles.has("all");
-  return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
+  return { api: all || roles.has("api"), crawler: all || roles.has("crawler"), dns: all || roles.has("dns") };
 }
 
 /** "100,000 requests/s per key, 1,000,000,000 a month (plan demo)": the limits of a plan. */
@@ -184,7 +185,9 @@ export const startCommand: Command = {
 
     let role: CrawlerRole | null = null;
     let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+    let dns: Awaited<ReturnType<typeof startDnsRole>> | null = null;
     const stopAll = async () => {
+      await dns?.close();
       await app?.close();
       await role?.stop();
       await ctx.store.close();
@@ -196,6 +199,7 @@ export const startCommand: Command = {
         await rescoreAll(ctx.store, ctx.scoringLists);
       }
       if (roles.crawler) role = await startCrawlerRole(ctx, config);
+      if (roles.dns) dns = await startDnsRole(ctx);
       if (roles.api) {
         const key = demoKey(ctx);
         await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
@@ -213,6 +217,7 @@ export const startCommand: Command = {
         await role.ready;
         process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");
       }
+      if (dns) process.stdout.write(`${dnsBannerLine(dns)}\n`);
     } catch (e) {
       await stopAll().catch(() => {});
       throw e;

@@ -1,5 +1,6 @@
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
+import { nameServersOf } from "../dns/dns-role.js";
 import { exportZones } from "../dns/zone-export.js";
 import { createResolution } from "../resolution/resolution.js";
 import { type Command, parseArgs } from "./command.js";
@@ -18,14 +19,6 @@ function allValues(argv: string[], name: string): string[] {
     .flatMap((v) => v.split(","))
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
-}
-
-/** Comma-separated host names of the config, in order. */
-export function nameServersOf(value: string): string[] {
-  return value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
 }
 
 export const zoneCommand: Command = {

@@ -10,7 +10,7 @@ import { type Static, Type } from "@sinclair/typebox";
  * validator's own text (a regular expression means nothing to an operator).
  */
 /** The roles `omniname start` can run (OMNINAME_ROLES). */
-export const ROLES = ["all", "api", "crawler"] as const;
+export const ROLES = ["all", "api", "crawler", "dns"] as const;
 
 export const ConfigSchema = Type.Object({
   port: Type.Integer({
@@ -70,12 +70,11 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   roles: Type.String({
-    // The dns role is designed (docs/architecture.md) but not built: it is refused, not ignored.
     pattern: `^ *(${ROLES.join("|")}) *(, *(${ROLES.join("|")}) *)*$`,
     default: "all",
     env: "OMNINAME_ROLES",
     description: `Comma-separated roles this process runs: ${ROLES.join(", ")}`,
-    expected: `a comma-separated list of ${ROLES.join(", ")} (the dns role is not built yet)`,
+    expected: `a comma-separated list of ${ROLES.join(", ")}`,
   }),
   // --- crawler (docs/crawler.md) ---
   rpcUrlEthereum: Type.Optional(
