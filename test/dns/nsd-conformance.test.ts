@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import dnsPacket from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUdpDnsClient, type UdpDnsClient } from "../../src/dns/dns-client.testing.js";
+import { createUdpDnsClient } from "../../src/dns/dns-client.testing.js";
 import { buildTestQuery } from "../../src/dns/dns.testing.js";
 import { createDnsServer, type DnsServer } from "../../src/dns/dns-server.js";
 import { createStoreZoneLookup } from "../../src/dns/store-zone-lookup.js";
