@@ -97,7 +97,9 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer
   });
   const port = await listenTcp(tcp, opts.host, opts.port);
 
-  const udp = createSocket({ type: isIPv6(opts.host) ? "udp6" : "udp4" });
+  // A larger receive buffer absorbs bursts that would otherwise be dropped by the kernel (the
+  // system caps it at net.core.rmem_max).
+  const udp = createSocket({ type: isIPv6(opts.host) ? "udp6" : "udp4", recvBufferSize: 4 * 1024 * 1024 });
   udp.on("message", (msg, rinfo) => {
     void answerQuery(msg, opts.lookup, "udp").then((answer) => {
       if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
