@@ -3,7 +3,7 @@ import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { ScoringData } from "../store/scoring-data.port.js";
 import { dnsRankContext, findBestDomain } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
-import { buildNodeRRsets } from "./resource-records.js";
+import { buildNodeRRsets, type RRset } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
 import { buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
 
@@ -32,6 +32,9 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): ZoneLookup 
   let serial: SerialState | null = null;
   let loadedAt = Number.NEGATIVE_INFINITY;
   let loading: Promise<void> | null = null;
+  // A domain's RRsets depend only on its records and name. The SQLite store hands out the same
+  // frozen domain object until its next commit, so they are built once per domain and commit.
+  const rrsetsOf = new WeakMap<object, RRset[]>();
 
   async function load(): Promise<void> {
     const [tlds, checkpoints] = await Promise.all([
@@ -77,8 +80,12 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): ZoneLookup 
     async findNode(name) {
       const best = await findBestDomain(opts.resolution, name, dnsRankContext(settings, opts.clock()));
       if (best === null) return null;
+      let rrsets = rrsetsOf.get(best.domain);
+      if (rrsets === undefined) {
+        rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
+        if (Object.isFrozen(best.domain)) rrsetsOf.set(best.domain, rrsets);
+      }
       // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
-      const { rrsets } = buildNodeRRsets(best.domain.records, name);
       return rrsets.length === 0 ? null : rrsets;
     },
   };
