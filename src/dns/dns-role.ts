@@ -1,8 +1,7 @@
 import type { AppContext } from "../app-context.js";
 import { createResolution } from "../resolution/resolution.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
-import { createStoreZoneLookup } from "./store-zone-lookup.js";
-import type { ZoneLookup } from "./zone.js";
+import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
 
 /** Comma-separated host names of the config, in order. */
 export function nameServersOf(value: string): string[] {
@@ -12,8 +11,11 @@ export function nameServersOf(value: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-/** The public zones (no project rules) over the context's store and ranker. */
-export function createPublicZoneLookup(ctx: AppContext): ZoneLookup {
+/**
+ * The public zones (no project rules) over the context's store and ranker; `forProject` gives the
+ * same zones under a project's settings (the per-project DoH).
+ */
+export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
   return createStoreZoneLookup({
     resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
     store: ctx.store,

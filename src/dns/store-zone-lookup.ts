@@ -25,7 +25,13 @@ export interface StoreZoneLookupOptions {
  * TLD set and the SOA serial are read again every `refreshMs` (default 5 s): a new TLD is served
  * within that time.
  */
-export function createStoreZoneLookup(opts: StoreZoneLookupOptions): ZoneLookup {
+/** The live zones, and the same zones answered under a project's settings (its own DoH). */
+export interface StoreZoneLookup extends ZoneLookup {
+  /** The same zones and serial, each name ranked under `projectSettings`. */
+  forProject(projectSettings: Record<string, unknown>): ZoneLookup;
+}
+
+export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLookup {
   const refreshMs = opts.refreshMs ?? 5_000;
   const settings = opts.projectSettings ?? {};
   let zones = new Map<string, ZoneApex>();
@@ -71,22 +77,27 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): ZoneLookup 
     return zones;
   }
 
-  return {
-    async findZone(name) {
-      const map = await current();
-      const last = name.slice(name.lastIndexOf(".") + 1);
-      return map.get(last) ?? null;
-    },
-    async findNode(name) {
-      const best = await findBestDomain(opts.resolution, name, dnsRankContext(settings, opts.clock()));
-      if (best === null) return null;
-      let rrsets = rrsetsOf.get(best.domain);
-      if (rrsets === undefined) {
-        rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
-        if (Object.isFrozen(best.domain)) rrsetsOf.set(best.domain, rrsets);
-      }
-      // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
-      return rrsets.length === 0 ? null : rrsets;
-    },
-  };
+  async function findZone(name: string): Promise<ZoneApex | null> {
+    const map = await current();
+    const last = name.slice(name.lastIndexOf(".") + 1);
+    return map.get(last) ?? null;
+  }
+
+  async function findNode(name: string, projectSettings: Record<string, unknown>): Promise<RRset[] | null> {
+    const best = await findBestDomain(opts.resolution, name, dnsRankContext(projectSettings, opts.clock()));
+    if (best === null) return null;
+    let rrsets = rrsetsOf.get(best.domain);
+    if (rrsets === undefined) {
+      rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
+      if (Object.isFrozen(best.domain)) rrsetsOf.set(best.domain, rrsets);
+    }
+    // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
+    return rrsets.length === 0 ? null : rrsets;
+  }
+
+  function lookupWith(projectSettings: Record<string, unknown>): ZoneLookup {
+    return { findZone, findNode: (name) => findNode(name, projectSettings) };
+  }
+
+  return { ...lookupWith(settings), forProject: lookupWith };
 }

@@ -9,7 +9,9 @@ import { dnsQueryRoutes } from "../../src/api/routes/dns-query.routes.js";
 import { createPublicZoneLookup } from "../../src/dns/dns-role.js";
 import { buildTestQuery, decodeTestAnswer } from "../../src/dns/dns.testing.js";
 import { answerQuery } from "../../src/dns/query-handler.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
+import { ADDR } from "./helpers/world.js";
 
 const run = promisify(execFile);
 const b64url = (b: Buffer) => b.toString("base64url");
@@ -188,5 +190,51 @@ describe("DoH judged by kdig +https (HTTP/2 over TLS)", () => {
     expect(stdout).toMatch(/HTTP session \(HTTP\/2-(POST|GET)\)-\(127.0.0.1\/dns-query\)-\(status: 200\)/);
     expect(stdout).toMatch(/Flags: qr aa rd;/);
     expect(stdout).toMatch(/alice\.wallet\.\s+300\s+IN\s+A\s+192\.0\.2\.1/);
+  });
+});
+
+describe("a project's own DoH at /svc/api/v1/dns-query", () => {
+  let t: TestApp;
+  const V1_DOH = "/svc/api/v1/dns-query";
+
+  beforeAll(async () => {
+    t = await createTestApp({ ranker: createScoringRanker(), app: { console: true } });
+    // The project serves no FNS names: alice.wallet is then its UNS domain (owned by bob).
+    await t.store.updateProjectSettings(t.projectId, { providers: { disabled: ["NAMESPACE_A"] } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("needs the project's API key", async () => {
+    const res = await t.app.inject({ url: `${V1_DOH}?name=alice.wallet&type=TXT` });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it("answers under the project's settings, with the plan's limits, and counts the request in usage", async () => {
+    const query = buildTestQuery("alice.wallet", "TXT", { id: 0 });
+    const mine = await t.app.inject({ url: `${V1_DOH}?dns=${b64url(query)}`, headers: { "api-key": t.key } });
+    expect(mine.statusCode).toBe(200);
+    expect(mine.headers.ratelimit).toMatch(/"quota";r=\d+/);
+    expect(decodeTestAnswer(mine.rawPayload).answer).toEqual([
+      `alice.wallet. 300 IN TXT "token.ETH=${ADDR.bob}"`,
+    ]);
+    const json = await t.app.inject({
+      url: `${V1_DOH}?name=alice.wallet&type=A`,
+      headers: { "api-key": t.key },
+    });
+    expect(json.json().Answer).toBeUndefined();
+    // The public endpoint ranks without the project's rules: the FNS domain, with its A records.
+    const pub = await t.app.inject({ url: "/dns-query?name=alice.wallet&type=A" });
+    expect(pub.json().Answer).toHaveLength(3);
+
+    await t.app.close(); // flushes the usage counters
+    const rows = await t.store.accountsDb
+      .selectFrom("usage_counters")
+      .selectAll()
+      .where("project_id", "=", t.projectId)
+      .where("metric", "=", "requests")
+      .execute();
+    expect(rows.map((r) => [r.endpoint, Number(r.count)])).toEqual([["dns-query", 2]]);
   });
 });

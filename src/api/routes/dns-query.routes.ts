@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   buildDohJson,
   buildJsonQuery,
@@ -14,7 +14,8 @@ import type { ZoneLookup } from "../../dns/zone.js";
 export const DOH_PATH = "/dns-query";
 
 export interface DnsQueryRoutesOptions {
-  lookup: ZoneLookup;
+  /** The zones to answer from; a function when they depend on the caller (a project's settings). */
+  lookup: ZoneLookup | ((request: FastifyRequest) => ZoneLookup);
 }
 
 interface DohQuery {
@@ -33,8 +34,10 @@ function problem(reply: FastifyReply, status: number, message: string) {
 }
 
 /**
- * DNS-over-HTTPS (RFC 8484) at /dns-query, public (no API key, no project rules): GET `?dns=`
- * (base64url, no padding), POST `application/dns-message`, and the JSON form `?name=&type=`.
+ * DNS-over-HTTPS (RFC 8484) at /dns-query: GET `?dns=` (base64url, no padding), POST
+ * `application/dns-message`, and the JSON form `?name=&type=`. Registered twice: at the root,
+ * public (no API key, no project rules), and in the v1 scope, where the api-key hook, allowlists,
+ * rate limits, quota and usage apply and answers follow the key's project settings.
  * The wire answer is the UDP server's (one query handler; DoH never truncates). docs/dns.md.
  */
 export async function dnsQueryRoutes(scope: FastifyInstance, opts: DnsQueryRoutesOptions): Promise<void> {
@@ -44,8 +47,11 @@ export async function dnsQueryRoutes(scope: FastifyInstance, opts: DnsQueryRoute
     (_req, body, done) => done(null, body),
   );
 
-  async function answerWire(reply: FastifyReply, query: Buffer) {
-    const answer = await answerQuery(query, opts.lookup, "doh");
+  const lookupOf = (request: FastifyRequest): ZoneLookup =>
+    typeof opts.lookup === "function" ? opts.lookup(request) : opts.lookup;
+
+  async function answerWire(request: FastifyRequest, reply: FastifyReply, query: Buffer) {
+    const answer = await answerQuery(query, lookupOf(request), "doh");
     // Not a DNS query at all (shorter than a header, or a response): the request is malformed.
     if (answer === null) return problem(reply, 400, "not a DNS query message");
     return reply
@@ -60,12 +66,12 @@ export async function dnsQueryRoutes(scope: FastifyInstance, opts: DnsQueryRoute
       const query = decodeDnsParam(q.dns);
       if (query === null) return problem(reply, 400, "dns is not base64url without padding");
       if (query.length > MAX_DOH_MESSAGE) return problem(reply, 413, "the DNS message is over 65535 bytes");
-      return answerWire(reply, query);
+      return answerWire(request, reply, query);
     }
     if (typeof q.name === "string") {
       const query = buildJsonQuery(q.name, q.type ?? "A", q.cd === "1" || q.cd === "true");
       if (query === null) return problem(reply, 400, "name or type is not valid");
-      const answer = await answerQuery(query, opts.lookup, "doh");
+      const answer = await answerQuery(query, lookupOf(request), "doh");
       if (answer === null) return problem(reply, 400, "name or type is not valid");
       return reply
         .header("cache-control", `max-age=${buildMaxAge(answer)}`)
@@ -79,6 +85,6 @@ export async function dnsQueryRoutes(scope: FastifyInstance, opts: DnsQueryRoute
     const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
     if (type !== DNS_MESSAGE) return problem(reply, 415, `the body must be ${DNS_MESSAGE}`);
     const body = request.body as Buffer;
-    return answerWire(reply, body);
+    return answerWire(request, reply, body);
   });
 }
