@@ -29,9 +29,13 @@ export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
  * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, answering from the
  * live map.
  */
-export function startDnsRole(ctx: AppContext): Promise<DnsServer> {
+export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
+  const lookup = createPublicZoneLookup(ctx);
+  // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
+  // the port opens, not on the first query.
+  await lookup.findZone(".");
   return createDnsServer({
-    lookup: createPublicZoneLookup(ctx),
+    lookup,
     host: ctx.config.dnsHost,
     port: ctx.config.dnsPort,
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
