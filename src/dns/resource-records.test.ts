@@ -198,7 +198,9 @@ describe("buildEmptyNonTerminals", () => {
   }
 
   it("holds every ancestor between a name and its TLD, in DNS form", async () => {
-    const ents = await buildEmptyNonTerminals(pages(["a.b.c.wallet", "alice.wallet"], ["x.café.eth", "$bad.y.eth"]));
+    const ents = await buildEmptyNonTerminals(
+      pages(["a.b.c.wallet", "alice.wallet"], ["x.café.eth", "$bad.y.eth"]),
+    );
     expect([...ents].sort()).toEqual(["b.c.wallet", "c.wallet", "xn--caf-dma.eth"]);
   });
 });

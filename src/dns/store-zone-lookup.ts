@@ -10,7 +10,8 @@ import { buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
 
 export interface StoreZoneLookupOptions {
   resolution: Resolution;
-  store: Pick<ScoringData, "listTldFirstRegistrations" | "iterateDomainNames"> & Pick<CrawlerLog, "listCheckpoints">;
+  store: Pick<ScoringData, "listTldFirstRegistrations" | "iterateDomainNames"> &
+    Pick<CrawlerLog, "listCheckpoints">;
   nameServers: readonly string[];
   hostmaster: string;
   /** The project's settings (the public endpoints: {}). */
