@@ -1,5 +1,6 @@
 import dnsPacket from "dns-packet";
 import { describe, expect, it } from "vitest";
+import { AppError } from "../domain/errors.js";
 import { buildTestQuery, decodeTestAnswer } from "./dns.testing.js";
 import { answerQuery } from "./query-handler.js";
 import { createStaticZoneLookup } from "./static-zone-lookup.js";
@@ -288,6 +289,21 @@ describe("answerQuery: malformed and unusual packets", () => {
       (await answerQuery(buildTestQuery("version.bind", "TXT", { klass: "CH" }), ZONE, "udp"))!,
     );
     expect(got.rcode).toBe("REFUSED");
+  });
+
+  it.each<[string, unknown, string]>([
+    ["an AppError: the registry's rcode", new AppError("STORE_UNAVAILABLE"), "SERVFAIL"],
+    ["an AppError mapped to REFUSED", new AppError("API_KEY_INVALID"), "REFUSED"],
+    [
+      "an AppError mapped to NXDOMAIN: never absence from a failure",
+      new AppError("DOMAIN_NOT_FOUND"),
+      "SERVFAIL",
+    ],
+    ["anything else", new TypeError("bug"), "SERVFAIL"],
+  ])("a lookup that throws %s", async (_label, error, rcode) => {
+    const failing: ZoneLookup = { findZone: ZONE.findZone, findNode: () => Promise.reject(error) };
+    const got = decodeTestAnswer((await answerQuery(buildTestQuery("alice.wallet", "A"), failing, "udp"))!);
+    expect(got.rcode).toBe(rcode);
   });
 
   it("a failing lookup: SERVFAIL, never a throw", async () => {

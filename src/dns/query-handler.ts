@@ -1,3 +1,4 @@
+import { ERROR_CODES, isAppError } from "../domain/errors.js";
 import type { RRset } from "./resource-records.js";
 import {
   buildHeaderOnly,
@@ -98,6 +99,14 @@ async function answerInZone(query: ParsedQuery, zone: ZoneApex, lookup: ZoneLook
   return { rcode: RCODE.NOERROR, aa: true, answers, authority: [] };
 }
 
+/** The rcode of a failed lookup: the registry's (docs/errors.md) for an AppError, else SERVFAIL. */
+function rcodeOfError(e: unknown): number {
+  const name = isAppError(e) ? ERROR_CODES[e.code].rcode : "SERVFAIL";
+  const rcode = RCODE[name as keyof typeof RCODE];
+  // A lookup failure never claims a name's absence: NXDOMAIN comes only from the zone's data.
+  return rcode === undefined || rcode === RCODE.NXDOMAIN || rcode === RCODE.NOERROR ? RCODE.SERVFAIL : rcode;
+}
+
 function sizeLimit(query: ParsedQuery, transport: Transport): number {
   if (transport !== "udp") return 65535;
   if (query.edns === null) return 512;
@@ -136,8 +145,8 @@ export async function answerQuery(
         zone === null
           ? { rcode: RCODE.REFUSED, aa: false, answers: [], authority: [] }
           : await answerInZone(query, zone, lookup);
-    } catch {
-      answer = { rcode: RCODE.SERVFAIL, aa: false, answers: [], authority: [] };
+    } catch (e) {
+      answer = { rcode: rcodeOfError(e), aa: false, answers: [], authority: [] };
     }
   }
 
