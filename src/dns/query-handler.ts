@@ -28,8 +28,16 @@ interface Answer {
   authority: WireRR[];
 }
 
+// A zone's SOA RDATA is the same in every answer until the zone (its serial) is rebuilt.
+const soaRdataOf = new WeakMap<ZoneApex, Buffer>();
+
 function soaRR(zone: ZoneApex, owner: number | string, ttl: number): WireRR {
-  return { owner, type: TYPE.SOA, ttl, rdata: soaRdata(zone.soa) };
+  let rdata = soaRdataOf.get(zone);
+  if (rdata === undefined) {
+    rdata = soaRdata(zone.soa);
+    soaRdataOf.set(zone, rdata);
+  }
+  return { owner, type: TYPE.SOA, ttl, rdata };
 }
 
 function negative(zone: ZoneApex, apexOwner: number, rcode: number, answers: WireRR[] = []): Answer {
@@ -78,7 +86,7 @@ async function answerInZone(query: ParsedQuery, zone: ZoneApex, lookup: ZoneLook
 
   // A CNAME: follow it while it stays in this zone, as an authoritative server does (RFC 1034
   // §4.3.2); the rcode is that of the last name of the chain (RFC 6604).
-  const answers = rrsetToWire(cname, 12);
+  const answers = [...rrsetToWire(cname, 12)];
   const seen = new Set([name]);
   let target = (cname.data as string[])[0];
   for (let hop = 0; hop < MAX_CHAIN; hop++) {

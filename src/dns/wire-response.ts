@@ -37,8 +37,24 @@ export function typeNumberOf(set: RRset): number {
   return TYPE_NUMBER[set.type];
 }
 
-/** The wire RRs of an RRset owned by `owner`. */
+// The answer section's RRs are owned by the question name (a pointer to offset 12) whatever the
+// query: encoded once per RRset object (lookups reuse their RRsets while the data is unchanged).
+const atQuestion = new WeakMap<RRset, WireRR[]>();
+
+/** The wire RRs of an RRset owned by `owner`; never modify the result (it may be shared). */
 export function rrsetToWire(set: RRset, owner: number | string): WireRR[] {
+  if (owner === 12) {
+    let cached = atQuestion.get(set);
+    if (cached === undefined) {
+      cached = encodeRRset(set, 12).map((rr) => Object.freeze(rr));
+      atQuestion.set(set, cached);
+    }
+    return cached;
+  }
+  return encodeRRset(set, owner);
+}
+
+function encodeRRset(set: RRset, owner: number | string): WireRR[] {
   const enc = codec.record(set.type);
   return (set.data as unknown[]).map((d) => ({
     owner,
@@ -80,7 +96,19 @@ function ownerBytes(owner: number | string): Buffer {
   return codec.name.encode(owner);
 }
 
+const rrBytesOf = new WeakMap<WireRR, Buffer>();
+
 function rrBytes(rr: WireRR): Buffer {
+  let bytes = rrBytesOf.get(rr);
+  if (bytes === undefined) {
+    bytes = encodeRR(rr);
+    // Shared RRs (rrsetToWire's) are frozen: their bytes never change.
+    if (Object.isFrozen(rr)) rrBytesOf.set(rr, bytes);
+  }
+  return bytes;
+}
+
+function encodeRR(rr: WireRR): Buffer {
   const owner = ownerBytes(rr.owner);
   const fixed = Buffer.alloc(8);
   fixed.writeUInt16BE(rr.type, 0);
