@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     retry: 0,
     pool: "forks",
+    // Every `omniname start` a test spawns runs the dns role too: a port of the system's choice,
+    // so that test files running side by side do not race for DNS_PORT's default (8053).
+    env: { DNS_PORT: "0" },
   },
 });

@@ -18,6 +18,8 @@ import { consoleV1Hooks } from "./plugins/usage.plugin.js";
 import { consolePages } from "./routes/console/console-pages.routes.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "./routes/console/console.routes.js";
 import { parseQueryString } from "./query-string.js";
+import { createPublicZoneLookup } from "../dns/dns-role.js";
+import { dnsQueryRoutes } from "./routes/dns-query.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { type V1Extension, v1Routes } from "./routes/v1/v1.routes.js";
 
@@ -116,6 +118,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
   healthRoutes(app, ctx.store);
+  await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
   await app.register(v1Routes, {
     prefix: V1_PREFIX,
     ctx,

@@ -6,6 +6,7 @@ import { keysCommand } from "./keys.command.js";
 import { kycCommand, projectRulesCommand, scoringCommand, tldsCommand } from "./scoring.command.js";
 import { snapshotCommand } from "./snapshot.command.js";
 import { startCommand } from "./start.command.js";
+import { zoneCommand } from "./zone.command.js";
 
 /** Every `omniname` subcommand, in the order `omniname help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -19,4 +20,5 @@ export const COMMANDS: readonly Command[] = [
   scoringCommand,
   kycCommand,
   tldsCommand,
+  zoneCommand,
 ];

@@ -11,6 +11,7 @@ import { dataDirSecret } from "../config/data-dir-secret.js";
 import { loadConfig, publicUrlFor } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext } from "../context.js";
+import { dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
 import { FIXTURE_WORLD } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
@@ -40,10 +41,10 @@ function followBoundPort(config: Config, bound: AddressInfo | string | null, log
   logger.info({ address: `${bound.address}:${bound.port}`, publicUrl: config.publicUrl }, "listening");
 }
 
-function parseRoles(value: string): { api: boolean; crawler: boolean } {
+function parseRoles(value: string): { api: boolean; crawler: boolean; dns: boolean } {
   const roles = new Set(value.split(",").map((r) => r.trim().toLowerCase()));
   const all = roles.has("all");
-  return { api: all || roles.has("api"), crawler: all || roles.has("crawler") };
+  return { api: all || roles.has("api"), crawler: all || roles.has("crawler"), dns: all || roles.has("dns") };
 }
 
 /** "100,000 requests/s per key, 1,000,000,000 a month (plan demo)": the limits of a plan. */
@@ -88,7 +89,9 @@ export const startCommand: Command = {
 
     let role: CrawlerRole | null = null;
     let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+    let dns: Awaited<ReturnType<typeof startDnsRole>> | null = null;
     const stopAll = async () => {
+      await dns?.close();
       await app?.close();
       await role?.stop();
       await ctx.store.close();
@@ -100,6 +103,7 @@ export const startCommand: Command = {
         await rescoreAll(ctx.store, ctx.scoringLists);
       }
       if (roles.crawler) role = await startCrawlerRole(ctx, { embedDevnet: true, rescore: true });
+      if (roles.dns) dns = await startDnsRole(ctx);
       if (roles.api) {
         const key = demoKey(ctx);
         await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
@@ -125,6 +129,7 @@ export const startCommand: Command = {
         await role.ready;
         process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");
       }
+      if (dns) process.stdout.write(`${dnsBannerLine(dns)}\n`);
     } catch (e) {
       await stopAll().catch(() => {});
       throw e;

@@ -10,7 +10,7 @@ import { type Static, Type } from "@sinclair/typebox";
  * validator's own text (a regular expression means nothing to an operator).
  */
 /** The roles `omniname start` can run (OMNINAME_ROLES). */
-const ROLES = ["all", "api", "crawler"] as const;
+export const ROLES = ["all", "api", "crawler", "dns"] as const;
 
 export const ConfigSchema = Type.Object({
   port: Type.Integer({
@@ -70,12 +70,11 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   roles: Type.String({
-    // The dns role is designed (docs/architecture.md) but not built: it is refused, not ignored.
     pattern: `^ *(${ROLES.join("|")}) *(, *(${ROLES.join("|")}) *)*$`,
     default: "all",
     env: "OMNINAME_ROLES",
     description: `Comma-separated roles this process runs: ${ROLES.join(", ")}`,
-    expected: `a comma-separated list of ${ROLES.join(", ")} (the dns role is not built yet)`,
+    expected: `a comma-separated list of ${ROLES.join(", ")}`,
   }),
   // --- crawler (docs/crawler.md) ---
   rpcUrlEthereum: Type.Optional(
@@ -310,6 +309,48 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     env: "USAGE_FLUSH_MS",
     description: "How often usage counters kept in memory are written to the store, in one batch",
+  }),
+  // --- DNS (docs/dns.md) ---
+  dnsHost: Type.String({
+    minLength: 1,
+    default: "127.0.0.1",
+    env: "DNS_HOST",
+    description: "Address the DNS role binds to (UDP and TCP)",
+  }),
+  dnsPort: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8053,
+    env: "DNS_PORT",
+    description:
+      "Port of the DNS role, UDP and TCP (unprivileged by default, not 5353: mDNS; 53 in production)",
+  }),
+  dnsNameServers: Type.String({
+    pattern: "^ *[A-Za-z0-9.-]+ *(, *[A-Za-z0-9.-]+ *)*$",
+    default: "ns1.omniname.test,ns2.omniname.test",
+    env: "DNS_NAME_SERVERS",
+    description: "Comma-separated host names of the zones' NS records; the first is the SOA MNAME",
+    expected: "a comma-separated list of host names",
+  }),
+  dnsHostmaster: Type.String({
+    pattern: "^[A-Za-z0-9.-]+$",
+    default: "hostmaster.omniname.test",
+    env: "DNS_HOSTMASTER",
+    description: "SOA RNAME (the zone contact's mailbox, with its @ written as a dot)",
+  }),
+  dnsTcpIdleMs: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    env: "DNS_TCP_IDLE_MS",
+    description: "A DNS TCP connection idle this long is closed (RFC 7766)",
+  }),
+  dnsTcpMaxClients: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 256,
+    env: "DNS_TCP_MAX_CLIENTS",
+    description: "Concurrent DNS TCP connections; one more is closed at once",
   }),
 });
 

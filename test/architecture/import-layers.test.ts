@@ -57,6 +57,9 @@ const ROWS: Array<[string, string, boolean]> = [
   ["src/api/a.ts", "../devnet/devnet.js", true],
   ["src/dns/a.ts", "../resolution/resolution.js", false],
   ["src/dns/a.ts", "../cli/command.js", true],
+  // DNS-over-HTTPS: the API carries the DNS answers, the DNS server never reaches into the API.
+  ["src/api/a.ts", "../dns/query-handler.js", false],
+  ["src/dns/a.ts", "../api/app.js", true],
   ["src/context.ts", "./store/create-store.js", false],
   ["src/context.ts", "./cli/commands.js", true],
   ["src/cli/a.ts", "../api/app.js", false],

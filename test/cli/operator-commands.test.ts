@@ -130,7 +130,7 @@ describe("operator commands", () => {
     expect(stderr).toMatch(/Invalid configuration PORT/);
   });
 
-  it.each(["dns", "crawlr", "api,dns"])(
+  it.each(["dnss", "crawlr", "api,dns,"])(
     "start refuses OMNINAME_ROLES=%s: exits 1 naming the variable and the valid roles",
     async (roles) => {
       const { code, stdout, stderr } = await run(process.execPath, ["--import", "tsx", main, "start"], {
@@ -142,7 +142,7 @@ describe("operator commands", () => {
       );
       expect(code).toBe(1);
       expect(stderr).toContain(
-        `Invalid configuration OMNINAME_ROLES: must be a comma-separated list of all, api, crawler (the dns role is not built yet); got ${JSON.stringify(roles)}`,
+        `Invalid configuration OMNINAME_ROLES: must be a comma-separated list of all, api, crawler, dns; got ${JSON.stringify(roles)}`,
       );
       expect(stdout).not.toMatch(/starting|omniname is up/);
     },

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { ApiKeyVerifier } from "../../../accounts/api-keys.js";
 import type { AppContext } from "../../../app-context.js";
+import { createPublicZoneLookup } from "../../../dns/dns-role.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { requireApiKey } from "../../plugins/api-key.plugin.js";
+import { dnsQueryRoutes } from "../dns-query.routes.js";
 import { resolveRoutes } from "./resolve.routes.js";
 import { reverseResolveRoutes } from "./reverse-resolve.routes.js";
 import { canonicalizeQuery, type RankInputs } from "./v1.params.js";
@@ -38,4 +40,9 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
   scope.addHook("preValidation", canonicalizeQuery);
   resolveRoutes(scope, opts.resolution, opts.rank);
   reverseResolveRoutes(scope, opts.resolution, opts.rank);
+  // The project's own DoH: the same zones, ranked under the key's project settings.
+  const zones = createPublicZoneLookup(opts.ctx);
+  await scope.register(dnsQueryRoutes, {
+    lookup: (request) => zones.forProject(request.project?.settings ?? {}),
+  });
 }

@@ -1,0 +1,189 @@
+import { type ChildProcess, execFileSync, fork, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createUdpDnsClient } from "../src/dns/dns-client.testing.js";
+import { buildTestQuery } from "../src/dns/dns.testing.js";
+import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { seedBulk } from "./support/seed-bulk.js";
+
+/**
+ * The authoritative server over UDP against NSD serving the same exported zones, in one run:
+ * dnsperf (10 clients, 100 queries outstanding, BENCH_SECONDS each) on the same query file for
+ * both, then the ratio. NSD runs one server process (one core), as does ours (one event loop).
+ * Latency: p50 and p99 of 5,000 sequential queries measured by this process (dnsperf prints no
+ * percentiles). Also: the zone export of the bench world, its time and peak RSS.
+ *
+ * Aim: ours >= 0.5 × NSD, p99 under 5 ms on loopback. BENCH_DOMAINS (default 100,000) and
+ * BENCH_SECONDS (5) size the run.
+ */
+const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const here = dirname(fileURLToPath(import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function dnsperf(port: number, queryFile: string): { qps: number; lost: number; avgMs: number } {
+  const r = spawnSync(
+    "dnsperf",
+    [
+      "-s",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-d",
+      queryFile,
+      "-l",
+      String(SECONDS),
+      "-c",
+      "10",
+      "-q",
+      "100",
+      "-t",
+      "2",
+    ],
+    { encoding: "utf8" },
+  );
+  const out = r.stdout;
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const avg = Number(/Average Latency \(s\):\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  return { qps, lost, avgMs: avg * 1000 };
+}
+
+async function latency(port: number, names: string[]): Promise<{ p50: number; p99: number }> {
+  const client = createUdpDnsClient("127.0.0.1", port);
+  const samples: number[] = [];
+  for (let i = 0; i < 5000; i++) {
+    const q = buildTestQuery(names[i % names.length], i % 2 ? "A" : "TXT", { id: i & 0xffff, udpSize: 1232 });
+    const t = performance.now();
+    await client.ask(q);
+    samples.push(performance.now() - t);
+  }
+  client.close();
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length * 0.5)], p99: samples[Math.floor(samples.length * 0.99)] };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "omniname-dns-bench-"));
+const children: ChildProcess[] = [];
+try {
+  const file = join(dir, "bench.sqlite");
+  const store = createSqliteStore(file);
+  await store.migrate();
+  const world = seedBulk(store, DOMAINS);
+  await store.setCheckpoint({
+    sourceId: "bench",
+    chainId: 1,
+    blockNumber: DOMAINS,
+    blockHash: "0x1",
+    updatedAt: Date.now(),
+    state: "live",
+    error: null,
+  });
+  await store.close();
+
+  const zonesDir = join(dir, "zones");
+  const exported = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ["--import", "tsx", join(here, "support", "zone-export.ts"), file, zonesDir],
+      { encoding: "utf8" },
+    ),
+  ) as {
+    ms: number;
+    maxRssMiB: number;
+    zones: number;
+    names: number;
+    files: Array<{ tld: string; file: string }>;
+  };
+  console.log(
+    `zone export: ${DOMAINS.toLocaleString("en-US")} domains -> ${exported.names.toLocaleString("en-US")} names in ${exported.zones} zones, ${(exported.ms / 1000).toFixed(1)} s, peak RSS ${exported.maxRssMiB} MiB`,
+  );
+
+  // The query file: a hot set of names, A and TXT, and one query in ten for an absent name.
+  const lines: string[] = [];
+  for (let i = 0; i < 20_000; i++) {
+    const name = world.names[(i * 7919) % world.names.length];
+    lines.push(i % 10 === 9 ? `absent${i}.wallet A` : `${name} ${i % 2 ? "A" : "TXT"}`);
+  }
+  const queryFile = join(dir, "queries.txt");
+  writeFileSync(queryFile, `${lines.join("\n")}\n`);
+
+  const nsdPort = await freePort();
+  const conf = [
+    "server:",
+    `  ip-address: 127.0.0.1@${nsdPort}`,
+    '  username: ""',
+    '  chroot: ""',
+    '  database: ""',
+    `  pidfile: "${join(dir, "nsd.pid")}"`,
+    `  xfrdfile: "${join(dir, "xfrd.state")}"`,
+    `  zonelistfile: "${join(dir, "zone.list")}"`,
+    `  logfile: "${join(dir, "nsd.log")}"`,
+    "  server-count: 1",
+    "  minimal-responses: yes",
+    "  rrl-ratelimit: 0",
+    "remote-control:",
+    "  control-enable: no",
+    ...exported.files.flatMap((z) => ["zone:", `  name: ${z.tld}`, `  zonefile: "${z.file}"`]),
+  ].join("\n");
+  writeFileSync(join(dir, "nsd.conf"), `${conf}\n`);
+  const nsd = spawn("nsd", ["-d", "-c", join(dir, "nsd.conf")], { stdio: "ignore" });
+  children.push(nsd);
+
+  const ours = fork(join(here, "support", "dns-server.ts"), [file], {
+    execArgv: ["--import", "tsx"],
+    stdio: "inherit",
+  });
+  children.push(ours);
+  const ourPort = await new Promise<number>((resolve, reject) => {
+    ours.once("message", (m) => resolve((m as { port: number }).port));
+    ours.once("exit", (code) => reject(new Error(`dns server exited with ${code}`)));
+  });
+  // NSD is ready once it answers (it loads the zones first).
+  for (let ready = false; !ready; ) {
+    const client = createUdpDnsClient("127.0.0.1", nsdPort);
+    ready = await Promise.race([
+      client.ask(buildTestQuery("wallet", "SOA", { id: 1 })).then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 500)),
+    ]);
+    client.close();
+  }
+
+  // Warm both (our first pass reads SQLite pages from disk), then measure, NSD and ours in turns.
+  dnsperf(ourPort, queryFile);
+  dnsperf(nsdPort, queryFile);
+  const nsdRun = dnsperf(nsdPort, queryFile);
+  const ourRun = dnsperf(ourPort, queryFile);
+  const nsdLat = await latency(nsdPort, world.names);
+  const ourLat = await latency(ourPort, world.names);
+  const row = (label: string, r: typeof ourRun, l: typeof ourLat, ratio: number) =>
+    `| ${label} | ${Math.round(r.qps).toLocaleString("en-US")} | ${r.lost} | ${r.avgMs.toFixed(2)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${ratio.toFixed(2)} |`;
+  console.log("\n| Server | queries/s | lost | avg ms (dnsperf) | p50 ms | p99 ms | ratio |");
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(row("NSD 4 (1 server process)", nsdRun, nsdLat, 1));
+  console.log(row("omniname dns role", ourRun, ourLat, ourRun.qps / nsdRun.qps));
+  console.log(
+    `\nratio ${(ourRun.qps / nsdRun.qps).toFixed(2)} (aim >= 0.5); p99 ${ourLat.p99.toFixed(2)} ms (aim < 5 ms); load average ${loadavg()[0].toFixed(1)}`,
+  );
+} finally {
+  for (const c of children) {
+    if (c.exitCode !== null) continue;
+    if (c.connected) c.disconnect();
+    else c.kill("SIGTERM");
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,35 @@
+import pino from "pino";
+import type { AppContext } from "../../src/app-context.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { createPublicZoneLookup } from "../../src/dns/dns-role.js";
+import { createDnsServer } from "../../src/dns/dns-server.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+// A child process: the dns role over the bench's SQLite file, as `OMNINAME_ROLES=dns` runs it, so
+// the load generator does not share its event loop. argv: <sqlite file>. Sends { port } over IPC.
+const [file] = process.argv.slice(2);
+const store = createSqliteStore(file);
+await store.migrate();
+const ctx: AppContext = {
+  config: loadConfig({}, { dataDir: "." }),
+  logger: pino({ level: "warn" }),
+  store,
+  ranker: createScoringRanker(),
+  pepper: "bench-pepper-bench-pepper",
+  clock: Date.now,
+};
+const server = await createDnsServer({
+  lookup: createPublicZoneLookup(ctx),
+  host: "127.0.0.1",
+  port: 0,
+  tcpIdleMs: 10_000,
+  tcpMaxClients: 256,
+});
+process.send?.({ port: server.port });
+process.on("disconnect", () => {
+  void server
+    .close()
+    .then(() => store.close())
+    .then(() => process.exit(0));
+});

@@ -1,0 +1,40 @@
+import type { RankContext, RankedDomain } from "../resolution/rank.js";
+import type { Resolution } from "../resolution/resolution.js";
+import { buildDnsName } from "./dns-name.js";
+
+/** The rank context of a DNS answer: the project's settings (public endpoints: none), no country. */
+export function dnsRankContext(projectSettings: Record<string, unknown>, now: number): RankContext {
+  return { projectSettings, country: null, now, explain: false };
+}
+
+/**
+ * The domain a DNS name answers with: the highest-scored of those whose DNS form is exactly this
+ * name, in resolve's own order (deep-resolve ranks; nothing is re-ranked here). Resolve may also
+ * match another stored form of the name (the ENSIP-15 form of a full-width label): that domain has
+ * its own DNS name and answers there. Null when no served domain has this name.
+ *
+ * @example await findBestDomain(resolution, "xn--caf-dma.eth", ctx) // the best domain named café.eth
+ */
+export async function findBestDomain(
+  resolution: Resolution,
+  dnsName: string,
+  ctx: RankContext,
+): Promise<RankedDomain | null> {
+  let ranked: RankedDomain[];
+  try {
+    ranked = await resolution.deepResolve(dnsName, {}, ctx);
+  } catch (e) {
+    // A name the naming rules refuse is no stored name: absent, not a failure.
+    if (
+      (e as { code?: string }).code === "INVALID_DOMAIN" ||
+      (e as { code?: string }).code === "PARAMETER_TOO_LONG"
+    )
+      return null;
+    throw e;
+  }
+  for (const r of ranked) {
+    const dns = buildDnsName(r.domain.name);
+    if (dns.ok && dns.name === dnsName) return r;
+  }
+  return null;
+}

@@ -1,0 +1,50 @@
+import type { AppContext } from "../app-context.js";
+import { createResolution } from "../resolution/resolution.js";
+import { createDnsServer, type DnsServer } from "./dns-server.js";
+import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
+
+/** Comma-separated host names of the config, in order. */
+export function nameServersOf(value: string): string[] {
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * The public zones (no project rules) over the context's store and ranker; `forProject` gives the
+ * same zones under a project's settings (the per-project DoH).
+ */
+export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
+  return createStoreZoneLookup({
+    resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
+    store: ctx.store,
+    nameServers: nameServersOf(ctx.config.dnsNameServers),
+    hostmaster: ctx.config.dnsHostmaster,
+    clock: ctx.clock,
+  });
+}
+
+/**
+ * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, answering from the
+ * live map.
+ */
+export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
+  const lookup = createPublicZoneLookup(ctx);
+  // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
+  // the port opens, not on the first query.
+  await lookup.findZone(".");
+  return createDnsServer({
+    lookup,
+    host: ctx.config.dnsHost,
+    port: ctx.config.dnsPort,
+    tcpIdleMs: ctx.config.dnsTcpIdleMs,
+    tcpMaxClients: ctx.config.dnsTcpMaxClients,
+    logger: ctx.logger.child({ component: "dns" }),
+  });
+}
+
+/** The banner line of the dns role, with a query to try. */
+export function dnsBannerLine(server: DnsServer): string {
+  return `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.wallet TXT`;
+}

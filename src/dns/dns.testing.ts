@@ -1,0 +1,88 @@
+import dnsPacket from "dns-packet";
+
+/** A query packet as a stub resolver sends it; `udpSize` adds an OPT record (EDNS(0)). */
+export function buildTestQuery(
+  name: string,
+  type: string,
+  opts: { id?: number; udpSize?: number; ednsVersion?: number; klass?: string } = {},
+): Buffer {
+  return dnsPacket.encode({
+    type: "query",
+    id: opts.id ?? 4242,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: type as never, class: (opts.klass ?? "IN") as never }],
+    additionals:
+      opts.udpSize === undefined
+        ? []
+        : [
+            {
+              type: "OPT",
+              name: ".",
+              udpPayloadSize: opts.udpSize,
+              ednsVersion: opts.ednsVersion ?? 0,
+            } as never,
+          ],
+  });
+}
+
+function rdataText(a: dnsPacket.Answer): string {
+  const d = (a as { data: unknown }).data;
+  switch (a.type) {
+    case "TXT":
+      return (d as Buffer[]).map((b) => JSON.stringify(b.toString("utf8"))).join(" ");
+    case "MX": {
+      const mx = d as { preference: number; exchange: string };
+      return `${mx.preference} ${mx.exchange || "."}`;
+    }
+    case "SOA": {
+      const s = d as dnsPacket.SoaData;
+      return `${s.mname} ${s.rname} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`;
+    }
+    default:
+      return String(d);
+  }
+}
+
+/** `name TTL IN TYPE rdata`, the way coredns test rows read. */
+export function rrText(a: dnsPacket.Answer): string {
+  return `${a.name}. ${(a as { ttl?: number }).ttl} IN ${a.type} ${rdataText(a)}`;
+}
+
+const RCODE_NAMES: Record<number, string> = {
+  0: "NOERROR",
+  1: "FORMERR",
+  2: "SERVFAIL",
+  3: "NXDOMAIN",
+  4: "NOTIMP",
+  5: "REFUSED",
+  16: "BADVERS",
+};
+
+export interface DecodedAnswer {
+  id: number;
+  rcode: string;
+  aa: boolean;
+  tc: boolean;
+  questions: string[];
+  answer: string[];
+  ns: string[];
+  udpSize: number | null;
+}
+
+export function decodeTestAnswer(buf: Buffer): DecodedAnswer {
+  const p = dnsPacket.decode(buf);
+  const opt = (p.additionals ?? []).find((a) => a.type === "OPT") as
+    | { udpPayloadSize: number; extendedRcode: number }
+    | undefined;
+  const rcode = ((opt?.extendedRcode ?? 0) << 4) | ((p.flags ?? 0) & 0xf);
+  return {
+    id: p.id ?? 0,
+    rcode: RCODE_NAMES[rcode] ?? String(rcode),
+    aa: Boolean(p.flag_aa),
+    tc: Boolean(p.flag_tc),
+    questions: (p.questions ?? []).map((q) => `${q.name} ${q.type}`),
+    answer: (p.answers ?? []).map(rrText),
+    ns: (p.authorities ?? []).map(rrText),
+    udpSize: opt ? opt.udpPayloadSize : null,
+  };
+}

@@ -1,0 +1,130 @@
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { Resolution } from "../resolution/resolution.js";
+import type { Store } from "../store/store.js";
+import { dnsRankContext, findBestDomain } from "./best-domain.js";
+import { buildDnsName } from "./dns-name.js";
+import { buildNodeRRsets } from "./resource-records.js";
+import { indexProgress, nextSerial } from "./serial.js";
+import { type ApexSettings, buildApex } from "./zone.js";
+import { buildNodeLines, buildZoneHeader, parseZoneHeader } from "./zone-file.js";
+
+export interface ZoneExportOptions {
+  outDir: string;
+  /** TLDs to write (Unicode or A-label); absent: every TLD of the map. */
+  tlds?: readonly string[];
+  projectSettings?: Record<string, unknown>;
+  nameServers: readonly string[];
+  hostmaster: string;
+  now: number;
+  /** Domains read from the store at a time: memory stays bounded by one page. */
+  pageSize?: number;
+}
+
+export interface ZoneExportResult {
+  zones: Array<{ tld: string; file: string; serial: number; names: number }>;
+  /** Names or records left out, one per line in DIR/skipped.tsv. */
+  skipped: number;
+}
+
+/** The header of a file written before: enough bytes for its comment lines. */
+function previousHeader(file: string): { serial: number; progress: number } | null {
+  if (!existsSync(file)) return null;
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(512);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return parseZoneHeader(buf.toString("utf8", 0, n));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function zoneOf(tld: string): string {
+  const dns = buildDnsName(tld);
+  return dns.ok ? dns.name : "";
+}
+
+const tsv = (...fields: string[]) => `${fields.map((f) => f.replace(/[\t\n]/g, " ")).join("\t")}\n`;
+
+/**
+ * Writes one RFC 1035 master file per TLD (`DIR/<tld>.zone`): SOA (serial from the index's
+ * progress, never lower than the file it replaces), NS, and every name's highest-scored domain.
+ * The store is read page by page and each page's lines are appended to their files, so memory
+ * does not grow with the map; files are renamed into place at the end.
+ *
+ * @example await exportZones(store, resolution, { outDir: "zones", nameServers: ["ns1.example"], hostmaster: "hostmaster.example", now: Date.now() })
+ */
+export async function exportZones(
+  store: Store,
+  resolution: Resolution,
+  opts: ZoneExportOptions,
+): Promise<ZoneExportResult> {
+  mkdirSync(opts.outDir, { recursive: true });
+  const progress = indexProgress(await store.listCheckpoints());
+  const wanted = opts.tlds
+    ? new Set(opts.tlds.map((t) => buildDnsName(t)).flatMap((r) => (r.ok ? [r.name] : [])))
+    : null;
+  const zones = new Map<string, { file: string; tmp: string; serial: number; names: number }>();
+  for (const { tld } of await store.listTldFirstRegistrations()) {
+    const dns = buildDnsName(tld);
+    if (!dns.ok || zones.has(dns.name) || (wanted && !wanted.has(dns.name))) continue;
+    const file = join(opts.outDir, `${dns.name}.zone`);
+    const serial = nextSerial(previousHeader(file), progress).serial;
+    const settings: ApexSettings = { nameServers: opts.nameServers, hostmaster: opts.hostmaster, serial };
+    const tmp = `${file}.tmp`;
+    writeFileSync(tmp, buildZoneHeader(buildApex(dns.name, settings), progress));
+    zones.set(dns.name, { file, tmp, serial, names: 0 });
+  }
+
+  const skippedFile = join(opts.outDir, "skipped.tsv");
+  writeFileSync(skippedFile, tsv("name", "key", "reason"));
+  let skipped = 0;
+  const ctx = dnsRankContext(opts.projectSettings ?? {}, opts.now);
+  for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
+    const lines = new Map<string, string>();
+    let report = "";
+    const inZones = page.filter((d) => zones.has(zoneOf(d.tld)));
+    const answers = await Promise.all(
+      inZones.map(async (d) => {
+        const dns = buildDnsName(d.name);
+        if (!dns.ok) return { d, dns, best: null };
+        return { d, dns, best: await findBestDomain(resolution, dns.name, ctx) };
+      }),
+    );
+    for (const { d, dns, best } of answers) {
+      if (!dns.ok) {
+        report += tsv(d.name, "", dns.reason);
+        skipped++;
+        continue;
+      }
+      // Each name is written once, on the page of the domain that wins it.
+      if (best === null || best.domain.id !== d.id) continue;
+      const zone = dns.name.slice(dns.name.lastIndexOf(".") + 1);
+      const node = buildNodeRRsets(d.records, dns.name);
+      for (const s of node.skipped) {
+        report += tsv(dns.name, s.key, s.reason);
+        skipped++;
+      }
+      lines.set(zone, (lines.get(zone) ?? "") + buildNodeLines(dns.name, node.rrsets));
+      zones.get(zone)!.names++;
+    }
+    for (const [zone, text] of lines) if (text.length > 0) appendFileSync(zones.get(zone)!.tmp, text);
+    if (report.length > 0) appendFileSync(skippedFile, report);
+  }
+
+  for (const z of zones.values()) renameSync(z.tmp, z.file);
+  return {
+    zones: [...zones].map(([tld, z]) => ({ tld, file: z.file, serial: z.serial, names: z.names })),
+    skipped,
+  };
+}

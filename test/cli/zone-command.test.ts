@@ -1,0 +1,91 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+import { testDomain, tokenIdOf } from "../helpers/store-world.js";
+
+const run = promisify(execFile);
+const main = new URL("../../src/main.ts", import.meta.url).pathname;
+
+async function omniname(
+  dataDir: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", main, ...args], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "silent",
+        DATABASE_URL: "",
+        DNS_NAME_SERVERS: "ns.example.net",
+      },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe("omniname zone export", () => {
+  const root = mkdtempSync(join(tmpdir(), "omniname-zone-cli-"));
+  const data = join(root, "data");
+
+  beforeAll(async () => {
+    const store = await createStore({ databaseUrl: undefined, dataDir: data });
+    const add = async (n: number, name: string, provider: "NAMESPACE_A" | "NAMESPACE_B", a: string) => {
+      const [sld, tld] = name.split(".");
+      const id = await store.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld, provider }));
+      await store.replaceRecords(id, [
+        { key: "record.A.0", value: a, nativeKey: "record.A.0", nativeValue: a },
+      ]);
+    };
+    await add(1, "alice.wallet", "NAMESPACE_A", "10.0.0.1");
+    await add(2, "alice.wallet", "NAMESPACE_B", "10.0.0.2");
+    await add(3, "bob.crypto", "NAMESPACE_A", "10.0.0.3");
+    const project = await store.createProject({ name: "acme" });
+    await store.updateProjectSettings(project.id, { providers: { disabled: ["NAMESPACE_A"] } });
+    await store.close();
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("writes the TLDs asked for, with the configured name servers", async () => {
+    const out = join(root, "public");
+    const r = await omniname(data, "zone", "export", "--tld", "wallet", "--out", out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/wallet\.zone: 1 names, serial 0/);
+    expect(existsSync(join(out, "crypto.zone"))).toBe(false);
+    const zone = readFileSync(join(out, "wallet.zone"), "utf8");
+    expect(zone).toContain("wallet.\t3600\tIN\tNS\tns.example.net.");
+    expect(zone).toMatch(/alice\.wallet\.\t300\tIN\tA\t10\.0\.0\.[12]/);
+  });
+
+  it("--project applies the project's settings", async () => {
+    const out = join(root, "acme");
+    const r = await omniname(
+      data,
+      "zone",
+      "export",
+      "--project",
+      "acme",
+      "--tld=wallet,crypto",
+      "--out",
+      out,
+    );
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(out, "wallet.zone"), "utf8")).toContain("alice.wallet.\t300\tIN\tA\t10.0.0.2");
+    // FNS disabled: bob.crypto has no domain left for this project.
+    expect(readFileSync(join(out, "crypto.zone"), "utf8")).not.toContain("bob.crypto");
+  });
+
+  it("refuses a missing --out (exit 2) and an unknown project (exit 1)", async () => {
+    expect((await omniname(data, "zone", "export")).code).toBe(2);
+    const r = await omniname(data, "zone", "export", "--project", "nope", "--out", join(root, "x"));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no project "nope"/);
+  });
+});

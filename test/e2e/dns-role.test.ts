@@ -1,0 +1,62 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const main = new URL("../../src/main.ts", import.meta.url).pathname;
+const run = promisify(execFile);
+
+describe("omniname start with OMNINAME_ROLES=dns", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "omniname-dns-role-"));
+  let child: ChildProcess | null = null;
+  let host = "";
+  let port = 0;
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, ["--import", "tsx", main, "start", "--fixtures"], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        OMNINAME_ROLES: "dns",
+        DNS_PORT: "0",
+        LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    // The banner line names the bound address: DNS_PORT=0 lets the system choose the port.
+    const line = await new Promise<RegExpExecArray>((resolve, reject) => {
+      child!.stdout!.on("data", (d: Buffer) => {
+        output += d.toString();
+        const m = /DNS \(UDP\+TCP\):\s+([\d.]+):(\d+)/.exec(output);
+        if (m) resolve(m);
+      });
+      child!.once("exit", (code) => reject(new Error(`exited ${code}: ${output}`)));
+    });
+    host = line[1];
+    port = Number(line[2]);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("prints its address in the banner and answers dig over UDP and kdig over TCP", async () => {
+    expect(host).toBe("127.0.0.1");
+    const udp = await run("dig", [`@${host}`, "-p", String(port), "+norec", "alice.wallet", "TXT"]);
+    expect(udp.stdout).toMatch(/status: NOERROR/);
+    expect(udp.stdout).toMatch(/flags: qr aa;/);
+    // The fixture's alice.wallet has a CNAME: it stands alone, whatever type is asked.
+    expect(udp.stdout).toMatch(/alice\.wallet\.\s+300\s+IN\s+CNAME\s+alice\.example\.net\./);
+    const tcp = await run("kdig", [`@${host}`, "-p", String(port), "+tcp", "wallet", "SOA"]);
+    expect(tcp.stdout).toMatch(/wallet\.\s+3600\s+IN\s+SOA\s+ns1\.omniname\.test\./);
+  });
+});
