@@ -27,7 +27,7 @@ export interface AnvilOptions {
    * saver does, atomically (state-saver.ts).
    */
   statePath?: string;
-  /** Genesis timestamp (seconds), used only for a fresh chain: seeding replays older timestamps. */
+  /** Genesis timestamp (seconds): a fresh chain's (seeding replays older times), or a resumed chain's saved one. */
   genesisTimestamp?: number;
   /** Where anvil's own output goes; absent: discarded. */
   logPath?: string;
@@ -59,10 +59,11 @@ export function anvilArgs(o: AnvilOptions): string[] {
   ];
   if (o.noMining) args.push("--no-mining");
   else if (o.blockTime && o.blockTime > 0) args.push("--block-time", String(o.blockTime));
-  // A loaded state carries its own blocks; a genesis timestamp only makes sense on a fresh chain.
+  // anvil mints its own block 0 even when it loads a state, and dumps it beside the loaded one:
+  // a resumed chain gets the saved genesis timestamp too, so both blocks 0 are the same block.
   const fresh = !o.statePath || !existsSync(o.statePath);
   if (o.statePath && !fresh) args.push("--load-state", o.statePath);
-  if (o.genesisTimestamp !== undefined && fresh) args.push("--timestamp", String(o.genesisTimestamp));
+  if (o.genesisTimestamp !== undefined) args.push("--timestamp", String(o.genesisTimestamp));
   return args;
 }
 

@@ -267,6 +267,40 @@ describe("devnet", () => {
     expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
   });
 
+  it("resumes again after a resumed run: the saved state holds one genesis block, the recorded one", async () => {
+    const before = devnet.manifest;
+    // The previous test's chains were resumed; mine a block on each so there is history to keep.
+    for (const n of DEVNET_NETWORKS) await devnetRpc(before.networks[n]!.rpcUrl).call("evm_mine");
+    await devnet.stop();
+    for (const n of DEVNET_NETWORKS) {
+      const state = JSON.parse(readFileSync(join(dataDir, `anvil-${n.toLowerCase()}.json`), "utf8")) as {
+        blocks: { header: { number: string; timestamp: string } }[];
+      };
+      const genesisTimes = state.blocks
+        .filter((b) => Number(b.header.number) === 0)
+        .map((b) => Number(b.header.timestamp));
+      expect(new Set(genesisTimes), n).toEqual(new Set([before.networks[n]!.genesisTimestamp]));
+    }
+    devnet = await startDevnet({ dataDir, blockTime: 0, basePort: randomPortBase(), logs: false });
+    for (const a of Object.values(devnet.anvils)) pids.push(a!.pid);
+    expect(devnet.resumed).toBe(true);
+    for (const n of DEVNET_NETWORKS) {
+      const rpc = devnetRpc(devnet.manifest.networks[n]!.rpcUrl);
+      const head = Number(await rpc.call<string>("eth_blockNumber"));
+      const block0 = await rpc.call<{ hash: string }>("eth_getBlockByNumber", ["0x0", false]);
+      expect(block0.hash.toLowerCase(), n).toBe(before.networks[n]!.genesisHash);
+      // New blocks still follow the loaded ones in time.
+      const last = await rpc.call<{ timestamp: string }>("eth_getBlockByNumber", [
+        `0x${head.toString(16)}`,
+        false,
+      ]);
+      await rpc.call("evm_mine");
+      const next = await rpc.call<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
+      expect(Number(next.timestamp)).toBeGreaterThanOrEqual(Number(last.timestamp));
+    }
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
+  });
+
   it("redeploys and reseeds when the saved state is gone", async () => {
     await devnet.stop();
     for (const n of DEVNET_NETWORKS) rmSync(join(dataDir, `anvil-${n.toLowerCase()}.json`), { force: true });
@@ -278,7 +312,7 @@ describe("devnet", () => {
 
   it("stops every anvil it started", async () => {
     await devnet.stop();
-    expect(pids.length).toBe(12);
+    expect(pids.length).toBe(16); // four starts of four chains
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     for (const n of DEVNET_NETWORKS)
       expect(existsSync(join(dataDir, `anvil-${n.toLowerCase()}.json`))).toBe(true);

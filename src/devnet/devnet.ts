@@ -211,7 +211,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
           noMining: true,
           blockTime,
           statePath: persist ? statePath(dataDir, network) : undefined,
-          genesisTimestamp: genesis,
+          // A resumed chain restarts with its saved genesis timestamp (see DevnetNetwork).
+          genesisTimestamp: fresh ? genesis : previous?.networks[network]?.genesisTimestamp,
           logPath:
             (options.logs ?? persist) ? join(dataDir, `anvil-${network.toLowerCase()}.log`) : undefined,
         });
@@ -248,6 +249,11 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         for (const n of networks) {
           const rpc = devnetRpc(anvils[n]!.rpcUrl);
           resumedHeads[n] = Number(await rpc.call<Hex>("eth_blockNumber"));
+          // Started with its saved genesis timestamp, anvil's clock would run on from there: put
+          // it back on the wall clock, and never behind the loaded head.
+          const latest = await rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
+          const now = Math.floor(Date.now() / 1000);
+          await rpc.call("anvil_setTime", [Math.max(now, Number(latest.timestamp) + 1)]);
           savers[n] = createStateSaver(rpc, statePath(dataDir, n), resumedHeads[n]);
           await resumeMining(rpc, blockTime);
         }
@@ -285,6 +291,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
             rpcUrl: rpc.url,
             contracts,
             genesisHash: genesis.hash.toLowerCase(),
+            genesisTimestamp: Number(genesis.timestamp),
           };
           chains.push({ network, sender, contracts });
         }),

@@ -18,6 +18,12 @@ export interface DevnetNetwork {
    * devnet deploys to the same addresses). A manifest without it is not taken as running.
    */
   genesisHash?: string;
+  /**
+   * The timestamp of block 0 (seconds). anvil mints a genesis block of its own when it starts,
+   * even with `--load-state`, and its next dump holds both blocks 0: a resumed chain is started
+   * with this timestamp, so that its own genesis is the same block (same hash) as the saved one.
+   */
+  genesisTimestamp?: number;
 }
 
 /**

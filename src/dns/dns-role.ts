@@ -46,5 +46,5 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
 
 /** The banner line of the dns role, with a query to try. */
 export function dnsBannerLine(server: DnsServer): string {
-  return `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.wallet TXT`;
+  return `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.eth TXT`;
 }
