@@ -12,7 +12,7 @@ import { loadConfig, publicUrlFor } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext } from "../context.js";
 import { dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
-import { FIXTURE_WORLD } from "../devnet/fixtures.js";
+import { fixtureWorld } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
 import { type Command, parseArgs } from "./command.js";
@@ -99,7 +99,7 @@ export const startCommand: Command = {
     try {
       if (options.fixtures && (await ctx.store.countDomains()) === 0) {
         // API-only demo without chains: the fixture world written straight into the store.
-        await importFixtures(ctx.store, FIXTURE_WORLD);
+        await importFixtures(ctx.store, fixtureWorld());
         await rescoreAll(ctx.store, ctx.scoringLists);
       }
       if (roles.crawler) role = await startCrawlerRole(ctx, { embedDevnet: true, rescore: true });

@@ -16,7 +16,7 @@ import { CONTRACT_NAMES, abiOf } from "./artifacts.js";
 import { bulkSeed } from "./bulk-seed.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName, ENS_ROLES } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
-import { FIXTURE_WORLD, type FixtureWorld } from "./fixtures.js";
+import { fixtureWorld, type FixtureWorld } from "./fixtures.js";
 import type { DevnetManifest } from "./manifest.js";
 import { devnetRpc } from "./rpc.js";
 import { registryTokenId } from "./seed-registry.js";
@@ -118,15 +118,15 @@ describe("devnet", () => {
   });
 
   it("holds the fixture world exactly, read back through the view functions", async () => {
-    expect(devnet.seedReport?.domains).toBe(FIXTURE_WORLD.domains.length);
+    expect(devnet.seedReport?.domains).toBe(fixtureWorld().domains.length);
     expect(devnet.seedReport?.clamped).toBe(0);
-    expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
   });
 
   it("reports every difference between a world and the chains", async () => {
     const pick = (name: string, provider: string) =>
-      FIXTURE_WORLD.domains.findIndex((d) => d.name === name && d.provider === provider);
-    const altered: FixtureWorld = structuredClone(FIXTURE_WORLD);
+      fixtureWorld().domains.findIndex((d) => d.name === name && d.provider === provider);
+    const altered: FixtureWorld = structuredClone(fixtureWorld());
     altered.domains[pick("alice.wallet", "NAMESPACE_A")].owner = "0x000000000000000000000000000000000000dead";
     altered.domains[pick("bob.x", "NAMESPACE_B")].records[0][1] = "changed";
     altered.domains[pick("alice.eth", "NAMESPACE_C")].records.push(["text.com.discord", "alice#1"]);
@@ -175,7 +175,7 @@ describe("devnet", () => {
         if (l.topics[0] === TOPIC.WrappedNameRegistered)
           registered.set(`ens/${l.topics[1]}`, BigInt(l.blockNumber));
       }
-      const domains = FIXTURE_WORLD.domains.filter(
+      const domains = fixtureWorld().domains.filter(
         (d) => d.network === network && d.name.split(".").length === 2,
       );
       for (const d of domains) {
@@ -247,7 +247,7 @@ describe("devnet", () => {
       lastError: null,
     });
     // Simulated names belong to addresses outside the fixture world, which stays as it was.
-    expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
   });
 
   it("resumes the saved chains on a second start: same contracts, same history", async () => {
@@ -264,7 +264,7 @@ describe("devnet", () => {
       DEVNET_NETWORKS.map(async (n) => (await allLogs(devnet.manifest, n)).length),
     );
     expect(after).toEqual(counts);
-    expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
   });
 
   it("resumes again after a resumed run: the saved state holds one genesis block, the recorded one", async () => {
@@ -298,7 +298,7 @@ describe("devnet", () => {
       const next = await rpc.call<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
       expect(Number(next.timestamp)).toBeGreaterThanOrEqual(Number(last.timestamp));
     }
-    expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
   });
 
   it("redeploys and reseeds when the saved state is gone", async () => {
@@ -307,7 +307,7 @@ describe("devnet", () => {
     devnet = await startDevnet({ dataDir, blockTime: 0, basePort: randomPortBase(), logs: false });
     for (const a of Object.values(devnet.anvils)) pids.push(a!.pid);
     expect(devnet.resumed).toBe(false);
-    expect(await verifyWorld(chainsOfManifest(devnet.manifest), FIXTURE_WORLD)).toEqual([]);
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
   });
 
   it("stops every anvil it started", async () => {

@@ -8,7 +8,7 @@ import { type AnvilInstance, findFreePortRange, startAnvil } from "./anvil.js";
 import { ensureArtifacts } from "./artifacts.js";
 import { type BulkSeedReport, bulkSeed } from "./bulk-seed.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName, deployNetwork } from "./deploy.js";
-import { FIXTURE_WORLD } from "./fixtures.js";
+import { fixtureWorld } from "./fixtures.js";
 import {
   type DevnetManifest,
   type DevnetNetwork,
@@ -157,7 +157,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   const persist = options.persist ?? true;
   const blockTime = options.blockTime ?? 1;
   const seed = options.seed ?? true;
-  const world = options.world ?? FIXTURE_WORLD;
+  const world = () => options.world ?? fixtureWorld();
   const networks = options.networks ?? DEVNET_NETWORKS;
   const { dataDir } = options;
   mkdirSync(dataDir, { recursive: true });
@@ -198,7 +198,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   const saveAll = () => Promise.all(Object.values(savers).map((s) => s?.save()));
   const launch = async (fresh: boolean) => {
     const genesis = fresh
-      ? uniqueGenesis(seed ? worldGenesisTimestamp(world) : Math.floor(Date.now() / 1000))
+      ? uniqueGenesis(seed ? worldGenesisTimestamp(world()) : Math.floor(Date.now() / 1000))
       : undefined;
     // allSettled: a failure must not leave a sibling that is still starting unaccounted for.
     const results = await Promise.allSettled(
@@ -298,7 +298,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       );
       log(`deployed the registries on ${networks.join(", ")}`);
       if (seed) {
-        seedReport = await seedWorld(chains, world);
+        seedReport = await seedWorld(chains, world());
         log(
           `seeded ${seedReport.domains} domains: ${seedReport.transactions} transactions, ${seedReport.logs} events`,
         );

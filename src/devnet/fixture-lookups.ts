@@ -1,7 +1,7 @@
 import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
-import { FIXTURE_WORLD, type FixtureDomain } from "./fixtures.js";
+import { fixtureWorld, type FixtureDomain } from "./fixtures.js";
 
 // Look-ups of the fixture world, for tests and the seeder.
 
@@ -15,7 +15,7 @@ function normalizeAny(input: string): string | null {
 /** Every domain of that name across providers and networks, in registration order. */
 export function fixturesByName(input: string): FixtureDomain[] {
   const name = normalizeAny(input);
-  return name === null ? [] : FIXTURE_WORLD.domains.filter((d) => d.name === name);
+  return name === null ? [] : fixtureWorld().domains.filter((d) => d.name === name);
 }
 
 /** The first registered domain of that name (narrowed by provider/network when given), or null. */
@@ -33,13 +33,13 @@ export function fixtureByName(
 }
 
 export function fixturesOf(provider: Provider, network: Network): FixtureDomain[] {
-  return FIXTURE_WORLD.domains.filter((d) => d.provider === provider && d.network === network);
+  return fixtureWorld().domains.filter((d) => d.provider === provider && d.network === network);
 }
 
 /** Names held by more than one (provider, network): the collisions, sorted. */
 export const COLLISION_NAMES: readonly string[] = (() => {
   const counts = new Map<string, number>();
-  for (const d of FIXTURE_WORLD.domains) counts.set(d.name, (counts.get(d.name) ?? 0) + 1);
+  for (const d of fixtureWorld().domains) counts.set(d.name, (counts.get(d.name) ?? 0) + 1);
   return [...counts]
     .filter(([, c]) => c > 1)
     .map(([n]) => n)
@@ -60,7 +60,7 @@ export function expectedOwner(d: FixtureDomain): string {
 /** TLD → the provider that registered a name under it first (docs/scoring.md "first registration wins"). */
 export function fixtureTldOrigins(): Map<string, Provider> {
   const origins = new Map<string, Provider>();
-  for (const d of FIXTURE_WORLD.domains) {
+  for (const d of fixtureWorld().domains) {
     const tld = d.name.slice(d.name.lastIndexOf(".") + 1);
     if (!origins.has(tld)) origins.set(tld, d.provider);
   }
@@ -70,5 +70,5 @@ export function fixtureTldOrigins(): Map<string, Provider> {
 /** The domains whose owner set them as its reverse record, for one address. */
 export function fixtureReverseOf(address: string): FixtureDomain[] {
   const a = address.toLowerCase();
-  return FIXTURE_WORLD.domains.filter((d) => d.reverse && d.owner === a);
+  return fixtureWorld().domains.filter((d) => d.reverse && d.owner === a);
 }

@@ -6,9 +6,9 @@ import {
   fixturesByName,
   ownerHistory,
 } from "./fixture-lookups.js";
-import { buildFixtureWorld, FIXTURE_WORLD, fixtureBaseTime, NOTABLE } from "./fixtures.js";
+import { buildFixtureWorld, fixtureWorld, fixtureBaseTime, NOTABLE } from "./fixtures.js";
 
-const { domains, owners } = FIXTURE_WORLD;
+const { domains, owners } = fixtureWorld();
 const YEAR = 365 * 86_400_000;
 const byProvider = (p: string) => domains.filter((d) => d.provider === p);
 
@@ -76,7 +76,7 @@ describe("fixture world: determinism and look-ups", () => {
     const random = vi.spyOn(Math, "random");
     const now = vi.spyOn(Date, "now");
     try {
-      expect(buildFixtureWorld()).toEqual(FIXTURE_WORLD);
+      expect(buildFixtureWorld()).toEqual(fixtureWorld());
       expect(random).not.toHaveBeenCalled();
       expect(now).not.toHaveBeenCalled();
     } finally {

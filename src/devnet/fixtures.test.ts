@@ -12,9 +12,9 @@ import {
   fixturesOf,
 } from "./fixture-lookups.js";
 import { cidV0, GENESIS_HASH160, p2pkhAddress } from "./fixture-values.js";
-import { FIXTURE_WORLD, type FixtureDomain, ICANN_TLDS, NOTABLE, fixtureBaseTime } from "./fixtures.js";
+import { fixtureWorld, type FixtureDomain, ICANN_TLDS, NOTABLE, fixtureBaseTime } from "./fixtures.js";
 
-const { domains, owners } = FIXTURE_WORLD;
+const { domains, owners } = fixtureWorld();
 const YEAR = 365 * 86_400_000;
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 const byProvider = (p: string) => domains.filter((d) => d.provider === p);

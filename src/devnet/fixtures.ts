@@ -232,7 +232,7 @@ function storyDrafts(o: Record<string, string>): Draft[] {
   ];
 }
 
-/** Builds the world from scratch; FIXTURE_WORLD is its one instance. */
+/** Builds the world from scratch; `fixtureWorld()` is its one instance. */
 export function buildFixtureWorld(): FixtureWorld {
   const owners: Record<string, string> = {};
   ANVIL_LABELS.forEach((label, i) => {
@@ -282,4 +282,13 @@ export function buildFixtureWorld(): FixtureWorld {
   return { domains, owners };
 }
 
-export const FIXTURE_WORLD: FixtureWorld = buildFixtureWorld();
+let fixtureWorldInstance: FixtureWorld | null = null;
+
+/**
+ * The fixture world, built on first use: building it normalizes every name (ENSIP-15's tables take
+ * a few hundred ms to load), which a restart that resumes its devnet never needs.
+ */
+export function fixtureWorld(): FixtureWorld {
+  fixtureWorldInstance ??= buildFixtureWorld();
+  return fixtureWorldInstance;
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureDomain, FIXTURE_WORLD, fixtureBaseTime, NOTABLE } from "../../src/devnet/fixtures.js";
+import { type FixtureDomain, fixtureWorld, fixtureBaseTime, NOTABLE } from "../../src/devnet/fixtures.js";
 import { fixtureRecords, importFixtures } from "../../src/devnet/import-fixtures.js";
 import { EMPTY_BLOCKLIST } from "../../src/scoring/scoring-lists.js";
 import { rescoreAll } from "../../src/jobs/rescore.job.js";
@@ -11,7 +11,7 @@ const V1 = "/svc/api/v1";
 // A year after the fixtures' epoch: the expired names are past every grace period, the others live.
 const NOW = fixtureBaseTime() + 365 * 24 * 3_600_000;
 const live = (d: FixtureDomain) => d.expiresAt === null || d.expiresAt > NOW;
-const names = [...new Set(FIXTURE_WORLD.domains.map((d) => d.name))];
+const names = [...new Set(fixtureWorld().domains.map((d) => d.name))];
 const key = (r: { provider: string; network: string }) => `${r.provider}/${r.network}`;
 
 interface Wire {
@@ -35,7 +35,7 @@ describe.each<Backend>(["sqlite", "postgres"])("the fixture world through API v1
       now: NOW,
       ranker: createScoringRanker(),
       async seed(store) {
-        await importFixtures(store, FIXTURE_WORLD);
+        await importFixtures(store, fixtureWorld());
         await rescoreAll(store, {
           csamTerms: [],
           blocklist: EMPTY_BLOCKLIST,
@@ -51,7 +51,7 @@ describe.each<Backend>(["sqlite", "postgres"])("the fixture world through API v1
 
   it(`deep-resolve returns exactly the live domains of each of the ${names.length} names, best first, and resolve returns the first`, async () => {
     for (const name of names) {
-      const expected = FIXTURE_WORLD.domains.filter((d) => d.name === name && live(d));
+      const expected = fixtureWorld().domains.filter((d) => d.name === name && live(d));
       const deep = await t.get(`${V1}/deep-resolve?domain=${encodeURIComponent(name)}`);
       expect(deep.statusCode, name).toBe(200);
       const data = deep.json().data as Wire[];
@@ -69,7 +69,7 @@ describe.each<Backend>(["sqlite", "postgres"])("the fixture world through API v1
   });
 
   it("serves each domain's records mapped from its native records, in key order", async () => {
-    for (const d of FIXTURE_WORLD.domains.filter(live)) {
+    for (const d of fixtureWorld().domains.filter(live)) {
       const res = await t.get(
         `${V1}/resolve?domain=${encodeURIComponent(d.name)}&provider=${d.provider}&network=${d.network}`,
       );
@@ -103,9 +103,9 @@ describe.each<Backend>(["sqlite", "postgres"])("the fixture world through API v1
     expect(res.json().data.domain).toBe(name);
   });
 
-  it(`reverse-resolve returns each of the ${Object.keys(FIXTURE_WORLD.owners).length} owners' live domains, primary names first`, async () => {
-    for (const owner of new Set(FIXTURE_WORLD.domains.map((d) => d.owner))) {
-      const owned = FIXTURE_WORLD.domains.filter((d) => d.owner === owner && live(d));
+  it(`reverse-resolve returns each of the ${Object.keys(fixtureWorld().owners).length} owners' live domains, primary names first`, async () => {
+    for (const owner of new Set(fixtureWorld().domains.map((d) => d.owner))) {
+      const owned = fixtureWorld().domains.filter((d) => d.owner === owner && live(d));
       const res = await t.get(
         `${V1}/reverse-resolve?walletAddress=${owner.toUpperCase().replace("0X", "0x")}`,
       );

@@ -12,7 +12,7 @@ import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { abiOf, type ContractName } from "../../src/devnet/artifacts.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
-import { FIXTURE_WORLD, fixtureBaseTime, type FixtureDomain } from "../../src/devnet/fixtures.js";
+import { fixtureWorld, fixtureBaseTime, type FixtureDomain } from "../../src/devnet/fixtures.js";
 import { adapterFor } from "../../src/providers/adapters.js";
 import { ETH_NODE, labelhash, namehash } from "../../src/providers/namehash.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
@@ -72,7 +72,7 @@ describe("crawling the seeded devnet", () => {
 
   it("holds every fixture domain with exactly its owner, records, registration, expiry and reverse", async () => {
     const problems: string[] = [];
-    for (const d of FIXTURE_WORLD.domains) {
+    for (const d of fixtureWorld().domains) {
       const tag = `${d.provider}/${d.network}/${d.name}`;
       const dom = await store.findDomainByToken(
         d.network,
@@ -98,7 +98,7 @@ describe("crawling the seeded devnet", () => {
     }
     expect(problems).toEqual([]);
     // Besides the fixtures, only the ENS `eth` node (owned by the registrar) is a domain.
-    expect(await store.countDomains()).toBe(FIXTURE_WORLD.domains.length + 1);
+    expect(await store.countDomains()).toBe(fixtureWorld().domains.length + 1);
   });
 
   it("serves through the API what the contracts' view functions read", async () => {
@@ -128,7 +128,7 @@ describe("crawling the seeded devnet", () => {
           args,
         });
       };
-      const live = FIXTURE_WORLD.domains.filter((d) => d.expiresAt === null || d.expiresAt > NOW);
+      const live = fixtureWorld().domains.filter((d) => d.expiresAt === null || d.expiresAt > NOW);
       expect(live.length).toBeGreaterThan(150);
       const mismatches: string[] = [];
       await Promise.all(

@@ -7,7 +7,7 @@ import { createApiKey } from "../../src/accounts/api-keys.js";
 import { buildApp } from "../../src/api/app.js";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { FIXTURE_WORLD, NOTABLE } from "../../src/devnet/fixtures.js";
+import { fixtureWorld, NOTABLE } from "../../src/devnet/fixtures.js";
 import type { Provider } from "../../src/domain/providers.js";
 import { createScoringRanker, type RankContext } from "../../src/resolution/rank.js";
 import { createResolution, type Resolution } from "../../src/resolution/resolution.js";
@@ -21,7 +21,7 @@ import {
   type ScenarioWorld,
 } from "./helpers/scenario-world.js";
 
-const NAMES = [...new Set([...FIXTURE_WORLD.domains.map((d) => d.name), CSAM_NAME])];
+const NAMES = [...new Set([...fixtureWorld().domains.map((d) => d.name), CSAM_NAME])];
 const COUNTRIES = [null, "DE", "FR"] as const;
 const PROVIDER_FILTERS: Array<Provider | undefined> = [undefined, "NAMESPACE_B"];
 

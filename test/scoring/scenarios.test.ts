@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureTldOrigins } from "../../src/devnet/fixture-lookups.js";
-import { FIXTURE_WORLD, NOTABLE } from "../../src/devnet/fixtures.js";
+import { fixtureWorld, NOTABLE } from "../../src/devnet/fixtures.js";
 import { createScoringRanker, type RankContext } from "../../src/resolution/rank.js";
 import { createResolution, type Resolution } from "../../src/resolution/resolution.js";
 import { rescoreAll } from "../../src/jobs/rescore.job.js";
@@ -70,12 +70,12 @@ describe("stored signals over the fixture world", () => {
         checked++;
       }
     }
-    expect(checked).toBe(FIXTURE_WORLD.domains.length);
+    expect(checked).toBe(fixtureWorld().domains.length);
   });
 
   it("tags every collision of the world and nothing else", async () => {
     const counts = new Map<string, number>();
-    for (const d of FIXTURE_WORLD.domains) counts.set(d.name, (counts.get(d.name) ?? 0) + 1);
+    for (const d of fixtureWorld().domains) counts.set(d.name, (counts.get(d.name) ?? 0) + 1);
     for await (const page of world.store.iterateDomains()) {
       for (const d of page) expect(d.tags.includes("collision"), d.name).toBe((counts.get(d.name) ?? 0) > 1);
     }
@@ -110,7 +110,7 @@ describe("stored signals over the fixture world", () => {
   });
 
   it("marks the KYC'd owner's domains", async () => {
-    const alice = await world.store.findDomainsByOwner(FIXTURE_WORLD.owners.alice, {});
+    const alice = await world.store.findDomainsByOwner(fixtureWorld().owners.alice, {});
     expect(alice.length).toBeGreaterThan(2);
     for (const d of alice) expect(d.kyc).toBe(true);
     const [bob] = await world.store.findDomainsByName(["bob.eth"], {});
@@ -120,7 +120,7 @@ describe("stored signals over the fixture world", () => {
   it("is stable: a second rescoring changes nothing", async () => {
     const again = await rescoreAll(world.store, world.lists);
     expect(again.updated).toBe(0);
-    expect(again.scanned).toBe(FIXTURE_WORLD.domains.length + 1);
+    expect(again.scanned).toBe(fixtureWorld().domains.length + 1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FIXTURE_WORLD, fixtureBaseTime } from "../../../src/devnet/fixtures.js";
+import { fixtureWorld, fixtureBaseTime } from "../../../src/devnet/fixtures.js";
 import { parseGeoBlockedWords } from "../../../src/scoring/geography.js";
 import { loadIcannTlds } from "../../../src/scoring/iana-tlds.js";
 import { rescoreAll } from "../../../src/jobs/rescore.job.js";
@@ -69,8 +69,8 @@ export interface ScenarioWorld {
 export async function createScenarioWorld(): Promise<ScenarioWorld> {
   const dir = mkdtempSync(join(tmpdir(), "omniname-scoring-"));
   const store = await createStore({ dataDir: dir });
-  const ids = await seedDomains(store, [...FIXTURE_WORLD.domains, ...EXTRA]);
-  await store.importKycAddresses([FIXTURE_WORLD.owners.alice]);
+  const ids = await seedDomains(store, [...fixtureWorld().domains, ...EXTRA]);
+  await store.importKycAddresses([fixtureWorld().owners.alice]);
   const lists: ScoringLists = {
     csamTerms: [...TEST_CSAM_TERMS],
     blocklist: { names: new Set([BLOCKLISTED]), tlds: new Set() },
