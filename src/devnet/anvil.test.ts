@@ -57,12 +57,12 @@ describe("anvil", () => {
     for (const a of absent) expect(args).not.toContain(a);
   });
 
-  it("ignores the genesis timestamp when a saved state will be loaded", () => {
+  it("starts a saved chain with its saved genesis timestamp, so anvil's own block 0 is the saved one", () => {
     const state = join(dir, "state.json");
     writeFileSync(state, "{}");
     const args = anvilArgs({ chainId: 1, port: 9000, statePath: state, genesisTimestamp: 1_700_000_000 });
     expect(args).toContain("--load-state");
-    expect(args).not.toContain("--timestamp");
+    expect(args[args.indexOf("--timestamp") + 1]).toBe("1700000000");
     // anvil's own dumps write in place: the state saver writes the file instead.
     expect(args).not.toContain("--state");
     expect(args).not.toContain("--dump-state");
