@@ -7,7 +7,7 @@ import { requireApiKey } from "../../plugins/api-key.plugin.js";
 import { dnsQueryRoutes } from "../dns-query.routes.js";
 import { resolveRoutes } from "./resolve.routes.js";
 import { reverseResolveRoutes } from "./reverse-resolve.routes.js";
-import { canonicalizeQuery, type RankInputs } from "./v1.params.js";
+import { canonicalizeQueryFor, type RankInputs } from "./v1.params.js";
 
 /**
  * An extension of the v1 scope, run after the api-key hook is installed and before the routes
@@ -37,7 +37,11 @@ interface V1Options {
 export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise<void> {
   requireApiKey(scope, opts.verifier);
   for (const extend of opts.extensions) await extend(scope, opts.ctx);
-  scope.addHook("preValidation", canonicalizeQuery);
+  // Each route checks the parameters it declares, first among its own preValidation hooks.
+  scope.addHook("onRoute", (route) => {
+    const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
+    route.preValidation = [canonicalizeQueryFor(route.schema?.querystring), ...own];
+  });
   resolveRoutes(scope, opts.resolution, opts.rank);
   reverseResolveRoutes(scope, opts.resolution, opts.rank);
   // The project's own DoH: the same zones, ranked under the key's project settings.
