@@ -3,6 +3,7 @@ import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
 import { LOG_REDACTION } from "../logger.js";
+import { lazyRequestLogger } from "./plugins/lazy-request-logger.js";
 import { createResolution } from "../resolution/resolution.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
@@ -70,6 +71,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     // the process's redaction (a child's own `redact` would replace it).
     loggerInstance: ctx.logger.child({ component: "api" }, { redact: LOG_REDACTION }),
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, childOpts) => lazyRequestLogger(logger, bindings, childOpts),
     trustProxy: opts.trustProxy ?? false,
     bodyLimit: opts.bodyLimit ?? 64 * 1024,
     // Shutdown is answered by our own gate (SHUTTING_DOWN in the envelope), not Fastify's bare 503.
