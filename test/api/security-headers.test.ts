@@ -15,6 +15,14 @@ function expectSecurityHeaders(res: LightMyRequestResponse, what: string) {
   expect(res.headers["referrer-policy"], what).toBe("no-referrer");
   // Plain-HTTP deployments (the default PUBLIC_URL) get no HSTS: it would pin a browser to https.
   expect(res.headers["strict-transport-security"], what).toBeUndefined();
+  // Old browsers' headers are left out: bytes on every answer that no API client reads.
+  for (const old of [
+    "x-xss-protection",
+    "x-download-options",
+    "x-dns-prefetch-control",
+    "origin-agent-cluster",
+  ])
+    expect(res.headers[old], `${what}: ${old}`).toBeUndefined();
 }
 
 describe("security headers on the v1 API and the probes", () => {
