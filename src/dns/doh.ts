@@ -1,4 +1,5 @@
 import dnsPacket from "dns-packet";
+import { TYPE } from "./wire-query.js";
 
 /** Largest DNS message a DoH request may carry (RFC 8484 §6: a DNS message's own limit). */
 export const MAX_DOH_MESSAGE = 65535;
@@ -50,18 +51,10 @@ export function buildJsonQuery(name: string, type: string, cd: boolean): Buffer 
   }
 }
 
-const TYPE_NUMBERS: Record<string, number> = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  SOA: 6,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-  SRV: 33,
-  CAA: 257,
-  ANY: 255,
-};
+// The JSON form's type names: the query types of the wire parser (not the pseudo-types OPT, IXFR
+// and AXFR), plus two common ones a client may ask for by name.
+const { OPT: _opt, IXFR: _ixfr, AXFR: _axfr, ...QUERY_TYPES } = TYPE;
+const TYPE_NUMBERS: Record<string, number> = { ...QUERY_TYPES, SRV: 33, CAA: 257 };
 const TYPE_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(TYPE_NUMBERS).map(([k, v]) => [v, k]),
 );

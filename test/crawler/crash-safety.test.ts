@@ -9,6 +9,7 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { loadScoringLists } from "../../src/scoring/scoring-lists.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { bulkSeed } from "../../src/devnet/bulk-seed.js";
+import { createRng } from "../../src/devnet/fixture-values.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
 import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
@@ -16,18 +17,6 @@ import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { crawlToHead, dumpStore, tempStore } from "./crawler-harness.js";
 
 const CHILD = join(import.meta.dirname, "crawl-child.ts");
-
-/** Seeded PRNG (mulberry32), so a failing run can be repeated. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("crash safety", () => {
   let devnet: Devnet;
@@ -102,7 +91,7 @@ describe("crash safety", () => {
 
       // Ten random points of the backfill: each run is killed once the slower source passes its
       // block, plus a random few milliseconds so that kills also land inside a range's work.
-      const random = prng(Number(process.env.CRASH_SEED ?? 2026));
+      const random = createRng(Number(process.env.CRASH_SEED ?? 2026));
       const rpcUrl = devnet.manifest.networks.POLYGON!.rpcUrl;
       const head = Number(await devnetRpc(rpcUrl).call<string>("eth_blockNumber"));
       const targets = Array.from({ length: 10 }, () => 2 + Math.floor(random() * (head - 3))).sort(

@@ -7,6 +7,7 @@ import { buildTestQuery } from "../../src/dns/dns.testing.js";
 import { createDnsServer, type DnsServer } from "../../src/dns/dns-server.js";
 import { answerQuery } from "../../src/dns/query-handler.js";
 import { createStaticZoneLookup } from "../../src/dns/static-zone-lookup.js";
+import { createRng } from "../../src/devnet/fixture-values.js";
 
 const LOOKUP = createStaticZoneLookup(
   {
@@ -21,18 +22,6 @@ const LOOKUP = createStaticZoneLookup(
   },
   { nameServers: ["ns1.omniname.test"], hostmaster: "hostmaster.omniname.test", serial: 1 },
 );
-
-/** A seeded PRNG (mulberry32): the same packets on every run, so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEEDS = [
   buildTestQuery("alice.wallet", "A"),
@@ -100,7 +89,7 @@ const gc = runInNewContext("gc") as () => void;
 
 describe("fuzz: hostile packets", () => {
   it("1,000,000 random and mutated packets into the query handler: no throw, no amplification, memory flat", async () => {
-    const rand = prng(20260101);
+    const rand = createRng(20260101);
     let heapAfterWarmup = 0;
     for (let i = 0; i < 1_000_000; i++) {
       const packet = hostilePacket(rand);
@@ -131,7 +120,7 @@ describe("fuzz: hostile packets", () => {
     });
 
     it("20,000 hostile datagrams: each batch is followed by a valid query, which is answered", async () => {
-      const rand = prng(7);
+      const rand = createRng(7);
       const { createSocket } = await import("node:dgram");
       const s = createSocket("udp4");
       const client = createUdpDnsClient("127.0.0.1", server.port);
@@ -153,7 +142,7 @@ describe("fuzz: hostile packets", () => {
     }, 120_000);
 
     it("TCP: 0-length frames, a 65,535-byte frame, hostile frames, a frame cut short; the server keeps answering", async () => {
-      const rand = prng(11);
+      const rand = createRng(11);
       const frames: Buffer[] = [
         Buffer.from([0, 0]),
         Buffer.concat([Buffer.from([0xff, 0xff]), Buffer.alloc(65535, 0x41)]),

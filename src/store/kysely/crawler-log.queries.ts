@@ -1,5 +1,5 @@
 import type { Checkpoint, JournalEntry, RecentBlock } from "../crawler-log.port.js";
-import { type Db, MAX_IN, toCheckpoint, toJournal } from "./rows.js";
+import { type Db, MAX_IN, pagesById, toCheckpoint, toJournal } from "./rows.js";
 
 /* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
 
@@ -139,19 +139,12 @@ export async function findJournalTokensAfter(
 }
 
 export async function* iterateJournal(db: Db, pageSize = 5000): AsyncIterable<JournalEntry[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom("journal")
-      .selectAll()
-      .where("id", ">", after)
-      .orderBy("id")
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
-    after = Number(rows[rows.length - 1].id);
-    yield rows.map(toJournal);
-  }
+  const pages = pagesById(
+    (after, limit) =>
+      db.selectFrom("journal").selectAll().where("id", ">", after).orderBy("id").limit(limit).execute(),
+    pageSize,
+  );
+  for await (const rows of pages) yield rows.map(toJournal);
 }
 
 export async function putRecentBlocks(db: Db, sourceId: string, list: RecentBlock[]): Promise<void> {

@@ -15,6 +15,7 @@ import {
   type DomainRow,
   domainColumns,
   MAX_IN,
+  pagesById,
   safeText,
   toDomain,
   toRecord,
@@ -264,23 +265,16 @@ export async function countDomains(db: Db): Promise<number> {
 }
 
 export async function* iterateDomains(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom("domains")
-      .selectAll()
-      .where("id", ">", after)
-      .orderBy("id")
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
-    const page = await withRecords(
+  const pages = pagesById(
+    (after, limit) =>
+      db.selectFrom("domains").selectAll().where("id", ">", after).orderBy("id").limit(limit).execute(),
+    pageSize,
+  );
+  for await (const rows of pages)
+    yield await withRecords(
       db,
       rows.map((r) => toDomain(r as DomainRow)),
     );
-    after = page[page.length - 1].id;
-    yield page;
-  }
 }
 
 export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {

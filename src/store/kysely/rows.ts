@@ -150,3 +150,21 @@ export function attachRecords(domains: Domain[], rows: Array<RecordsTable>): Dom
 export function safeText(s: string): string {
   return s.includes("\u0000") ? s.replaceAll("\u0000", "\ufffd") : s;
 }
+
+/**
+ * Reads a table in pages in the order of its `id` (keyset paging: each page starts after the last
+ * id of the one before, so rows written meanwhile never shift a page). `page(after, limit)` runs
+ * the query of one page.
+ */
+export async function* pagesById<R extends { id: number | string | bigint }>(
+  page: (after: number, limit: number) => Promise<R[]>,
+  pageSize: number,
+): AsyncIterable<R[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await page(after, pageSize);
+    if (rows.length === 0) return;
+    after = Number(rows[rows.length - 1].id);
+    yield rows;
+  }
+}

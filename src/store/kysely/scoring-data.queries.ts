@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { KycImportResult, TldFirstRegistration } from "../scoring-data.port.js";
-import { type Db, MAX_IN } from "./rows.js";
+import { type Db, MAX_IN, pagesById } from "./rows.js";
 
 /* The scoring jobs' queries (scoring-data.port.ts), shared by both backends. */
 
@@ -40,19 +40,18 @@ export async function findSharedNames(db: Db): Promise<Map<string, number>> {
 }
 
 export async function* iterateDomainNames(db: Db, pageSize = 5000): AsyncIterable<string[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom("domains")
-      .select(["id", "name"])
-      .where("id", ">", after)
-      .orderBy("id")
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
-    after = Number(rows[rows.length - 1].id);
-    yield rows.map((r) => r.name);
-  }
+  const pages = pagesById(
+    (after, limit) =>
+      db
+        .selectFrom("domains")
+        .select(["id", "name"])
+        .where("id", ">", after)
+        .orderBy("id")
+        .limit(limit)
+        .execute(),
+    pageSize,
+  );
+  for await (const rows of pages) yield rows.map((r) => r.name);
 }
 
 export async function findDomainIdsByOwners(db: Db, owners: readonly string[]): Promise<number[]> {
