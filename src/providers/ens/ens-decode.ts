@@ -183,6 +183,25 @@ function decodeNameWrapper(log: RawLog, topic0: string): DecodeResult {
       // The registry owner takes over; for a .eth 2LD the registrar Transfer that follows decides.
       return ok({ type: "registry-owner", tokenId: node, owner });
     }
+    case ENS_TOPICS.ExpiryExtended: {
+      const node = hasTopics(log, 2) ? topicId(log.topics[1]) : null;
+      const expiry = wordNumber(log.data, 0);
+      if (node === null || expiry === null) return fail("malformed ExpiryExtended");
+      // Only subnames get it: a wrapped .eth 2LD's renewal sets the wrapper expiry without an event
+      // (the registrar's NameRenewed carries it), and extendExpiry / setChildFuses / setSubnode*
+      // need the parent's wrapper token, which nobody holds for "eth". The log carries no fuses, so
+      // the expiry is kept even when PARENT_CANNOT_CONTROL is not burnt (README.md, "Quirks").
+      return ok({ type: "expiry", tokenId: node, expiresAt: expiry });
+    }
+    case ENS_TOPICS.FusesSet: {
+      const node = hasTopics(log, 2) ? topicId(log.topics[1]) : null;
+      const fuses = wordNumber(log.data, 0);
+      if (node === null || fuses === null || fuses > 0xffffffff) return fail("malformed FusesSet");
+      // Fuses change nothing we serve: CANNOT_TRANSFER / CANNOT_UNWRAP / CANNOT_SET_RESOLVER… only
+      // forbid later changes, whose own events we still read; PARENT_CANNOT_CONTROL only decides
+      // whether the expiry is enforced, and any expiry change comes with its own ExpiryExtended.
+      return ok();
+    }
     case ENS_TOPICS.TransferSingle:
     case ENS_TOPICS.TransferBatch: {
       const from = hasTopics(log, 4) ? topicAddress(log.topics[2]) : null;

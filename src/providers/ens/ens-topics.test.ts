@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { ENS_SIGNATURES as S, ENS_TOPICS } from "./ens-topics.js";
 
 describe("ENS event topics", () => {
-  // Values copied from docs/chain-facts.md (TransferBatch: the standard ERC-1155 event); each must also be
+  // Values copied from docs/chain-facts.md (TransferBatch: the standard ERC-1155 event; FusesSet and
+  // ExpiryExtended: the real NameWrapper artifact, see ens-topics-real-abi.test.ts); each must also be
   // keccak256 of its exact signature.
   const CHAIN_FACTS: Record<keyof typeof ENS_TOPICS, string> = {
     NewOwner: "0xce0457fe73731f824cc272376169235128c118b49d344817417c6d108d155e82",
@@ -20,6 +21,8 @@ describe("ENS event topics", () => {
     UnwrappedNameRenewed: "0xfa956c3bce4cb4b01166868ecaf0620566bc7e33fc70b0b9c6aef61e37e50b94",
     NameWrapped: "0x8ce7013e8abebc55c3890a68f5a27c67c3f7efa64e584de5fb22363c606fd340",
     NameUnwrapped: "0xee2ba1195c65bcf218a83d874335c6bf9d9067b4c672f3c3bf16cf40de7586c4",
+    FusesSet: "0x39873f00c80f4f94b7bd1594aebcf650f003545b74824d57ddf4939e3ff3a34b",
+    ExpiryExtended: "0xf675815a0817338f93a7da433f6bd5f5542f1029b11b455191ac96c7f6a9b132",
     TransferSingle: "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62",
     TransferBatch: "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb",
     ReverseClaimed: "0x6ada868dd3058cf77a48a74489fd7963688e5464b2b0fa957ace976243270e92",

@@ -37,6 +37,10 @@ export const ENS_TOPICS = {
   NameWrapped: "0x8ce7013e8abebc55c3890a68f5a27c67c3f7efa64e584de5fb22363c606fd340",
   /** NameUnwrapped(bytes32 indexed node, address owner) */
   NameUnwrapped: "0xee2ba1195c65bcf218a83d874335c6bf9d9067b4c672f3c3bf16cf40de7586c4",
+  /** FusesSet(bytes32 indexed node, uint32 fuses): the node's whole fuse set after the change */
+  FusesSet: "0x39873f00c80f4f94b7bd1594aebcf650f003545b74824d57ddf4939e3ff3a34b",
+  /** ExpiryExtended(bytes32 indexed node, uint64 expiry) */
+  ExpiryExtended: "0xf675815a0817338f93a7da433f6bd5f5542f1029b11b455191ac96c7f6a9b132",
   /** TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value) */
   TransferSingle: "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62",
   /** TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values) (ERC-1155, standard) */
@@ -91,6 +95,8 @@ export const ENS_SIGNATURES: Record<keyof typeof ENS_TOPICS, string> = {
   NameWrapped:
     "event NameWrapped(bytes32 indexed node, bytes name, address owner, uint32 fuses, uint64 expiry)",
   NameUnwrapped: "event NameUnwrapped(bytes32 indexed node, address owner)",
+  FusesSet: "event FusesSet(bytes32 indexed node, uint32 fuses)",
+  ExpiryExtended: "event ExpiryExtended(bytes32 indexed node, uint64 expiry)",
   TransferSingle:
     "event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)",
   TransferBatch:

@@ -44,7 +44,12 @@ const ROLE_TOPICS: Array<[role: string, topics: `0x${string}`[]]> = [
       T.UnwrappedNameRenewed,
     ],
   ],
-  ["nameWrapper", [T.NameWrapped, T.NameUnwrapped, T.TransferSingle, T.TransferBatch]],
+  // FusesSet decodes to nothing (fuses change nothing in the map, README.md); fetching it keeps
+  // "every decoded topic is fetched" true and costs one log per fuse change.
+  [
+    "nameWrapper",
+    [T.NameWrapped, T.NameUnwrapped, T.ExpiryExtended, T.FusesSet, T.TransferSingle, T.TransferBatch],
+  ],
   ["defaultReverseRegistrar", [T.NameForAddrChanged]],
 ];
 
