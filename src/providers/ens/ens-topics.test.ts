@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { ENS_SIGNATURES as S, ENS_TOPICS } from "./ens-topics.js";
 
 describe("ENS event topics", () => {
-  // Values copied from docs/chain-facts.md (TransferBatch: the standard ERC-1155 event; FusesSet and
-  // ExpiryExtended: the real NameWrapper artifact, see ens-topics-real-abi.test.ts); each must also be
+  // Values copied from docs/chain-facts.md (TransferBatch: the standard ERC-1155 event); the real
+  // ENS artifacts' ABIs are checked in ens-real-abi.test.ts; each must also be
   // keccak256 of its exact signature.
   const CHAIN_FACTS: Record<keyof typeof ENS_TOPICS, string> = {
     NewOwner: "0xce0457fe73731f824cc272376169235128c118b49d344817417c6d108d155e82",
