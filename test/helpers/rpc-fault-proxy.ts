@@ -11,7 +11,13 @@ import type { AddressInfo } from "node:net";
  * - `black-hole`: during the period, connections are accepted and never answered.
  */
 export type RpcFaultMode =
-  | { kind: "rate-limit"; share: number; retryAfterSecs: number; periodMs: number }
+  | {
+      kind: "rate-limit";
+      share: number;
+      /** Each 429's Retry-After, picked at random among these (mixed values keep clients apart). */
+      retryAfterSecs: readonly number[];
+      periodMs: number;
+    }
   | { kind: "too-many-results"; maxLogRange: number }
   | { kind: "lagging"; share: number; lagBlocks: number; periodMs: number }
   | { kind: "black-hole"; periodMs: number };
@@ -132,8 +138,9 @@ export async function startRpcFaultProxy(
         if (inPeriod() && random() < mode.share) {
           injected++;
           const at = Date.now();
-          refusals.push({ at, until: at + mode.retryAfterSecs * 1000 });
-          res.writeHead(429, { "retry-after": String(mode.retryAfterSecs) });
+          const secs = mode.retryAfterSecs[Math.floor(random() * mode.retryAfterSecs.length)];
+          refusals.push({ at, until: at + secs * 1000 });
+          res.writeHead(429, { "retry-after": String(secs) });
           res.end("rate limited");
           return;
         }
