@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 
 /**
- * The chain-side faults of issue 12, one per proxy:
+ * The chain-side faults a crawler meets on public RPC providers, one kind per proxy:
  * - `rate-limit`: during the period, a share of the requests answered 429 with `Retry-After`;
  * - `too-many-results`: eth_getLogs over more than `maxLogRange` blocks refused with -32005;
  * - `lagging`: during the period, a share of the requests served by a node `lagBlocks` behind

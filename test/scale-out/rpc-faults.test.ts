@@ -15,8 +15,8 @@ import { type RpcFaultMode, type RpcFaultProxy, startRpcFaultProxy } from "../he
 type Sync = Partial<Omit<SyncOptions, "finality" | "signals" | "maxHead">>;
 
 /**
- * Issue 12, "faults on the chain side": the seeded devnet crawled through a fault-injecting proxy
- * ends in the same map as a clean run, for each fault. The issue's periods (429s for 60 s, a node
+ * Faults on the chain side: the seeded devnet crawled through a fault-injecting proxy
+ * ends in the same map as a clean run, for each fault. The target periods (429s for 60 s, a node
  * black-holed for 30 s) are scaled down to a few seconds, with the RPC timeout scaled down with
  * them, so that the file stays well under two minutes on a busy machine: what is checked (no
  * request before its Retry-After, the crawl waits the fault out and loses nothing) does not depend
