@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { classifyRpcError, createRpcClient, faultOf, parseRetryAfter } from "./rpc-client.js";
+import {
+  classifyRpcError,
+  createRpcClient,
+  deferEndpoint,
+  endpointNotBefore,
+  faultOf,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+} from "./rpc-client.js";
 
 type Handler = (body: unknown, res: ServerResponse) => void;
 
@@ -132,6 +140,84 @@ describe("rpc client", () => {
     script.length = 0;
   });
 
+  it("holds every call on the endpoint back until a 429's Retry-After, not only the one told", async () => {
+    // Each test's own URL (a path on the same server): the not-before time is per endpoint.
+    const endpoint = `${url}/retry-after-shared`;
+    const arrivals: number[] = [];
+    let refusedAt = 0;
+    script.push(
+      (_b, res) => {
+        refusedAt = Date.now();
+        res.writeHead(429, { "retry-after": "1" });
+        res.end();
+      },
+      (b, res) => {
+        arrivals.push(Date.now());
+        reply("0x1")(b, res);
+      },
+      (b, res) => {
+        arrivals.push(Date.now());
+        reply("0x2")(b, res);
+      },
+    );
+    // A second client on the same URL (two sources on one node) is held back too.
+    const other = createRpcClient({ url: endpoint, baseBackoffMs: 1 });
+    let second: Promise<string> | null = null;
+    const rpc = createRpcClient({
+      url: endpoint,
+      baseBackoffMs: 1,
+      // A call started once the 429 is in: it must wait for the Retry-After like the first.
+      onRetry: () => {
+        second ??= other.call<string>("eth_blockNumber");
+      },
+    });
+    const first = await rpc.call<string>("eth_blockNumber");
+    const results = [first, await second];
+    expect(results.sort()).toEqual(["0x1", "0x2"]);
+    expect(arrivals).toHaveLength(2);
+    for (const t of arrivals) expect(t).toBeGreaterThanOrEqual(refusedAt + 1_000);
+  });
+
+  it("honours a Retry-After given as an HTTP date, and a 503's", async () => {
+    const endpoint = `${url}/retry-after-date`;
+    let refusedAt = 0;
+    let arrived = 0;
+    script.push(
+      (_b, res) => {
+        refusedAt = Date.now();
+        // An HTTP date has whole seconds: two seconds ahead is at least one second of wait.
+        res.writeHead(503, { "retry-after": new Date(refusedAt + 2_000).toUTCString() });
+        res.end();
+      },
+      (b, res) => {
+        arrived = Date.now();
+        reply("0x3")(b, res);
+      },
+    );
+    const rpc = createRpcClient({ url: endpoint, baseBackoffMs: 1 });
+    expect(await rpc.call<string>("eth_blockNumber")).toBe("0x3");
+    const due = Math.floor((refusedAt + 2_000) / 1000) * 1000;
+    expect(arrived).toBeGreaterThanOrEqual(due);
+  });
+
+  it("lets the stop signal cut a long Retry-After short", async () => {
+    const endpoint = `${url}/retry-after-stop`;
+    script.push((_b, res) => {
+      res.writeHead(429, { "retry-after": "300" });
+      res.end();
+    });
+    const controller = new AbortController();
+    const rpc = createRpcClient({ url: endpoint, signal: controller.signal });
+    const e = rpc.call("eth_blockNumber").catch((x) => x);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    expect(faultOf(await e)).not.toBeNull();
+    // A call made after the stop does not wait out the five minutes either.
+    const late = await rpc.call("eth_blockNumber").catch((x) => x);
+    expect(faultOf(late)?.method).toBe("eth_blockNumber");
+    expect(endpointNotBefore(endpoint)).toBeGreaterThan(Date.now() + 200_000);
+  });
+
   it("matches batch replies to calls by id, whatever their order", async () => {
     script.push((b, res) => {
       const calls = b as Array<{ id: number; params: [string] }>;
@@ -182,5 +268,31 @@ describe("parseRetryAfter", () => {
   it("reads an HTTP date", () => {
     const now = Date.UTC(2026, 0, 1);
     expect(parseRetryAfter(new Date(now + 5_000).toUTCString(), now)).toBe(5);
+  });
+});
+
+describe("the endpoint's not-before time", () => {
+  const now = Date.UTC(2026, 0, 1);
+
+  it("is the latest Retry-After, capped at ten minutes", () => {
+    const u = "http://not-before.test/a";
+    expect(endpointNotBefore(u, now)).toBe(0);
+    expect(deferEndpoint(u, 30, now)).toBe(now + 30_000);
+    // A shorter Retry-After does not shorten the one in force.
+    expect(deferEndpoint(u, 5, now)).toBe(now + 30_000);
+    expect(deferEndpoint(u, 120, now)).toBe(now + 120_000);
+    expect(endpointNotBefore(u, now + 60_000)).toBe(now + 120_000);
+    expect(deferEndpoint(u, 86_400, now)).toBe(now + MAX_RETRY_AFTER_MS);
+    expect(MAX_RETRY_AFTER_MS).toBe(600_000);
+    // Over once passed, and per URL.
+    expect(endpointNotBefore(u, now + MAX_RETRY_AFTER_MS)).toBe(0);
+    expect(endpointNotBefore("http://not-before.test/b", now)).toBe(0);
+  });
+
+  it("ignores a zero or negative Retry-After", () => {
+    const u = "http://not-before.test/c";
+    expect(deferEndpoint(u, 0, now)).toBe(now);
+    expect(deferEndpoint(u, -5, now)).toBe(now);
+    expect(endpointNotBefore(u, now)).toBe(0);
   });
 });

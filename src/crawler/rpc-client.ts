@@ -78,6 +78,38 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
 }
 
+/**
+ * The longest a server's Retry-After is honoured for (10 min): a longer or absurd value (a
+ * misconfigured gateway's "Retry-After: 86400") is cut to this, so one answer cannot stall a
+ * source for a day; the crawler then asks again and gets a fresh Retry-After if the limit stands.
+ */
+export const MAX_RETRY_AFTER_MS = 600_000;
+
+/**
+ * Per endpoint (URL), the moment before which no request may be sent: set by a 429/5xx with
+ * Retry-After, awaited by every call of every client on that URL (the crawler's sources that share
+ * a node), not only by the call that was told to wait.
+ */
+const notBefore = new Map<string, number>();
+
+/** The time before which no request is sent to `url` (0 when none is in force). */
+export function endpointNotBefore(url: string, now = Date.now()): number {
+  const t = notBefore.get(url) ?? 0;
+  if (t <= now) {
+    notBefore.delete(url);
+    return 0;
+  }
+  return t;
+}
+
+/** Holds back every request to `url` for `retryAfterSecs` (capped at MAX_RETRY_AFTER_MS). */
+export function deferEndpoint(url: string, retryAfterSecs: number, now = Date.now()): number {
+  const until = now + Math.min(MAX_RETRY_AFTER_MS, Math.max(0, retryAfterSecs * 1000));
+  const t = Math.max(notBefore.get(url) ?? 0, until);
+  if (t > now) notBefore.set(url, t);
+  return t;
+}
+
 export interface RpcClientOptions {
   url: string;
   /** Per-request timeout. */
@@ -132,7 +164,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     };
     const t = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
+    if (signal?.aborted) done();
+    else signal?.addEventListener("abort", done, { once: true });
   });
 }
 
@@ -181,6 +214,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     ms: number,
     parse?: (body: ArrayBuffer) => Promise<unknown>,
   ): Promise<unknown> {
+    // A Retry-After in force on this endpoint holds every request back, this one too.
+    for (let until = endpointNotBefore(options.url); until > 0; until = endpointNotBefore(options.url)) {
+      await sleep(until - Date.now(), options.signal);
+      if (options.signal?.aborted) throw rpcError(`${method}: stopped`, { fault: "rpc", method });
+    }
     const started = Date.now();
     let outcome: "ok" | RpcFault = "ok";
     // The timeout covers the body too: fetch resolves at the headers.
@@ -207,11 +245,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       if (res.status === 429) {
         outcome = "rate-limited";
         await res.body?.cancel();
+        const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+        if (retryAfter !== undefined) deferEndpoint(options.url, retryAfter);
         throw rpcError(`${method}: rate limited by ${safeUrl}`, {
           fault: "rate-limited",
           method,
           httpStatus: 429,
-          retryAfter: parseRetryAfter(res.headers.get("retry-after")),
+          retryAfter,
         });
       }
       if (res.status >= 500 || (res.status >= 400 && res.status !== 400)) {
@@ -219,11 +259,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         const text = await res.text().catch(() => "");
         // Some gateways answer a too-large query with a 5xx and a JSON-RPC body saying so.
         if (TOO_MANY.test(text)) outcome = "too-many-results";
+        const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+        if (retryAfter !== undefined) deferEndpoint(options.url, retryAfter);
         throw rpcError(`${method}: HTTP ${res.status} from ${safeUrl}`, {
           fault: outcome,
           method,
           httpStatus: res.status,
-          retryAfter: parseRetryAfter(res.headers.get("retry-after")),
+          retryAfter,
         });
       }
       const length = Number(res.headers.get("content-length") ?? 0);
@@ -311,9 +353,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         )
           throw e;
         const backoff = Math.min(cap, base * 2 ** i) * (0.5 + Math.random() / 2);
-        const delayMs = f.retryAfter !== undefined ? Math.min(60_000, f.retryAfter * 1000 + 50) : backoff;
+        // With a Retry-After the wait is the endpoint's (post() awaits it before sending).
+        const delayMs =
+          f.retryAfter !== undefined ? Math.max(0, endpointNotBefore(options.url) - Date.now()) : backoff;
         options.onRetry?.({ method, fault: f.fault, attempt: i + 1, delayMs });
-        await sleep(delayMs, options.signal);
+        if (f.retryAfter === undefined) await sleep(delayMs, options.signal);
       }
     }
   }

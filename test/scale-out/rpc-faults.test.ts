@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CrawlerSource, SyncOptions } from "../../src/crawler/crawler-source.js";
+import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
+import {
+  crawlToHead,
+  dumpStore,
+  rpcCall,
+  startCrawler,
+  tempStore,
+  waitFor,
+} from "../crawler/crawler-harness.js";
+import { type RpcFaultMode, type RpcFaultProxy, startRpcFaultProxy } from "../helpers/rpc-fault-proxy.js";
+
+type Sync = Partial<Omit<SyncOptions, "finality" | "signals" | "maxHead">>;
+
+/**
+ * Faults on the chain side: the seeded devnet crawled through a fault-injecting proxy
+ * ends in the same map as a clean run, for each fault. The target periods (429s for 60 s, a node
+ * black-holed for 30 s) are scaled down to a few seconds, with the RPC timeout scaled down with
+ * them, so that the file stays well under two minutes on a busy machine: what is checked (no
+ * request before its Retry-After, the crawl waits the fault out and loses nothing) does not depend
+ * on the length of the period.
+ */
+describe("crawling through chain-side faults", () => {
+  let devnet: Devnet;
+  let sources: CrawlerSource[];
+  let rpcUrl = "";
+  let head = 0;
+  let expected: string[] = [];
+  const proxies: RpcFaultProxy[] = [];
+  let cleanupDir: () => Promise<void>;
+
+  beforeAll(async () => {
+    const t = await tempStore();
+    cleanupDir = t.cleanup;
+    devnet = await startDevnet({
+      dataDir: t.dir,
+      persist: false,
+      blockTime: 0,
+      logs: false,
+      networks: ["ETHEREUM"],
+      basePort: 20_000 + Math.floor(Math.random() * 20_000),
+    });
+    sources = sourcesFromManifest(devnet.manifest);
+    rpcUrl = sources[0].rpcUrl;
+    // Empty blocks on top of the seeded ones, so that a backfill asks for ranges over 2,000 blocks.
+    await rpcCall(rpcUrl, "anvil_mine", ["0xbb8"]);
+    head = Number(await rpcCall<string>(rpcUrl, "eth_blockNumber"));
+    expect(head).toBeGreaterThan(3_000);
+    const clean = await tempStore();
+    try {
+      const run = await crawlToHead(clean.store, sources);
+      for (const s of run.status) expect(s.checkpoint).toBe(head);
+      expected = await dumpStore(clean.store);
+      expect(expected.length).toBeGreaterThan(100);
+    } finally {
+      await clean.cleanup();
+    }
+  }, 120_000);
+  afterAll(async () => {
+    for (const p of proxies) await p.close();
+    await devnet?.stop();
+    await cleanupDir?.();
+  });
+
+  /**
+   * Crawls every source through a proxy in `mode` until its checkpoint reaches the chain's real
+   * head (not exit-when-synced: a lagging node's head is not the chain's), returns the map.
+   */
+  async function crawlThrough(mode: RpcFaultMode, sync: Sync = {}) {
+    const proxy = await startRpcFaultProxy(rpcUrl, mode);
+    proxies.push(proxy);
+    const t = await tempStore();
+    const started = Date.now();
+    try {
+      const { crawler } = startCrawler(
+        t.store,
+        sources.map((s) => ({ ...s, rpcUrl: proxy.url })),
+        { sync: { backoffMs: 50, ...sync } },
+      );
+      try {
+        await waitFor(
+          async () => crawler.status().every((s) => s.checkpoint === head),
+          90_000,
+          `every source at block ${head} through the ${mode.kind} proxy`,
+        );
+      } finally {
+        await crawler.stop();
+      }
+      return { proxy, dump: await dumpStore(t.store), ms: Date.now() - started };
+    } finally {
+      await t.cleanup();
+    }
+  }
+
+  it("half the calls answered 429 with Retry-After: the same map, and no request before its Retry-After", async () => {
+    const { proxy, dump, ms } = await crawlThrough(
+      // Mixed Retry-Afters: a source told 1 s must still wait for the 3 s another source was told
+      // (a client that only makes the refused call wait sends dozens of requests too early here).
+      { kind: "rate-limit", share: 0.5, retryAfterSecs: [1, 2, 3], periodMs: 6_000 },
+      { initialRange: 200, maxRange: 1_000 },
+    );
+    expect(dump).toEqual(expected);
+    expect(proxy.refusals.length).toBeGreaterThan(2);
+    // A request that left the client before the 429 reached it arrives just after the 429: 250 ms
+    // of grace for those in flight; anything later was sent against the Retry-After.
+    expect(proxy.early(250)).toEqual([]);
+    // The crawl waited the refusals out: it cannot have finished before the last Retry-After.
+    expect(ms).toBeGreaterThanOrEqual(1_000);
+  }, 100_000);
+
+  it("eth_getLogs over 2,000 blocks refused as too many results: the same map", async () => {
+    const { proxy, dump } = await crawlThrough(
+      { kind: "too-many-results", maxLogRange: 2_000 },
+      { initialRange: 5_000 },
+    );
+    expect(proxy.injected).toBeGreaterThan(0);
+    expect(dump).toEqual(expected);
+  }, 100_000);
+
+  it("a node 5 blocks behind, with null for newer blocks, half the time: the same map", async () => {
+    const { proxy, dump } = await crawlThrough(
+      { kind: "lagging", share: 0.5, lagBlocks: 5, periodMs: 6_000 },
+      // Short ranges, so that many requests meet the lagging node near the head.
+      { initialRange: 500, maxRange: 500 },
+    );
+    expect(proxy.injected).toBeGreaterThan(0);
+    expect(dump).toEqual(expected);
+  }, 100_000);
+
+  it("a node black-holed for a while (short RPC timeout): the same map", async () => {
+    // 6 s of silence against a 1 s timeout: the client times out and retries over and over, as it
+    // would with the default 30 s timeout against a 30 s black hole, only faster.
+    const { proxy, dump, ms } = await crawlThrough(
+      { kind: "black-hole", periodMs: 6_000 },
+      { requestTimeoutMs: 1_000 },
+    );
+    expect(proxy.injected).toBeGreaterThan(0);
+    expect(ms).toBeGreaterThanOrEqual(6_000);
+    expect(dump).toEqual(expected);
+  }, 100_000);
+});
