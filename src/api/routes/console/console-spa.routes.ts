@@ -1,0 +1,75 @@
+import { readFile, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { FastifyInstance, FastifyReply } from "fastify";
+
+/** Content Security Policy of the console's HTML answers: no inline script, nothing from elsewhere. */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "object-src 'none'",
+].join("; ");
+
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".woff2": "font/woff2",
+  ".json": "application/json",
+  ".map": "application/json",
+};
+
+const NOT_BUILT =
+  "omniname: the web console is not built. Run `npm run build` (it writes web/dist), then reload.\n";
+
+/**
+ * Serves the web console (the SPA built into `distDir`, normally web/dist) under /console/:
+ * hashed files under /console/assets/ for a year (immutable), index.html with no-cache for every
+ * other path under /console/ except /console/api (history-API fallback). NOT YET WIRED into app.ts
+ * (the plain-text mail-link pages still answer there); see the branch's report.
+ */
+export async function consoleSpa(scope: FastifyInstance, opts: { distDir: string }): Promise<void> {
+  const assetsDir = path.join(opts.distDir, "assets");
+  const html = (reply: FastifyReply) =>
+    reply.header("content-security-policy", CONSOLE_CSP).header("x-content-type-options", "nosniff");
+
+  const index = async (reply: FastifyReply) => {
+    try {
+      const body = await readFile(path.join(opts.distDir, "index.html"));
+      return html(reply).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(body);
+    } catch {
+      return reply.header("cache-control", "no-store").type("text/plain; charset=utf-8").send(NOT_BUILT);
+    }
+  };
+
+  scope.get("/console/assets/*", async (request, reply) => {
+    const name = (request.params as { "*": string })["*"];
+    const notFound = () => reply.code(404).type("text/plain; charset=utf-8").send("not found\n");
+    // Only plain hashed file names: no separators, no dot segments, nothing encoded left over.
+    if (!/^[A-Za-z0-9_.-]{1,200}$/.test(name) || name.startsWith(".")) return notFound();
+    try {
+      const file = await realpath(path.join(assetsDir, name));
+      if (path.dirname(file) !== (await realpath(assetsDir))) return notFound();
+      const body = await readFile(file);
+      return reply
+        .header("cache-control", "public, max-age=31536000, immutable")
+        .header("x-content-type-options", "nosniff")
+        .type(TYPES[path.extname(name)] ?? "application/octet-stream")
+        .send(body);
+    } catch {
+      return notFound();
+    }
+  });
+  scope.get("/console", async (_request, reply) => index(reply));
+  scope.get("/console/*", async (request, reply) => {
+    const rest = (request.params as { "*": string })["*"];
+    if (rest === "api" || rest.startsWith("api/")) return reply.callNotFound();
+    return index(reply);
+  });
+}
