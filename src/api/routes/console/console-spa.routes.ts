@@ -1,5 +1,6 @@
 import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply } from "fastify";
 
 /** Content Security Policy of the console's HTML answers: no inline script, nothing from elsewhere. */
@@ -31,9 +32,16 @@ const NOT_BUILT =
 /**
  * Serves the web console (the SPA built into `distDir`, normally web/dist) under /console/:
  * hashed files under /console/assets/ for a year (immutable), index.html with no-cache for every
- * other path under /console/ except /console/api (history-API fallback). NOT YET WIRED into app.ts
- * (the plain-text mail-link pages still answer there); see the branch's report.
+ * other path under /console/ except /console/api (history-API fallback, so the mail links
+ * /console/register?token=…, /console/verify-email?token=…, /console/reset-password?token=… and
+ * /console/projects/ID open the app, which makes the API call). Without a build, a plain page says
+ * to run `npm run build` (never a 500).
  */
+/** PACKAGE_ROOT/web/dist (written by `npm run build`). */
+export function defaultConsoleDistDir(): string {
+  return fileURLToPath(new URL("../../../../web/dist", import.meta.url));
+}
+
 export async function consoleSpa(scope: FastifyInstance, opts: { distDir: string }): Promise<void> {
   const assetsDir = path.join(opts.distDir, "assets");
   const html = (reply: FastifyReply) =>
