@@ -95,7 +95,14 @@ describe("the links of the account e-mails", () => {
     // The invitation link's token registers the invitee; the verification link's token verifies.
     const inviteToken = tokenIn(await t.smtp.waitFor(invitee, /invited/));
     const newcomer = await new Agent(t.app).start();
-    expect((await newcomer.get(`auth/invitation?token=${inviteToken}`)).statusCode).toBe(200);
+    const preview = await newcomer.get(`auth/invitation?token=${inviteToken}`);
+    expect(preview.statusCode).toBe(200);
+    expect(preview.json().data).toEqual({
+      email: invitee,
+      project: { id: project.id, name: project.name },
+      role: "developer",
+      invitedBy: { fullName: expect.any(String), email: ownerEmail },
+    });
     expect(
       (
         await newcomer.post("auth/register", {
