@@ -137,7 +137,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       services,
       config: ctx.config,
     });
-    await app.register(consoleSpa, { distDir: opts.consoleDistDir ?? defaultConsoleDistDir() });
+    await app.register(consoleSpa, {
+      distDir: opts.consoleDistDir ?? defaultConsoleDistDir(),
+      config: ctx.config,
+    });
   }
   return app;
 }

@@ -5,6 +5,8 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_CSP, consoleSpa } from "../../src/api/routes/console/console-spa.routes.js";
 
+const config = { publicUrl: "https://omniname.test" };
+
 describe("console SPA serving (fake web/dist in a temp dir)", () => {
   let dir: string;
   let app: FastifyInstance;
@@ -16,9 +18,9 @@ describe("console SPA serving (fake web/dist in a temp dir)", () => {
     writeFileSync(join(dir, "dist", "assets", "index-abc123.js"), "console.log(1)");
     writeFileSync(join(dir, "secret.txt"), "outside");
     app = Fastify();
-    await app.register(consoleSpa, { distDir: join(dir, "dist") });
+    await app.register(consoleSpa, { distDir: join(dir, "dist"), config });
     bare = Fastify();
-    await bare.register(consoleSpa, { distDir: join(dir, "missing") });
+    await bare.register(consoleSpa, { distDir: join(dir, "missing"), config });
   });
   afterAll(async () => {
     await app.close();
@@ -70,5 +72,21 @@ describe("console SPA serving (fake web/dist in a temp dir)", () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/plain/);
     expect(res.body).toContain("npm run build");
+    const other = await bare.inject({ url: "/console/projects/3/keys" });
+    expect(other.statusCode).toBe(200);
+    expect(other.body).toBe(
+      "omniname: the web console is not built. Run `npm run build` (it writes web/dist), then reload.\n",
+    );
+    expect((await bare.inject({ url: "/console/assets/index-abc123.js" })).body).not.toContain("console.log");
+    expect((await bare.inject({ url: "/console/api/nope" })).statusCode).toBe(404);
+  });
+
+  it("without a build, the mail-link paths answer the plain-text pages with the token filled in", async () => {
+    const token = "a".repeat(43);
+    const res = await bare.inject({ url: `/console/verify-email?token=${token}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(res.body).toContain(`{"token":"${token}"}`);
+    expect(res.body).toContain("https://omniname.test/console/api/auth/verify-email");
   });
 });
