@@ -1,9 +1,11 @@
 import type { MailMessage } from "./mailer.js";
 
 /**
- * The account e-mails. Links point at the web console's pages (PUBLIC_URL/console/…, served by
- * console-spa.routes.ts). Opening a link (a GET) never changes state, so mail scanners that
- * prefetch links cannot use them up: the page itself makes the console API call.
+ * The account e-mails. Links point at the console's pages (PUBLIC_URL/console/…, see
+ * console-spa.routes.ts): the web console when it is built, else plain-text pages with the console
+ * API calls and the token filled in. The mails do not say which (they cannot know; the link works
+ * either way). Opening a link (a GET) never changes state, so mail scanners that prefetch links
+ * cannot use them up.
  */
 
 export function inviteMail(
