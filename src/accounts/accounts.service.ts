@@ -137,15 +137,25 @@ export class AccountService {
   }
 
   /** What the registration form shows before the invitation is used. */
-  async previewInvitation(
-    token: string,
-  ): Promise<{ email: string; project: { id: number; name: string } | null; role: string | null }> {
+  async previewInvitation(token: string): Promise<{
+    email: string;
+    project: { id: number; name: string } | null;
+    role: string | null;
+    /** Who sent the invitation: null when an operator's CLI did, or the account is gone. */
+    invitedBy: { fullName: string; email: string } | null;
+  }> {
     const t = isTokenShape(token)
       ? await this.repo.findLiveToken(TOKEN_KINDS.invite, hashToken(token), this.d.clock())
       : null;
     if (t === null) throw new AppError("TOKEN_INVALID");
     const project = t.projectId === null ? null : await this.d.store.findProjectById(t.projectId);
-    return { email: t.email, project: project && { id: project.id, name: project.name }, role: t.role };
+    const inviter = t.createdBy === null ? null : await this.repo.findAccountById(t.createdBy);
+    return {
+      email: t.email,
+      project: project && { id: project.id, name: project.name },
+      role: t.role,
+      invitedBy: inviter && { fullName: inviter.fullName, email: inviter.email },
+    };
   }
 
   async register(input: {

@@ -44,6 +44,8 @@ function keyView(k: ApiKey) {
     prefix: k.prefix,
     createdAt: iso(k.createdAt),
     lastUsedAt: iso(k.lastUsedAt),
+    status: k.revokedAt === null ? ("active" as const) : ("revoked" as const),
+    revokedAt: iso(k.revokedAt),
   };
 }
 
@@ -300,7 +302,13 @@ export class ProjectService {
   }
 
   async listKeys(projectId: number) {
-    return (await this.d.store.listApiKeys(projectId)).filter((k) => k.revokedAt === null).map(keyView);
+    // Live keys first (oldest first), then the revoked ones (most recently revoked first).
+    const keys = await this.d.store.listApiKeys(projectId);
+    const live = keys.filter((k) => k.revokedAt === null);
+    const revoked = keys
+      .filter((k) => k.revokedAt !== null)
+      .sort((a, b) => Number(b.revokedAt) - Number(a.revokedAt));
+    return [...live, ...revoked].map(keyView);
   }
 
   /** Creates a key; the secret is in this answer and never again. */

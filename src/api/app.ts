@@ -16,7 +16,7 @@ import {
   setHeaders,
 } from "./plugins/security-headers.plugin.js";
 import { consoleV1Hooks } from "./plugins/usage.plugin.js";
-import { consolePages } from "./routes/console/console-pages.routes.js";
+import { consoleSpa, defaultConsoleDistDir } from "./routes/console/console-spa.routes.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "./routes/console/console.routes.js";
 import { parseQueryString } from "./query-string.js";
 import { createPublicZoneLookup } from "../dns/dns-role.js";
@@ -33,6 +33,8 @@ export interface BuildAppOptions {
    * routes. See V1Extension.
    */
   v1Hooks?: readonly V1Extension[];
+  /** The built web console (index.html, assets/) served at /console/. Default: PACKAGE_ROOT/web/dist. */
+  consoleDistDir?: string;
   /** Trust X-Forwarded-* (Fastify `trustProxy`): only behind a proxy that sets them. Default false. */
   trustProxy?: boolean | string | string[];
   /** Header with the caller's ISO country code, set by a trusted proxy (geography rules). */
@@ -135,7 +137,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       services,
       config: ctx.config,
     });
-    await app.register(consolePages, { config: ctx.config });
+    await app.register(consoleSpa, {
+      distDir: opts.consoleDistDir ?? defaultConsoleDistDir(),
+      config: ctx.config,
+    });
   }
   return app;
 }

@@ -2,13 +2,12 @@ import type { MailMessage } from "./mailer.js";
 
 /**
  * The account e-mails. Links point at the console's pages (PUBLIC_URL/console/…, see
- * console-pages.routes.ts): until the web console exists, each page gives the console API calls
- * that finish the step, with the token filled in. A GET on a link never changes state, so mail
- * scanners that prefetch links cannot use them up.
+ * console-spa.routes.ts): the web console when it is built, else plain-text pages with the console
+ * API calls and the token filled in. The mails do not say which (they cannot know; the link works
+ * either way). Opening a link (a GET) never changes state, so mail scanners that prefetch links
+ * cannot use them up.
  */
 
-const NO_WEB_CONSOLE =
-  "(The web console is not available yet: the link opens a page with the console API calls that finish this step.)";
 export function inviteMail(
   to: string,
   link: string,
@@ -24,7 +23,6 @@ export function inviteMail(
       "",
       "Create your account with this link:",
       link,
-      NO_WEB_CONSOLE,
       "",
       `The link works once and expires in ${hours} hours. If you did not expect it, ignore this message.`,
     ].join("\n"),
@@ -38,7 +36,6 @@ export function verifyMail(to: string, link: string, hours: number): MailMessage
     text: [
       "Confirm that this address is yours by opening:",
       link,
-      NO_WEB_CONSOLE,
       "",
       `The link works once and expires in ${hours} hours.`,
     ].join("\n"),
@@ -53,7 +50,6 @@ export function resetMail(to: string, link: string, minutes: number): MailMessag
       "Someone asked to reset the password of the omniname account of this address.",
       "Choose a new password with this link:",
       link,
-      NO_WEB_CONSOLE,
       "",
       `The link works once and expires in ${minutes} minutes. If it was not you, ignore this message:`,
       "your password stays as it is.",
@@ -65,11 +61,6 @@ export function addedMail(to: string, project: string, role: string, link: strin
   return {
     to,
     subject: `You were added to ${project} on omniname`,
-    text: [
-      `You are now ${role} of the project "${project}".`,
-      "",
-      `Open the console: ${link}`,
-      "(The web console is not available yet: the link opens a page with the console API calls to use.)",
-    ].join("\n"),
+    text: [`You are now ${role} of the project "${project}".`, "", `Open the console: ${link}`].join("\n"),
   };
 }

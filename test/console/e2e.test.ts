@@ -86,6 +86,8 @@ describe.each(["sqlite", "postgres"] as const)("console end to end on %s", (back
         prefix,
         createdAt: keyRes.json().data.createdAt,
         lastUsedAt: null,
+        status: "active",
+        revokedAt: null,
       },
     ]);
     expect(listed.body).not.toContain(key);
@@ -130,7 +132,9 @@ describe.each(["sqlite", "postgres"] as const)("console end to end on %s", (back
     });
     expect(refused.statusCode).toBe(401);
     expect(refused.json().error.code).toBe("API_KEY_INVALID");
-    expect((await browser.get(`projects/${project.id}/keys`)).json().data).toEqual([]);
+    expect((await browser.get(`projects/${project.id}/keys`)).json().data).toMatchObject([
+      { id: keyRes.json().data.id, status: "revoked", revokedAt: new Date(t.clock.now).toISOString() },
+    ]);
 
     const out = await browser.post("auth/logout");
     expect(out.statusCode).toBe(200);

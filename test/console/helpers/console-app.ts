@@ -124,7 +124,13 @@ export interface ConsoleTestApp {
  * PostgreSQL database), a real SMTP sink, and a logger whose output the test can read.
  */
 export async function createConsoleTestApp(
-  opts: { backend?: "sqlite" | "postgres"; config?: Partial<Config>; services?: ConsoleServicesOptions } = {},
+  opts: {
+    backend?: "sqlite" | "postgres";
+    config?: Partial<Config>;
+    services?: ConsoleServicesOptions;
+    /** The built web console served at /console/ (a temp dir with a fake index.html in tests). */
+    consoleDistDir?: string;
+  } = {},
 ): Promise<ConsoleTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "omniname-console-"));
   let store: Store;
@@ -167,7 +173,7 @@ export async function createConsoleTestApp(
   };
   await seedDomain(store, clock.now);
   const services = createConsoleServices(ctx, opts.services);
-  const app = await buildApp(ctx, { services });
+  const app = await buildApp(ctx, { services, consoleDistDir: opts.consoleDistDir });
   await app.ready();
   return {
     app,

@@ -15,12 +15,16 @@ const CONSOLE_PAGES = {
 const DOCS = "docs/console-api.md";
 
 /**
- * Until the web console exists, the links of the account e-mails open these plain-text pages: each
- * says what the link is for and the exact console API calls that finish the step, with the link's
- * token filled in. A GET changes nothing (mail scanners prefetch links), the answer is text/plain
- * (nothing in it runs), is never cached, and the token in the URL is not sent on as a referrer.
+ * While the web console is not built (no web/dist/index.html; console-spa.routes.ts decides), the
+ * links of the account e-mails open these plain-text pages: each says what the link is for and the
+ * exact console API calls that finish the step, with the link's token filled in. A GET changes
+ * nothing (mail scanners prefetch links), the answer is text/plain (nothing in it runs), is never
+ * cached, and the token in the URL is not sent on as a referrer.
  */
-export async function consolePages(scope: FastifyInstance, opts: { config: Config }): Promise<void> {
+export async function consolePages(
+  scope: FastifyInstance,
+  opts: { config: Pick<Config, "publicUrl"> },
+): Promise<void> {
   const base = () => opts.config.publicUrl;
   const api = (path: string) => `${base()}${CONSOLE_PREFIX}/${path}`;
   const csrfStep = () => [
@@ -45,8 +49,9 @@ export async function consolePages(scope: FastifyInstance, opts: { config: Confi
         [
           `omniname: ${title}`,
           "",
-          "The omniname web console is not available yet. Until it is, this step is done with the",
-          `console API (JSON over HTTP, described in ${DOCS}), for example with curl:`,
+          "The omniname web console is not built on this server (`npm run build` writes web/dist).",
+          `Until it is, this step is done with the console API (JSON over HTTP, described in ${DOCS}),`,
+          "for example with curl:",
           "",
           ...lines,
           "",
