@@ -5,7 +5,10 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import pg from "pg";
 import { createApiKey } from "../src/accounts/api-keys.js";
+import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
+import { exportSnapshot, importSnapshot } from "../src/store/snapshot.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { seedBulk } from "./support/seed-bulk.js";
 
@@ -28,7 +31,13 @@ import { seedBulk } from "./support/seed-bulk.js";
  * Target: resolve >= 0.5 × the bare route (BENCH_STRICT=1 fails the run below it). Also printed:
  * the server's CPU time per request, the figure that the machine's other load disturbs least.
  * BENCH_DOMAINS and BENCH_SECONDS shrink the run.
+ *
+ * "resolve (PostgreSQL)": the same app over a PostgreSQL copy of the map (a private database on
+ * BENCH_PG_URL's server, default the local one; BENCH_PG=0 leaves the row out), with its read
+ * caches and change channel as in production.
  */
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const WITH_PG = process.env.BENCH_PG !== "0";
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 100_000);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** The timed run of each row is cut in this many slices, taken in turns over all rows. */
@@ -152,8 +161,45 @@ function shuffled<T>(xs: T[]): T[] {
   return out;
 }
 
+/** Runs one statement on the PostgreSQL server's admin database. */
+async function pgAdmin(statement: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(statement);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A private PostgreSQL database holding the SQLite file's map and a key of its own. */
+async function copyToPostgres(
+  file: string,
+  name: string,
+  pepper: string,
+): Promise<{ url: string; key: string }> {
+  await pgAdmin(`create database ${name}`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const sqlite = createSqliteStore(file);
+  await sqlite.migrate();
+  const snap = join(dirname(file), "map.jsonl");
+  await exportSnapshot(sqlite, snap, { journal: false });
+  await sqlite.close();
+  const store = createPostgresStore(url.toString());
+  await store.migrate();
+  const t = performance.now();
+  await importSnapshot(store, snap);
+  console.log(`copied the map to PostgreSQL in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const project = await store.createProject({ name: "bench", plan: "internal" });
+  const { key } = await createApiKey(store, pepper, project.id, "bench");
+  await store.close();
+  return { url: url.toString(), key };
+}
+
 const dir = mkdtempSync(join(tmpdir(), "omniname-bench-"));
 const children: ChildProcess[] = [];
+const pgName = `omniname_bench_${randomBytes(6).toString("hex")}`;
 try {
   const file = join(dir, "bench.db");
   const pepper = randomBytes(16).toString("hex");
@@ -202,27 +248,44 @@ try {
   // The v1 hooks must really run: a limited answer carries the RateLimit headers.
   if (!sample.headers.get("ratelimit")) throw new Error("the API server answered without RateLimit headers");
 
-  const cases = [
+  const cases: Array<{
+    label: string;
+    server: { port: number; child: ChildProcess };
+    paths: string[];
+    headers?: Record<string, string>;
+  }> = [
     { label: "bare route", server: bare, paths: ["/bare"] },
     { label: "resolve", server: api, paths: resolvePaths },
     { label: "deep-resolve", server: api, paths: deepPaths },
     { label: "reverse-resolve", server: api, paths: reversePaths },
   ];
+  if (WITH_PG) {
+    const copy = await copyToPostgres(file, pgName, pepper);
+    const pgApi = await startChild("api-server.ts", [copy.url, pepper]);
+    children.push(pgApi.child);
+    cases.push({
+      label: "resolve (PostgreSQL)",
+      server: pgApi,
+      paths: resolvePaths,
+      headers: { "api-key": copy.key },
+    });
+  }
   const firstPass = new Map<string, number | null>();
   for (const c of cases) {
     // Warm-up (JIT, caches, the key cache): one pass over the distinct queries, then 1 s.
-    const first = c.paths.length > 1 ? await load(c.server, c.paths, headers, 0, c.paths.length) : null;
+    const first =
+      c.paths.length > 1 ? await load(c.server, c.paths, c.headers ?? headers, 0, c.paths.length) : null;
     if (first !== null && first.non2xx + first.errors > 0)
       throw new Error(`non-2xx answers or errors in the first pass of ${c.label}`);
     firstPass.set(c.label, first?.rps ?? null);
-    await load(c.server, c.paths, headers, 1);
+    await load(c.server, c.paths, c.headers ?? headers, 1);
   }
   // The timed runs go in ROUNDS rounds over every row, so that the machine's other load, which
   // drifts over a minute, weighs on every row alike: the ratios compare like with like.
   const slices = new Map<string, Measured[]>(cases.map((c) => [c.label, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of cases)
-      slices.get(c.label)!.push(await load(c.server, c.paths, headers, DURATION / ROUNDS));
+      slices.get(c.label)!.push(await load(c.server, c.paths, c.headers ?? headers, DURATION / ROUNDS));
   }
   const rows = cases.map((c) => ({
     label: c.label,
@@ -231,7 +294,7 @@ try {
   }));
   const base = rows[0].rps;
   console.log(
-    `\n${DOMAINS} domains, SQLite, ${CONNECTIONS} connections, ${DURATION} s each in ${ROUNDS} rounds, body ${Buffer.byteLength(sampleBody)} bytes`,
+    `\n${DOMAINS} domains, SQLite (PostgreSQL for its own row), ${CONNECTIONS} connections, ${DURATION} s each in ${ROUNDS} rounds, body ${Buffer.byteLength(sampleBody)} bytes`,
   );
   console.log(
     `load average at the end: ${loadavg()
@@ -258,4 +321,5 @@ try {
 } finally {
   for (const c of children) await stopChild(c);
   rmSync(dir, { recursive: true, force: true });
+  if (WITH_PG) await pgAdmin(`drop database if exists ${pgName} with (force)`).catch(() => {});
 }

@@ -37,18 +37,25 @@ export function checkAccess(
  * once). The hot path is a map lookup.
  */
 export class AccessRulesCache {
-  private readonly cache = new Map<number, { value: CompiledAccess; expiresAt: number }>();
+  private readonly cache = new Map<number, { value: CompiledAccess; loadedAt: number }>();
   private readonly inflight = new Map<number, Promise<CompiledAccess>>();
+  /** Bumped by every invalidation: a load that started before one must not be cached. */
+  private generation = 0;
 
   constructor(
     private readonly repo: ProjectsRepo,
     private readonly clock: () => number,
-    private readonly ttlMs = 2_000,
+    /** A number, or a function asked on every read (shorter while the change channel is down). */
+    private readonly ttlMs: number | (() => number) = 2_000,
   ) {}
+
+  private ttl(): number {
+    return typeof this.ttlMs === "number" ? this.ttlMs : this.ttlMs();
+  }
 
   cached(projectId: number): CompiledAccess | undefined {
     const e = this.cache.get(projectId);
-    return e && e.expiresAt > this.clock() ? e.value : undefined;
+    return e && this.clock() - e.loadedAt < this.ttl() ? e.value : undefined;
   }
 
   get(projectId: number): Promise<CompiledAccess> {
@@ -56,12 +63,14 @@ export class AccessRulesCache {
     if (hit) return Promise.resolve(hit);
     let p = this.inflight.get(projectId);
     if (!p) {
+      const gen = this.generation;
       p = this.repo
         .findAccess(projectId)
         .then((a) => {
           const value = { ips: compileIpRules(a.allowedIps), origins: a.allowedOrigins };
+          if (gen !== this.generation) return value;
           if (this.cache.size > 50_000) this.cache.clear();
-          this.cache.set(projectId, { value, expiresAt: this.clock() + this.ttlMs });
+          this.cache.set(projectId, { value, loadedAt: this.clock() });
           return value;
         })
         .finally(() => this.inflight.delete(projectId));
@@ -71,6 +80,12 @@ export class AccessRulesCache {
   }
 
   invalidate(projectId: number): void {
+    this.generation++;
     this.cache.delete(projectId);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.cache.clear();
   }
 }

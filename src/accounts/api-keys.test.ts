@@ -91,6 +91,35 @@ describe("api keys in the store", () => {
     expect(await v.verify(key)).toBeNull();
   });
 
+  it("applies a TTL that shrinks while the key is cached (the change channel going down)", async () => {
+    const p = await store.createProject({ name: "channel down" });
+    const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");
+    let channelUp = true;
+    const v = createApiKeyVerifier({
+      store,
+      pepper: PEPPER,
+      clock,
+      ttlMs: () => (channelUp ? 60_000 : 1_000),
+    });
+    await v.verify(key);
+    await store.revokeApiKey(apiKey.id, now);
+    now += 1_001;
+    expect(v.verifyCached(key)).not.toBeNull(); // the channel is up: the cache answers
+    channelUp = false;
+    expect(v.verifyCached(key)).toBeUndefined(); // older than the fallback TTL: looked up again
+    expect(await v.verify(key)).toBeNull();
+  });
+
+  it("does not cache a lookup that an invalidation overtook", async () => {
+    const p = await store.createProject({ name: "race" });
+    const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");
+    const v = createApiKeyVerifier({ store, pepper: PEPPER, clock, ttlMs: 60_000 });
+    const pending = v.verify(key);
+    v.invalidateKey(apiKey.id);
+    expect(await pending).not.toBeNull();
+    expect(v.verifyCached(key)).toBeUndefined();
+  });
+
   it("forgets a key at once on invalidateKey / invalidateProject", async () => {
     const p = await store.createProject({ name: "invalidate" });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");

@@ -105,7 +105,8 @@ export interface VerifiedKey {
 
 interface CacheEntry {
   value: VerifiedKey | null;
-  expiresAt: number;
+  /** When it was loaded: it answers while younger than the TTL (which may shrink while it is cached). */
+  loadedAt: number;
 }
 
 interface ApiKeyVerifierOptions {
@@ -113,8 +114,11 @@ interface ApiKeyVerifierOptions {
   pepper: string;
   /** Milliseconds; default the monotonic clock (TTLs must not jump with the wall clock). */
   clock?: () => number;
-  /** How long a verified (or unknown) key is trusted without a lookup. Revocation lag is at most this. */
-  ttlMs?: number;
+  /**
+   * How long a verified (or unknown) key is trusted without a lookup. Revocation lag is at most
+   * this. A function is asked on every read (the TTL shortens while the change channel is down).
+   */
+  ttlMs?: number | (() => number);
   maxEntries?: number;
 }
 
@@ -145,7 +149,8 @@ export interface ApiKeyVerifier {
 export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifier {
   const { store, pepper } = opts;
   const clock = opts.clock ?? (() => performance.now());
-  const ttlMs = opts.ttlMs ?? 2_000;
+  const ttl = opts.ttlMs ?? 2_000;
+  const ttlMs = typeof ttl === "number" ? () => ttl : ttl;
   const maxEntries = opts.maxEntries ?? 10_000;
   const cache = new Map<string, CacheEntry>();
   const inflight = new Map<string, Promise<VerifiedKey | null>>();
@@ -161,7 +166,11 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     cache.set(key, entry);
   }
 
+  /** Bumped by every invalidation: a lookup that started before one must not be cached. */
+  let generation = 0;
+
   async function load(key: string): Promise<VerifiedKey | null> {
+    const gen = generation;
     const hash = hashApiKey(pepper, key);
     const found = await store.findApiKeyByHash(hash);
     let value: VerifiedKey | null = null;
@@ -182,7 +191,7 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
         };
       }
     }
-    put(key, { value, expiresAt: clock() + ttlMs });
+    if (gen === generation) put(key, { value, loadedAt: clock() });
     return value;
   }
 
@@ -190,7 +199,7 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     if (!plausible(key)) return null;
     const e = cache.get(key);
     if (e === undefined) return undefined;
-    if (e.expiresAt <= clock()) {
+    if (clock() - e.loadedAt >= ttlMs()) {
       cache.delete(key);
       return undefined;
     }
@@ -213,14 +222,17 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     },
 
     invalidateKey(keyId) {
+      generation++;
       for (const [k, e] of cache) if (e.value?.key.id === keyId) cache.delete(k);
     },
 
     invalidateProject(projectId) {
+      generation++;
       for (const [k, e] of cache) if (e.value?.project.id === projectId) cache.delete(k);
     },
 
     clear() {
+      generation++;
       cache.clear();
     },
   };

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import type { AppContext } from "../app-context.js";
 import { createMailer, type Mailer } from "../mail/mailer.js";
+import { channelAwareTtl } from "../store/change-feed.port.js";
 import { AccessRulesCache } from "./access-rules.js";
 import { AccountService } from "./accounts.service.js";
 import { createClientIpResolver } from "./allowlist.js";
@@ -78,7 +79,11 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
   });
   // Real time, not ctx.clock: the TTL bounds how late an allowlist change applies, whatever
   // time the rest of the app is told it is.
-  const access = new AccessRulesCache(accounts.projects, Date.now, opts.accessTtlMs ?? 2_000);
+  const access = new AccessRulesCache(
+    accounts.projects,
+    Date.now,
+    channelAwareTtl(store.changes, opts.accessTtlMs ?? 2_000),
+  );
   const projects = new ProjectService({
     store,
     config,

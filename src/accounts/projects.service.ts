@@ -79,6 +79,21 @@ export class ProjectService {
     this.keyCache = cache;
   }
 
+  /**
+   * A project's name, settings, allowlists or keys changed (committed): this process drops what it
+   * cached at once, the other processes when the change channel tells them (`project:<id>`).
+   */
+  private async projectChanged(projectId: number): Promise<void> {
+    this.keyCache?.invalidateProject(projectId);
+    this.d.access.invalidate(projectId);
+    await this.publish(`project:${projectId}`);
+  }
+
+  /** Tells the other processes; a lost channel is no error (they fall back to a short TTL). */
+  private async publish(topic: string): Promise<void> {
+    await this.d.store.changes?.publish(topic).catch(() => {});
+  }
+
   planOf(p: { plan: string }): Plan {
     return planOf(this.d.config, p.plan);
   }
@@ -160,15 +175,14 @@ export class ProjectService {
         throw new AppError("CONFLICT", "A project with this name exists; choose another name.");
       throw e;
     }
-    this.keyCache?.invalidateProject(projectId);
+    await this.projectChanged(projectId);
     return this.view(await this.mustFind(projectId), role);
   }
 
   /** Deletes the project and its keys; the keys stop working on the next request. */
   async delete(projectId: number): Promise<void> {
     await this.d.store.transaction((tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId));
-    this.keyCache?.invalidateProject(projectId);
-    this.d.access.invalidate(projectId);
+    await this.projectChanged(projectId);
     this.d.usage.forgetProject(projectId);
     await this.d.limits.forgetProject(projectId);
   }
@@ -181,7 +195,7 @@ export class ProjectService {
     const parsed = parseProjectRules(input);
     if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
     await this.d.store.updateProjectSettings(projectId, parsed.value as Record<string, unknown>);
-    this.keyCache?.invalidateProject(projectId);
+    await this.projectChanged(projectId);
     return parsed.value;
   }
 
@@ -199,7 +213,7 @@ export class ProjectService {
   async putSecurity(projectId: number, input: { allowedIps: string[]; allowedOrigins: string[] }) {
     const lists = parseAccessLists(input);
     await this.repo.setAccess(projectId, lists, this.d.clock());
-    this.d.access.invalidate(projectId);
+    await this.projectChanged(projectId);
     return this.getSecurity(projectId);
   }
 
@@ -324,7 +338,7 @@ export class ProjectService {
     return { ...keyView(apiKey), key };
   }
 
-  /** Revokes a key; this instance refuses it from the next request, others within the cache TTL. */
+  /** Revokes a key; this process refuses it from the next request, others when the change channel tells them. */
   async revokeKey(projectId: number, keyId: number): Promise<void> {
     const key = (await this.d.store.listApiKeys(projectId)).find(
       (k) => k.id === keyId && k.revokedAt === null,
@@ -332,6 +346,7 @@ export class ProjectService {
     if (!key) throw new AppError("NOT_FOUND", "No such live key.");
     await this.d.store.revokeApiKey(keyId, this.d.clock());
     this.keyCache?.invalidateKey(keyId);
+    await this.publish(`key:${keyId}`);
   }
 
   /** The last 30 days of usage, the month's quota and the plan, counts flushed first. */

@@ -22,6 +22,8 @@ import { parseQueryString } from "./query-string.js";
 import { createPublicZoneLookup } from "../dns/dns-role.js";
 import { dnsQueryRoutes } from "./routes/dns-query.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
+import { subscribeAccountCaches } from "./change-subscriber.js";
+import { channelAwareTtl } from "../store/change-feed.port.js";
 import { type V1Extension, v1Routes } from "./routes/v1/v1.routes.js";
 
 export const V1_PREFIX = "/svc/api/v1";
@@ -39,7 +41,10 @@ export interface BuildAppOptions {
   trustProxy?: boolean | string | string[];
   /** Header with the caller's ISO country code, set by a trusted proxy (geography rules). */
   countryHeader?: string;
-  /** How long a verified key is trusted without a lookup (revocation lag). Default 2,000 ms. */
+  /**
+   * How long a verified key is trusted without a lookup. Default 2,000 ms; with a change channel
+   * (PostgreSQL) revocations apply on notification, and while it is down the TTL is at most 1 s.
+   */
   keyCacheTtlMs?: number;
   /** Largest accepted request body (the API takes none; console routes may). Default 64 KiB. */
   bodyLimit?: number;
@@ -108,11 +113,15 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   const verifier = createApiKeyVerifier({
     store: ctx.store,
     pepper: ctx.pepper,
-    ttlMs: opts.keyCacheTtlMs ?? 2_000,
+    ttlMs: channelAwareTtl(ctx.store.changes, opts.keyCacheTtlMs ?? 2_000),
   });
   decorateApiKeys(app, verifier);
 
   const services = opts.services;
+  if (ctx.store.changes) {
+    const off = subscribeAccountCaches(ctx.store.changes, { verifier, access: services.access });
+    app.addHook("onClose", async () => off());
+  }
   if (opts.closeServices) app.addHook("onClose", async () => services.close());
   // Listen only once the limit store is connected (or given up on), see ConsoleServices.ready.
   app.addHook("onReady", () => services.ready());

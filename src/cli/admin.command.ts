@@ -60,6 +60,7 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
         return 1;
       }
       await repo.setPlan(project.id, plan.name);
+      await ctx.store.changes?.publish(`project:${project.id}`).catch(() => {});
       io.out(
         `${project.id} ${project.name}: ${project.plan} -> ${plan.name} (API processes apply it within seconds)\n`,
       );

@@ -1,3 +1,4 @@
+import type { ChangeFeed } from "./change-feed.port.js";
 import type { AccountsTables, ProjectsStore } from "./accounts.port.js";
 import type { CrawlerLog } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
@@ -25,6 +26,8 @@ export interface StoreConnection {
    * whose chains are not the ones indexed before.
    */
   clearChainIndex(): Promise<void>;
+  /** The change channel between processes sharing this store (PostgreSQL only; change-feed.port.ts). */
+  readonly changes?: ChangeFeed;
 }
 
 /**

@@ -86,20 +86,34 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
       BOB,
     ]);
 
-    // A writer on another connection (a crawler process on the same database).
+    // A writer on another connection (a crawler process on the same database). SQLite sees its
+    // commit through the WAL index before the next read; PostgreSQL when the change channel's
+    // NOTIFY arrives (milliseconds; the promise is 1 s), so there the read is retried until then.
     const other = await second();
+    const seenWithin = async <T>(read: () => Promise<T>, expected: T) => {
+      const deadline = performance.now() + (store.dialect === "postgres" ? 1_000 : 0);
+      let got = await read();
+      while (JSON.stringify(got) !== JSON.stringify(expected) && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 5));
+        got = await read();
+      }
+      expect(got).toEqual(expected);
+    };
     try {
       await other.upsertDomain(domain({ owner: ALICE }));
       await other.upsertDomain(domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: token(2) }));
-      const seen = await store.findDomainsByName(["alice.wallet"], {});
-      expect(seen.map((d) => [d.provider, d.owner])).toEqual([
-        ["NAMESPACE_A", ALICE],
-        ["NAMESPACE_B", ALICE],
-      ]);
+      await seenWithin(
+        async () => (await store.findDomainsByName(["alice.wallet"], {})).map((d) => [d.provider, d.owner]),
+        [
+          ["NAMESPACE_A", ALICE],
+          ["NAMESPACE_B", ALICE],
+        ],
+      );
       await other.deleteDomain(id);
-      expect((await store.findDomainsByName(["alice.wallet"], {})).map((d) => d.provider)).toEqual([
-        "NAMESPACE_B",
-      ]);
+      await seenWithin(
+        async () => (await store.findDomainsByName(["alice.wallet"], {})).map((d) => d.provider),
+        ["NAMESPACE_B"],
+      );
     } finally {
       await other.close();
     }

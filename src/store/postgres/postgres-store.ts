@@ -1,7 +1,24 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { type Kysely, Kysely as KyselyCtor, PostgresDialect, sql, type Transaction } from "kysely";
 import pg from "pg";
+import {
+  type DomainFilter,
+  type DomainWithRecords,
+  matchesFilter,
+  type ReverseRecord,
+} from "../../domain/types.js";
+import { CHANNEL_DOWN_TTL_MS } from "../change-feed.port.js";
+import {
+  DomainReadCache,
+  frozenEntry,
+  frozenReverse,
+  joinEntries,
+  type NameEntry,
+  narrowed,
+} from "../domain-read-cache.js";
 import { KyselyStore } from "../kysely-store.js";
 import type { Database } from "../schema.js";
+import type { Store } from "../store.js";
+import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
 
 // int8 (bigint, bigserial) and numeric come back from pg as strings by default. Every bigint in
 // this schema is an epoch-ms time, a block number or an id: all below 2^53, so numbers are safe.
@@ -12,11 +29,142 @@ const types = {
   },
 };
 
-/** PostgreSQL backend: the shared Kysely implementation over a pg pool. */
-export function createPostgresStore(url: string, poolSize = 10): KyselyStore {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
-  // An idle client's error (server restart) must not crash the process; the next query reports it.
-  pool.on("error", () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new KyselyStore("postgres", db);
+/** The port's methods that change the domain map (what resolution reads): each publishes `map`. */
+const MAP_WRITES = [
+  "upsertDomain",
+  "deleteDomain",
+  "updateDomainSignals",
+  "replaceRecords",
+  "setNativeRecord",
+  "setReverse",
+  "removeReverse",
+  "upsertDomains",
+  "replaceRecordsMany",
+  "clearChainIndex",
+  "importKycAddresses",
+] as const;
+
+type AnyFn = (...a: unknown[]) => Promise<unknown>;
+
+/** Runs `after` once each of `store`'s map writes has returned. */
+function tapMapWrites(store: KyselyStore, after: (db: Kysely<Database>) => Promise<void>): void {
+  const self = store as unknown as Record<string, AnyFn>;
+  for (const m of MAP_WRITES) {
+    const write = self[m].bind(store);
+    self[m] = async (...a: unknown[]) => {
+      const r = await write(...a);
+      await after(store.db);
+      return r;
+    };
+  }
+}
+
+function notify(db: Kysely<Database>, topic: string): Promise<unknown> {
+  return sql`select pg_notify(${CHANNEL}, ${topic})`.execute(db);
+}
+
+/**
+ * PostgreSQL backend: the shared Kysely implementation over a pg pool, with the domain map's exact
+ * read caches (domain-read-cache.ts, as on SQLite). They are emptied by this process's map commits
+ * at once, and by every process's through the change channel (`map` on LISTEN/NOTIFY, published in
+ * the writing transaction, so delivered on commit). While the channel is down the caches answer at
+ * most CHANNEL_DOWN_TTL_MS after filling: bounded staleness, reported by /readyz.
+ */
+export class PostgresStore extends KyselyStore {
+  private readonly reads = new DomainReadCache();
+  private clearedAt = performance.now();
+  readonly changes: PgChangeFeed;
+  private started = false;
+
+  constructor(url: string, poolSize: number) {
+    const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
+    // An idle client's error (server restart) must not crash the process; the next query reports it.
+    pool.on("error", () => {});
+    let feed: PgChangeFeed | null = null;
+    super("postgres", new KyselyCtor<Database>({ dialect: new PostgresDialect({ pool }) }), async () => {
+      await feed?.close();
+    });
+    feed = new PgChangeFeed(url, async (topic) => {
+      await notify(this.db, topic);
+    });
+    this.changes = feed;
+    feed.on((topic) => {
+      if (topic === "map" || topic === "*") this.clearCaches();
+    });
+    tapMapWrites(this, async (db) => {
+      await notify(db, "map");
+      this.clearCaches();
+    });
+  }
+
+  override async migrate(): Promise<void> {
+    await super.migrate();
+    if (!this.started) {
+      this.started = true;
+      await this.changes.start();
+    }
+  }
+
+  override async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+    let wroteMap = false;
+    const result = await this.db.transaction().execute((trx) => {
+      const tx = new KyselyStore(this.dialect, trx);
+      // NOTIFY inside the transaction: the other processes hear of it when (and only if) it commits.
+      tapMapWrites(tx, async (db) => {
+        if (wroteMap) return;
+        wroteMap = true;
+        await notify(db, "map");
+      });
+      return fn(tx);
+    });
+    if (wroteMap) this.clearCaches();
+    return result;
+  }
+
+  private clearCaches(): void {
+    this.reads.clear();
+    this.clearedAt = performance.now();
+  }
+
+  /** Without the channel, another process's commit is seen at most CHANNEL_DOWN_TTL_MS late. */
+  private fresh(): void {
+    if (!this.changes.up && performance.now() - this.clearedAt >= CHANNEL_DOWN_TTL_MS) this.clearCaches();
+  }
+
+  private entry(name: string): Promise<NameEntry> {
+    return this.reads.rememberAsync(this.reads.byName, name, async () =>
+      frozenEntry(await super.findDomainsByName([name], {})),
+    );
+  }
+
+  /** As on SQLite: one name's answer is the cached (frozen) array itself until the next map commit. */
+  override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
+    this.fresh();
+    if (names.length === 1) return narrowed(await this.entry(names[0]), filter) as DomainWithRecords[];
+    const entries = await Promise.all([...new Set(names)].map((n) => this.entry(n)));
+    return joinEntries(entries, filter);
+  }
+
+  override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
+    this.fresh();
+    const hit = await this.reads.rememberAsync(this.reads.byOwner, address, async () =>
+      frozenEntry(await super.findDomainsByOwner(address, {})),
+    );
+    return narrowed(hit, filter) as DomainWithRecords[];
+  }
+
+  override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
+    this.fresh();
+    const all = await this.reads.rememberAsync(this.reads.reverseBy, address, async () =>
+      frozenReverse(await super.findReverse(address, {})),
+    );
+    if (!filter.network && !filter.provider) return all as ReverseRecord[];
+    return all.filter((r) => matchesFilter(r, filter));
+  }
+}
+
+/** PostgreSQL backend: the shared Kysely implementation over a pg pool, with the change channel. */
+export function createPostgresStore(url: string, poolSize = 10): PostgresStore {
+  return new PostgresStore(url, poolSize);
 }

@@ -10,6 +10,14 @@ import {
 } from "../../domain/types.js";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
+import {
+  DomainReadCache,
+  frozenEntry,
+  frozenReverse,
+  joinEntries,
+  type NameEntry,
+  narrowed,
+} from "../domain-read-cache.js";
 import { KyselyStore } from "../kysely-store.js";
 import { attachRecords, toDomain } from "../kysely/rows.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
@@ -25,34 +33,6 @@ import type { ApiKey } from "../accounts.port.js";
 import type { Store } from "../store.js";
 
 type Row = Record<string, unknown>;
-
-/** Names whose candidates the read cache keeps; past it the oldest entries go first. */
-const CACHE_ENTRIES = 50_000;
-
-/** One name's candidates (or one owner's domains), and the same narrowed by each filter asked so far. */
-interface NameEntry {
-  all: readonly DomainWithRecords[];
-  filtered: Map<string, readonly DomainWithRecords[]> | null;
-}
-
-/** Cached domains are shared by every caller until the next commit: nothing may change them. */
-function freezeDomain(d: DomainWithRecords): void {
-  for (const r of d.records) Object.freeze(r);
-  Object.freeze(d.records);
-  Object.freeze(d.tags);
-  Object.freeze(d);
-}
-
-/** The cached value of `key`, loaded (and the oldest entry evicted past CACHE_ENTRIES) on a miss. */
-function remember<T>(cache: Map<string, T>, key: string, load: () => T): T {
-  let hit = cache.get(key);
-  if (hit === undefined) {
-    hit = load();
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-    cache.set(key, hit);
-  }
-  return hit;
-}
 
 function openWriter(file: string): BetterSqlite3.Database {
   mkdirSync(dirname(file), { recursive: true });
@@ -74,18 +54,14 @@ function openWriter(file: string): BetterSqlite3.Database {
 export class SqliteStore extends KyselyStore {
   private reader: BetterSqlite3.Database | null = null;
   /**
-   * Candidates by name. Exact to the last commit of this process (any SqliteStore on the file):
+   * The map's read caches (by name, by owner, reverse; domain-read-cache.ts). Exact to the last commit of this process (any SqliteStore on the file):
    * its commits are counted as they happen (`commitCounters`), and a new count empties the cache
    * before the next read is answered. Another process's commits are seen through the WAL index
    * (`probe`; without one, `pragma data_version` on the reader connection), read at most once per
    * FOREIGN_COMMIT_BOUND_MS (foreignCommitBoundMs): their new state is served at most that long
    * after they commit.
    */
-  private readonly cache = new Map<string, NameEntry>();
-  /** Domains by owner address (the owner query's rows), exact like `cache` and emptied with it. */
-  private readonly byOwner = new Map<string, NameEntry>();
-  /** Reverse records by address, unfiltered, exact like `cache` and emptied with it. */
-  private readonly reverseBy = new Map<string, readonly ReverseRecord[]>();
+  private readonly reads = new DomainReadCache();
   private readonly counter: { commits: number; stores: number };
   private seenCommits: number;
   private probedAt = Number.NEGATIVE_INFINITY;
@@ -207,32 +183,13 @@ export class SqliteStore extends KyselyStore {
   }
 
   private clearCaches(): void {
-    this.cache.clear();
-    this.byOwner.clear();
-    this.reverseBy.clear();
-  }
-
-  /** One query's domains with their records, frozen: shared by every later caller until the next commit. */
-  private frozenEntry(rows: Row[]): NameEntry {
-    const all = this.filtered(rows, {});
-    for (const d of all) freezeDomain(d);
-    return { all: Object.freeze(all), filtered: null };
+    this.reads.clear();
   }
 
   private entry(name: string): NameEntry {
-    return remember(this.cache, name, () => this.frozenEntry(this.stmts!.byName.all(name) as Row[]));
-  }
-
-  private narrowed(entry: NameEntry, filter: DomainFilter): readonly DomainWithRecords[] {
-    if (!filter.network && !filter.provider) return entry.all;
-    const key = `${filter.network ?? ""}|${filter.provider ?? ""}`;
-    entry.filtered ??= new Map();
-    let hit = entry.filtered.get(key);
-    if (hit === undefined) {
-      hit = Object.freeze(entry.all.filter((d) => matchesFilter(d, filter)));
-      entry.filtered.set(key, hit);
-    }
-    return hit;
+    return this.reads.remember(this.reads.byName, name, () =>
+      frozenEntry(this.filtered(this.stmts!.byName.all(name) as Row[], {})),
+    );
   }
 
   /**
@@ -244,12 +201,11 @@ export class SqliteStore extends KyselyStore {
   override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
     if (!this.stmts) return super.findDomainsByName(names, filter);
     this.fresh();
-    if (names.length === 1) return this.narrowed(this.entry(names[0]), filter) as DomainWithRecords[];
-    const unique = [...new Set(names)];
-    let out: DomainWithRecords[] = [];
-    for (const n of unique) out = out.concat(this.narrowed(this.entry(n), filter));
-    if (unique.length > 1) out.sort((a, b) => a.id - b.id);
-    return out;
+    if (names.length === 1) return narrowed(this.entry(names[0]), filter) as DomainWithRecords[];
+    return joinEntries(
+      [...new Set(names)].map((n) => this.entry(n)),
+      filter,
+    );
   }
 
   /**
@@ -260,25 +216,23 @@ export class SqliteStore extends KyselyStore {
   override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
     if (!this.stmts) return super.findDomainsByOwner(address, filter);
     this.fresh();
-    const hit = remember(this.byOwner, address, () =>
-      this.frozenEntry(this.stmts!.byOwner.all(address) as Row[]),
+    const hit = this.reads.remember(this.reads.byOwner, address, () =>
+      frozenEntry(this.filtered(this.stmts!.byOwner.all(address) as Row[], {})),
     );
-    return this.narrowed(hit, filter) as DomainWithRecords[];
+    return narrowed(hit, filter) as DomainWithRecords[];
   }
 
   override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
     if (!this.stmts) return super.findReverse(address, filter);
     this.fresh();
-    const all = remember(this.reverseBy, address, () =>
-      Object.freeze(
-        (this.stmts!.reverse.all(address) as Row[]).map((r) =>
-          Object.freeze({
-            network: r.network as Network,
-            provider: r.provider as Provider,
-            address: r.address as string,
-            domainId: Number(r.domain_id),
-          }),
-        ),
+    const all = this.reads.remember(this.reads.reverseBy, address, () =>
+      frozenReverse(
+        (this.stmts!.reverse.all(address) as Row[]).map((r) => ({
+          network: r.network as Network,
+          provider: r.provider as Provider,
+          address: r.address as string,
+          domainId: Number(r.domain_id),
+        })),
       ),
     );
     if (!filter.network && !filter.provider) return all as ReverseRecord[];
