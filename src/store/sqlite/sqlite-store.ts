@@ -44,11 +44,12 @@ function freezeDomain(d: DomainWithRecords): void {
 }
 
 /** The cached value of `key`, loaded (and the oldest entry evicted past CACHE_ENTRIES) on a miss. */
-function remember<T>(cache: Map<string, T>, key: string, load: () => T): T {
+function remember<T>(cache: Map<string, T>, key: string, load: () => T, limit = CACHE_ENTRIES): T {
   let hit = cache.get(key);
   if (hit === undefined) {
     hit = load();
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    if (limit <= 0) return hit;
+    if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
     cache.set(key, hit);
   }
   return hit;
@@ -108,6 +109,7 @@ export class SqliteStore extends KyselyStore {
     /** The bare writer connection, for statements that run inside a (counted) transaction. */
     private readonly writer: BetterSqlite3.Database,
     private readonly foreignCommitBoundMs: number,
+    private readonly readOptions: Pick<SqliteStoreOptions, "mmapBytes" | "cacheEntries"> = {},
   ) {
     const counter = counterOf(file);
     const tracked = trackCommits(writer, {
@@ -142,7 +144,12 @@ export class SqliteStore extends KyselyStore {
   }
 
   static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
-    return new SqliteStore(file, openWriter(file), options.foreignCommitBoundMs ?? FOREIGN_COMMIT_BOUND_MS);
+    return new SqliteStore(
+      file,
+      openWriter(file),
+      options.foreignCommitBoundMs ?? FOREIGN_COMMIT_BOUND_MS,
+      options,
+    );
   }
 
   protected override withDb(db: Kysely<Database>): Store {
@@ -160,7 +167,7 @@ export class SqliteStore extends KyselyStore {
     const r = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
     r.pragma("busy_timeout = 5000");
     // Memory-mapped reads and a larger page cache: the hot path is random lookups by name.
-    r.pragma("mmap_size = 1073741824");
+    r.pragma(`mmap_size = ${Math.max(0, Math.floor(this.readOptions.mmapBytes ?? 1073741824))}`);
     r.pragma("cache_size = -65536");
     this.reader = r;
     this.stmts = {
@@ -220,7 +227,12 @@ export class SqliteStore extends KyselyStore {
   }
 
   private entry(name: string): NameEntry {
-    return remember(this.cache, name, () => this.frozenEntry(this.stmts!.byName.all(name) as Row[]));
+    return remember(
+      this.cache,
+      name,
+      () => this.frozenEntry(this.stmts!.byName.all(name) as Row[]),
+      this.readOptions.cacheEntries,
+    );
   }
 
   private narrowed(entry: NameEntry, filter: DomainFilter): readonly DomainWithRecords[] {
@@ -309,12 +321,16 @@ export class SqliteStore extends KyselyStore {
   }
 }
 
-interface SqliteStoreOptions {
+export interface SqliteStoreOptions {
   /**
    * How long another process's commit may go unseen by the read cache (default
    * FOREIGN_COMMIT_BOUND_MS). Tests set it high to check this process's own commit tracking alone.
    */
   foreignCommitBoundMs?: number;
+  /** The read connection's memory-mapped window (default 1 GiB; a one-pass export wants little). */
+  mmapBytes?: number;
+  /** Names the read cache keeps (default CACHE_ENTRIES; 0: none, for a one-pass export). */
+  cacheEntries?: number;
 }
 
 export function createSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
