@@ -27,7 +27,8 @@ function hex(n: number, width: number): string {
  */
 export function seedBulk(store: SqliteStore, count: number): BulkWorld {
   const db = store.raw;
-  const insertDomain = db.prepare(`insert into domains (provider, network, token_id, name, rname, sld, tld, owner,
+  const insertDomain =
+    db.prepare(`insert into domains (provider, network, token_id, name, rname, sld, tld, owner,
     contract_address, resolver, registered_at, registered_block, expires_at, last_update_block, last_update_at,
     base_score, spam, csam_ok, kyc, tags) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, null, ?, ?, ?, 0, 1, ?, '[]')`);
   const insertRecord = db.prepare(
