@@ -7,7 +7,7 @@ import { createLogger } from "./logger.js";
 import { createScoringRanker } from "./scoring/scoring-ranker.js";
 import type { GeoBlockedWords } from "./scoring/geography.js";
 import { loadScoringLists, type ScoringLists } from "./scoring/scoring-lists.js";
-import { createStore } from "./store/create-store.js";
+import { createStore, type StoreTuning } from "./store/create-store.js";
 
 export interface RuntimeContext extends AppContext {
   /** The operator's scoring lists (CSAM terms, blocklist, ICANN TLDs, KYC, geography). */
@@ -15,11 +15,19 @@ export interface RuntimeContext extends AppContext {
 }
 
 /** Builds the context every role shares: the only place a store and a logger are created. */
-export async function createContext(config: Config, logger?: Logger): Promise<RuntimeContext> {
+export async function createContext(
+  config: Config,
+  logger?: Logger,
+  storeOptions?: StoreTuning,
+): Promise<RuntimeContext> {
   const log =
     logger ??
     createLogger(config.logLevel, undefined, secretFragmentsOf(config as unknown as Record<string, unknown>));
-  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await createStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...storeOptions,
+  });
   const scoringLists = await loadScoringLists(config, await store.findKycOwners());
   return {
     config,

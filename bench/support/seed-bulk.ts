@@ -27,9 +27,10 @@ function hex(n: number, width: number): string {
  */
 export function seedBulk(store: SqliteStore, count: number): BulkWorld {
   const db = store.raw;
-  const insertDomain = db.prepare(`insert into domains (provider, network, token_id, name, sld, tld, owner,
+  const insertDomain =
+    db.prepare(`insert into domains (provider, network, token_id, name, rname, sld, tld, owner,
     contract_address, resolver, registered_at, registered_block, expires_at, last_update_block, last_update_at,
-    base_score, spam, csam_ok, kyc, tags) values (?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, null, ?, ?, ?, 0, 1, ?, '[]')`);
+    base_score, spam, csam_ok, kyc, tags) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, null, ?, ?, ?, 0, 1, ?, '[]')`);
   const insertRecord = db.prepare(
     "insert into records (domain_id, key, value, native_key, native_value) values (?, ?, ?, ?, ?)",
   );
@@ -57,6 +58,7 @@ export function seedBulk(store: SqliteStore, count: number): BulkWorld {
           network,
           `0x${hex(written + 1, 64)}`,
           name,
+          `${tld}.${sld}`,
           sld,
           tld,
           owner,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DomainRecord } from "../domain/types.js";
 import { buildDnsName } from "./dns-name.js";
-import { buildEmptyNonTerminals } from "./empty-non-terminals.js";
 import { buildNodeRRsets, DEFAULT_TTL, type RRset } from "./resource-records.js";
 
 const recs = (o: Record<string, string>): DomainRecord[] =>
@@ -189,18 +188,5 @@ describe("buildDnsName", () => {
     const r = buildDnsName(input);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toMatch(reason);
-  });
-});
-
-describe("buildEmptyNonTerminals", () => {
-  async function* pages(...p: string[][]) {
-    yield* p;
-  }
-
-  it("holds every ancestor between a name and its TLD, in DNS form", async () => {
-    const ents = await buildEmptyNonTerminals(
-      pages(["a.b.c.wallet", "alice.wallet"], ["x.café.eth", "$bad.y.eth"]),
-    );
-    expect([...ents].sort()).toEqual(["b.c.wallet", "c.wallet", "xn--caf-dma.eth"]);
   });
 });

@@ -1,17 +1,19 @@
+import punycode from "punycode/punycode.js";
 import type { Resolution } from "../resolution/resolution.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
+import type { DomainMap } from "../store/domain-map.port.js";
 import type { ScoringData } from "../store/scoring-data.port.js";
 import { dnsRankContext, findBestDomain } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
-import { buildEmptyNonTerminals } from "./empty-non-terminals.js";
 import { buildNodeRRsets, type RRset } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
 import { buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
 
 export interface StoreZoneLookupOptions {
   resolution: Resolution;
-  store: Pick<ScoringData, "listTldFirstRegistrations" | "iterateDomainNames"> &
-    Pick<CrawlerLog, "listCheckpoints">;
+  store: Pick<ScoringData, "listTldFirstRegistrations"> &
+    Pick<CrawlerLog, "listCheckpoints"> &
+    Pick<DomainMap, "hasDescendant">;
   nameServers: readonly string[];
   hostmaster: string;
   /** The project's settings (the public endpoints: {}). */
@@ -19,8 +21,6 @@ export interface StoreZoneLookupOptions {
   clock: () => number;
   /** How long the set of served TLDs and the serial are reused before being read again. */
   refreshMs?: number;
-  /** How long the set of empty non-terminals is reused: it takes a scan of every name. */
-  entRefreshMs?: number;
 }
 
 /** The live zones, and the same zones answered under a project's settings (its own DoH). */
@@ -33,14 +33,12 @@ export interface StoreZoneLookup extends ZoneLookup {
  * The live zones: every TLD of the map is a zone, and every name is answered from the store at
  * query time through resolution, so a name registered on chain is answered without a reload. The
  * TLD set and the SOA serial are read again every `refreshMs` (default 5 s): a new TLD is served
- * within that time. The empty non-terminals take a scan of every name: every `entRefreshMs`
- * (default 60 s), in the background after the first.
+ * within that time. A name without a domain of its own but with names below it (an empty
+ * non-terminal, `b.wallet` for `a.b.wallet`) is found by asking the store at query time (one index
+ * range scan), so it is right the moment a name below it is registered.
  */
 export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLookup {
   const refreshMs = opts.refreshMs ?? 5_000;
-  const entRefreshMs = opts.entRefreshMs ?? 60_000;
-  let emptyNonTerminals = new Set<string>();
-  let entLoadedAt = Number.NEGATIVE_INFINITY;
   const settings = opts.projectSettings ?? {};
   let zones = new Map<string, ZoneApex>();
   let serial: SerialState | null = null;
@@ -70,10 +68,6 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
         );
     }
     zones = next;
-    if (opts.clock() - entLoadedAt >= entRefreshMs) {
-      emptyNonTerminals = await buildEmptyNonTerminals(opts.store.iterateDomainNames(5000));
-      entLoadedAt = opts.clock();
-    }
     loadedAt = opts.clock();
   }
 
@@ -98,14 +92,14 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   async function findNode(name: string, projectSettings: Record<string, unknown>): Promise<RRset[] | null> {
     const best = await findBestDomain(opts.resolution, name, dnsRankContext(projectSettings, opts.clock()));
     // No data of its own but names below it: it exists (NODATA), it is no NXDOMAIN.
-    if (best === null) return emptyNonTerminals.has(name) ? [] : null;
+    if (best === null) return (await hasNamesBelow(opts.store, name)) ? [] : null;
     let rrsets = rrsetsOf.get(best.domain);
     if (rrsets === undefined) {
       rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
       if (Object.isFrozen(best.domain)) rrsetsOf.set(best.domain, rrsets);
     }
     // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
-    return rrsets.length === 0 && !emptyNonTerminals.has(name) ? null : rrsets;
+    return rrsets.length === 0 && !(await hasNamesBelow(opts.store, name)) ? null : rrsets;
   }
 
   function lookupWith(projectSettings: Record<string, unknown>): ZoneLookup {
@@ -113,4 +107,26 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   }
 
   return { ...lookupWith(settings), forProject: lookupWith };
+}
+
+/**
+ * Whether the store holds a name strictly below this DNS name: asked under its stored (Unicode)
+ * form, and under the A-label form too when a label is an A-label (a name stored as `xn--…`).
+ */
+async function hasNamesBelow(store: Pick<DomainMap, "hasDescendant">, dnsName: string): Promise<boolean> {
+  const stored = storedFormOf(dnsName);
+  if (stored !== null && (await store.hasDescendant(stored))) return true;
+  return stored !== dnsName && store.hasDescendant(dnsName);
+}
+
+/** The stored form of a DNS name: its A-labels decoded (`xn--caf-dma.eth` → `café.eth`). */
+function storedFormOf(dnsName: string): string | null {
+  try {
+    return dnsName
+      .split(".")
+      .map((l) => (l.startsWith("xn--") ? punycode.decode(l.slice(4)) : l))
+      .join(".");
+  } catch {
+    return null;
+  }
 }

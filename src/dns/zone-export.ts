@@ -1,14 +1,7 @@
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readSync, renameSync } from "node:fs";
+import { once } from "node:events";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 import type { Resolution } from "../resolution/resolution.js";
 import type { Store } from "../store/store.js";
 import { dnsRankContext, findBestDomain } from "./best-domain.js";
@@ -59,8 +52,9 @@ const tsv = (...fields: string[]) => `${fields.map((f) => f.replace(/[\t\n]/g, "
 /**
  * Writes one RFC 1035 master file per TLD (`DIR/<tld>.zone`): SOA (serial from the index's
  * progress, never lower than the file it replaces), NS, and every name's highest-scored domain.
- * The store is read page by page and each page's lines are appended to their files, so memory
- * does not grow with the map; files are renamed into place at the end.
+ * The store is read page by page and each page's lines are written to one stream per file; the
+ * next page is read once the streams have drained, so memory does not grow with the map; files are
+ * renamed into place at the end.
  *
  * @example await exportZones(store, resolution, { outDir: "zones", nameServers: ["ns1.example"], hostmaster: "hostmaster.example", now: Date.now() })
  */
@@ -74,7 +68,10 @@ export async function exportZones(
   const wanted = opts.tlds
     ? new Set(opts.tlds.map((t) => buildDnsName(t)).flatMap((r) => (r.ok ? [r.name] : [])))
     : null;
-  const zones = new Map<string, { file: string; tmp: string; serial: number; names: number }>();
+  const zones = new Map<
+    string,
+    { file: string; tmp: string; out: Writable; serial: number; names: number }
+  >();
   for (const { tld } of await store.listTldFirstRegistrations()) {
     const dns = buildDnsName(tld);
     if (!dns.ok || zones.has(dns.name) || (wanted && !wanted.has(dns.name))) continue;
@@ -82,49 +79,80 @@ export async function exportZones(
     const serial = nextSerial(previousHeader(file), progress).serial;
     const settings: ApexSettings = { nameServers: opts.nameServers, hostmaster: opts.hostmaster, serial };
     const tmp = `${file}.tmp`;
-    writeFileSync(tmp, buildZoneHeader(buildApex(dns.name, settings), progress));
-    zones.set(dns.name, { file, tmp, serial, names: 0 });
+    const out = createWriteStream(tmp);
+    out.write(buildZoneHeader(buildApex(dns.name, settings), progress));
+    zones.set(dns.name, { file, tmp, out, serial, names: 0 });
   }
 
-  const skippedFile = join(opts.outDir, "skipped.tsv");
-  writeFileSync(skippedFile, tsv("name", "key", "reason"));
+  const skippedOut = createWriteStream(join(opts.outDir, "skipped.tsv"));
+  skippedOut.write(tsv("name", "key", "reason"));
   let skipped = 0;
-  const ctx = dnsRankContext(opts.projectSettings ?? {}, opts.now);
-  for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
-    const lines = new Map<string, string>();
-    let report = "";
-    const inZones = page.filter((d) => zones.has(zoneOf(d.tld)));
-    const answers = await Promise.all(
-      inZones.map(async (d) => {
-        const dns = buildDnsName(d.name);
-        if (!dns.ok) return { d, dns, best: null };
-        return { d, dns, best: await findBestDomain(resolution, dns.name, ctx) };
-      }),
-    );
-    for (const { d, dns, best } of answers) {
-      if (!dns.ok) {
-        report += tsv(d.name, "", dns.reason);
-        skipped++;
-        continue;
-      }
-      // Each name is written once, on the page of the domain that wins it.
-      if (best === null || best.domain.id !== d.id) continue;
-      const zone = dns.name.slice(dns.name.lastIndexOf(".") + 1);
-      const node = buildNodeRRsets(d.records, dns.name);
-      for (const s of node.skipped) {
-        report += tsv(dns.name, s.key, s.reason);
-        skipped++;
-      }
-      lines.set(zone, (lines.get(zone) ?? "") + buildNodeLines(dns.name, node.rrsets));
-      zones.get(zone)!.names++;
-    }
-    for (const [zone, text] of lines) if (text.length > 0) appendFileSync(zones.get(zone)!.tmp, text);
-    if (report.length > 0) appendFileSync(skippedFile, report);
+  // A write error (disk full) is kept and thrown after the page, never an unhandled 'error' event.
+  let failure: Error | null = null;
+  for (const out of [...[...zones.values()].map((z) => z.out), skippedOut])
+    out.on("error", (e: Error) => {
+      failure ??= e;
+    });
+  try {
+    await writeZones();
+  } catch (e) {
+    for (const z of zones.values()) z.out.destroy();
+    skippedOut.destroy();
+    throw e;
   }
-
+  await Promise.all([...[...zones.values()].map((z) => z.out), skippedOut].map(finish));
   for (const z of zones.values()) renameSync(z.tmp, z.file);
   return {
     zones: [...zones].map(([tld, z]) => ({ tld, file: z.file, serial: z.serial, names: z.names })),
     skipped,
   };
+
+  async function writeZones(): Promise<void> {
+    const ctx = dnsRankContext(opts.projectSettings ?? {}, opts.now);
+    for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
+      const lines = new Map<string, string>();
+      let report = "";
+      const inZones = page.filter((d) => zones.has(zoneOf(d.tld)));
+      const answers = await Promise.all(
+        inZones.map(async (d) => {
+          const dns = buildDnsName(d.name);
+          if (!dns.ok) return { d, dns, best: null };
+          return { d, dns, best: await findBestDomain(resolution, dns.name, ctx) };
+        }),
+      );
+      for (const { d, dns, best } of answers) {
+        if (!dns.ok) {
+          report += tsv(d.name, "", dns.reason);
+          skipped++;
+          continue;
+        }
+        // Each name is written once, on the page of the domain that wins it.
+        if (best === null || best.domain.id !== d.id) continue;
+        const zone = dns.name.slice(dns.name.lastIndexOf(".") + 1);
+        const node = buildNodeRRsets(d.records, dns.name);
+        for (const s of node.skipped) {
+          report += tsv(dns.name, s.key, s.reason);
+          skipped++;
+        }
+        lines.set(zone, (lines.get(zone) ?? "") + buildNodeLines(dns.name, node.rrsets));
+        zones.get(zone)!.names++;
+      }
+      // Backpressure: the next page is read once every stream written to has drained.
+      const full: Promise<unknown>[] = [];
+      for (const [zone, text] of lines)
+        if (text.length > 0 && !zones.get(zone)!.out.write(text))
+          full.push(once(zones.get(zone)!.out, "drain"));
+      if (report.length > 0 && !skippedOut.write(report)) full.push(once(skippedOut, "drain"));
+      await Promise.all(full);
+      if (failure !== null) throw failure;
+    }
+  }
+}
+
+/** Ends a write stream and waits until its file is written and closed. */
+function finish(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.once("error", reject);
+    out.end(() => resolve());
+  });
 }

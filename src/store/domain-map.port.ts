@@ -44,6 +44,11 @@ export interface DomainMap {
 
   /** Domains whose normalized name is one of `names`, with their records. The API's hot path. */
   findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]>;
+  /**
+   * Whether any domain's name lies strictly below `name` (ends with `"." + name`): one index range
+   * scan. DNS answers such a name without data of its own NODATA, not NXDOMAIN.
+   */
+  hasDescendant(name: string): Promise<boolean>;
   /** Domains owned by `address` (lower case), with their records. */
   findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]>;
   /** Domains under a TLD, oldest registration first (provider-origin rule, zone export). */

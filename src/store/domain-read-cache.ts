@@ -47,6 +47,9 @@ export class DomainReadCache {
   /** Bumped by every clear: an asynchronous load started before a clear must not be stored. */
   private generation = 0;
 
+  /** `limit`: names (owners, addresses) each map keeps; 0 keeps none (a one-pass export). */
+  constructor(private readonly limit = CACHE_ENTRIES) {}
+
   clear(): void {
     this.generation++;
     this.byName.clear();
@@ -54,7 +57,7 @@ export class DomainReadCache {
     this.reverseBy.clear();
   }
 
-  /** The cached value of `key`, loaded (and the oldest entry evicted past CACHE_ENTRIES) on a miss. */
+  /** The cached value of `key`, loaded (and the oldest entry evicted past the limit) on a miss. */
   remember<T>(cache: Map<string, T>, key: string, load: () => T): T {
     let hit = cache.get(key);
     if (hit === undefined) {
@@ -75,7 +78,8 @@ export class DomainReadCache {
   }
 
   private put<T>(cache: Map<string, T>, key: string, value: T): void {
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    if (this.limit <= 0) return;
+    if (cache.size >= this.limit) cache.delete(cache.keys().next().value as string);
     cache.set(key, value);
   }
 }

@@ -125,6 +125,9 @@ export class KyselyStore implements Store {
   findDomainsByName(...a: Args<"findDomainsByName">) {
     return map.findDomainsByName(this.db, ...a);
   }
+  hasDescendant(...a: Args<"hasDescendant">) {
+    return map.hasDescendant(this.db, ...a);
+  }
   findDomainsByOwner(...a: Args<"findDomainsByOwner">) {
     return map.findDomainsByOwner(this.db, ...a);
   }

@@ -11,6 +11,8 @@ export interface DomainsTable {
   network: string;
   token_id: string;
   name: string;
+  /** The name's labels reversed (`wallet.b.a`): names below a name are one range (DNS). */
+  rname: string;
   sld: string;
   tld: string;
   owner: string;

@@ -20,6 +20,7 @@ import {
   toDomain,
   toRecord,
 } from "./rows.js";
+import { descendantRange } from "./reversed-name.js";
 
 /* The map's queries (domain-map.port.ts), shared by both backends. */
 
@@ -290,6 +291,7 @@ export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<num
       .onConflict((oc) =>
         oc.columns(["network", "provider", "token_id"]).doUpdateSet((eb) => ({
           name: eb.ref("excluded.name"),
+          rname: eb.ref("excluded.rname"),
           sld: eb.ref("excluded.sld"),
           tld: eb.ref("excluded.tld"),
           owner: eb.ref("excluded.owner"),
@@ -362,4 +364,16 @@ export async function replaceRecordsMany(
       .insertInto("records")
       .values(rows.slice(i, i + 500))
       .execute();
+}
+
+export async function hasDescendant(db: Db, name: string): Promise<boolean> {
+  const { above, below } = descendantRange(name);
+  const r = await db
+    .selectFrom("domains")
+    .select("id")
+    .where("rname", ">", above)
+    .where("rname", "<", below)
+    .limit(1)
+    .executeTakeFirst();
+  return r !== undefined;
 }

@@ -5,6 +5,7 @@ import type { Domain, DomainRecord, DomainWithRecords, DomainWrite } from "../..
 import type { ApiKey, Project } from "../accounts.port.js";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
 import type { Database, DomainsTable, RecordsTable } from "../schema.js";
+import { reverseLabels } from "./reversed-name.js";
 
 /** The query builder every part's queries run on (a connection or an open transaction). */
 export type Db = Kysely<Database>;
@@ -52,6 +53,7 @@ export function domainColumns(d: DomainWrite): Omit<DomainsTable, "id"> {
     network: d.network,
     token_id: d.tokenId,
     name: safeText(d.name),
+    rname: reverseLabels(safeText(d.name)),
     sld: safeText(d.sld),
     tld: safeText(d.tld),
     owner: d.owner,

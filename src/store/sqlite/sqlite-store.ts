@@ -61,7 +61,7 @@ export class SqliteStore extends KyselyStore {
    * FOREIGN_COMMIT_BOUND_MS (foreignCommitBoundMs): their new state is served at most that long
    * after they commit.
    */
-  private readonly reads = new DomainReadCache();
+  private readonly reads: DomainReadCache;
   private readonly counter: { commits: number; stores: number };
   private seenCommits: number;
   private probedAt = Number.NEGATIVE_INFINITY;
@@ -84,6 +84,7 @@ export class SqliteStore extends KyselyStore {
     /** The bare writer connection, for statements that run inside a (counted) transaction. */
     private readonly writer: BetterSqlite3.Database,
     private readonly foreignCommitBoundMs: number,
+    private readonly readOptions: Pick<SqliteStoreOptions, "mmapBytes" | "cacheEntries"> = {},
   ) {
     const counter = counterOf(file);
     const tracked = trackCommits(writer, {
@@ -111,6 +112,7 @@ export class SqliteStore extends KyselyStore {
         open = false;
       },
     );
+    this.reads = new DomainReadCache(readOptions.cacheEntries);
     counter.stores++;
     this.counter = counter;
     this.seenCommits = counter.commits;
@@ -118,7 +120,12 @@ export class SqliteStore extends KyselyStore {
   }
 
   static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
-    return new SqliteStore(file, openWriter(file), options.foreignCommitBoundMs ?? FOREIGN_COMMIT_BOUND_MS);
+    return new SqliteStore(
+      file,
+      openWriter(file),
+      options.foreignCommitBoundMs ?? FOREIGN_COMMIT_BOUND_MS,
+      options,
+    );
   }
 
   protected override withDb(db: Kysely<Database>): Store {
@@ -136,7 +143,7 @@ export class SqliteStore extends KyselyStore {
     const r = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
     r.pragma("busy_timeout = 5000");
     // Memory-mapped reads and a larger page cache: the hot path is random lookups by name.
-    r.pragma("mmap_size = 1073741824");
+    r.pragma(`mmap_size = ${Math.max(0, Math.floor(this.readOptions.mmapBytes ?? 1073741824))}`);
     r.pragma("cache_size = -65536");
     this.reader = r;
     this.stmts = {
@@ -263,12 +270,16 @@ export class SqliteStore extends KyselyStore {
   }
 }
 
-interface SqliteStoreOptions {
+export interface SqliteStoreOptions {
   /**
    * How long another process's commit may go unseen by the read cache (default
    * FOREIGN_COMMIT_BOUND_MS). Tests set it high to check this process's own commit tracking alone.
    */
   foreignCommitBoundMs?: number;
+  /** The read connection's memory-mapped window (default 1 GiB; a one-pass export wants little). */
+  mmapBytes?: number;
+  /** Names the read cache keeps (default CACHE_ENTRIES; 0: none, for a one-pass export). */
+  cacheEntries?: number;
 }
 
 export function createSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestQuery, decodeTestAnswer } from "../../src/dns/dns.testing.js";
+import { answerQuery } from "../../src/dns/query-handler.js";
+import { createStoreZoneLookup } from "../../src/dns/store-zone-lookup.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import { createResolution } from "../../src/resolution/resolution.js";
+import type { Store } from "../../src/store/store.js";
+import { STORE_BACKENDS, testDomain, tokenIdOf } from "../helpers/store-world.js";
+
+const NOW = Date.UTC(2025, 0, 1);
+let tokens = 1000;
+
+/** Names below a name (DNS empty non-terminals) are answered from the store at query time. */
+describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, cleanup } = await backend.open());
+  });
+  afterAll(async () => {
+    await cleanup();
+  });
+
+  async function register(name: string, records: Record<string, string> = {}): Promise<void> {
+    const dot = name.lastIndexOf(".");
+    const id = await store.upsertDomain(
+      testDomain({ tokenId: tokenIdOf(tokens++), name, sld: name.slice(0, dot), tld: name.slice(dot + 1) }),
+    );
+    await store.replaceRecords(
+      id,
+      Object.entries(records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
+    );
+  }
+
+  it("hasDescendant: a range of whole labels, never a bare suffix", async () => {
+    await register("x.y.z.hd");
+    await register("q.ry.hd");
+    await register("café.hd");
+    await register("a.café.hd");
+    expect(await store.hasDescendant("y.z.hd")).toBe(true);
+    expect(await store.hasDescendant("z.hd")).toBe(true);
+    expect(await store.hasDescendant("hd")).toBe(true);
+    expect(await store.hasDescendant("café.hd")).toBe(true);
+    expect(await store.hasDescendant("x.y.z.hd")).toBe(false);
+    // "q.ry.hd" ends with "y.hd" but not with ".y.hd".
+    expect(await store.hasDescendant("y.hd")).toBe(false);
+    expect(await store.hasDescendant("ry.hd")).toBe(true);
+    expect(await store.hasDescendant("other.hd")).toBe(false);
+  });
+
+  it("a name registered below a name is answered at once, its parent NODATA with the SOA", async () => {
+    await register("seed.live", { "record.A.0": "192.0.2.1" });
+    await store.setCheckpoint({
+      sourceId: "s",
+      chainId: 1,
+      blockNumber: 5,
+      blockHash: "0x1",
+      updatedAt: NOW,
+      state: "live",
+      error: null,
+    });
+    const resolution = createResolution({ store, ranker: createScoringRanker() });
+    const lookup = createStoreZoneLookup({
+      resolution,
+      store,
+      nameServers: ["ns1.omniname.test"],
+      hostmaster: "hostmaster.omniname.test",
+      clock: () => NOW,
+    });
+    const ask = async (name: string, type: string) =>
+      decodeTestAnswer((await answerQuery(buildTestQuery(name, type), lookup, "udp")) as Buffer);
+
+    // The zone is loaded before the new names exist: nothing may depend on a later reload.
+    expect((await ask("b.live", "A")).rcode).toBe("NXDOMAIN");
+    await register("a.b.live", { "record.A.0": "192.0.2.7" });
+    await register("x.café.live", { "record.A.0": "192.0.2.8" });
+
+    const parent = await ask("b.live", "A");
+    expect(parent).toMatchObject({ rcode: "NOERROR", aa: true, answer: [] });
+    expect(parent.ns).toHaveLength(1);
+    expect(parent.ns[0]).toMatch(/^live\. \d+ IN SOA ns1\.omniname\.test hostmaster\.omniname\.test /);
+
+    const child = await ask("a.b.live", "A");
+    expect(child).toMatchObject({ rcode: "NOERROR", aa: true, answer: ["a.b.live. 300 IN A 192.0.2.7"] });
+
+    // An IDN parent, asked under its A-label.
+    expect(await ask("xn--caf-dma.live", "A")).toMatchObject({ rcode: "NOERROR", aa: true, answer: [] });
+
+    for (const absent of ["nothing.live", "a.live", "c.b.live"]) {
+      const r = await ask(absent, "A");
+      expect(r).toMatchObject({ rcode: "NXDOMAIN", aa: true, answer: [] });
+      expect(r.ns[0]).toMatch(/^live\. \d+ IN SOA /);
+    }
+  });
+});
