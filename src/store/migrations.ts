@@ -3,6 +3,7 @@ import * as m0001 from "./migrations/0001-foundation.js";
 import * as m0002 from "./migrations/0002-crawler.js";
 import * as m0003 from "./migrations/0003-accounts.js";
 import * as m0004 from "./migrations/0004-scoring.js";
+import * as m0005 from "./migrations/0005-source-leases.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0002-crawler", up: m0002.up },
   { name: "0003-accounts", up: m0003.up },
   { name: "0004-scoring", up: m0004.up },
+  { name: "0005-source-leases", up: m0005.up },
 ];
