@@ -136,6 +136,7 @@ export class LeasedSource {
         ended = true;
       });
       let validUntil = this.clock() + this.options.ttlMs;
+      let lost = false;
       while (!ended && !signal.aborted) {
         await Promise.race([running, sleep(this.options.renewMs, signal)]);
         if (ended || signal.aborted) break;
@@ -143,23 +144,17 @@ export class LeasedSource {
         if (holder === me) validUntil = this.clock() + this.options.ttlMs;
         else if (holder !== null || this.clock() >= validUntil) {
           this.log.warn({ source: this.sourceId, holder }, "source lease lost: standing by");
+          lost = true;
           sync.stop();
           break;
         }
       }
       const state = await running;
       this.current = null;
-      if (signal.aborted || state === "halted" || ended) {
-        // The loop ended by itself (exitWhenSynced, halt) or was stopped: the lease is given up.
-        if (!signal.aborted && state !== "stopped") {
-          await this.release();
-          return state;
-        }
-        if (signal.aborted) {
-          await this.release();
-          return state;
-        }
-      }
+      if (lost && !signal.aborted) continue;
+      // Stopped, or the loop ended by itself (exitWhenSynced): the lease is given up.
+      await this.release();
+      return state;
     }
     return "stopped";
   }
