@@ -199,7 +199,9 @@ export async function startCrawlerRole(
     const until = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < until) {
       const states = crawler.status().map((s) => s.state);
-      if (states.every((s) => s === "live" || s === "halted" || s === "stopped" || s === "standby")) break;
+      // A standby source is not ready: its writer may be this process's own killed predecessor,
+      // whose lease expires within seconds; a true standby waits out READY_TIMEOUT_MS.
+      if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     await rescorer?.run();

@@ -94,7 +94,9 @@ export class LeasedSource {
 
   status(): SourceStatus & { lease: LeaseStatus } {
     const s = this.last.status();
-    return { ...s, state: this.current || s.state === "halted" ? s.state : "standby", lease: this.lease() };
+    // Before the first try the loop is starting; then standby unless it writes (or shows a halt).
+    const standby = !this.current && this.holderNow !== null && s.state !== "halted";
+    return { ...s, state: standby ? "standby" : s.state, lease: this.lease() };
   }
 
   stop(): void {
