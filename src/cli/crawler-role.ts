@@ -8,6 +8,7 @@ import { type Crawler, createCrawler } from "../crawler/crawler.js";
 import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "../crawler/crawler-source.js";
 import { createRpcClient } from "../crawler/rpc-client.js";
+import { holderIdOf } from "../crawler/source-lease.js";
 import { mainnetSources } from "../crawler/sources.js";
 import { type Devnet, startDevnet } from "../devnet/devnet.js";
 import { findDevnetManifest, sourcesFromManifest } from "../devnet/manifest.js";
@@ -184,6 +185,12 @@ export async function startCrawlerRole(
     // stays at or below what its state files hold (devnet/state-saver.ts).
     maxHeadOf: chains ? (s) => chains.savedHead(s.network) : undefined,
     signals: crawlSignals(lists, () => index),
+    // One writer per source across crawler processes on one store (docs/operations.md).
+    lease: {
+      holder: holderIdOf(config.instanceId),
+      ttlMs: config.crawlerLeaseTtlMs,
+      renewMs: config.crawlerLeaseRenewMs,
+    },
   });
   crawler.start();
 
@@ -192,6 +199,8 @@ export async function startCrawlerRole(
     const until = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < until) {
       const states = crawler.status().map((s) => s.state);
+      // A standby source is not ready: its writer may be this process's own killed predecessor,
+      // whose lease expires within seconds; a true standby waits out READY_TIMEOUT_MS.
       if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
       await new Promise((r) => setTimeout(r, 200));
     }

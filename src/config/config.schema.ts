@@ -161,6 +161,30 @@ export const ConfigSchema = Type.Object({
     env: "CRAWLER_RPC_TIMEOUT_MS",
     description: "Per-request JSON-RPC timeout",
   }),
+  instanceId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: "^[\\x21-\\x7e]+$",
+      env: "INSTANCE_ID",
+      description: "This process's name in the crawler's source leases and /status; default hostname:pid",
+    }),
+  ),
+  crawlerLeaseTtlMs: Type.Integer({
+    minimum: 500,
+    maximum: 600_000,
+    default: 3_000,
+    env: "CRAWLER_LEASE_TTL_MS",
+    description:
+      "A source's writer lease expires this long after its last renewal; a standby then takes over",
+  }),
+  crawlerLeaseRenewMs: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 1_000,
+    env: "CRAWLER_LEASE_RENEW_MS",
+    description: "How often the writer renews its source leases and standbys try to take them",
+  }),
   // --- scoring and abuse signals (docs/scoring.md) ---
   geoCountryHeader: Type.String({
     default: "",

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { CrawlerSource, CrawlerStore, SignalsFn, SyncOptions } from "./crawler-source.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
 import type { SourceState, SourceStatus } from "./source-progress.js";
+import { LeasedSource, type LeaseOptions, type LeaseStatus } from "./source-lease.js";
 import { SourceSync } from "./source-sync.js";
 
 export interface CrawlerOptions {
@@ -16,6 +17,8 @@ export interface CrawlerOptions {
   maxHeadOf?(source: CrawlerSource): number | null;
   /** The scoring fields written with every domain (src/scoring's base signals). */
   signals: SignalsFn;
+  /** One writer per source across processes (source-lease.ts); absent: this process writes every source. */
+  lease?: LeaseOptions;
 }
 
 export interface Crawler {
@@ -25,7 +28,7 @@ export interface Crawler {
   stop(): Promise<void>;
   /** Resolves with each source's final state when every loop has ended (exitWhenSynced, halt, stop). */
   done(): Promise<Record<string, SourceState>>;
-  status(): SourceStatus[];
+  status(): Array<SourceStatus & { lease?: LeaseStatus }>;
 }
 
 /**
@@ -37,20 +40,29 @@ export interface Crawler {
  * crawler.start(); … await crawler.stop();
  */
 export function createCrawler(options: CrawlerOptions): Crawler {
-  const syncs = options.sources.map(
-    (s) =>
-      new SourceSync(
-        s,
-        options.store,
-        options.logger,
-        {
-          ...options.sync,
-          finality: options.finalityOf(s),
-          maxHead: options.maxHeadOf ? () => options.maxHeadOf?.(s) ?? null : undefined,
-          signals: options.signals,
-        },
-        options.metrics,
-      ),
+  const syncOf = (s: CrawlerSource, store: CrawlerStore) =>
+    new SourceSync(
+      s,
+      store,
+      options.logger,
+      {
+        ...options.sync,
+        finality: options.finalityOf(s),
+        maxHead: options.maxHeadOf ? () => options.maxHeadOf?.(s) ?? null : undefined,
+        signals: options.signals,
+      },
+      options.metrics,
+    );
+  const lease = options.lease;
+  const syncs = options.sources.map((s) =>
+    lease
+      ? Object.assign(
+          new LeasedSource(s.id, options.store, (store) => syncOf(s, store), lease, options.logger),
+          {
+            source: s,
+          },
+        )
+      : syncOf(s, options.store),
   );
   let running: Promise<Record<string, SourceState>> | null = null;
   return {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { formatEta } from "./sync-helpers.js";
 
-const SOURCE_STATES = ["starting", "backfill", "live", "retrying", "halted", "stopped"] as const;
+const SOURCE_STATES = ["starting", "backfill", "live", "retrying", "halted", "stopped", "standby"] as const;
 export type SourceState = (typeof SOURCE_STATES)[number];
 
 /** What `/status` shows of one source. */

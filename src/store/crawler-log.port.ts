@@ -31,6 +31,14 @@ export interface RecentBlock {
   parentHash: string;
 }
 
+/** Which crawler process writes a source, until when (epoch ms); see crawler/source-lease.ts. */
+export interface SourceLease {
+  sourceId: string;
+  holder: string;
+  expiresAt: number;
+  acquiredAt: number;
+}
+
 /**
  * The crawler's log: per source, its checkpoint, the journal of decoded events it applied (replayed
  * when a reorg touches a token) and the recent block hashes it compares to detect a reorg. Only
@@ -69,4 +77,19 @@ export interface CrawlerLog {
   findRecentBlocks(sourceId: string, fromBlock: number): Promise<RecentBlock[]>;
   /** Deletes a source's recent blocks above `above` (rollback) and/or below `below` (pruning). */
   deleteRecentBlocks(sourceId: string, range: { above?: number; below?: number }): Promise<void>;
+
+  /**
+   * Takes or renews the lease of a source for `holder` until `now + ttlMs` when it is free,
+   * expired, or already `holder`'s; returns the lease as it now stands (held by whoever holds it).
+   */
+  acquireSourceLease(sourceId: string, holder: string, now: number, ttlMs: number): Promise<SourceLease>;
+  /**
+   * True when `holder` holds the source's lease, unexpired at `now`. Inside a transaction this is
+   * the fence of a write: on PostgreSQL the row is locked (FOR SHARE) until the commit, so no
+   * takeover commits in between; on SQLite the write lock serialises the same way.
+   */
+  holdsSourceLease(sourceId: string, holder: string, now: number): Promise<boolean>;
+  /** Gives a lease up (clean shutdown), when `holder` holds it. */
+  releaseSourceLease(sourceId: string, holder: string): Promise<void>;
+  listSourceLeases(): Promise<SourceLease[]>;
 }

@@ -196,6 +196,18 @@ export class KyselyStore implements Store {
   iterateJournal(...a: Args<"iterateJournal">) {
     return crawlerLog.iterateJournal(this.db, ...a);
   }
+  acquireSourceLease(...a: Args<"acquireSourceLease">) {
+    return crawlerLog.acquireSourceLease(this.db, ...a);
+  }
+  holdsSourceLease(...a: Args<"holdsSourceLease">) {
+    return crawlerLog.holdsSourceLease(this.db, this.dialect, ...a);
+  }
+  releaseSourceLease(...a: Args<"releaseSourceLease">) {
+    return crawlerLog.releaseSourceLease(this.db, ...a);
+  }
+  listSourceLeases(...a: Args<"listSourceLeases">) {
+    return crawlerLog.listSourceLeases(this.db, ...a);
+  }
   putRecentBlocks(...a: Args<"putRecentBlocks">) {
     return crawlerLog.putRecentBlocks(this.db, ...a);
   }

@@ -4,6 +4,7 @@ import * as m0002 from "./migrations/0002-crawler.js";
 import * as m0003 from "./migrations/0003-accounts.js";
 import * as m0004 from "./migrations/0004-scoring.js";
 import * as m0005 from "./migrations/0005-reversed-names.js";
+import * as m0006 from "./migrations/0006-source-leases.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0003-accounts", up: m0003.up },
   { name: "0004-scoring", up: m0004.up },
   { name: "0005-reversed-names", up: m0005.up },
+  { name: "0006-source-leases", up: m0006.up },
 ];

@@ -104,6 +104,14 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
+/** Who writes a crawled source, until when (migration 0005, crawler/source-lease.ts). */
+export interface SourceLeasesTable {
+  source_id: string;
+  holder: string;
+  expires_at: number;
+  acquired_at: number;
+}
+
 export interface Database {
   domains: DomainsTable;
   records: RecordsTable;
@@ -111,6 +119,7 @@ export interface Database {
   checkpoints: CheckpointsTable;
   journal: JournalTable;
   crawler_blocks: CrawlerBlocksTable;
+  source_leases: SourceLeasesTable;
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   accounts: AccountsDatabase["accounts"];

@@ -65,6 +65,9 @@ describe("crash safety", () => {
         DATA_DIR: dataDir,
         DATABASE_URL: `sqlite:${join(dataDir, "crash.db")}`,
         LOG_LEVEL: "info",
+        // One stable name for every restart: a restarted crawler takes its own source leases back at
+        // once instead of waiting for the killed process's leases to expire (source-lease.ts).
+        INSTANCE_ID: "crash-safety",
         // One block a range: every block is its own transaction, so kills land between and inside them.
         CRAWLER_MAX_RANGE: "1",
         CRAWLER_INITIAL_RANGE: "1",

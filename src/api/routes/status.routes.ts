@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { Registry } from "prom-client";
 import type { SourceStatus } from "../../crawler/source-progress.js";
+import type { LeaseStatus } from "../../crawler/source-lease.js";
 import { haltAdvice } from "../../crawler/sync-helpers.js";
 import { findProvider } from "../../domain/providers.js";
 import type { Store } from "../../store/store.js";
@@ -10,7 +11,7 @@ import { ok } from "./v1/v1.schemas.js";
 interface StatusRoutesOptions {
   store: Store;
   /** The crawler of this process, when it runs one; otherwise sources are read from the checkpoints. */
-  crawler?: { status(): SourceStatus[] } | null;
+  crawler?: { status(): Array<SourceStatus & { lease?: LeaseStatus }> } | null;
   /** The registry GET /metrics serves (the crawler's metrics are registered on it). */
   registry?: Registry | null;
 }
@@ -23,7 +24,7 @@ const SourceSchema = Type.Object({
   network: Type.String(),
   chainId: Type.Number(),
   state: Type.String({
-    description: "backfill | live | retrying | halted | stopped | syncing (another process)",
+    description: "backfill | live | retrying | halted | stopped | standby (another process writes) | syncing",
   }),
   head: Nullable(Type.Number()),
   checkpoint: Type.Number(),
@@ -36,6 +37,13 @@ const SourceSchema = Type.Object({
     description: "What the operator does about this source (a halted one), or null",
   }),
   updatedAt: Type.String({ description: "ISO 8601 time of the last checkpoint write or status sample" }),
+  holder: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The crawler process (INSTANCE_ID or hostname:pid) holding the source's writer lease, or null",
+  }),
+  role: Type.Union([Type.Literal("writer"), Type.Literal("standby"), Type.Null()], {
+    description: "This process's role for the source: writer, standby, or null (not crawled here)",
+  }),
   inProcess: Type.Boolean({
     description: "Crawled by this process (live head and rates) or read from the store",
   }),
@@ -62,6 +70,12 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (app,
     },
     async () => {
       const checkpoints = await opts.store.listCheckpoints();
+      const now = Date.now();
+      const holders = new Map(
+        (await opts.store.listSourceLeases())
+          .filter((l) => l.expiresAt >= now)
+          .map((l) => [l.sourceId, l.holder]),
+      );
       const byId = new Map(checkpoints.map((c) => [c.sourceId, c]));
       const live = opts.crawler?.status() ?? [];
       const sources: Array<Static<typeof SourceSchema>> = live.map((s) => {
@@ -81,6 +95,8 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (app,
           error: s.error,
           action: s.state === "halted" ? haltAdvice(s.id, s.checkpoint, s.error) : null,
           updatedAt: new Date(c?.updatedAt ?? s.updatedAt).toISOString(),
+          holder: s.lease ? (holders.get(s.id) ?? s.lease.holder) : null,
+          role: s.lease ? s.lease.role : "writer",
           inProcess: true,
         };
       });
@@ -103,6 +119,8 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (app,
           error: c.error,
           action: c.state === "halted" ? haltAdvice(c.sourceId, c.blockNumber, c.error) : null,
           updatedAt: new Date(c.updatedAt).toISOString(),
+          holder: holders.get(c.sourceId) ?? null,
+          role: null,
           inProcess: false,
         });
       }

@@ -1,4 +1,4 @@
-import type { Checkpoint, JournalEntry, RecentBlock } from "../crawler-log.port.js";
+import type { Checkpoint, JournalEntry, RecentBlock, SourceLease } from "../crawler-log.port.js";
 import { type Db, MAX_IN, pagesById, toCheckpoint, toJournal } from "./rows.js";
 
 /* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
@@ -203,4 +203,85 @@ export async function deleteRecentBlocks(
       .where("source_id", "=", sourceId)
       .where("block_number", "<", range.below)
       .execute();
+}
+
+function toLease(r: {
+  source_id: string;
+  holder: string;
+  expires_at: number;
+  acquired_at: number;
+}): SourceLease {
+  return {
+    sourceId: r.source_id,
+    holder: r.holder,
+    expiresAt: Number(r.expires_at),
+    acquiredAt: Number(r.acquired_at),
+  };
+}
+
+export async function acquireSourceLease(
+  db: Db,
+  sourceId: string,
+  holder: string,
+  now: number,
+  ttlMs: number,
+): Promise<SourceLease> {
+  // One statement: the row is taken only when it is ours or expired, atomically on both backends.
+  await db
+    .insertInto("source_leases")
+    .values({ source_id: sourceId, holder, expires_at: now + ttlMs, acquired_at: now })
+    .onConflict((oc) =>
+      oc
+        .column("source_id")
+        .doUpdateSet((eb) => ({
+          holder: eb.ref("excluded.holder"),
+          expires_at: eb.ref("excluded.expires_at"),
+          acquired_at: eb
+            .case()
+            .when("source_leases.holder", "=", holder)
+            .then(eb.ref("source_leases.acquired_at"))
+            .else(eb.ref("excluded.acquired_at"))
+            .end(),
+        }))
+        .where((eb) =>
+          eb.or([eb("source_leases.holder", "=", holder), eb("source_leases.expires_at", "<", now)]),
+        ),
+    )
+    .execute();
+  const r = await db
+    .selectFrom("source_leases")
+    .selectAll()
+    .where("source_id", "=", sourceId)
+    .executeTakeFirstOrThrow();
+  return toLease(r);
+}
+
+export async function holdsSourceLease(
+  db: Db,
+  dialect: "sqlite" | "postgres",
+  sourceId: string,
+  holder: string,
+  now: number,
+): Promise<boolean> {
+  let q = db
+    .selectFrom("source_leases")
+    .select("source_id")
+    .where("source_id", "=", sourceId)
+    .where("holder", "=", holder)
+    .where("expires_at", ">=", now);
+  if (dialect === "postgres") q = q.forShare();
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+export async function releaseSourceLease(db: Db, sourceId: string, holder: string): Promise<void> {
+  await db
+    .deleteFrom("source_leases")
+    .where("source_id", "=", sourceId)
+    .where("holder", "=", holder)
+    .execute();
+}
+
+export async function listSourceLeases(db: Db): Promise<SourceLease[]> {
+  const rows = await db.selectFrom("source_leases").selectAll().orderBy("source_id").execute();
+  return rows.map(toLease);
 }

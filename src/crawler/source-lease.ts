@@ -1,0 +1,167 @@
+import { hostname } from "node:os";
+import type { Logger } from "pino";
+import type { CrawlerStore } from "./crawler-source.js";
+import type { SourceState, SourceStatus } from "./source-progress.js";
+import { sleep } from "./sync-helpers.js";
+
+/** How a crawler process holds its sources' leases (docs/operations.md, "One writer per source"). */
+export interface LeaseOptions {
+  /** This process's name in the lease rows: INSTANCE_ID, or hostname:pid. */
+  holder: string;
+  /** A lease not renewed for this long is free for a standby. */
+  ttlMs: number;
+  /** How often the writer renews and standbys try to take over. */
+  renewMs: number;
+  clock?: () => number;
+}
+
+/** The holder id of this process: `INSTANCE_ID` when set, else hostname:pid. */
+export function holderIdOf(instanceId: string | undefined): string {
+  return instanceId ?? `${hostname()}:${process.pid}`;
+}
+
+/** A write of a source by a process that no longer holds its lease; the transaction rolls back. */
+export class LeaseLostError extends Error {
+  constructor(sourceId: string, holder: string) {
+    super(`the lease of ${sourceId} is no longer held by ${holder}: write refused`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/**
+ * The store as one source's writer sees it: every transaction first checks, inside itself, that
+ * `holder` still holds the source's unexpired lease, and otherwise throws LeaseLostError and rolls
+ * back. A writer paused past its lease (GC, SIGSTOP) thus cannot write once a standby took over.
+ */
+export function fencedStore(
+  store: CrawlerStore,
+  sourceId: string,
+  holder: string,
+  clock: () => number,
+): CrawlerStore {
+  const fenced = Object.create(store) as CrawlerStore;
+  fenced.transaction = (fn) =>
+    store.transaction(async (tx) => {
+      if (!(await tx.holdsSourceLease(sourceId, holder, clock()))) throw new LeaseLostError(sourceId, holder);
+      return fn(tx);
+    });
+  // A checkpoint written alone (a halt) goes through the fence too.
+  fenced.setCheckpoint = (c) => fenced.transaction((tx) => tx.setCheckpoint(c));
+  return fenced;
+}
+
+/** One run of a source's sync loop (source-sync.ts), as LeasedSource starts and stops it. */
+export interface SyncRun {
+  run(): Promise<SourceState>;
+  stop(): void;
+  status(): SourceStatus;
+}
+
+/** What /status adds per source when leases are on. */
+export interface LeaseStatus {
+  /** Who holds the lease (null before the first try). */
+  holder: string | null;
+  role: "writer" | "standby";
+}
+
+/**
+ * A source's loop under a lease: standby until it takes the lease (free or expired), then writer,
+ * running a fresh sync loop on a fenced store (resuming from the checkpoint) and renewing every
+ * `renewMs`; a lost lease stops the loop and goes back to standby. `stop()` gives the lease up.
+ */
+export class LeasedSource {
+  private current: SyncRun | null = null;
+  private last: SyncRun;
+  private holderNow: string | null = null;
+  private readonly stopping = new AbortController();
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly sourceId: string,
+    private readonly store: CrawlerStore,
+    private readonly makeSync: (store: CrawlerStore) => SyncRun,
+    private readonly options: LeaseOptions,
+    private readonly log: Logger,
+  ) {
+    this.clock = options.clock ?? Date.now;
+    // The status before this process writes: the loop as it would start, never run.
+    this.last = makeSync(store);
+  }
+
+  lease(): LeaseStatus {
+    return { holder: this.holderNow, role: this.current ? "writer" : "standby" };
+  }
+
+  status(): SourceStatus & { lease: LeaseStatus } {
+    const s = this.last.status();
+    // Before the first try the loop is starting; then standby unless it writes (or shows a halt).
+    const standby = !this.current && this.holderNow !== null && s.state !== "halted";
+    return { ...s, state: standby ? "standby" : s.state, lease: this.lease() };
+  }
+
+  stop(): void {
+    this.stopping.abort();
+    this.current?.stop();
+  }
+
+  /** Takes or renews the lease; the holder after the try, or null when the store failed. */
+  private async tryAcquire(): Promise<string | null> {
+    try {
+      const l = await this.store.acquireSourceLease(
+        this.sourceId,
+        this.options.holder,
+        this.clock(),
+        this.options.ttlMs,
+      );
+      this.holderNow = l.holder;
+      return l.holder;
+    } catch (e) {
+      this.log.warn({ err: e, source: this.sourceId }, "source lease: store unavailable");
+      return null;
+    }
+  }
+
+  async run(): Promise<SourceState> {
+    const signal = this.stopping.signal;
+    const me = this.options.holder;
+    while (!signal.aborted) {
+      if ((await this.tryAcquire()) !== me) {
+        await sleep(this.options.renewMs, signal);
+        continue;
+      }
+      this.log.info({ source: this.sourceId, holder: me }, "source lease taken: writing");
+      const sync = this.makeSync(fencedStore(this.store, this.sourceId, me, this.clock));
+      this.current = sync;
+      this.last = sync;
+      let ended = false;
+      const running = sync.run().finally(() => {
+        ended = true;
+      });
+      let validUntil = this.clock() + this.options.ttlMs;
+      let lost = false;
+      while (!ended && !signal.aborted) {
+        await Promise.race([running, sleep(this.options.renewMs, signal)]);
+        if (ended || signal.aborted) break;
+        const holder = await this.tryAcquire();
+        if (holder === me) validUntil = this.clock() + this.options.ttlMs;
+        else if (holder !== null || this.clock() >= validUntil) {
+          this.log.warn({ source: this.sourceId, holder }, "source lease lost: standing by");
+          lost = true;
+          sync.stop();
+          break;
+        }
+      }
+      const state = await running;
+      this.current = null;
+      if (lost && !signal.aborted) continue;
+      // Stopped, or the loop ended by itself (exitWhenSynced): the lease is given up.
+      await this.release();
+      return state;
+    }
+    return "stopped";
+  }
+
+  private async release(): Promise<void> {
+    await this.store.releaseSourceLease(this.sourceId, this.options.holder).catch(() => {});
+  }
+}
