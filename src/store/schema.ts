@@ -104,7 +104,7 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-/** Who writes a crawled source, until when (migration 0005, crawler/source-lease.ts). */
+/** Who writes a crawled source, until when (migration 0006, crawler/source-lease.ts). */
 export interface SourceLeasesTable {
   source_id: string;
   holder: string;
