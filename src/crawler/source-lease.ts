@@ -75,6 +75,9 @@ export interface LeaseStatus {
  * A source's loop under a lease: standby until it takes the lease (free or expired), then writer,
  * running a fresh sync loop on a fenced store (resuming from the checkpoint) and renewing every
  * `renewMs`; a lost lease stops the loop and goes back to standby. `stop()` gives the lease up.
+ * With `locks` (PostgreSQL) the source's advisory lock comes first: held, it lets this process take
+ * the row before it expires (the last writer's session is gone); not held, the row is never taken,
+ * and a writer whose lock session is lost stands by.
  */
 export class LeasedSource {
   private current: SyncRun | null = null;
