@@ -190,6 +190,8 @@ export async function startCrawlerRole(
       holder: holderIdOf(config.instanceId),
       ttlMs: config.crawlerLeaseTtlMs,
       renewMs: config.crawlerLeaseRenewMs,
+      // PostgreSQL: the advisory lock on top of the row (takeover in ~one renewal after a kill -9).
+      locks: ctx.store.sourceLocks,
     },
   });
   crawler.start();

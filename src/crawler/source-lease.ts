@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { Logger } from "pino";
+import type { SourceLocks } from "../store/crawler-log.port.js";
 import type { CrawlerStore } from "./crawler-source.js";
 import type { SourceState, SourceStatus } from "./source-progress.js";
 import { sleep } from "./sync-helpers.js";
@@ -12,6 +13,12 @@ export interface LeaseOptions {
   ttlMs: number;
   /** How often the writer renews and standbys try to take over. */
   renewMs: number;
+  /**
+   * PostgreSQL: per-source advisory locks (store.sourceLocks). The writer holds its source's lock
+   * as long as it writes; a standby takes the lease row early only when it can take the lock
+   * (the writer's session is gone), and never while another process holds it, even past the TTL.
+   */
+  locks?: SourceLocks | undefined;
   clock?: () => number;
 }
 
@@ -68,6 +75,9 @@ export interface LeaseStatus {
  * A source's loop under a lease: standby until it takes the lease (free or expired), then writer,
  * running a fresh sync loop on a fenced store (resuming from the checkpoint) and renewing every
  * `renewMs`; a lost lease stops the loop and goes back to standby. `stop()` gives the lease up.
+ * With `locks` (PostgreSQL) the source's advisory lock comes first: held, it lets this process take
+ * the row before it expires (the last writer's session is gone); not held, the row is never taken,
+ * and a writer whose lock session is lost stands by.
  */
 export class LeasedSource {
   private current: SyncRun | null = null;
@@ -107,13 +117,27 @@ export class LeasedSource {
   /** Takes or renews the lease; the holder after the try, or null when the store failed. */
   private async tryAcquire(): Promise<string | null> {
     try {
+      const locks = this.options.locks;
+      let takeUnexpired = false;
+      if (locks) {
+        if (!(await locks.tryLock(this.sourceId))) {
+          // Another process holds the lock (alive, if slow) or the lock connection is down: the
+          // row is not ours to take, even expired. Only read who holds it.
+          const l = (await this.store.listSourceLeases()).find((x) => x.sourceId === this.sourceId);
+          this.holderNow = l?.holder ?? null;
+          return this.holderNow === this.options.holder ? null : this.holderNow;
+        }
+        takeUnexpired = true;
+      }
       const l = await this.store.acquireSourceLease(
         this.sourceId,
         this.options.holder,
         this.clock(),
         this.options.ttlMs,
+        { takeUnexpired },
       );
       this.holderNow = l.holder;
+      if (locks && l.holder !== this.options.holder) await locks.unlock(this.sourceId);
       return l.holder;
     } catch (e) {
       this.log.warn({ err: e, source: this.sourceId }, "source lease: store unavailable");
@@ -142,9 +166,11 @@ export class LeasedSource {
       while (!ended && !signal.aborted) {
         await Promise.race([running, sleep(this.options.renewMs, signal)]);
         if (ended || signal.aborted) break;
-        const holder = await this.tryAcquire();
+        // A lost lock connection (the database may already have given the lock to a standby).
+        const lockLost = this.options.locks !== undefined && !this.options.locks.holds(this.sourceId);
+        const holder = lockLost ? null : await this.tryAcquire();
         if (holder === me) validUntil = this.clock() + this.options.ttlMs;
-        else if (holder !== null || this.clock() >= validUntil) {
+        else if (lockLost || holder !== null || this.clock() >= validUntil) {
           this.log.warn({ source: this.sourceId, holder }, "source lease lost: standing by");
           lost = true;
           sync.stop();
@@ -153,7 +179,10 @@ export class LeasedSource {
       }
       const state = await running;
       this.current = null;
-      if (lost && !signal.aborted) continue;
+      if (lost && !signal.aborted) {
+        await this.options.locks?.unlock(this.sourceId);
+        continue;
+      }
       // Stopped, or the loop ended by itself (exitWhenSynced): the lease is given up.
       await this.release();
       return state;
@@ -163,5 +192,6 @@ export class LeasedSource {
 
   private async release(): Promise<void> {
     await this.store.releaseSourceLease(this.sourceId, this.options.holder).catch(() => {});
+    await this.options.locks?.unlock(this.sourceId);
   }
 }

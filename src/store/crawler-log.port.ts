@@ -81,8 +81,16 @@ export interface CrawlerLog {
   /**
    * Takes or renews the lease of a source for `holder` until `now + ttlMs` when it is free,
    * expired, or already `holder`'s; returns the lease as it now stands (held by whoever holds it).
+   * `takeUnexpired` takes it from another holder even before it expires: only for a caller that
+   * holds the source's advisory lock (SourceLocks), which proves the previous holder is gone.
    */
-  acquireSourceLease(sourceId: string, holder: string, now: number, ttlMs: number): Promise<SourceLease>;
+  acquireSourceLease(
+    sourceId: string,
+    holder: string,
+    now: number,
+    ttlMs: number,
+    opts?: { takeUnexpired?: boolean },
+  ): Promise<SourceLease>;
   /**
    * True when `holder` holds the source's lease, unexpired at `now`. Inside a transaction this is
    * the fence of a write: on PostgreSQL the row is locked (FOR SHARE) until the commit, so no
@@ -92,4 +100,20 @@ export interface CrawlerLog {
   /** Gives a lease up (clean shutdown), when `holder` holds it. */
   releaseSourceLease(sourceId: string, holder: string): Promise<void>;
   listSourceLeases(): Promise<SourceLease[]>;
+}
+
+/**
+ * Session-level locks, one per source, held on one dedicated database connection (PostgreSQL
+ * advisory locks; store/postgres/pg-source-locks.ts). The database frees a lock the moment its
+ * connection ends, so a lock that can be taken proves the last holder is dead or gone: a standby
+ * holding it may take the lease row before the row expires (crawler/source-lease.ts).
+ */
+export interface SourceLocks {
+  /** Takes the source's lock (connecting first when needed); true when this process holds it. */
+  tryLock(sourceId: string): Promise<boolean>;
+  /** True while this process holds the lock (false once its connection is lost). */
+  holds(sourceId: string): boolean;
+  /** Gives the lock up (a no-op when not held). */
+  unlock(sourceId: string): Promise<void>;
+  close(): Promise<void>;
 }

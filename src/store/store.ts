@@ -1,6 +1,6 @@
 import type { ChangeFeed } from "./change-feed.port.js";
 import type { AccountsTables, ProjectsStore } from "./accounts.port.js";
-import type { CrawlerLog } from "./crawler-log.port.js";
+import type { CrawlerLog, SourceLocks } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
 import type { ScoringData } from "./scoring-data.port.js";
 
@@ -28,6 +28,8 @@ export interface StoreConnection {
   clearChainIndex(): Promise<void>;
   /** The change channel between processes sharing this store (PostgreSQL only; change-feed.port.ts). */
   readonly changes?: ChangeFeed;
+  /** Per-source advisory locks for crawler election (PostgreSQL only; crawler-log.port.ts). */
+  readonly sourceLocks?: SourceLocks;
 }
 
 /**

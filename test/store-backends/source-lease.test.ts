@@ -1,9 +1,13 @@
+import pg from "pg";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CrawlerStore } from "../../src/crawler/crawler-source.js";
 import { fencedStore, LeasedSource, LeaseLostError, type SyncRun } from "../../src/crawler/source-lease.js";
 import type { SourceState } from "../../src/crawler/source-progress.js";
+import { createStore } from "../../src/store/create-store.js";
+import { PgSourceLocks, sourceLockKey } from "../../src/store/postgres/pg-source-locks.js";
 import type { Store } from "../../src/store/store.js";
+import { createTestDatabase } from "../helpers/pg.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 
 const SRC = "uns-polygon";
@@ -201,5 +205,128 @@ describe("source lease fence on postgres", () => {
       await other.close();
       await cleanup();
     }
+  });
+});
+
+describe("source leases with advisory locks on postgres", () => {
+  const log = pino({ level: "silent" });
+  let db: { url: string; drop: () => Promise<void> };
+  let store: Store;
+  let other: Store;
+  let admin: pg.Client;
+  const running: LeasedSource[] = [];
+  beforeEach(async () => {
+    db = await createTestDatabase();
+    store = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
+    other = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
+    admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+  });
+  afterEach(async () => {
+    for (const s of running.splice(0)) s.stop();
+    await admin.end();
+    await other.close();
+    await store.close();
+    await db.drop();
+  });
+
+  const locksOf = (s: Store) => {
+    if (!(s.sourceLocks instanceof PgSourceLocks)) throw new Error("no advisory locks on postgres");
+    return s.sourceLocks;
+  };
+  const advisoryLocks = async () =>
+    Number(
+      (
+        await admin.query<{ n: string }>(
+          `select count(*) as n from pg_locks where locktype = 'advisory' and granted
+             and database = (select oid from pg_database where datname = current_database())`,
+        )
+      ).rows[0]?.n,
+    );
+  const leased = (s: Store, holder: string, sync: SyncRun, ttlMs: number, renewMs: number) => {
+    const l = new LeasedSource(
+      SRC,
+      s as CrawlerStore,
+      () => sync,
+      { holder, ttlMs, renewMs, locks: s.sourceLocks },
+      log,
+    );
+    running.push(l);
+    return l;
+  };
+
+  it("derives a stable, distinct 64-bit key per source", () => {
+    expect(sourceLockKey(SRC)).toBe(sourceLockKey(SRC));
+    expect(sourceLockKey(SRC)).not.toBe(sourceLockKey("ens-ethereum"));
+    const k = BigInt(sourceLockKey(SRC));
+    expect(k >= -(2n ** 63n) && k < 2n ** 63n).toBe(true);
+  });
+
+  it("keeps the source with the lock holder even after its row expired: the lock wins", async () => {
+    // A renews far less often than its TTL: its row expires while its lock (it is alive) holds.
+    const a = leased(store, "a", idleSync(), 100, 60_000);
+    const runA = a.run();
+    await until(() => a.lease().role === "writer", "a to write");
+    expect(await advisoryLocks()).toBe(1);
+    const syncB = idleSync();
+    const b = leased(other, "b", syncB, 100, 40);
+    const runB = b.run();
+    await until(() => b.lease().holder === "a", "b to see a");
+    await new Promise((r) => setTimeout(r, 400));
+    // The row is long expired, yet B stands by: it cannot take A's lock.
+    expect((await store.listSourceLeases())[0]?.expiresAt).toBeLessThan(Date.now());
+    expect(b.lease()).toEqual({ holder: "a", role: "standby" });
+    expect(syncB.runs).toBe(0);
+    expect(await locksOf(other).tryLock(SRC)).toBe(false);
+    a.stop();
+    b.stop();
+    await Promise.all([runA, runB]);
+  });
+
+  it("hands the source over well before the row's TTL once the writer's lock session is terminated", async () => {
+    const TTL_LONG = 60_000;
+    const a = leased(store, "a", idleSync(), TTL_LONG, 40);
+    const runA = a.run();
+    await until(() => a.lease().role === "writer", "a to write");
+    const syncB = idleSync();
+    const b = leased(other, "b", syncB, TTL_LONG, 40);
+    const runB = b.run();
+    await until(() => b.lease().holder === "a", "b to see a");
+    expect(syncB.runs).toBe(0);
+
+    // The writer's lock connection dies (as with a kill -9): the server frees its lock at once.
+    const pid = await locksOf(store).backendPid();
+    expect(pid).not.toBeNull();
+    await admin.query("select pg_terminate_backend($1)", [pid]);
+    // B takes the row though it is far from expired (until() gives up after 10 s of a 60 s TTL).
+    await until(() => b.lease().role === "writer", "b to take over");
+    expect(syncB.runs).toBe(1);
+    const [row] = await store.listSourceLeases();
+    expect(row?.holder).toBe("b");
+    // A dropped to standby; its fenced writes are refused (the row is B's).
+    await until(() => a.lease().role === "standby", "a to stand by");
+    await expect(
+      fencedStore(store as CrawlerStore, SRC, "a", Date.now).setCheckpoint(checkpointAt(3)),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    expect(a.lease().holder).toBe("b");
+    a.stop();
+    b.stop();
+    await Promise.all([runA, runB]);
+  });
+
+  it("releases the lock and the row on a clean stop", async () => {
+    const a = leased(store, "a", idleSync(), 60_000, 40);
+    const runA = a.run();
+    await until(() => a.lease().role === "writer", "a to write");
+    expect(locksOf(store).holds(SRC)).toBe(true);
+    expect(await advisoryLocks()).toBe(1);
+    a.stop();
+    expect(await runA).toBe("stopped");
+    expect(locksOf(store).holds(SRC)).toBe(false);
+    expect(await advisoryLocks()).toBe(0);
+    expect(await store.listSourceLeases()).toEqual([]);
+    // The lock is free for another process at once.
+    expect(await locksOf(other).tryLock(SRC)).toBe(true);
+    await locksOf(other).unlock(SRC);
   });
 });

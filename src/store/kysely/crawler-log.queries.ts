@@ -225,7 +225,9 @@ export async function acquireSourceLease(
   holder: string,
   now: number,
   ttlMs: number,
+  opts: { takeUnexpired?: boolean } = {},
 ): Promise<SourceLease> {
+  const takeUnexpired = opts.takeUnexpired === true;
   // One statement: the row is taken only when it is ours or expired, atomically on both backends.
   await db
     .insertInto("source_leases")
@@ -244,7 +246,12 @@ export async function acquireSourceLease(
             .end(),
         }))
         .where((eb) =>
-          eb.or([eb("source_leases.holder", "=", holder), eb("source_leases.expires_at", "<", now)]),
+          eb.or([
+            eb("source_leases.holder", "=", holder),
+            eb("source_leases.expires_at", "<", now),
+            // The caller holds the source's advisory lock: the previous holder is gone.
+            eb.lit(takeUnexpired),
+          ]),
         ),
     )
     .execute();

@@ -19,6 +19,7 @@ import { KyselyStore } from "../kysely-store.js";
 import type { Database } from "../schema.js";
 import type { Store } from "../store.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
+import { PgSourceLocks } from "./pg-source-locks.js";
 
 // int8 (bigint, bigserial) and numeric come back from pg as strings by default. Every bigint in
 // this schema is an epoch-ms time, a block number or an id: all below 2^53, so numbers are safe.
@@ -74,6 +75,8 @@ export class PostgresStore extends KyselyStore {
   private readonly reads = new DomainReadCache();
   private clearedAt = performance.now();
   readonly changes: PgChangeFeed;
+  /** The crawler's per-source advisory locks, on their own connection (opened on first use). */
+  readonly sourceLocks: PgSourceLocks;
   private started = false;
 
   constructor(url: string, poolSize: number) {
@@ -81,9 +84,13 @@ export class PostgresStore extends KyselyStore {
     // An idle client's error (server restart) must not crash the process; the next query reports it.
     pool.on("error", () => {});
     let feed: PgChangeFeed | null = null;
+    let locks: PgSourceLocks | null = null;
     super("postgres", new KyselyCtor<Database>({ dialect: new PostgresDialect({ pool }) }), async () => {
       await feed?.close();
+      await locks?.close();
     });
+    locks = new PgSourceLocks(url);
+    this.sourceLocks = locks;
     feed = new PgChangeFeed(url, async (topic) => {
       await notify(this.db, topic);
     });
