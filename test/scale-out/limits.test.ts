@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/pg.js";
 
 /**
- * Issue 12 item 4: two real API processes (`omniname start`, OMNINAME_ROLES=api) on one
+ * Limits across processes: two real API processes (`omniname start`, OMNINAME_ROLES=api) on one
  * PostgreSQL database and one Redis hold a key's rate within ±2 % of its plan, and the monthly
  * quota counter in Redis equals the usage table's count.
  */
