@@ -15,7 +15,7 @@ import { loadQuotaUsed, UsageRecorder } from "./usage.js";
 export interface ConsoleServicesOptions {
   /** Where limit counters live; default: Redis when REDIS_URL is set, else process memory. */
   backend?: LimiterBackend;
-  /** Prefix of every limiter key (tests use a unique one on a shared Redis). */
+  /** Prefix of every limiter key; default REDIS_KEY_PREFIX (tests use a unique one on a shared Redis). */
   keyPrefix?: string;
   throttle?: Partial<ThrottleOptions>;
   mailer?: Mailer;
@@ -51,7 +51,7 @@ export interface ConsoleServices {
 export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOptions = {}): ConsoleServices {
   const { config, store, logger, clock } = ctx;
   getPlan(config, config.defaultPlan); // fails fast on a DEFAULT_PLAN missing from PLANS
-  const prefix = opts.keyPrefix ?? "omniname";
+  const prefix = opts.keyPrefix ?? config.redisKeyPrefix ?? "omniname";
   let redis: Redis | null = null;
   let backend = opts.backend;
   if (!backend && config.redisUrl) {

@@ -261,6 +261,13 @@ export const ConfigSchema = Type.Object({
       secret: true,
     }),
   ),
+  redisKeyPrefix: Type.String({
+    pattern: "^[A-Za-z0-9_.-]{1,64}$",
+    default: "omniname",
+    env: "REDIS_KEY_PREFIX",
+    description:
+      "Prefix of the limit counters' keys in Redis (several deployments or test runs on one Redis)",
+  }),
   plans: Type.Record(
     Type.String({ pattern: "^[a-z][a-z0-9_-]{0,31}$" }),
     Type.Object({

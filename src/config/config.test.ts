@@ -3,6 +3,11 @@ import { loadConfig } from "./load-config.js";
 import { redactConfig, redactUrl } from "./redact.js";
 
 describe("loadConfig", () => {
+  it("prefixes Redis keys with omniname unless REDIS_KEY_PREFIX says otherwise", () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe("omniname");
+    expect(loadConfig({ REDIS_KEY_PREFIX: "staging-2" }).redisKeyPrefix).toBe("staging-2");
+  });
+
   it("applies the defaults", () => {
     const c = loadConfig({});
     expect([c.port, c.host, c.dataDir, c.logLevel, c.databaseUrl]).toEqual([
@@ -35,6 +40,8 @@ describe("loadConfig", () => {
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
     [{ OMNINAME_DEMO_API_KEY: "short" }, "OMNINAME_DEMO_API_KEY"],
+    [{ REDIS_KEY_PREFIX: "two words" }, "REDIS_KEY_PREFIX"],
+    [{ REDIS_KEY_PREFIX: "a:b" }, "REDIS_KEY_PREFIX"],
   ])("stops on a bad value and names the variable: %j", (env, name) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid configuration ${name}`));
   });
