@@ -89,8 +89,8 @@ describe("crawler failover (two crawler processes on one PostgreSQL database)", 
         OMNINAME_ROLES: "crawler",
         LOG_LEVEL: process.env.FAILOVER_LOG ?? "warn",
         // Small ranges: the backfill is many transactions, so the kill lands in its middle.
-        CRAWLER_MAX_RANGE: "4",
-        CRAWLER_INITIAL_RANGE: "4",
+        CRAWLER_MAX_RANGE: "2",
+        CRAWLER_INITIAL_RANGE: "2",
         CRAWLER_POLL_INTERVAL_MS: "100",
       },
       stdio: ["ignore", process.env.FAILOVER_LOG ? "inherit" : "ignore", "pipe"],
@@ -166,11 +166,17 @@ describe("crawler failover (two crawler processes on one PostgreSQL database)", 
         "crawler-a to hold every source",
         60_000,
       ).then((ok) => expect(ok).toBe(true));
-      const b = crawl(db.url, "crawler-b");
-      // B is up (its migrations ran, it tried the leases) once it has had a few seconds; A still holds all.
-      await new Promise((r) => setTimeout(r, 4_000));
-      expect((await leases()).every((x) => x.holder === "crawler-a")).toBe(true);
+      // A is frozen while B starts, so that A cannot finish the whole backfill before the kill
+      // on a fast machine. Frozen past its row's TTL, A keeps its sources: its advisory lock
+      // (its session is alive) wins over the expired row, so B stands by.
+      a.child.kill("SIGSTOP");
       const before = await minCheckpoint();
+      const b = crawl(db.url, "crawler-b");
+      // B is up (its migrations ran, it tried the leases) once it has had a few seconds.
+      await new Promise((r) => setTimeout(r, 4_000));
+      const held = await watch.query<{ holder: string }>("select holder from source_leases");
+      expect(held.rows.map((x) => x.holder)).toEqual(sources.map(() => "crawler-a"));
+      a.child.kill("SIGCONT");
 
       // Kill A in the middle of the backfill.
       await poll(
