@@ -1,14 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
 
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
 const REDIS_URL = "redis://127.0.0.1:6379";
-// A month no other test fakes, so that the server's Redis counters (prefix "omniname", which the
-// test cannot change) are only this test's.
+// A month no other test fakes, so that the server's Redis counters (default prefix "omniname")
+// are only this test's.
 const MONTH = "2031-01";
 
 /** The demo plan with a quota of 5 a month; the rate is no obstacle. */
@@ -17,11 +16,7 @@ const PLANS = JSON.stringify({
   demo: { rps: 1_000, monthlyQuota: 5, maxProjects: 1, maxKeys: 10, maxMembers: 10 },
 });
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Server = ServerProcess;
 
 // libfaketime preloaded into node itself (not the `faketime` wrapper, which would stand between
 // the test and the server's signals). "@": the clock starts at that time and runs on.
@@ -50,38 +45,10 @@ function startAt(at: string, dataDir: string, redisUrl?: string): Promise<Server
   delete env.REDIS_URL;
   delete env.PUBLIC_URL;
   if (redisUrl) env.REDIS_URL = redisUrl;
-  const child = spawn(process.execPath, ["--import", "tsx", main, "start", "--fixtures"], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d) => {
-    out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${out}`)), 60_000);
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-    const poll = setInterval(() => {
-      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(out);
-      if (!m) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      child.removeAllListeners("exit");
-      resolve({ child, url: m[1], output: () => out });
-    }, 100);
-  });
+  return startServerProcess(env, ["--fixtures"]);
 }
 
-function stop(s: Server): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
-    s.child.once("exit", (code) => resolve(code));
-    s.child.kill("SIGTERM");
-  });
-}
+const stop = stopServerProcess;
 
 describe.skipIf(!hasFaketime)("the monthly quota of a running server, under a faked clock (faketime)", () => {
   const dirs: string[] = [];

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,13 +6,17 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/pg.js";
+import {
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess as stop,
+} from "../helpers/server-process.js";
 
 /**
  * Limits across processes: two real API processes (`omniname start`, OMNINAME_ROLES=api) on one
  * PostgreSQL database and one Redis hold a key's rate within ±2 % of its plan, and the monthly
  * quota counter in Redis equals the usage table's count.
  */
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
 const REDIS_URL = "redis://127.0.0.1:6379";
 /** The plan of the issue: 100 requests per 10 s window (10 rps × 10 s). */
 const WINDOW_S = 10;
@@ -33,49 +36,10 @@ const CLIENTS_PER_PROCESS = 10;
 /** Two full windows and 4 s: the third window's burst is seen too, but only two are asserted. */
 const RUN_MS = 2 * WINDOW_S * 1000 + 4_000;
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Server = ServerProcess;
 
 function start(env: NodeJS.ProcessEnv, fixtures: boolean): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", main, "start", ...(fixtures ? ["--fixtures"] : [])],
-    {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  child.stdout?.on("data", (d) => {
-    out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${out}`)), 60_000);
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-    const poll = setInterval(() => {
-      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(out);
-      if (!m) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      child.removeAllListeners("exit");
-      resolve({ child, url: m[1], output: () => out });
-    }, 100);
-  });
-}
-
-/** SIGTERM: a graceful stop, which flushes the process' usage counters. */
-function stop(s: Server): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
-    s.child.once("exit", (code) => resolve(code));
-    s.child.kill("SIGTERM");
-  });
+  return startServerProcess(env, fixtures ? ["--fixtures"] : []);
 }
 
 interface Answer {
