@@ -1,53 +1,22 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
 
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
+interface Started extends ServerProcess {
   seconds: number;
 }
 
 /** `omniname start` as `npm start` runs it, with no chain configured: devnet + crawler + API. */
-function start(dataDir: string): Promise<Started> {
+async function start(dataDir: string): Promise<Started> {
   const began = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", main, "start"], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d) => {
-    out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 90 s:\n${out}`)), 90_000);
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-    const poll = setInterval(() => {
-      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(out);
-      if (!m) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      resolve({ child, url: m[1], output: () => out, seconds: (Date.now() - began) / 1000 });
-    }, 100);
-  });
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" };
+  const s = await startServerProcess(env, [], 90_000);
+  return { ...s, seconds: (Date.now() - began) / 1000 };
 }
 
-function stop(s: Started): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
-    s.child.removeAllListeners("exit");
-    s.child.once("exit", (code) => resolve(code));
-    s.child.kill("SIGTERM");
-  });
-}
+const stop = stopServerProcess;
 
 describe("omniname start (embedded defaults)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "omniname-start-"));

@@ -11,10 +11,11 @@ export interface ServerProcess {
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 
-/** Starts `omniname start [args…]` with exactly `env`; rejects if it exits or is not up in 60 s. */
+/** Starts `omniname start [args…]` with exactly `env`; rejects if it exits or is not up in time. */
 export function startServerProcess(
   env: NodeJS.ProcessEnv,
   args: readonly string[] = [],
+  readyTimeoutMs = 60_000,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN, "start", ...args], {
     env,
@@ -28,7 +29,10 @@ export function startServerProcess(
     out += d;
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${out}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`not ready in ${readyTimeoutMs / 1000} s:\n${out}`)),
+      readyTimeoutMs,
+    );
     child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
     const poll = setInterval(() => {
       const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(out);
