@@ -143,15 +143,21 @@ try {
   const nsd = spawn("nsd", ["-d", "-c", join(dir, "nsd.conf")], { stdio: "ignore" });
   children.push(nsd);
 
-  const ours = fork(join(here, "support", "dns-server.ts"), [file], {
-    execArgv: ["--import", "tsx"],
-    stdio: "inherit",
-  });
-  children.push(ours);
-  const ourPort = await new Promise<number>((resolve, reject) => {
-    ours.once("message", (m) => resolve((m as { port: number }).port));
-    ours.once("exit", (code) => reject(new Error(`dns server exited with ${code}`)));
-  });
+  // Ours as the dns role runs (with its answer cache), and once more without the cache, for the record.
+  const startOurs = async (cache: boolean) => {
+    const child = fork(join(here, "support", "dns-server.ts"), [file], {
+      execArgv: ["--import", "tsx"],
+      stdio: "inherit",
+      env: { ...process.env, BENCH_DNS_CACHE: cache ? "1" : "0" },
+    });
+    children.push(child);
+    return new Promise<number>((resolve, reject) => {
+      child.once("message", (m) => resolve((m as { port: number }).port));
+      child.once("exit", (code) => reject(new Error(`dns server exited with ${code}`)));
+    });
+  };
+  const ourPort = await startOurs(true);
+  const uncachedPort = await startOurs(false);
   // NSD is ready once it answers (it loads the zones first).
   for (let ready = false; !ready; ) {
     const client = createUdpDnsClient("127.0.0.1", nsdPort);
@@ -164,17 +170,21 @@ try {
 
   // Warm both (our first pass reads SQLite pages from disk), then measure, NSD and ours in turns.
   dnsperf(ourPort, queryFile);
+  dnsperf(uncachedPort, queryFile);
   dnsperf(nsdPort, queryFile);
   const nsdRun = dnsperf(nsdPort, queryFile);
   const ourRun = dnsperf(ourPort, queryFile);
+  const uncachedRun = dnsperf(uncachedPort, queryFile);
   const nsdLat = await latency(nsdPort, world.names);
   const ourLat = await latency(ourPort, world.names);
+  const uncachedLat = await latency(uncachedPort, world.names);
   const row = (label: string, r: typeof ourRun, l: typeof ourLat, ratio: number) =>
     `| ${label} | ${Math.round(r.qps).toLocaleString("en-US")} | ${r.lost} | ${r.avgMs.toFixed(2)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${ratio.toFixed(2)} |`;
   console.log("\n| Server | queries/s | lost | avg ms (dnsperf) | p50 ms | p99 ms | ratio |");
   console.log("|---|---|---|---|---|---|---|");
   console.log(row("NSD 4 (1 server process)", nsdRun, nsdLat, 1));
   console.log(row("omniname dns role", ourRun, ourLat, ourRun.qps / nsdRun.qps));
+  console.log(row("omniname, answer cache off", uncachedRun, uncachedLat, uncachedRun.qps / nsdRun.qps));
   console.log(
     `\nratio ${(ourRun.qps / nsdRun.qps).toFixed(2)} (aim >= 0.5); p99 ${ourLat.p99.toFixed(2)} ms (aim < 5 ms); load average ${loadavg()[0].toFixed(1)}`,
   );

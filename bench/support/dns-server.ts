@@ -1,6 +1,7 @@
 import pino from "pino";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { AnswerCache } from "../../src/dns/answer-cache.js";
 import { createPublicZoneLookup } from "../../src/dns/dns-role.js";
 import { createDnsServer } from "../../src/dns/dns-server.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
@@ -19,8 +20,13 @@ const ctx: AppContext = {
   pepper: "bench-pepper-bench-pepper",
   clock: Date.now,
 };
+const lookup = createPublicZoneLookup(ctx);
+await lookup.findZone(".");
+// BENCH_DNS_CACHE=0 measures the server without its answer cache.
+const cache = process.env.BENCH_DNS_CACHE === "0" ? null : new AnswerCache({ lookup, clock: ctx.clock });
 const server = await createDnsServer({
-  lookup: createPublicZoneLookup(ctx),
+  lookup,
+  cache,
   host: "127.0.0.1",
   port: 0,
   tcpIdleMs: 10_000,

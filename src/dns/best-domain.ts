@@ -1,6 +1,8 @@
 import type { RankContext, RankedDomain } from "../resolution/rank.js";
 import type { Resolution } from "../resolution/resolution.js";
+import { AGE_MAX, AGE_STEP_MS } from "../scoring/rules/age.rule.js";
 import { buildDnsName } from "./dns-name.js";
+import type { AnswerMeta } from "./zone.js";
 
 /** The rank context of a DNS answer: the project's settings (public endpoints: none), no country. */
 export function dnsRankContext(projectSettings: Record<string, unknown>, now: number): RankContext {
@@ -19,6 +21,7 @@ export async function findBestDomain(
   resolution: Resolution,
   dnsName: string,
   ctx: RankContext,
+  meta?: AnswerMeta,
 ): Promise<RankedDomain | null> {
   let ranked: RankedDomain[];
   try {
@@ -32,9 +35,30 @@ export async function findBestDomain(
       return null;
     throw e;
   }
+  if (meta !== undefined) meta.validUntil = Math.min(meta.validUntil, rankingChangesAt(ranked, ctx.now));
   for (const r of ranked) {
     const dns = buildDnsName(r.domain.name);
     if (dns.ok && dns.name === dnsName) return r;
   }
   return null;
+}
+
+/**
+ * The first time after `now` at which the time alone can change this ranking: a ranked candidate
+ * expires (it leaves the ranking, or takes the expiry penalty) or its age rule takes its next step.
+ * Candidates already left out by time (expired) never come back without a write. +Infinity when
+ * nothing is due.
+ */
+export function rankingChangesAt(ranked: readonly RankedDomain[], now: number): number {
+  let at = Number.POSITIVE_INFINITY;
+  for (const { domain: d } of ranked) {
+    if (d.expiresAt !== null && d.expiresAt > now) at = Math.min(at, d.expiresAt);
+    if (d.registeredAt === null) continue;
+    if (now <= d.registeredAt) at = Math.min(at, d.registeredAt + 1);
+    else {
+      const steps = Math.floor((now - d.registeredAt) / AGE_STEP_MS);
+      if (steps < AGE_MAX) at = Math.min(at, d.registeredAt + (steps + 1) * AGE_STEP_MS);
+    }
+  }
+  return at;
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from "../app-context.js";
 import { createResolution } from "../resolution/resolution.js";
+import { AnswerCache } from "./answer-cache.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
 
@@ -41,6 +42,7 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     logger: ctx.logger.child({ component: "dns" }),
+    cache: new AnswerCache({ lookup, clock: ctx.clock }),
   });
 }
 

@@ -11,6 +11,7 @@ import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/store.js";
 import { testDomain, tokenIdOf } from "../../test/helpers/store-world.js";
 import { buildTestQuery, decodeTestAnswer } from "./dns.testing.js";
+import { AnswerCache } from "./answer-cache.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
 import { createStoreZoneLookup } from "./store-zone-lookup.js";
 
@@ -96,7 +97,14 @@ describe("DNS server over UDP and TCP, judged by dig and kdig", () => {
       hostmaster: "hostmaster.omniname.test",
       clock: () => NOW,
     });
-    server = await createDnsServer({ lookup, host: "127.0.0.1", port: 0, tcpIdleMs: 300, tcpMaxClients: 2 });
+    server = await createDnsServer({
+      lookup,
+      host: "127.0.0.1",
+      port: 0,
+      tcpIdleMs: 300,
+      tcpMaxClients: 2,
+      cache: new AnswerCache({ lookup, clock: () => NOW }),
+    });
     dig = async (...args) =>
       (await run("dig", [`@127.0.0.1`, "-p", String(server.port), "+norec", "+time=5", "+tries=1", ...args]))
         .stdout;

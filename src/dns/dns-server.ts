@@ -2,7 +2,8 @@ import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { isIPv6 } from "node:net";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Logger } from "pino";
-import { answerQuery } from "./query-handler.js";
+import type { AnswerCache } from "./answer-cache.js";
+import { answerQuery, type Transport } from "./query-handler.js";
 import type { ZoneLookup } from "./zone.js";
 
 export interface DnsServerOptions {
@@ -15,6 +16,8 @@ export interface DnsServerOptions {
   /** Concurrent TCP connections; a connection beyond it is closed at once. */
   tcpMaxClients: number;
   logger?: Logger;
+  /** Repeated queries answered from here (answer-cache.ts); without it every query is computed. */
+  cache?: AnswerCache | null;
 }
 
 export interface DnsServer {
@@ -25,6 +28,14 @@ export interface DnsServer {
 
 /** Queries one TCP connection may have in flight before it is read no further (back-pressure). */
 const MAX_PIPELINED = 32;
+
+/** The answer to one query: from the cache when it holds it, else computed (and kept). */
+function answerOf(packet: Buffer, opts: DnsServerOptions, transport: Transport): Promise<Buffer | null> {
+  const cache = opts.cache;
+  if (cache === undefined || cache === null) return answerQuery(packet, opts.lookup, transport);
+  const hit = cache.get(packet, transport);
+  return hit !== null ? Promise.resolve(hit) : cache.answer(packet, transport);
+}
 
 function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
   let pending: Buffer = Buffer.alloc(0);
@@ -42,7 +53,7 @@ function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
       pending = pending.subarray(2 + len);
       inFlight++;
       if (inFlight >= MAX_PIPELINED) socket.pause();
-      void answerQuery(Buffer.from(message), opts.lookup, "tcp").then((answer) => {
+      void answerOf(Buffer.from(message), opts, "tcp").then((answer) => {
         inFlight--;
         if (socket.destroyed) return;
         if (answer !== null) {
@@ -100,8 +111,16 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer
   // A larger receive buffer absorbs bursts that would otherwise be dropped by the kernel (the
   // system caps it at net.core.rmem_max).
   const udp = createSocket({ type: isIPv6(opts.host) ? "udp6" : "udp4", recvBufferSize: 4 * 1024 * 1024 });
+  const cache = opts.cache ?? null;
   udp.on("message", (msg, rinfo) => {
-    void answerQuery(msg, opts.lookup, "udp").then((answer) => {
+    // A cached answer goes out in the same tick: no promise, no lookup.
+    const hit = cache?.get(msg, "udp") ?? null;
+    if (hit !== null) {
+      udp.send(hit, rinfo.port, rinfo.address);
+      return;
+    }
+    const computed = cache !== null ? cache.answer(msg, "udp") : answerQuery(msg, opts.lookup, "udp");
+    void computed.then((answer) => {
       if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
     });
   });

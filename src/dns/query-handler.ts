@@ -10,7 +10,7 @@ import {
   type WireRR,
 } from "./wire-response.js";
 import { CLASS_IN, type ParsedQuery, parseQuery, RCODE, TYPE } from "./wire-query.js";
-import { isInZone, negativeTtl, type ZoneApex, type ZoneLookup } from "./zone.js";
+import { type AnswerMeta, isInZone, negativeTtl, type ZoneApex, type ZoneLookup } from "./zone.js";
 
 export type Transport = "udp" | "tcp" | "doh";
 
@@ -50,7 +50,12 @@ function pick(rrsets: RRset[], qtype: number): RRset | null {
   return rrsets.find((s) => typeNumberOf(s) === qtype) ?? null;
 }
 
-async function answerInZone(query: ParsedQuery, zone: ZoneApex, lookup: ZoneLookup): Promise<Answer> {
+async function answerInZone(
+  query: ParsedQuery,
+  zone: ZoneApex,
+  lookup: ZoneLookup,
+  meta: AnswerMeta | undefined,
+): Promise<Answer> {
   const q = query.question;
   const name = q.name.toLowerCase();
   const originLabels = zone.origin.split(".").length;
@@ -75,7 +80,7 @@ async function answerInZone(query: ParsedQuery, zone: ZoneApex, lookup: ZoneLook
 
   const labels = q.name.split(".");
   if (!labels.every((l) => SERVABLE_LABEL.test(l))) return negative(zone, apexOwner, RCODE.NXDOMAIN);
-  const rrsets = await lookup.findNode(name, zone);
+  const rrsets = await lookup.findNode(name, zone, meta);
   if (rrsets === null) return negative(zone, apexOwner, RCODE.NXDOMAIN);
   const cname = rrsets.find((s) => s.type === "CNAME");
   if (cname === undefined || qtype === TYPE.CNAME || qtype === TYPE.ANY) {
@@ -92,7 +97,7 @@ async function answerInZone(query: ParsedQuery, zone: ZoneApex, lookup: ZoneLook
   for (let hop = 0; hop < MAX_CHAIN; hop++) {
     if (!isInZone(target, zone.origin) || target === zone.origin || seen.has(target)) break;
     seen.add(target);
-    const next = await lookup.findNode(target, zone);
+    const next = await lookup.findNode(target, zone, meta);
     if (next === null) return negative(zone, apexOwner, RCODE.NXDOMAIN, answers);
     const set = pick(next, qtype);
     if (set !== null) {
@@ -121,6 +126,12 @@ function sizeLimit(query: ParsedQuery, transport: Transport): number {
   return Math.max(512, Math.min(query.edns.udpSize, MAX_UDP_ANSWER));
 }
 
+/** What `answerQuery` reports about an answer, for the answer cache (answer-cache.ts). */
+export interface AnswerReport extends AnswerMeta {
+  /** True when the answer came from the zones' data (no failure, no malformed query). */
+  cacheable: boolean;
+}
+
 /**
  * Answers one DNS query packet as an authoritative server (docs/dns.md, "Server behaviour"), or
  * returns null when the packet deserves no answer (shorter than a header, or a response). Every
@@ -133,6 +144,7 @@ export async function answerQuery(
   packet: Buffer,
   lookup: ZoneLookup,
   transport: Transport,
+  report?: AnswerReport,
 ): Promise<Buffer | null> {
   const parsed = parseQuery(packet);
   if (parsed.kind === "drop") return null;
@@ -152,7 +164,8 @@ export async function answerQuery(
       answer =
         zone === null
           ? { rcode: RCODE.REFUSED, aa: false, answers: [], authority: [] }
-          : await answerInZone(query, zone, lookup);
+          : await answerInZone(query, zone, lookup, report);
+      if (report !== undefined) report.cacheable = true;
     } catch (e) {
       answer = { rcode: rcodeOfError(e), aa: false, answers: [], authority: [] };
     }

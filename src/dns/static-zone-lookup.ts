@@ -11,7 +11,7 @@ import { type ApexSettings, buildApex, isInZone, type ZoneApex, type ZoneLookup 
 export function createStaticZoneLookup(
   zones: Record<string, Record<string, Record<string, string>>>,
   settings: ApexSettings,
-): ZoneLookup {
+): ZoneLookup & { answerStamp(): { map: number; zones: number } } {
   const apexes = new Map<string, ZoneApex>();
   const nodes = new Map<string, RRset[]>();
   for (const [origin, names] of Object.entries(zones)) {
@@ -29,6 +29,8 @@ export function createStaticZoneLookup(
     }
   }
   return {
+    // The zones never change: one stamp for ever (the answer cache may keep every answer).
+    answerStamp: () => ({ map: 0, zones: 0 }),
     findZone(name) {
       for (const [origin, apex] of apexes) if (isInZone(name, origin)) return apex;
       return null;

@@ -7,13 +7,13 @@ import { dnsRankContext, findBestDomain } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
 import { buildNodeRRsets, type RRset } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
-import { buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
+import { type AnswerMeta, buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
 
 export interface StoreZoneLookupOptions {
   resolution: Resolution;
   store: Pick<ScoringData, "listTldFirstRegistrations"> &
     Pick<CrawlerLog, "listCheckpoints"> &
-    Pick<DomainMap, "hasDescendant">;
+    Pick<DomainMap, "hasDescendant" | "readVersion">;
   nameServers: readonly string[];
   hostmaster: string;
   /** The project's settings (the public endpoints: {}). */
@@ -27,6 +27,19 @@ export interface StoreZoneLookupOptions {
 export interface StoreZoneLookup extends ZoneLookup {
   /** The same zones and serial, each name ranked under `projectSettings`. */
   forProject(projectSettings: Record<string, unknown>): ZoneLookup;
+  /**
+   * The state the public zones' answers derive from, as two numbers: the map's read version and the
+   * zones' version (the TLD set and the serial, bumped only when they change). An answer computed
+   * after reading a stamp stays exact while the stamp stays equal (and until its `validUntil`).
+   * Null when the store gives no exact change signal (then nothing may be cached). Also starts a
+   * due refresh of the zones, as a query would.
+   */
+  answerStamp(): AnswerStamp | null;
+}
+
+export interface AnswerStamp {
+  map: number;
+  zones: number;
 }
 
 /**
@@ -41,6 +54,8 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   const refreshMs = opts.refreshMs ?? 5_000;
   const settings = opts.projectSettings ?? {};
   let zones = new Map<string, ZoneApex>();
+  /** Bumped whenever `zones` is replaced by a different set or serial. */
+  let zonesVersion = 0;
   let serial: SerialState | null = null;
   let loadedAt = Number.NEGATIVE_INFINITY;
   let loading: Promise<void> | null = null;
@@ -67,8 +82,19 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
           }),
         );
     }
-    zones = next;
+    if (!sameZones(zones, next)) {
+      zones = next;
+      zonesVersion++;
+    }
     loadedAt = opts.clock();
+  }
+
+  function refreshIfDue(): void {
+    if (opts.clock() - loadedAt < refreshMs || loadedAt === Number.NEGATIVE_INFINITY) return;
+    loading ??= load().finally(() => {
+      loading = null;
+    });
+    loading.catch(() => {});
   }
 
   async function current(): Promise<Map<string, ZoneApex>> {
@@ -89,8 +115,17 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     return map.get(last) ?? null;
   }
 
-  async function findNode(name: string, projectSettings: Record<string, unknown>): Promise<RRset[] | null> {
-    const best = await findBestDomain(opts.resolution, name, dnsRankContext(projectSettings, opts.clock()));
+  async function findNode(
+    name: string,
+    projectSettings: Record<string, unknown>,
+    meta?: AnswerMeta,
+  ): Promise<RRset[] | null> {
+    const best = await findBestDomain(
+      opts.resolution,
+      name,
+      dnsRankContext(projectSettings, opts.clock()),
+      meta,
+    );
     // No data of its own but names below it: it exists (NODATA), it is no NXDOMAIN.
     if (best === null) return (await hasNamesBelow(opts.store, name)) ? [] : null;
     let rrsets = rrsetsOf.get(best.domain);
@@ -103,10 +138,27 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   }
 
   function lookupWith(projectSettings: Record<string, unknown>): ZoneLookup {
-    return { findZone, findNode: (name) => findNode(name, projectSettings) };
+    return { findZone, findNode: (name, _zone, meta) => findNode(name, projectSettings, meta) };
   }
 
-  return { ...lookupWith(settings), forProject: lookupWith };
+  function answerStamp(): AnswerStamp | null {
+    const map = opts.store.readVersion();
+    if (map === null || loadedAt === Number.NEGATIVE_INFINITY) return null;
+    refreshIfDue();
+    return { map, zones: zonesVersion };
+  }
+
+  return { ...lookupWith(settings), forProject: lookupWith, answerStamp };
+}
+
+/** Whether two zone sets serve the same TLDs with the same serial (their answers are the same). */
+function sameZones(a: Map<string, ZoneApex>, b: Map<string, ZoneApex>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [origin, zone] of b) {
+    const old = a.get(origin);
+    if (old === undefined || old.soa.serial !== zone.soa.serial) return false;
+  }
+  return true;
 }
 
 /**

@@ -35,7 +35,17 @@ export interface ZoneApex {
  */
 export interface ZoneLookup {
   findZone(name: string): ZoneApex | null | Promise<ZoneApex | null>;
-  findNode(name: string, zone: ZoneApex): Promise<RRset[] | null>;
+  /** `meta`, when given, is narrowed to what the answer depended on (the answer cache's validity). */
+  findNode(name: string, zone: ZoneApex, meta?: AnswerMeta): Promise<RRset[] | null>;
+}
+
+/** What an answer depends on besides the map and the zones, filled in while it is computed. */
+export interface AnswerMeta {
+  /**
+   * The answer may change at this time (ms) with no write to the map: a candidate's expiry or the
+   * next step of its age rule. +Infinity: never by time alone.
+   */
+  validUntil: number;
 }
 
 export interface ApexSettings {

@@ -49,6 +49,13 @@ export interface DomainMap {
    * scan. DNS answers such a name without data of its own NODATA, not NXDOMAIN.
    */
   hasDescendant(name: string): Promise<boolean>;
+  /**
+   * A number that changes whenever the map may have changed as seen by this process's reads (its
+   * own commits, and another process's once the backend hears of them: the read caches' bound), or
+   * null when the backend has no such signal. A value derived from reads made while it stays the
+   * same is exact (the DNS answer cache keys on it).
+   */
+  readVersion(): number | null;
   /** Domains owned by `address` (lower case), with their records. */
   findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]>;
   /** Domains under a TLD, oldest registration first (provider-origin rule, zone export). */

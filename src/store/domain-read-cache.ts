@@ -47,6 +47,11 @@ export class DomainReadCache {
   /** Bumped by every clear: an asynchronous load started before a clear must not be stored. */
   private generation = 0;
 
+  /** Changes whenever the cached reads are emptied: a value derived from reads is exact while it stays. */
+  get version(): number {
+    return this.generation;
+  }
+
   /** `limit`: names (owners, addresses) each map keeps; 0 keeps none (a one-pass export). */
   constructor(private readonly limit = CACHE_ENTRIES) {}
 

@@ -125,6 +125,10 @@ export class KyselyStore implements Store {
   findDomainsByName(...a: Args<"findDomainsByName">) {
     return map.findDomainsByName(this.db, ...a);
   }
+  /** No read cache here, so no change signal: derived caches stay off. */
+  readVersion(): number | null {
+    return null;
+  }
   hasDescendant(...a: Args<"hasDescendant">) {
     return map.hasDescendant(this.db, ...a);
   }

@@ -145,6 +145,11 @@ export class PostgresStore extends KyselyStore {
     );
   }
 
+  override readVersion(): number | null {
+    this.fresh();
+    return this.reads.version;
+  }
+
   /** As on SQLite: one name's answer is the cached (frozen) array itself until the next map commit. */
   override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
     this.fresh();

@@ -199,6 +199,12 @@ export class SqliteStore extends KyselyStore {
     );
   }
 
+  override readVersion(): number | null {
+    if (!this.stmts) return null;
+    this.fresh();
+    return this.reads.version;
+  }
+
   /**
    * The API's hot path. For one name, the answer is the cached array itself: the same (frozen)
    * array and domain objects are returned for the same name and filter until a commit empties the
