@@ -261,7 +261,14 @@ describe("hostile input on every console route", () => {
       "PARAMETER_TOO_LONG",
       400,
     );
-    await expectCode("POST", strength, JSON.stringify({ password: { a: 1 } }), json, "INVALID_PARAMETER", 400);
+    await expectCode(
+      "POST",
+      strength,
+      JSON.stringify({ password: { a: 1 } }),
+      json,
+      "INVALID_PARAMETER",
+      400,
+    );
     await expectCode("POST", strength, big(20_000), json, "PAYLOAD_TOO_LARGE", 413);
     await expectCode(
       "POST",
