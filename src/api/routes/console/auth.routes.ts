@@ -1,7 +1,9 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ONE_TIME_LOGIN_TTL_MINUTES } from "../../../accounts/accounts.service.js";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
+import { passwordStrength } from "../../../accounts/password.js";
 import { AppError } from "../../../domain/errors.js";
 import { issuePreSessionToken, sessionCsrfToken } from "../../plugins/csrf.plugin.js";
 import { sessionCookieName, sessionTokenOf, setCookie } from "../../plugins/session.plugin.js";
@@ -12,6 +14,7 @@ import {
   LoginBody,
   ok,
   PasswordChangeBody,
+  PasswordStrengthBody,
   RegisterBody,
   ResetConfirmBody,
   TokenBody,
@@ -75,6 +78,53 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
       return reply
         .code(201)
         .send(ok({ account, message: "Check your mailbox to verify your e-mail address." }));
+    },
+  );
+
+  scope.post<{ Body: Static<typeof PasswordStrengthBody> }>(
+    "/auth/password-strength",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("How strong a password is, by the registration rules (nothing is stored or logged)"),
+        security: [],
+        body: PasswordStrengthBody,
+      },
+    },
+    async (request) => {
+      await services.throttle.hit("strength", ipOf(request));
+      return ok(passwordStrength(request.body.password, request.body.email));
+    },
+  );
+
+  scope.get<{ Querystring: Static<typeof TokenQuery> }>(
+    "/auth/one-time-login",
+    {
+      config: PUBLIC,
+      schema: {
+        ...doc("The demo account's one-time sign-in link (start banner): a session, then 303 to its project"),
+        security: [],
+        querystring: TokenQuery,
+      },
+    },
+    async (request, reply) => {
+      reply.header("referrer-policy", "no-referrer");
+      let signedIn: Awaited<ReturnType<typeof accounts.oneTimeLogin>>;
+      try {
+        signedIn = await accounts.oneTimeLogin(request.query.token);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.code !== "TOKEN_INVALID") throw e;
+        const message = `This sign-in link was already used or has expired (it works once, for ${ONE_TIME_LOGIN_TTL_MINUTES} minutes). Each start of omniname prints a new one while the demo account has no password; or sign in at ${config.publicUrl}/console/.`;
+        if (/application\/json/.test(request.headers.accept ?? ""))
+          throw new AppError("TOKEN_INVALID", message);
+        return reply.code(400).type("text/plain; charset=utf-8").send(`${message}\n`);
+      }
+      const previous = sessionTokenOf(request, config);
+      if (previous) await accounts.logout(accounts.sessionIdOf(previous)).catch(() => {});
+      startSession(reply, signedIn.sessionToken);
+      const [first] = await accounts.projects.listProjectsOf(signedIn.account.id);
+      return reply.redirect(first ? `/console/projects/${first.id}` : "/console/projects", 303);
     },
   );
 

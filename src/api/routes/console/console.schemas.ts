@@ -76,6 +76,33 @@ export const KeyBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const PasswordStrengthBody = Type.Object(
+  {
+    password: Type.String({ maxLength: 1024 }),
+    email: Type.Optional(Type.String({ maxLength: 254 })),
+  },
+  { additionalProperties: false },
+);
+export const TryMethod = Type.Union(
+  [Type.Literal("resolve"), Type.Literal("deep-resolve"), Type.Literal("reverse-resolve")],
+  { description: "The v1 route to try" },
+);
+export const TryBody = Type.Object(
+  {
+    method: TryMethod,
+    domain: Type.Optional(Type.String({ maxLength: 1024, description: "resolve and deep-resolve" })),
+    address: Type.Optional(Type.String({ maxLength: 128, description: "reverse-resolve: 0x + 40 hex" })),
+    network: Type.Optional(Type.String({ maxLength: 32 })),
+    provider: Type.Optional(Type.String({ maxLength: 32 })),
+    explain: Type.Optional(Type.Boolean({ description: "resolve and deep-resolve: the score's rules" })),
+  },
+  { additionalProperties: false },
+);
+export const DryRunBody = Type.Object(
+  { settings: SettingsBody },
+  { additionalProperties: false, description: "The settings PUT /settings would get" },
+);
+
 /** Schema fields shared by console routes, tagged `console` for any OpenAPI document. */
 export function doc(summary: string, extra: Record<string, TSchema> = {}) {
   return { tags: ["console"], summary, ...extra };
