@@ -10,7 +10,8 @@ import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
-import { abiOf, type ContractName } from "../../src/devnet/artifacts.js";
+import { abiOf, CONTRACT_NAMES, type ContractName } from "../../src/devnet/artifacts.js";
+import { realAbi } from "../../src/devnet/real-artifacts.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { fixtureWorld, fixtureBaseTime, type FixtureDomain } from "../../src/devnet/fixtures.js";
 import { adapterFor } from "../../src/providers/adapters.js";
@@ -115,14 +116,17 @@ describe("crawling the seeded devnet", () => {
     const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {
       const clients = new Map<string, PublicClient>();
-      const read = (rpcUrl: string, contract: ContractName, address: string, fn: string, args: unknown[]) => {
+      // Ours (artifacts.ts) or the real UNS contracts (real-artifacts.ts).
+      const read = (rpcUrl: string, contract: string, address: string, fn: string, args: unknown[]) => {
         let c = clients.get(rpcUrl);
         if (!c) {
           c = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 100 } }) }) as PublicClient;
           clients.set(rpcUrl, c);
         }
         return c.readContract({
-          abi: abiOf(contract) as Abi,
+          abi: ((CONTRACT_NAMES as readonly string[]).includes(contract)
+            ? abiOf(contract as ContractName)
+            : realAbi(contract)) as Abi,
           address: address as Hex,
           functionName: fn,
           args,

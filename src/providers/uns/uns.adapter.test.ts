@@ -74,9 +74,9 @@ describe("unsAdapter.decode", () => {
       [{ type: "name", tokenId: BRAD, name: "brad.crypto" }],
     ],
     [
-      "a TLD NewURI",
+      "a TLD NewURI (the root as parent: not a name, see tree)",
       log(SIG.NewURI, { tokenId: BigInt(namehash("crypto")), uri: "crypto" }),
-      [{ type: "name", tokenId: namehash("crypto"), name: "crypto" }],
+      [{ type: "name", tokenId: namehash("crypto"), name: "crypto", parentTokenId: `0x${"0".repeat(64)}` }],
     ],
     [
       "a NewURI in upper case, hashed as published",
@@ -266,5 +266,20 @@ describe("unsAdapter", () => {
       addresses: { registry: "0xa9a6a3626993d487d2dbda3173cf58ca1a9d9e9f" },
       startBlock: 19_345_077,
     });
+  });
+});
+
+describe("unsAdapter.tree", () => {
+  it("takes TLD tokens (parent = root) for bookkeeping and every other token for a name", () => {
+    const root = `0x${"0".repeat(64)}`;
+    expect(unsAdapter.tree?.isNameToken?.({ tokenId: namehash("crypto"), parentTokenId: root })).toBe(false);
+    expect(unsAdapter.tree?.isNameToken?.({ tokenId: namehash("brad.crypto"), parentTokenId: null })).toBe(
+      true,
+    );
+  });
+
+  it("hashes a Unicode name in its punycode form, as the MintingManager mints it", () => {
+    expect(unsAdapter.tokenIdOf("café.wallet")).toBe(namehash("xn--caf-dma.wallet"));
+    expect(unsAdapter.tokenIdOf("xn--caf-dma.wallet")).toBe(namehash("xn--caf-dma.wallet"));
   });
 });

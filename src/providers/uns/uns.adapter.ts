@@ -3,7 +3,7 @@ import type { Network } from "../../domain/networks.js";
 import { addressesOf, fail, roleOf } from "../log-decode.js";
 import { namehash } from "../namehash.js";
 import type { ProviderAdapter, SourceContracts } from "../provider.js";
-import { decodeUnsFamily, UNS_TOPICS } from "./uns-events.js";
+import { decodeUnsFamily, ROOT_TOKEN, UNS_TOPICS } from "./uns-events.js";
 import { mapUnsRecord } from "./uns-records.js";
 
 /**
@@ -14,6 +14,14 @@ export const UNS_MAINNET = {
   ETHEREUM: { addresses: { registry: "0x049aba7510f45ba5b64ea9e658e342f904db358d" }, startBlock: 12_779_230 },
   POLYGON: { addresses: { registry: "0xa9a6a3626993d487d2dbda3173cf58ca1a9d9e9f" }, startBlock: 19_345_077 },
 } as const satisfies Partial<Record<Network, SourceContracts>>;
+
+/** The punycode ASCII form of a name (a single label: a TLD), or the name itself when it does not normalize. */
+function asciiOf(name: string): string {
+  if (/^[\x00-\x7f]*$/.test(name)) return name;
+  const n = normalizeName(name.includes(".") ? name : `x.${name}`);
+  if (!n.ok) return name;
+  return name.includes(".") ? n.value.ascii : n.value.ascii.slice(2);
+}
 
 const FILTER_TOPICS = [
   UNS_TOPICS.Transfer,
@@ -28,6 +36,7 @@ const FILTER_TOPICS = [
 const OPTIONS = {
   recordTopic: UNS_TOPICS.Set,
   expiry: true,
+  tldParent: true,
   // UNS labels are ASCII in practice; the raw, Unicode and punycode forms all denote one name.
   tokenIdsOf: (raw: string, n: { name: string; ascii: string }) =>
     [...new Set([raw, n.name, n.ascii])].map(namehash),
@@ -43,6 +52,9 @@ export const unsAdapter: ProviderAdapter = {
   provider: "NAMESPACE_B",
   networks: ["ETHEREUM", "POLYGON"],
   mainnet: UNS_MAINNET,
+  // TLD tokens (`MintingManager.addTld` mints each to the manager) are the registry's bookkeeping,
+  // not names: their NewURI names the root as parent.
+  tree: { isNameToken: (t) => t.parentTokenId !== ROOT_TOKEN },
   filters(contracts) {
     // NewKey is a no-op and not fetched. No registry, no filter: an empty address list would mean "any".
     const address = addressesOf(contracts, "registry");
@@ -55,6 +67,8 @@ export const unsAdapter: ProviderAdapter = {
     return decodeUnsFamily(log, OPTIONS);
   },
   mapRecord: mapUnsRecord,
-  tokenIdOf: namehash,
+  // The MintingManager issues only [a-z0-9-] labels: a Unicode name exists on chain in its
+  // punycode form, so that is what its token id hashes.
+  tokenIdOf: (name) => namehash(asciiOf(name)),
   normalizeName,
 };
