@@ -217,3 +217,143 @@ export function planUnsBurn(network: Network, a: UnsAddresses, firstAt: number):
     },
   ];
 }
+
+/** A legacy `.crypto` name on the CNSRegistry (ETHEREUM), never migrated to UNS. */
+export interface CnsName {
+  name: string;
+  owner: Hex;
+  /** Set through the CNS Resolver's `preconfigure` at the mint. */
+  records: Array<[string, string]>;
+  /**
+   * Ten minutes later: `transfer` (transferFrom to `newOwner`: the registry drops the resolver,
+   * so the name reads without records), `transfer-resolve` (the same, then the new owner points
+   * the name at the resolver again, whose records come back, and `set`s `update`), `reconfigure`
+   * (the owner replaces the records: ResetRecords + Set), `burn`.
+   */
+  history?: "transfer" | "transfer-resolve" | "reconfigure" | "burn";
+  newOwner?: Hex;
+  update?: [string, string];
+  reconfigured?: Array<[string, string]>;
+}
+
+const cnsOwner = (seed: string) => generatedAddress(`cns-${seed}`) as Hex;
+
+/** The legacy CNS world: minted a day before the chain's first UNS registration, one a minute. */
+export const CNS_NAMES: readonly CnsName[] = [
+  {
+    name: "legacy.crypto",
+    owner: cnsOwner("legacy"),
+    records: [
+      ["crypto.ETH.address", cnsOwner("legacy")],
+      ["crypto.BTC.address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
+      ["browser.redirect_url", "https://legacy.example.com"],
+      ["ipfs.html.value", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"],
+    ],
+  },
+  {
+    name: "oldtimer.crypto",
+    owner: cnsOwner("oldtimer"),
+    records: [
+      ["crypto.ETH.address", cnsOwner("oldtimer")],
+      ["browser.redirect_url", "https://oldtimer.example.com"],
+    ],
+    history: "transfer-resolve",
+    newOwner: cnsOwner("oldtimer-buyer"),
+    update: ["whois.email.value", "buyer@example.org"],
+  },
+  {
+    name: "vintage.crypto",
+    owner: cnsOwner("vintage"),
+    records: [
+      ["crypto.ETH.address", cnsOwner("vintage")],
+      ["social.twitter.username", "vintage_old"],
+    ],
+    history: "reconfigure",
+    reconfigured: [
+      ["crypto.ETH.address", cnsOwner("vintage")],
+      ["dns.A", '["198.51.100.77"]'],
+    ],
+  },
+  {
+    name: "detached.crypto",
+    owner: cnsOwner("detached"),
+    records: [["crypto.ETH.address", cnsOwner("detached")]],
+    history: "transfer",
+    newOwner: cnsOwner("detached-buyer"),
+  },
+  {
+    name: "dropped.crypto",
+    owner: cnsOwner("dropped"),
+    records: [["crypto.ETH.address", cnsOwner("dropped")]],
+    history: "burn",
+  },
+];
+
+/** What a CNS name holds once seeded: its owner and records (null: burned, not a domain). */
+export function cnsFinal(c: CnsName): { owner: Hex; records: Array<[string, string]> } | null {
+  switch (c.history) {
+    case "burn":
+      return null;
+    case "transfer":
+      return { owner: c.newOwner!, records: [] };
+    case "transfer-resolve":
+      return { owner: c.newOwner!, records: [...recordMap([...c.records, c.update!])] };
+    case "reconfigure":
+      return { owner: c.owner, records: c.reconfigured! };
+    default:
+      return { owner: c.owner, records: c.records };
+  }
+}
+
+/** The CNS world's steps on ETHEREUM (needs the CNS contracts of real-uns.ts). */
+export function planCns(a: UnsAddresses, firstAt: number): SeedStep[] {
+  if (!a.cnsRegistry || !a.cnsMintingController || !a.cnsResolver) return [];
+  const { cnsRegistry, cnsMintingController, cnsResolver } = a;
+  const steps: SeedStep[] = [];
+  CNS_NAMES.forEach((c, i) => {
+    const at = firstAt - 86_400 + i * 60;
+    const label = c.name.slice(0, c.name.indexOf("."));
+    const tokenId = namehashId(c.name);
+    const tag = `CNS ${c.name}`;
+    const keys = c.records.map(([k]) => k);
+    const values = c.records.map(([, v]) => v);
+    steps.push({
+      at,
+      txs: [
+        {
+          to: cnsMintingController,
+          data: unsCall("MintingController", "mintSLDWithResolver", [c.owner, label, cnsResolver]),
+          gas: 500_000n,
+          label: `${tag}: mint`,
+        },
+        {
+          to: cnsResolver,
+          data: unsCall("Resolver", "preconfigure", [keys, values, tokenId]),
+          gas: recordsGas(c.records),
+          label: `${tag}: preconfigure`,
+        },
+      ],
+    });
+    const later: TxRequest[] = [];
+    const call = (from: Hex, to: Hex, contract: string, fn: string, args: readonly unknown[]) =>
+      later.push({ from, to, data: unsCall(contract, fn, args), gas: 600_000n, label: `${tag}: ${fn}` });
+    if (c.history === "transfer" || c.history === "transfer-resolve") {
+      call(c.owner, cnsRegistry, "CNSRegistry", "transferFrom", [c.owner, c.newOwner, tokenId]);
+    }
+    if (c.history === "transfer-resolve") {
+      call(c.newOwner!, cnsRegistry, "CNSRegistry", "resolveTo", [cnsResolver, tokenId]);
+      call(c.newOwner!, cnsResolver, "Resolver", "set", [c.update![0], c.update![1], tokenId]);
+    }
+    if (c.history === "reconfigure") {
+      const r = c.reconfigured!;
+      call(c.owner, cnsResolver, "Resolver", "reconfigure", [
+        r.map(([k]) => k),
+        r.map(([, v]) => v),
+        tokenId,
+      ]);
+    }
+    if (c.history === "burn") call(c.owner, cnsRegistry, "CNSRegistry", "burn", [tokenId]);
+    if (later.length > 0) steps.push({ at: at + UPDATE_DELAY, txs: later });
+  });
+  return steps;
+}

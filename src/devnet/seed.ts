@@ -6,7 +6,7 @@ import type { DevnetNetworkName, EnsAddresses } from "./deploy.js";
 import { ensChoices, planEnsDomain } from "./seed-ens.js";
 import { type SeedStep, type SeedWorld, toSeconds } from "./seed-plan.js";
 import { planRegistryDomain } from "./seed-registry.js";
-import { planUnsBurn, planUnsDomain } from "./seed-uns.js";
+import { planCns, planUnsBurn, planUnsDomain } from "./seed-uns.js";
 import type { UnsAddresses } from "./real-uns.js";
 import type { TxSender } from "./tx-sender.js";
 
@@ -60,7 +60,10 @@ function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
   }
   const firstUns = domains.find((d) => d.provider === "NAMESPACE_B");
   const uns = chain.contracts.NAMESPACE_B?.addresses as unknown as UnsAddresses | undefined;
-  if (firstUns && uns) steps.push(...planUnsBurn(chain.network, uns, toSeconds(firstUns.registeredAt)));
+  if (firstUns && uns) {
+    steps.push(...planUnsBurn(chain.network, uns, toSeconds(firstUns.registeredAt)));
+    steps.push(...planCns(uns, toSeconds(firstUns.registeredAt)));
+  }
   // Stable: steps at the same second keep world order (a registration before its updates).
   steps.sort((a, b) => a.at - b.at);
   const registered = new Set<string>();
