@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { type AbiEvent, toEventSelector } from "viem";
 import { describe, expect, it } from "vitest";
-import { realAbi } from "../../devnet/real-artifacts.js";
 import { CNS_RESOLVE } from "./uns.adapter.js";
 import { UNS_TOPICS } from "./uns-events.js";
 
@@ -11,7 +12,12 @@ import { UNS_TOPICS } from "./uns-events.js";
  * listed here with the reason it is not.
  */
 const layout = (e: AbiEvent) => e.inputs.map((i) => `${i.type}${i.indexed ? " indexed" : ""}`).join(",");
-const events = (name: string) => realAbi(name).filter((i): i is AbiEvent => i.type === "event");
+const require = createRequire(import.meta.url);
+const events = (name: string): AbiEvent[] => {
+  const file = require.resolve(`@unstoppabledomains/uns/artifacts/${name}.json`);
+  const { abi } = JSON.parse(readFileSync(file, "utf8")) as { abi: Array<{ type: string }> };
+  return abi.filter((i): i is AbiEvent => i.type === "event");
+};
 
 const DECODED: Record<string, Array<[string, string]>> = {
   UNSRegistry: Object.entries(UNS_TOPICS).filter(([n]) => n !== "NewKey"),
