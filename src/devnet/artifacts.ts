@@ -9,7 +9,6 @@ import { AppError } from "../domain/errors.js";
 /** The deployable devnet contracts, as compiled by scripts/compile-contracts.mjs. */
 export const CONTRACT_NAMES = [
   "FNSRegistry",
-  "UNSRegistry",
   "ENSRegistry",
   "BaseRegistrar",
   "ETHRegistrarController",

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { Provider } from "../domain/providers.js";
 import { callData, type EnsAddresses } from "./deploy.js";
+import { unsCall } from "./real-uns.js";
 import { resolverCalls } from "./seed-ens.js";
 import type { DevnetChain } from "./seed.js";
 import { namehash } from "./token-ids.js";
@@ -50,22 +51,20 @@ function batchTxs(
     ];
   }
   if (provider === "NAMESPACE_B") {
-    const keys = labels.map(() => ["crypto.ETH.address", "browser.redirect_url"]);
-    const values = labels.map((l, i) => [owners[i], `https://${l}.example.com`]);
-    return [
-      {
-        to: addresses.registry as Hex,
-        data: callData("UNSRegistry", "mintMany", [
-          owners,
-          labels.map((l) => [l, "bench"]),
-          keys,
-          values,
-          labels.map(() => 0n),
-        ]),
-        gas,
-        label: `UNS bulk batch at ${first}`,
-      },
-    ];
+    // The real MintingManager issues one name a transaction (no batch entry point): the batch is
+    // that many transactions in the same block.
+    return labels.map((l, i) => ({
+      to: addresses.mintingManager as Hex,
+      data: unsCall("MintingManager", "issueWithRecords", [
+        owners[i],
+        [l, "bench"],
+        ["crypto.ETH.address", "browser.redirect_url"],
+        [owners[i], `https://${l}.example.com`],
+        false,
+      ]),
+      gas: 600_000n,
+      label: `UNS bulk issue ${first + i}`,
+    }));
   }
   const a = addresses as EnsAddresses;
   const expires = BigInt(Math.floor(Date.now() / 1000) + 365 * 86_400);
@@ -117,19 +116,20 @@ export async function bulkSeed(
 
   await Promise.all(
     chains.map(async (chain) => {
-      const txs: TxRequest[] = [];
+      // One group per batch (a batch call, or a UNS batch's transactions); TXS_PER_BLOCK groups a block.
+      const txs: TxRequest[][] = [];
       for (const { provider } of sources.filter((s) => s.chain === chain)) {
         const addresses = chain.contracts[provider]!.addresses;
         const tag = provider === "NAMESPACE_A" ? "f" : provider === "NAMESPACE_B" ? "u" : "e";
         for (let first = 0; first < perSource; first += batchSize) {
           const n = Math.min(batchSize, perSource - first);
           const labels = Array.from({ length: n }, (_, i) => `bench-${runId}-${tag}${first + i}`);
-          txs.push(...batchTxs(provider, addresses, labels, first));
+          txs.push(batchTxs(provider, addresses, labels, first));
           report.names += n;
         }
       }
       for (let i = 0; i < txs.length; i += TXS_PER_BLOCK) {
-        await chain.sender.send(txs.slice(i, i + TXS_PER_BLOCK));
+        await chain.sender.send(txs.slice(i, i + TXS_PER_BLOCK).flat());
         const mined = await chain.sender.mine();
         report.transactions += mined.transactions;
         report.events += mined.logs;

@@ -57,57 +57,6 @@ const CHAIN_FACTS: Array<[ContractName, string, string]> = [
     "ApprovalForAll(address,address,bool)",
     "0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31",
   ],
-  // UNS
-  [
-    "UNSRegistry",
-    "Transfer(address,address,uint256)",
-    "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
-  ],
-  [
-    "UNSRegistry",
-    "NewURI(uint256,string)",
-    "0xc5beef08f693b11c316c0c8394a377a0033c9cf701b8cd8afd79cecef60c3952",
-  ],
-  [
-    "UNSRegistry",
-    "Set(uint256,string,string,string,string)",
-    "0x851ffe8e74d5015261dba0a1f9e1b0e5d42c5af5d2ad1908fee897c7d80a0d92",
-  ],
-  [
-    "UNSRegistry",
-    "NewKey(uint256,string,string)",
-    "0x7ae4f661958fbecc2f77be6b0eb280d2a6f604b29e1e7221c82b9da0c4af7f86",
-  ],
-  [
-    "UNSRegistry",
-    "ResetRecords(uint256)",
-    "0x185c30856dadb58bf097c1f665a52ada7029752dbcad008ea3fefc73bee8c9fe",
-  ],
-  [
-    "UNSRegistry",
-    "SetReverse(address,uint256)",
-    "0xeb76a21470988c474a21f690cc28fee1ed511bd812dc3c21fd0f49c5e5d4708a",
-  ],
-  [
-    "UNSRegistry",
-    "RemoveReverse(address)",
-    "0xfcf5eec0cfa3e6332f5f0e63ec242d71f866a61d121d6cdf5c2eb3b668a26c4f",
-  ],
-  [
-    "UNSRegistry",
-    "SetExpiry(uint256,uint64)",
-    "0x93feabb03ab84f47fc85bf0c298103fca21d8c8bc376eae0c1e1c56b9d4f7789",
-  ],
-  [
-    "UNSRegistry",
-    "Approval(address,address,uint256)",
-    "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925",
-  ],
-  [
-    "UNSRegistry",
-    "ApprovalForAll(address,address,bool)",
-    "0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31",
-  ],
   // ENS registry
   [
     "ENSRegistry",
@@ -239,7 +188,6 @@ const CHAIN_FACTS: Array<[ContractName, string, string]> = [
 // Indexed-ness is part of the ABI a decoder relies on (topics vs data), though not of topic0.
 const INDEXED: Record<string, string> = {
   "FNSRegistry.SetRecord": "tokenId,keyIndex,valueIndex",
-  "UNSRegistry.Set": "tokenId,keyIndex,valueIndex",
   "FNSRegistry.NewKey": "tokenId,keyIndex",
   "BaseRegistrar.NameRegistered": "id,owner",
   "ETHRegistrarController.NameRegistered": "label,owner",
@@ -270,7 +218,7 @@ describe("devnet contracts", () => {
   it("compile with solc-js into one artifact (abi + bytecode) per deployable contract", async () => {
     const script = new URL("../../scripts/compile-contracts.mjs", import.meta.url).pathname;
     const { stdout } = await promisify(execFile)(process.execPath, [script, "--out", out]);
-    expect(stdout).toMatch(/compiled 9 contracts/);
+    expect(stdout).toMatch(/compiled 8 contracts/);
     const files = readdirSync(out).sort();
     expect(files).toEqual(CONTRACT_NAMES.map((n) => `${n}.json`).sort());
     for (const f of files) {
@@ -300,9 +248,8 @@ describe("devnet contracts", () => {
     }
   });
 
-  it("keeps the FNS and UNS record events apart: SetRecord only on FNS, Set only on UNS", () => {
+  it("keeps the FNS record event apart from UNS's: SetRecord, not Set (uns-real-abi.test.ts: UNS)", () => {
     expect(eventsOf("FNSRegistry").map((e) => e.name)).not.toContain("Set");
-    expect(eventsOf("UNSRegistry").map((e) => e.name)).not.toContain("SetRecord");
     expect(eventsOf("FNSRegistry").map((e) => e.name)).not.toContain("SetExpiry");
   });
 

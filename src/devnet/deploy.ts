@@ -12,6 +12,7 @@ import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import { type ContractName, abiOf, loadArtifact } from "./artifacts.js";
+import { type DeployPlanner, planRealUns } from "./real-uns.js";
 import type { TxRequest, TxSender } from "./tx-sender.js";
 
 /**
@@ -68,11 +69,26 @@ function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
     nonce++;
     txs.push({ to, data: callData(contract, fn, args), gas: WIRING_GAS, label: `${contract}.${fn}` });
   };
+  // The protocols' own contracts (real-artifacts.ts): creations and calls at the same nonces.
+  const planner: DeployPlanner = {
+    from,
+    deployReal(name, { abi, bytecode }, args = []) {
+      const address = getContractAddress({ from, nonce: BigInt(nonce++) }).toLowerCase() as Hex;
+      txs.push({ data: encodeDeployData({ abi, bytecode, args }), gas: DEPLOY_GAS, label: `deploy ${name}` });
+      return address;
+    },
+    callReal(to, data, label) {
+      nonce++;
+      txs.push({ to, data, gas: WIRING_GAS, label });
+    },
+    addressAhead: (ahead) => getContractAddress({ from, nonce: BigInt(nonce + ahead) }).toLowerCase() as Hex,
+  };
 
   const contracts: Plan["contracts"] = {};
   for (const provider of DEVNET_LAYOUT[network] as readonly Provider[]) {
     if (provider === "NAMESPACE_A") contracts[provider] = { registry: deploy("FNSRegistry") };
-    else if (provider === "NAMESPACE_B") contracts[provider] = { registry: deploy("UNSRegistry") };
+    else if (provider === "NAMESPACE_B")
+      contracts[provider] = { ...planRealUns(planner, { withCns: network === "ETHEREUM" }) };
     else if (provider === "NAMESPACE_C") {
       const registry = deploy("ENSRegistry");
       const baseRegistrar = deploy("BaseRegistrar", [registry, namehash("eth")]);

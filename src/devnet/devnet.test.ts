@@ -21,6 +21,7 @@ import type { DevnetManifest } from "./manifest.js";
 import { devnetRpc } from "./rpc.js";
 import { registryTokenId } from "./seed-registry.js";
 import { dnsEncode, fnsTokenId, labelhash, namehash, tokenIdHex } from "./token-ids.js";
+import { realAbi } from "./real-artifacts.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
 import { verifyWorld } from "./verify.js";
 
@@ -51,6 +52,18 @@ const TOPIC = {
   TextChanged: "0x448bc014f1536726cf8d54ff3d6481ed3cbc683c2591ca204274009afa09b1a1",
   Erc721Transfer: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
 } as const;
+
+/** The real UNS/CNS contracts the devnet deploys (real-uns.ts). */
+const REAL_UNS_CONTRACTS = [
+  "UNSRegistry",
+  "MintingManager",
+  "ProxyReader",
+  "ProxyAdmin",
+  "TransparentUpgradeableProxy",
+  "CNSRegistry",
+  "MintingController",
+  "Resolver",
+];
 
 function chainsOfManifest(m: DevnetManifest) {
   return DEVNET_NETWORKS.map((network) => ({
@@ -132,8 +145,10 @@ describe("devnet", () => {
     altered.domains[pick("alice.eth", "NAMESPACE_C")].records.push(["text.com.discord", "alice#1"]);
     altered.domains[pick("lapsed.crypto", "NAMESPACE_B")].expiresAt = null;
     const problems = await verifyWorld(chainsOfManifest(devnet.manifest), altered);
-    // The new owner of alice.wallet also lacks its reverse record: five differences.
-    expect(problems).toHaveLength(5);
+    // The new owner of alice.wallet also lacks its reverse record, and the real UNSRegistry answers
+    // the zero owner for lapsed.crypto, which the altered world says never expires: six differences.
+    expect(problems).toHaveLength(6);
+    expect(problems.join("\n")).toMatch(/lapsed\.crypto: owner 0x0+, expected 0x/);
     expect(problems.join("\n")).toMatch(/alice\.wallet: owner .*expected 0x0+dead/);
     expect(problems.join("\n")).toMatch(/alice\.wallet: reverse of 0x0+dead is token 0/);
     expect(problems.join("\n")).toMatch(/bob\.x: record /);
@@ -143,8 +158,8 @@ describe("devnet", () => {
 
   it("emits only the mainnet event topics, each protocol's record event on its own registries", async () => {
     const known = new Set(
-      CONTRACT_NAMES.flatMap((c) =>
-        (abiOf(c) as Abi).filter((i): i is AbiEvent => i.type === "event").map((e) => toEventSelector(e)),
+      [...CONTRACT_NAMES.map((c) => abiOf(c) as Abi), ...REAL_UNS_CONTRACTS.map((c) => realAbi(c))].flatMap(
+        (abi) => abi.filter((i): i is AbiEvent => i.type === "event").map((e) => toEventSelector(e)),
       ),
     );
     const m = devnet.manifest;
@@ -157,7 +172,11 @@ describe("devnet", () => {
         expect(known).toContain(log.topics[0]);
         seen.add(log.topics[0]);
         if (log.topics[0] === TOPIC.SetRecord) expect(log.address).toBe(fns);
-        if (log.topics[0] === TOPIC.Set) expect(log.address).toBe(uns);
+        // UNS records: the UNSRegistry's own, or the legacy CNS resolver's.
+        if (log.topics[0] === TOPIC.Set)
+          expect([uns, m.networks[network]!.contracts.NAMESPACE_B?.addresses.cnsResolver]).toContain(
+            log.address,
+          );
       }
     }
     for (const [name, topic] of Object.entries(TOPIC)) expect(seen, name).toContain(topic);

@@ -11,7 +11,8 @@ import {
   recordMap,
   toSeconds,
 } from "./seed-plan.js";
-import { fnsTokenId, namehashId } from "./token-ids.js";
+import { unsTokenId } from "./seed-uns.js";
+import { fnsTokenId } from "./token-ids.js";
 import type { TxRequest } from "./tx-sender.js";
 
 /** Gas for one mint with its records: long texts take one storage slot per 32 bytes. */
@@ -30,17 +31,16 @@ function fnsAsciiName(name: string): string {
 
 /** The on-chain token id of a FNS or UNS seed domain. */
 export function registryTokenId(d: SeedDomain): bigint {
-  return d.provider === "NAMESPACE_A" ? fnsTokenId(fnsAsciiName(d.name)) : namehashId(d.name);
+  return d.provider === "NAMESPACE_A" ? fnsTokenId(fnsAsciiName(d.name)) : unsTokenId(d.name);
 }
 
 /**
- * FNS and UNS: the registration step (mint to the first owner with the initial records, UNS
- * expiry included) and the update step (transfers along the history, reset + new records,
- * reverse record).
+ * FNS: the registration step (mint to the first owner with the initial records) and the update
+ * step (transfers along the history, reset + new records, reverse record). UNS runs on the real
+ * contracts: seed-uns.ts.
  */
 export function planRegistryDomain(d: SeedDomain, registry: Hex): SeedStep[] {
-  const isFns = d.provider === "NAMESPACE_A";
-  const contract = isFns ? "FNSRegistry" : "UNSRegistry";
+  const contract = "FNSRegistry";
   const tokenId = registryTokenId(d);
   const owners = ownerChain(d);
   const first = recordMap(initialRecords(d));
@@ -49,31 +49,20 @@ export function planRegistryDomain(d: SeedDomain, registry: Hex): SeedStep[] {
   const gas = recordsGas(initialRecords(d));
   const label = `${contract} ${d.name}`;
 
-  let mint: TxRequest;
-  if (isFns) {
-    const ascii = fnsAsciiName(d.name);
-    const i = ascii.lastIndexOf(".");
-    mint = {
-      to: registry,
-      data: callData(contract, "mintWithRecords", [
-        owners[0],
-        ascii.slice(0, i),
-        ascii.slice(i + 1),
-        keys,
-        values,
-      ]),
-      gas,
-      label: `${label}: mint`,
-    };
-  } else {
-    const expiry = d.expiresAt === null ? 0n : BigInt(toSeconds(d.expiresAt));
-    mint = {
-      to: registry,
-      data: callData(contract, "mintWithRecords", [owners[0], d.name.split("."), keys, values, expiry]),
-      gas,
-      label: `${label}: mint`,
-    };
-  }
+  const ascii = fnsAsciiName(d.name);
+  const i = ascii.lastIndexOf(".");
+  const mint: TxRequest = {
+    to: registry,
+    data: callData(contract, "mintWithRecords", [
+      owners[0],
+      ascii.slice(0, i),
+      ascii.slice(i + 1),
+      keys,
+      values,
+    ]),
+    gas,
+    label: `${label}: mint`,
+  };
   const at = toSeconds(d.registeredAt);
   const steps: SeedStep[] = [{ at, txs: [mint], registers: `${d.provider}/${d.name}` }];
 

@@ -6,6 +6,8 @@ import type { DevnetNetworkName, EnsAddresses } from "./deploy.js";
 import { ensChoices, planEnsDomain } from "./seed-ens.js";
 import { type SeedStep, type SeedWorld, toSeconds } from "./seed-plan.js";
 import { planRegistryDomain } from "./seed-registry.js";
+import { planCns, planUnsBurn, planUnsDomain } from "./seed-uns.js";
+import type { UnsAddresses } from "./real-uns.js";
 import type { TxSender } from "./tx-sender.js";
 
 /** One running devnet chain, ready to receive transactions from the deployer. */
@@ -50,9 +52,17 @@ function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
     }
     if (d.provider === "NAMESPACE_C") {
       steps.push(...planEnsDomain(d, source.addresses as EnsAddresses, choices.get(d.name)!));
+    } else if (d.provider === "NAMESPACE_B") {
+      steps.push(...planUnsDomain(d, source.addresses as unknown as UnsAddresses));
     } else {
       steps.push(...planRegistryDomain(d, source.addresses.registry as Hex));
     }
+  }
+  const firstUns = domains.find((d) => d.provider === "NAMESPACE_B");
+  const uns = chain.contracts.NAMESPACE_B?.addresses as unknown as UnsAddresses | undefined;
+  if (firstUns && uns) {
+    steps.push(...planUnsBurn(chain.network, uns, toSeconds(firstUns.registeredAt)));
+    steps.push(...planCns(uns, toSeconds(firstUns.registeredAt)));
   }
   // Stable: steps at the same second keep world order (a registration before its updates).
   steps.sort((a, b) => a.at - b.at);

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { Provider } from "../domain/providers.js";
 import { callData, type EnsAddresses } from "./deploy.js";
+import { unsCall } from "./real-uns.js";
 import type { DevnetChain } from "./seed.js";
 import { fnsTokenId, labelhash, namehash, namehashId } from "./token-ids.js";
 import { syntheticOwners } from "./synthetic-owners.js";
@@ -71,7 +72,13 @@ function tokenIdOf(s: Source, n: SimName): bigint {
 function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, runId: string): TxRequest[] {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)];
   const registry = s.addresses.registry;
-  const contract = s.provider === "NAMESPACE_A" ? "FNSRegistry" : "UNSRegistry";
+  const contract = "FNSRegistry";
+  // UNS runs the real contracts (real-uns.ts): names are issued by the MintingManager, and only
+  // the owner acts on its name.
+  const isUns = s.provider === "NAMESPACE_B";
+  const uns = (fn: string, args: readonly unknown[], from: Hex): TxRequest[] => [
+    { from, to: registry, data: unsCall("UNSRegistry", fn, args) },
+  ];
   const ens = s.addresses as unknown as EnsAddresses;
   if (kind === "register" || s.names.length === 0) {
     const n: SimName = { label: `sim-${runId}-${counter}`, owner: pick(OWNERS), wrapped: counter % 2 === 0 };
@@ -92,16 +99,25 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
         },
       ];
     }
-    const args =
-      s.provider === "NAMESPACE_A"
-        ? [n.owner, n.label, "sim", ["redirect.WEBSITE.0"], [url]]
-        : [n.owner, [n.label, "sim"], ["browser.redirect_url"], [url], 0n];
+    if (isUns) {
+      const args = [n.owner, [n.label, "sim"], ["browser.redirect_url"], [url], false];
+      return [{ to: s.addresses.mintingManager, data: unsCall("MintingManager", "issueWithRecords", args) }];
+    }
+    const args = [n.owner, n.label, "sim", ["redirect.WEBSITE.0"], [url]];
     return [{ to: registry, data: callData(contract, "mintWithRecords", args) }];
   }
   const n = pick(s.names);
   const node = namehash(fullName(s, n));
   const tokenId = tokenIdOf(s, n);
   const value = `v${counter}`;
+  if (isUns) {
+    if (kind === "record") return uns("set", ["profile.OWNER.description", value, tokenId], n.owner);
+    if (kind === "reset") return uns("reset", [tokenId], n.owner);
+    if (kind === "reverse") return uns("setReverse", [[n.label, "sim"]], n.owner);
+    const from = n.owner;
+    n.owner = pick(OWNERS.filter((o) => o !== from));
+    return uns("transferFrom", [from, n.owner, tokenId], from);
+  }
   switch (kind) {
     case "record":
       return s.provider === "NAMESPACE_C"

@@ -13,6 +13,11 @@ export interface TxRequest {
   gas?: bigint;
   /** Named in the error when the transaction reverts. */
   label?: string;
+  /**
+   * Sender other than the deployer (an owner acting on its own name): impersonated and funded
+   * on first use, nonces tracked per account.
+   */
+  from?: Hex;
 }
 
 const DEFAULT_GAS = 5_000_000n;
@@ -51,6 +56,21 @@ export interface TxSender {
 export async function createTxSender(rpc: RpcClient, from: Hex): Promise<TxSender> {
   let nonce = Number(await rpc.call<Hex>("eth_getTransactionCount", [from, "pending"]));
   let pending: Array<{ hash: Hex; label: string }> = [];
+  const others = new Map<string, number>();
+
+  /** Next nonce of another account, impersonating and funding it the first time. */
+  async function otherNonce(account: Hex): Promise<number> {
+    const key = account.toLowerCase();
+    let next = others.get(key);
+    if (next === undefined) {
+      await rpc.call("anvil_impersonateAccount", [account]);
+      const balance = BigInt(await rpc.call<Hex>("eth_getBalance", [account, "latest"]));
+      if (balance < 10n ** 18n) await rpc.call("anvil_setBalance", [account, "0x56bc75e2d63100000"]);
+      next = Number(await rpc.call<Hex>("eth_getTransactionCount", [account, "pending"]));
+    }
+    others.set(key, next + 1);
+    return next;
+  }
 
   async function send(txs: readonly TxRequest[], options: { track?: boolean } = {}): Promise<Hex[]> {
     const track = options.track ?? true;
@@ -69,23 +89,28 @@ export async function createTxSender(rpc: RpcClient, from: Hex): Promise<TxSende
       }
       const chunk = txs.slice(i, end);
       i = end;
+      const nonces: number[] = [];
+      for (const tx of chunk) {
+        nonces.push(
+          tx.from && tx.from.toLowerCase() !== from.toLowerCase() ? await otherNonce(tx.from) : nonce++,
+        );
+      }
       const calls = chunk.map((tx, j) => ({
         method: "eth_sendTransaction",
         params: [
           {
-            from,
+            from: tx.from ?? from,
             ...(tx.to ? { to: tx.to } : {}),
             data: tx.data,
             gas: `0x${(tx.gas ?? DEFAULT_GAS).toString(16)}`,
-            nonce: `0x${(nonce + j).toString(16)}`,
+            nonce: `0x${nonces[j].toString(16)}`,
           },
         ],
       }));
       const result = await rpc.batch<Hex>(calls);
-      nonce += chunk.length;
       result.forEach((hash, j) => {
         hashes.push(hash);
-        if (track) pending.push({ hash, label: chunk[j].label ?? `tx ${nonce - chunk.length + j}` });
+        if (track) pending.push({ hash, label: chunk[j].label ?? `tx ${nonces[j]}` });
       });
     }
     return hashes;

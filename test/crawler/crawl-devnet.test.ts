@@ -10,8 +10,10 @@ import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
-import { abiOf, type ContractName } from "../../src/devnet/artifacts.js";
+import { abiOf, CONTRACT_NAMES, type ContractName } from "../../src/devnet/artifacts.js";
+import { realAbi } from "../../src/devnet/real-artifacts.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { CNS_NAMES, cnsFinal } from "../../src/devnet/seed-uns.js";
 import { fixtureWorld, fixtureBaseTime, type FixtureDomain } from "../../src/devnet/fixtures.js";
 import { adapterFor } from "../../src/providers/adapters.js";
 import { ETH_NODE, labelhash, namehash } from "../../src/providers/namehash.js";
@@ -97,8 +99,36 @@ describe("crawling the seeded devnet", () => {
         problems.push(`${tag}: reverse record missing`);
     }
     expect(problems).toEqual([]);
-    // Besides the fixtures, only the ENS `eth` node (owned by the registrar) is a domain.
-    expect(await store.countDomains()).toBe(fixtureWorld().domains.length + 1);
+    // Besides the fixtures, the ENS `eth` node (owned by the registrar) and the live legacy CNS names
+    // are domains (not the UNS TLD tokens, nor the burned names).
+    const cns = CNS_NAMES.filter((c) => cnsFinal(c) !== null).length;
+    expect(await store.countDomains()).toBe(fixtureWorld().domains.length + 1 + cns);
+  });
+
+  it("indexes the legacy CNS names: registry Transfer/NewURI/Resolve and the resolver's Set/ResetRecords", async () => {
+    const adapter = adapterFor("NAMESPACE_B")!;
+    const problems: string[] = [];
+    for (const c of CNS_NAMES) {
+      const dom = await store.findDomainByToken("ETHEREUM", "NAMESPACE_B", adapter.tokenIdOf(c.name));
+      const want = cnsFinal(c);
+      if (want === null) {
+        if (dom) problems.push(`${c.name}: burned but indexed`);
+        continue;
+      }
+      if (!dom) {
+        problems.push(`${c.name}: missing`);
+        continue;
+      }
+      if (dom.name !== c.name) problems.push(`${c.name}: name ${dom.name}`);
+      if (dom.owner !== want.owner) problems.push(`${c.name}: owner ${dom.owner}, expected ${want.owner}`);
+      const cnsRegistry = devnet.manifest.networks.ETHEREUM!.contracts.NAMESPACE_B!.addresses.cnsRegistry;
+      if (dom.contractAddress !== cnsRegistry) problems.push(`${c.name}: contract ${dom.contractAddress}`);
+      const records = Object.fromEntries((await store.findRecords(dom.id)).map((r) => [r.key, r.value]));
+      const expected: Record<string, string> = {};
+      for (const [k, v] of want.records) for (const m of adapter.mapRecord(k, v)) expected[m.key] = m.value;
+      expect.soft(records, c.name).toEqual(expected);
+    }
+    expect(problems).toEqual([]);
   });
 
   it("serves through the API what the contracts' view functions read", async () => {
@@ -115,14 +145,17 @@ describe("crawling the seeded devnet", () => {
     const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {
       const clients = new Map<string, PublicClient>();
-      const read = (rpcUrl: string, contract: ContractName, address: string, fn: string, args: unknown[]) => {
+      // Ours (artifacts.ts) or the real UNS contracts (real-artifacts.ts).
+      const read = (rpcUrl: string, contract: string, address: string, fn: string, args: unknown[]) => {
         let c = clients.get(rpcUrl);
         if (!c) {
           c = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 100 } }) }) as PublicClient;
           clients.set(rpcUrl, c);
         }
         return c.readContract({
-          abi: abiOf(contract) as Abi,
+          abi: ((CONTRACT_NAMES as readonly string[]).includes(contract)
+            ? abiOf(contract as ContractName)
+            : realAbi(contract)) as Abi,
           address: address as Hex,
           functionName: fn,
           args,

@@ -51,6 +51,8 @@ describe("following the head", () => {
   const errorLog: string[] = [];
 
   const registryOf = (id: string) => sources.find((s) => s.id === id)!.contracts.addresses.registry;
+  // UNS names are issued by the real MintingManager (src/devnet/real-uns.ts).
+  const managerOf = (id: string) => sources.find((s) => s.id === id)!.contracts.addresses.mintingManager;
   const mine = async (rpcUrl: string, txs: Array<{ to: Hex; data: Hex }> = []) => {
     const sender = await senderFor(rpcUrl);
     if (txs.length > 0) await sender.send(txs);
@@ -108,7 +110,7 @@ describe("following the head", () => {
   it("makes a name registered on the running chain resolvable through the API within 3 s of its block", async () => {
     await waitFor(async () => crawler.status().every((s) => s.state === "live"), 10_000, "live sources");
     await mine(polygon, [
-      unsMint(registryOf("uns-polygon"), ALICE, "fresh.x", { "crypto.ETH.address": ALICE }),
+      unsMint(managerOf("uns-polygon"), ALICE, "fresh.x", { "crypto.ETH.address": ALICE }),
     ]);
     const mined = Date.now();
     const res = await waitFor(
@@ -127,7 +129,7 @@ describe("following the head", () => {
   });
 
   it("rolls back a 3-block reorg that replaces a registration with another owner and records", async () => {
-    const registry = registryOf("uns-polygon");
+    const registry = managerOf("uns-polygon");
     for (let i = 0; i < 3; i++) await mine(polygon);
     const snapshot = await rpcCall<string>(polygon, "evm_snapshot");
     const base = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
@@ -191,7 +193,7 @@ describe("following the head", () => {
   });
 
   it("halts a source on a reorg deeper than the finality window, keeps serving its data, and the others go on", async () => {
-    const registry = registryOf("uns-polygon");
+    const registry = managerOf("uns-polygon");
     const snapshot = await rpcCall<string>(polygon, "evm_snapshot");
     await mine(polygon, [unsMint(registry, ALICE, "deep.x", { "crypto.ETH.address": ALICE })]);
     for (let i = 0; i < FINALITY + 3; i++) await mine(polygon);

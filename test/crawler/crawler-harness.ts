@@ -8,8 +8,8 @@ import type { CrawlerSource, SignalsFn } from "../../src/crawler/crawler-source.
 import { type Crawler, createCrawler } from "../../src/crawler/crawler.js";
 import { type CrawlerMetrics, createCrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
 import type { SyncOptions } from "../../src/crawler/crawler-source.js";
-import { callData } from "../../src/devnet/deploy.js";
 import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
+import { unsCall } from "../../src/devnet/real-uns.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
 import { createTxSender, type TxSender } from "../../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -156,16 +156,16 @@ export async function rpcCall<T>(rpcUrl: string, method: string, params: unknown
   return devnetRpc(rpcUrl).call<T>(method, params);
 }
 
-/** UNSRegistry.mintWithRecords(to, labels, keys, values, expiry) as a transaction. */
-export function unsMint(registry: string, to: string, name: string, records: Record<string, string>) {
+/** The real MintingManager's issueWithRecords(to, labels, keys, values, withReverse) as a transaction. */
+export function unsMint(mintingManager: string, to: string, name: string, records: Record<string, string>) {
   return {
-    to: registry as Hex,
-    data: callData("UNSRegistry", "mintWithRecords", [
+    to: mintingManager as Hex,
+    data: unsCall("MintingManager", "issueWithRecords", [
       to,
       name.split("."),
       Object.keys(records),
       Object.values(records),
-      0n,
+      false,
     ]),
   };
 }

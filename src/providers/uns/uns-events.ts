@@ -34,6 +34,9 @@ export const UNS_TOPICS = {
   SetExpiry: "0x93feabb03ab84f47fc85bf0c298103fca21d8c8bc376eae0c1e1c56b9d4f7789",
 } as const satisfies Record<string, Hex>;
 
+/** The parent of a top-level token. */
+export const ROOT_TOKEN: Hex = `0x${"0".repeat(64)}`;
+
 /** FNS SetRecord(uint256 indexed tokenId, string indexed keyIndex, string indexed valueIndex, string key, string value) */
 export const FNS_SET_RECORD: Hex = "0x0a7ae1cb64eb8d41af8aaee78f12a607071ab429d4cb7c764b43cb10e4b3e373";
 
@@ -42,6 +45,11 @@ export interface UnsFamilyOptions {
   recordTopic: Hex;
   /** Whether SetExpiry is decoded (UNS only). */
   expiry: boolean;
+  /**
+   * A single-label name (a TLD token, UNS `mintTLD`) gets the root as its parent, so the
+   * adapter's tree rules can tell it from a name (UNS only).
+   */
+  tldParent?: boolean;
   /** The token id of a published name, in each form the registry may have hashed (all must denote one name). */
   tokenIdsOf(raw: string, normalized: { name: string; ascii: string }): Hex[];
 }
@@ -72,6 +80,9 @@ export function decodeUnsFamily(log: RawLog, opts: UnsFamilyOptions): DecodeResu
       if (!name.ok) return fail(`NewURI name fails normalization: ${name.reason}`);
       if (!opts.tokenIdsOf(uri, name).includes(tokenId)) {
         return fail(`NewURI name "${name.name.slice(0, 64)}" does not hash to token ${tokenId}`);
+      }
+      if (opts.tldParent && !name.name.includes(".")) {
+        return ok({ type: "name", tokenId, name: name.name, parentTokenId: ROOT_TOKEN });
       }
       return ok({ type: "name", tokenId, name: name.name });
     }

@@ -59,9 +59,12 @@ describe("UNS event topics", () => {
 describe("unsAdapter.decode", () => {
   it.each([
     [
-      "a mint",
+      "a mint (the registry becomes the token's resolver, as UNSRegistry.resolverOf says)",
       log(SIG.Transfer, { from: ZERO, to: ALICE, tokenId: bradId }),
-      [{ type: "transfer", tokenId: BRAD, from: ZERO, to: ALICE }],
+      [
+        { type: "transfer", tokenId: BRAD, from: ZERO, to: ALICE },
+        { type: "resolver", tokenId: BRAD, resolver: REGISTRY },
+      ],
     ],
     [
       "a transfer",
@@ -74,9 +77,9 @@ describe("unsAdapter.decode", () => {
       [{ type: "name", tokenId: BRAD, name: "brad.crypto" }],
     ],
     [
-      "a TLD NewURI",
+      "a TLD NewURI (the root as parent: not a name, see tree)",
       log(SIG.NewURI, { tokenId: BigInt(namehash("crypto")), uri: "crypto" }),
-      [{ type: "name", tokenId: namehash("crypto"), name: "crypto" }],
+      [{ type: "name", tokenId: namehash("crypto"), name: "crypto", parentTokenId: `0x${"0".repeat(64)}` }],
     ],
     [
       "a NewURI in upper case, hashed as published",
@@ -261,10 +264,110 @@ describe("unsAdapter", () => {
   });
 
   it("exports the mainnet registries of docs/chain-facts.md", () => {
-    expect(UNS_MAINNET.ETHEREUM).toEqual({ addresses: { registry: REGISTRY }, startBlock: 12_779_230 });
+    expect(UNS_MAINNET.ETHEREUM).toEqual({
+      addresses: {
+        registry: REGISTRY,
+        cnsRegistry: "0xd1e5b0ff1287aa9f9a268759062e4ab08b9dacbe",
+        cnsResolver: "0xb66dce2da6afaaa98f2013446dbcb0f4b0ab2842",
+        "cnsResolver:legacy-a1ca": "0xa1cac442be6673c49f8e74ffc7c4fd746f3cbd0d",
+        "cnsResolver:legacy-878b": "0x878bc2f3f717766ab69c0a5f9a6144931e61aed3",
+      },
+      startBlock: 9_082_251,
+    });
     expect(UNS_MAINNET.POLYGON).toEqual({
       addresses: { registry: "0xa9a6a3626993d487d2dbda3173cf58ca1a9d9e9f" },
       startBlock: 19_345_077,
     });
+  });
+});
+
+describe("unsAdapter.tree", () => {
+  it("takes TLD tokens (parent = root) for bookkeeping and every other token for a name", () => {
+    const root = `0x${"0".repeat(64)}`;
+    expect(unsAdapter.tree?.isNameToken?.({ tokenId: namehash("crypto"), parentTokenId: root })).toBe(false);
+    expect(unsAdapter.tree?.isNameToken?.({ tokenId: namehash("brad.crypto"), parentTokenId: null })).toBe(
+      true,
+    );
+  });
+
+  it("hashes a Unicode name in its punycode form, as the MintingManager mints it", () => {
+    expect(unsAdapter.tokenIdOf("café.wallet")).toBe(namehash("xn--caf-dma.wallet"));
+    expect(unsAdapter.tokenIdOf("xn--caf-dma.wallet")).toBe(namehash("xn--caf-dma.wallet"));
+  });
+});
+
+describe("unsAdapter: the legacy CNS on ETHEREUM", () => {
+  const CNS = "0xd1e5b0ff1287aa9f9a268759062e4ab08b9dacbe";
+  const RESOLVER = "0xb66dce2da6afaaa98f2013446dbcb0f4b0ab2842";
+  const WITH_CNS = {
+    addresses: { registry: REGISTRY, cnsRegistry: CNS, cnsResolver: RESOLVER },
+    startBlock: 0,
+  };
+  const RESOLVE = "event Resolve(uint256 indexed tokenId, address indexed to)";
+
+  it("lists the mainnet CNS registry and resolvers, the source starting at the CNS deployment", () => {
+    expect(UNS_MAINNET.ETHEREUM.addresses.cnsRegistry).toBe(CNS);
+    expect(UNS_MAINNET.ETHEREUM.addresses.cnsResolver).toBe(RESOLVER);
+    expect(UNS_MAINNET.ETHEREUM.startBlock).toBe(9_082_251);
+    expect(toEventSelector(RESOLVE)).toBe(
+      "0xb1b34e6d89e1c584527d447f4b29ffad55635a37edeeb564939a6483401b31a5",
+    );
+  });
+
+  it("fetches the CNS registry's Transfer/NewURI/Resolve and the resolvers' Set/ResetRecords", () => {
+    const filters = unsAdapter.filters(WITH_CNS);
+    expect(filters.map((f) => f.address)).toEqual([[REGISTRY], [CNS], [RESOLVER]]);
+    expect(filters[1].topic0).toContain(toEventSelector(RESOLVE));
+    expect(filters[2].topic0).toEqual([UNS_TOPICS.Set, UNS_TOPICS.ResetRecords]);
+  });
+
+  it.each([
+    [
+      "a CNS mint: no resolver yet (Resolve follows)",
+      log(SIG.Transfer, { from: ZERO, to: ALICE, tokenId: bradId }, CNS),
+      [{ type: "transfer", tokenId: BRAD, from: ZERO, to: ALICE }],
+    ],
+    [
+      "a CNS transfer: the registry drops the resolver",
+      log(SIG.Transfer, { from: ALICE, to: BOB, tokenId: bradId }, CNS),
+      [
+        { type: "transfer", tokenId: BRAD, from: ALICE, to: BOB },
+        { type: "resolver", tokenId: BRAD, resolver: ZERO },
+      ],
+    ],
+    [
+      "a CNS burn",
+      log(SIG.Transfer, { from: ALICE, to: ZERO, tokenId: bradId }, CNS),
+      [{ type: "transfer", tokenId: BRAD, from: ALICE, to: ZERO }],
+    ],
+    [
+      "a CNS NewURI",
+      log(SIG.NewURI, { tokenId: bradId, uri: "brad.crypto" }, CNS),
+      [{ type: "name", tokenId: BRAD, name: "brad.crypto" }],
+    ],
+    [
+      "Resolve",
+      log(RESOLVE, { tokenId: bradId, to: RESOLVER }, CNS),
+      [{ type: "resolver", tokenId: BRAD, resolver: RESOLVER }],
+    ],
+    [
+      "a resolver Set",
+      log(SIG.Set, { tokenId: bradId, keyIndex: "k", valueIndex: "v", key: "k", value: "v" }, RESOLVER),
+      [{ type: "record", tokenId: BRAD, nativeKey: "k", nativeValue: "v" }],
+    ],
+    [
+      "a resolver ResetRecords",
+      log(SIG.ResetRecords, { tokenId: bradId }, RESOLVER),
+      [{ type: "records-reset", tokenId: BRAD }],
+    ],
+  ])("decodes %s", (_, raw, events) => {
+    expect(unsAdapter.decode(raw, WITH_CNS)).toEqual({ ok: true, events });
+  });
+
+  it("refuses UNS-only events from the CNS contracts", () => {
+    const reverse = log(SIG.SetReverse, { addr: ALICE, tokenId: bradId }, CNS);
+    expect(unsAdapter.decode(reverse, WITH_CNS).ok).toBe(false);
+    const transfer = log(SIG.Transfer, { from: ZERO, to: ALICE, tokenId: bradId }, RESOLVER);
+    expect(unsAdapter.decode(transfer, WITH_CNS).ok).toBe(false);
   });
 });
