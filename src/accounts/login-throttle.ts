@@ -12,6 +12,10 @@ export interface ThrottleOptions {
   ipBlockS: number;
   /** Account e-mails (verification, reset) sent to one address per hour. */
   mailsPerAddressPerHour: number;
+  /** Password strength checks (POST /auth/password-strength) from one IP address per minute. */
+  strengthChecksPerIpPerMinute: number;
+  /** "Try it" calls (POST /projects/:id/try) of one session per minute. */
+  triesPerSessionPerMinute: number;
 }
 
 export const DEFAULT_THROTTLE: ThrottleOptions = {
@@ -22,7 +26,14 @@ export const DEFAULT_THROTTLE: ThrottleOptions = {
   ipWindowS: 60 * 60,
   ipBlockS: 60 * 60,
   mailsPerAddressPerHour: 3,
+  strengthChecksPerIpPerMinute: 120,
+  triesPerSessionPerMinute: 60,
 };
+
+const PER_MINUTE_MESSAGE = {
+  strength: "Too many password checks from this address; try again in a minute.",
+  try: "Too many tries in a minute from this session; wait a moment and try again.",
+} as const;
 
 /**
  * Slows password guessing (OWASP Authentication Cheat Sheet): failures are counted per e-mail
@@ -38,6 +49,7 @@ export class LoginThrottle {
   private readonly byAccount: Limiter;
   private readonly byIp: Limiter;
   private readonly mails: Limiter;
+  private readonly perMinute: Record<keyof typeof PER_MINUTE_MESSAGE, Limiter>;
 
   constructor(
     backend: LimiterBackend,
@@ -50,6 +62,26 @@ export class LoginThrottle {
     });
     this.byIp = backend.create({ name: "login-ip", points: o.ipFailures, durationS: o.ipWindowS });
     this.mails = backend.create({ name: "mail-address", points: o.mailsPerAddressPerHour, durationS: 3600 });
+    this.perMinute = {
+      strength: backend.create({
+        name: "password-strength-ip",
+        points: o.strengthChecksPerIpPerMinute,
+        durationS: 60,
+      }),
+      try: backend.create({ name: "try-session", points: o.triesPerSessionPerMinute, durationS: 60 }),
+    };
+  }
+
+  /**
+   * Counts one call of a per-minute limited console route (password strength per IP, "try it"
+   * per session); over the limit: TOO_MANY_ATTEMPTS with Retry-After.
+   */
+  async hit(kind: keyof typeof PER_MINUTE_MESSAGE, key: string): Promise<void> {
+    const { allowed, res } = await consume(this.perMinute[kind], key);
+    if (!allowed)
+      throw new AppError("TOO_MANY_ATTEMPTS", PER_MINUTE_MESSAGE[kind], {
+        details: { retryAfterS: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) },
+      });
   }
 
   /** Throws TOO_MANY_ATTEMPTS while the address or the IP is blocked. */

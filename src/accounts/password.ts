@@ -122,3 +122,100 @@ export function checkPasswordPolicy(password: string, email?: string): void {
       "This password is on a list of common and breached passwords that attackers try first; choose another, for example a few unrelated words.",
     );
 }
+
+export interface PasswordStrength {
+  /** 0: refused; 1 to 4: accepted, from easy to guess to very strong. */
+  score: 0 | 1 | 2 | 3 | 4;
+  acceptable: boolean;
+  code: null | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "TOO_SHORT";
+  hint: string;
+}
+
+function charsetOf(c: string): number {
+  if (/[a-z]/.test(c)) return 26;
+  if (/[A-Z]/.test(c)) return 26;
+  if (/[0-9]/.test(c)) return 10;
+  if (/[\x20-\x7e]/.test(c)) return 33;
+  return 100;
+}
+
+/**
+ * A rough estimate of the bits an attacker must guess: the character classes used give the
+ * alphabet; a character already seen, or one that continues a run (abc, 321), costs 1 bit; the
+ * longest piece that is a common password (4 characters or more) costs what picking it from the
+ * list costs (~16 bits) instead of its characters.
+ */
+function estimateBits(password: string): number {
+  const chars = [...password.normalize("NFC")];
+  const lower = chars.map((c) => c.toLowerCase());
+  const alphabet = [...new Set(chars.map(charsetOf))].reduce((a, b) => a + b, 0);
+  common ??= new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+  const perChar = Math.log2(Math.max(alphabet, 2));
+  const listBits = Math.log2(common.size);
+  const seen = new Set<string>();
+  let bits = 0;
+  let i = 0;
+  while (i < chars.length) {
+    let word = 0;
+    // The list's entries are at most 20 characters long: the search stays linear in the length.
+    for (let end = Math.min(chars.length, i + 20); end >= i + 4; end--) {
+      if (common.has(lower.slice(i, end).join(""))) {
+        word = end - i;
+        break;
+      }
+    }
+    if (word > 0) {
+      bits += listBits;
+      for (const c of lower.slice(i, i + word)) seen.add(c);
+      i += word;
+      continue;
+    }
+    const c = lower[i];
+    const prev = i > 0 ? lower[i - 1].codePointAt(0)! : -2;
+    const step = Math.abs(c.codePointAt(0)! - prev);
+    bits += seen.has(c) || step <= 1 ? 1 : perChar;
+    seen.add(c);
+    i++;
+  }
+  return bits;
+}
+
+/**
+ * How strong a password is, by the rules registration applies (checkPasswordPolicy): a password
+ * the policy refuses scores 0 with the policy's code, except that one shorter than the minimum
+ * says TOO_SHORT (registration answers WEAK_PASSWORD for it). Accepted passwords score 1 to 4 by
+ * estimateBits. The console shows it while a person types; nothing here logs or keeps the password.
+ */
+export function passwordStrength(password: string, email?: string): PasswordStrength {
+  if ([...password].length < PASSWORD_MIN_LENGTH)
+    return {
+      score: 0,
+      acceptable: false,
+      code: "TOO_SHORT",
+      hint: `Use at least ${PASSWORD_MIN_LENGTH} characters; a few unrelated words are easy to remember and hard to guess.`,
+    };
+  try {
+    checkPasswordPolicy(password, email);
+  } catch (e) {
+    if (e instanceof AppError && (e.code === "WEAK_PASSWORD" || e.code === "COMMON_PASSWORD"))
+      return { score: 0, acceptable: false, code: e.code, hint: e.message };
+    throw e;
+  }
+  const bits = estimateBits(password);
+  if (bits < 28)
+    return {
+      score: 1,
+      acceptable: true,
+      code: null,
+      hint: "Accepted, but easy to guess: add another word or make it longer.",
+    };
+  if (bits < 36)
+    return {
+      score: 2,
+      acceptable: true,
+      code: null,
+      hint: "Accepted; a little longer would make it much harder to guess.",
+    };
+  if (bits < 50) return { score: 3, acceptable: true, code: null, hint: "A strong password." };
+  return { score: 4, acceptable: true, code: null, hint: "A very strong password." };
+}

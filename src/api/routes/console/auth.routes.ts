@@ -2,6 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
+import { passwordStrength } from "../../../accounts/password.js";
 import { AppError } from "../../../domain/errors.js";
 import { issuePreSessionToken, sessionCsrfToken } from "../../plugins/csrf.plugin.js";
 import { sessionCookieName, sessionTokenOf, setCookie } from "../../plugins/session.plugin.js";
@@ -12,6 +13,7 @@ import {
   LoginBody,
   ok,
   PasswordChangeBody,
+  PasswordStrengthBody,
   RegisterBody,
   ResetConfirmBody,
   TokenBody,
@@ -75,6 +77,23 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
       return reply
         .code(201)
         .send(ok({ account, message: "Check your mailbox to verify your e-mail address." }));
+    },
+  );
+
+  scope.post<{ Body: Static<typeof PasswordStrengthBody> }>(
+    "/auth/password-strength",
+    {
+      config: PUBLIC,
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("How strong a password is, by the registration rules (nothing is stored or logged)"),
+        security: [],
+        body: PasswordStrengthBody,
+      },
+    },
+    async (request) => {
+      await services.throttle.hit("strength", ipOf(request));
+      return ok(passwordStrength(request.body.password, request.body.email));
     },
   );
 

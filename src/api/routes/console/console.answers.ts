@@ -206,7 +206,7 @@ export const CreatedKeyAnswer = Type.Composite([
 ]);
 export const RevokedAnswer = Type.Object({ revoked: Type.Literal(true) });
 
-// ---- New routes (issue 9) ----
+// ---- Password strength, "try it", settings dry run ----
 
 export const PasswordStrengthAnswer = Type.Object({
   score: Type.Integer({ minimum: 0, maximum: 4, description: "0 (refused) … 4 (very strong)" }),

@@ -1,0 +1,150 @@
+import { FormatRegistry, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as A from "../../src/api/routes/console/console.answers.js";
+import {
+  Agent,
+  type ConsoleTestApp,
+  createConsoleTestApp,
+  PASSWORD,
+  signUp,
+  tokenOf,
+  uniqueEmail,
+} from "./helpers/console-app.js";
+
+FormatRegistry.Set("date-time", (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v));
+
+/**
+ * Every console answer, produced by the real API, against the schema the web console's types come
+ * from (console.answers.ts → console.types.ts): a service that changes an answer without its
+ * schema fails here.
+ */
+function expectShape(schema: TSchema, res: { statusCode: number; body: string }, status = 200) {
+  expect(res.statusCode, res.body).toBe(status);
+  const body = JSON.parse(res.body);
+  const envelope = body.result === false ? A.ErrorAnswer : null;
+  if (envelope) {
+    expect(Value.Check(envelope, body), res.body).toBe(true);
+    return body;
+  }
+  expect(body.result).toBe(true);
+  const errors = [...Value.Errors(schema, body.data)].map((e) => `${e.path}: ${e.message}`);
+  expect(errors, res.body).toEqual([]);
+  return body.data;
+}
+
+describe("console answers match console.answers.ts", () => {
+  let t: ConsoleTestApp;
+  beforeAll(async () => {
+    t = await createConsoleTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("auth, projects, team, keys, security, settings, dashboard, errors", async () => {
+    const email = uniqueEmail("answers");
+    const { link } = await t.services.accounts.invite(email, { wait: true });
+    const invitationToken = new URL(link).searchParams.get("token")!;
+    const browser = new Agent(t.app);
+    expectShape(A.CsrfAnswer, await browser.get("csrf"));
+    expectShape(A.InvitationInfoAnswer, await browser.get(`auth/invitation?token=${invitationToken}`));
+    expectShape(
+      A.RegisterAnswer,
+      await browser.post("auth/register", {
+        invitationToken,
+        fullName: "A",
+        email,
+        password: PASSWORD,
+        acceptTerms: true,
+      }),
+      201,
+    );
+    const verify = tokenOf(await t.smtp.waitFor(email, /Verify/));
+    expectShape(A.VerifyAnswer, await browser.post("auth/verify-email", { token: verify }));
+    expectShape(A.AcceptedAnswer, await browser.post("auth/resend-verification", { email }), 202);
+    expectShape(A.SessionAnswer, await browser.post("auth/login", { email, password: PASSWORD }));
+    expectShape(A.SessionAnswer, await browser.get("account"));
+
+    const p = expectShape(
+      A.ProjectListItem,
+      await browser.post("projects", { name: `answers ${email}` }),
+      201,
+    );
+    expectShape(A.ProjectListAnswer, await browser.get("projects"));
+    expectShape(A.ProjectListItem, await browser.patch(`projects/${p.id}`, { description: "d" }));
+    expectShape(A.ProjectDetailAnswer, await browser.get(`projects/${p.id}`));
+    expectShape(A.DashboardAnswer, await browser.get(`projects/${p.id}/dashboard`));
+    expectShape(A.SettingsAnswer, await browser.get(`projects/${p.id}/settings`));
+    expectShape(
+      A.SettingsAnswer,
+      await browser.put(`projects/${p.id}/settings`, {
+        networks: { disabled: ["bsc"] },
+        providers: { enabled: ["ENS", "UNS", "FNS"] },
+        providerPriority: ["ENS"],
+        exceptions: [
+          { tld: "wallet", provider: "FNS", network: "POLYGON" },
+          { domain: "alice.wallet", provider: "FNS" },
+        ],
+        includeExpired: true,
+      }),
+    );
+    expectShape(A.SecurityAnswer, await browser.get(`projects/${p.id}/security`));
+    expectShape(
+      A.SecurityAnswer,
+      await browser.put(`projects/${p.id}/security`, { allowedIps: ["10.0.0.0/8"], allowedOrigins: [] }),
+    );
+    const key = expectShape(
+      A.CreatedKeyAnswer,
+      await browser.post(`projects/${p.id}/keys`, { name: "k" }),
+      201,
+    );
+    expectShape(A.KeysAnswer, await browser.get(`projects/${p.id}/keys`));
+    expectShape(A.RevokedAnswer, await browser.delete(`projects/${p.id}/keys/${key.id}`));
+    expectShape(A.KeysAnswer, await browser.get(`projects/${p.id}/keys`));
+
+    const other = uniqueEmail("answers-other");
+    await signUp(t, other);
+    const added = expectShape(
+      A.MemberAddedAnswer,
+      await browser.post(`projects/${p.id}/members`, { email: other, role: "viewer" }),
+      201,
+    );
+    const invited = expectShape(
+      A.MemberAddedAnswer,
+      await browser.post(`projects/${p.id}/members`, { email: uniqueEmail("nobody"), role: "developer" }),
+      202,
+    );
+    expectShape(A.MembersAnswer, await browser.get(`projects/${p.id}/members`));
+    expectShape(
+      A.RoleChangedAnswer,
+      await browser.patch(`projects/${p.id}/members/${added.member.accountId}`, { role: "developer" }),
+    );
+    expectShape(A.RemovedAnswer, await browser.delete(`projects/${p.id}/members/${added.member.accountId}`));
+    expectShape(
+      A.CancelledAnswer,
+      await browser.delete(`projects/${p.id}/invitations/${invited.invitation.id}`),
+    );
+
+    // Refusals: the error envelope.
+    expectShape(A.ErrorAnswer, await browser.get("projects/999999"), 404);
+    expectShape(A.ErrorAnswer, await browser.post("projects", { name: "" }), 400);
+
+    expectShape(
+      A.PasswordChangedAnswer,
+      await browser.post("account/password", {
+        currentPassword: PASSWORD,
+        newPassword: "another long passphrase",
+      }),
+    );
+    expectShape(A.DeletedAnswer, await browser.delete(`projects/${p.id}`));
+    expectShape(A.AcceptedAnswer, await browser.post("auth/password-reset", { email }), 202);
+    const reset = tokenOf(await t.smtp.waitFor(email, /Reset/));
+    expectShape(A.SignedOutAnswer, await browser.post("auth/logout"));
+    await browser.get("csrf");
+    expectShape(
+      A.ResetAnswer,
+      await browser.post("auth/password-reset/confirm", { token: reset, password: PASSWORD }),
+    );
+  });
+});
