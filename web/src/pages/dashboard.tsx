@@ -81,6 +81,7 @@ export function DashboardPage() {
   const q = useQuery({
     queryKey: ["dashboard", project.id],
     queryFn: () => get<Dashboard>(`/projects/${project.id}/dashboard`),
+    staleTime: 0,
     refetchInterval: 30_000,
   });
   if (q.isPending) return <Loading label="Loading usage" />;
