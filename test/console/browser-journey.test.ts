@@ -262,7 +262,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.getByRole("link", { name: "Resolution" }).click();
     await page.getByRole("heading", { name: "Resolution settings" }).waitFor();
     await page.getByRole("switch", { name: "Polygon" }).click();
-    expect(await page.getByRole("switch", { name: "Solana" }).isDisabled()).toBe(true);
+    expect(await page.getByRole("switch", { name: "Solana", exact: true }).isDisabled()).toBe(true);
     expect(await page.getByRole("switch", { name: "Solana Name Service" }).isDisabled()).toBe(true);
     await page.getByRole("button", { name: "Preview impact (dry run)" }).click();
     await page.getByRole("heading", { name: /names? changes? winner/ }).waitFor();

@@ -73,15 +73,16 @@ async function ensureCsrf(): Promise<void> {
   preSession = true;
 }
 
+/**
+ * Fetches the current CSRF token again: the session's (GET /account) when signed in, else a
+ * pre-session one. A session that is gone is reported as UNAUTHENTICATED.
+ */
 async function refreshCsrf(): Promise<void> {
+  const hadSession = csrfToken !== null && !preSession;
   csrfToken = null;
-  if (!preSession) {
-    try {
-      csrfToken = (await raw<{ csrfToken: string }>("GET", "/account")).csrfToken;
-      return;
-    } catch {
-      // signed out: a pre-session token below
-    }
+  if (hadSession) {
+    csrfToken = (await raw<{ csrfToken: string }>("GET", "/account")).csrfToken;
+    return;
   }
   await ensureCsrf();
 }
@@ -124,22 +125,28 @@ export interface RequestOptions {
 
 /** One console API call. Writes carry the CSRF token; a refused token is fetched again once. */
 export async function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}) {
-  if (method !== "GET") await ensureCsrf();
-  try {
-    return await raw<T>(method, path, body);
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    if (e.code === "UNAUTHENTICATED" && !opts.public) {
+  const lost = (e: unknown) => {
+    if (e instanceof ApiError && e.code === "UNAUTHENTICATED" && !opts.public) {
       csrfToken = null;
       onUnauthenticated?.();
     }
+    return e;
+  };
+  try {
+    if (method !== "GET") await ensureCsrf();
+    return await raw<T>(method, path, body);
+  } catch (e) {
     // A stale token (its cookie expired, or the session changed in another tab): fetch the
     // current one and retry once; a second refusal is shown.
-    if (e.code === "CSRF_REJECTED" && method !== "GET") {
-      await refreshCsrf();
-      return raw<T>(method, path, body);
+    if (e instanceof ApiError && e.code === "CSRF_REJECTED" && method !== "GET") {
+      try {
+        await refreshCsrf();
+        return await raw<T>(method, path, body);
+      } catch (again) {
+        throw lost(again);
+      }
     }
-    throw e;
+    throw lost(e);
   }
 }
 

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { createContext, type ReactNode, useContext, useEffect } from "react";
-import { Navigate, useLocation, useNavigate } from "react-router";
+import { createContext, type ReactNode, useContext, useEffect, useState } from "react";
+import { Navigate, useLocation } from "react-router";
 import { ApiError, get, setCsrfToken, setUnauthenticatedHandler } from "./api";
 import type { Account, AccountAnswer } from "./types";
 import { Loading } from "./ui";
@@ -8,9 +8,11 @@ import { Loading } from "./ui";
 interface SessionState {
   account: Account | null;
   loading: boolean;
+  /** The session ended under a signed-in page (a 401): the sign-in page says so. */
+  expired: boolean;
 }
 
-const SessionContext = createContext<SessionState>({ account: null, loading: true });
+const SessionContext = createContext<SessionState>({ account: null, loading: true, expired: false });
 
 export const ACCOUNT_KEY = ["account"] as const;
 
@@ -36,24 +38,24 @@ export function safeNext(next: string | null): string {
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
-  const navigate = useNavigate();
-  const location = useLocation();
+  const [expired, setExpired] = useState(false);
   const q = useQuery({ queryKey: ACCOUNT_KEY, queryFn: loadAccount, staleTime: 60_000, retry: 1 });
 
-  // A signed-in call answered 401 (the session expired or was ended elsewhere): sign in, then back.
+  // A signed-in call answered 401 (the session expired or was ended elsewhere): no account any
+  // more, so RequireAuth sends the person to sign in and back to this page.
   useEffect(() => {
     setUnauthenticatedHandler(() => {
+      setExpired(true);
       client.setQueryData(ACCOUNT_KEY, null);
-      const here = window.location.pathname.replace(/^\/console/, "") + window.location.search;
-      if (!here.startsWith("/sign-in"))
-        navigate(`/sign-in?expired=1&next=${encodeURIComponent(here)}`, { replace: true });
     });
     return () => setUnauthenticatedHandler(null);
-  }, [client, navigate]);
+  }, [client]);
+  useEffect(() => {
+    if (q.data) setExpired(false);
+  }, [q.data]);
 
-  void location;
   return (
-    <SessionContext.Provider value={{ account: q.data ?? null, loading: q.isPending }}>
+    <SessionContext.Provider value={{ account: q.data ?? null, loading: q.isPending, expired }}>
       {children}
     </SessionContext.Provider>
   );
@@ -65,12 +67,15 @@ export function useSession(): SessionState {
 
 /** Pages that need a session: signed out, go to sign in and come back here afterwards. */
 export function RequireAuth({ children }: { children: ReactNode }) {
-  const { account, loading } = useSession();
+  const { account, loading, expired } = useSession();
   const location = useLocation();
   if (loading) return <Loading label="Loading your account" />;
   if (account === null)
     return (
-      <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />
+      <Navigate
+        to={`/sign-in?${expired ? "expired=1&" : ""}next=${encodeURIComponent(location.pathname + location.search)}`}
+        replace
+      />
     );
   return <>{children}</>;
 }
