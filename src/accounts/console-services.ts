@@ -36,6 +36,8 @@ export interface ConsoleServices {
   mailer: Mailer;
   /** The caller's IP, from the socket or, behind TRUSTED_PROXY, from X-Forwarded-For. */
   clientIp: (socketIp: string | undefined, xff: unknown) => string | null;
+  /** The context's clock (epoch ms). */
+  clock: () => number;
   /** Key of the HMACs that bind CSRF tokens (derived from the server's pepper). */
   secret: string;
   /**
@@ -93,6 +95,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     limits,
     usage,
     access,
+    ranker: ctx.ranker,
   });
   usage.start();
   const purge = setInterval(() => {
@@ -109,6 +112,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     throttle,
     mailer,
     clientIp: createClientIpResolver(config.trustedProxy),
+    clock,
     secret: ctx.pepper,
     ready: () => ready,
     async close() {

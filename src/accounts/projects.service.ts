@@ -1,6 +1,7 @@
 import type { Config } from "../config/config.schema.js";
 import { AppError } from "../domain/errors.js";
 import { addedMail } from "../mail/templates.js";
+import type { Ranker } from "../scoring/scoring-ranker.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
 import type { ApiKey } from "../store/accounts.port.js";
 import type { Store } from "../store/store.js";
@@ -13,6 +14,7 @@ import { type ApiKeyVerifier, createApiKey } from "./api-keys.js";
 import { canManageRole, type Role } from "./permissions.js";
 import { findPlan, type Plan, planOf, planView } from "./plans.js";
 import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
+import { dryRunSettings } from "./settings-dry-run.js";
 import { loadUsage, type UsageRecorder } from "./usage.js";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -59,6 +61,8 @@ interface ProjectServiceDeps {
   limits: ApiLimits;
   usage: UsageRecorder;
   access: AccessRulesCache;
+  /** The ranker of API v1 (AppContext.ranker), for the settings dry run. */
+  ranker: Ranker;
 }
 
 /**
@@ -197,6 +201,12 @@ export class ProjectService {
     await this.d.store.updateProjectSettings(projectId, parsed.value as Record<string, unknown>);
     await this.projectChanged(projectId);
     return parsed.value;
+  }
+
+  /** Which names would change winner with these settings; validated like putSettings, nothing saved. */
+  async dryRunSettings(projectId: number, input: unknown) {
+    const current = await this.getSettings(projectId);
+    return dryRunSettings({ store: this.d.store, ranker: this.d.ranker }, current, input, this.d.clock());
   }
 
   async getSecurity(projectId: number) {

@@ -130,12 +130,13 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   const serveConsole = opts.console ?? true;
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
+  const resolution = createResolution({ store: ctx.store, ranker: ctx.ranker });
   healthRoutes(app, ctx.store);
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
   await app.register(v1Routes, {
     prefix: V1_PREFIX,
     ctx,
-    resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
+    resolution,
     verifier,
     extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
     rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
@@ -145,6 +146,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       prefix: CONSOLE_PREFIX,
       services,
       config: ctx.config,
+      resolution,
     });
     await app.register(consoleSpa, {
       distDir: opts.consoleDistDir ?? defaultConsoleDistDir(),

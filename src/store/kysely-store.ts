@@ -254,6 +254,12 @@ export class KyselyStore implements Store {
   findSharedNames() {
     return scoring.findSharedNames(this.db);
   }
+  findNamesOnPairs(...a: Args<"findNamesOnPairs">) {
+    return scoring.findNamesOnPairs(this.db, ...a);
+  }
+  findRankingCandidates(...a: Args<"findRankingCandidates">) {
+    return scoring.findRankingCandidates(this.db, ...a);
+  }
   iterateDomainNames(...a: Args<"iterateDomainNames">) {
     return scoring.iterateDomainNames(this.db, ...a);
   }

@@ -1,5 +1,6 @@
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
+import type { DomainWithRecords } from "../domain/types.js";
 
 /** The earliest registration under a TLD in one namespace (provider on a network). */
 export interface TldFirstRegistration {
@@ -32,6 +33,20 @@ export interface ScoringData {
   listTldFirstRegistrations(): Promise<TldFirstRegistration[]>;
   /** Names held by two or more domains, with how many hold each (collision rule). */
   findSharedNames(): Promise<Map<string, number>>;
+  /**
+   * Distinct names (sorted) of the domains on one of these (provider, network) pairs, or expired
+   * at `expiredBy` (expires_at <= expiredBy) when it is given: the names a change of enabled
+   * networks/providers or of includeExpired can affect (the settings dry run).
+   */
+  findNamesOnPairs(
+    pairs: ReadonlyArray<{ provider: Provider; network: Network }>,
+    expiredBy: number | null,
+  ): Promise<string[]>;
+  /**
+   * The domains of these names without their records (`records: []`), in id order: what the
+   * ranker needs to order them without explaining (the settings dry run).
+   */
+  findRankingCandidates(names: readonly string[]): Promise<DomainWithRecords[]>;
   /** Every domain's name (one entry per domain), in id order, in pages. */
   iterateDomainNames(pageSize?: number): AsyncIterable<string[]>;
   /** Ids of the domains owned by these addresses (lower case). */

@@ -89,6 +89,17 @@ describe("console answers match console.answers.ts", () => {
         includeExpired: true,
       }),
     );
+    expectShape(A.PasswordStrengthAnswer, await browser.post("auth/password-strength", { password: "x" }));
+    for (const body of [
+      { method: "resolve", domain: "alice.wallet", explain: true },
+      { method: "resolve", domain: "nobody.wallet" },
+      { method: "deep-resolve", domain: "alice.wallet", explain: true },
+      { method: "reverse-resolve", address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266" },
+    ])
+      expectShape(A.TryAnswer, await browser.post(`projects/${p.id}/try`, body));
+    const dry = { settings: { networks: { disabled: ["POLYGON"] } } };
+    const dryRun = expectShape(A.DryRunAnswer, await browser.post(`projects/${p.id}/settings/dry-run`, dry));
+    expect(dryRun.changed).toBe(1);
     expectShape(A.SecurityAnswer, await browser.get(`projects/${p.id}/security`));
     expectShape(
       A.SecurityAnswer,

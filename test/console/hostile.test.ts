@@ -1,5 +1,6 @@
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createResolution } from "../../src/resolution/resolution.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "../../src/api/routes/console/console.routes.js";
 import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
 import { type Agent, type ConsoleTestApp, createConsoleTestApp } from "./helpers/console-app.js";
@@ -55,6 +56,7 @@ describe("hostile input on every console route", () => {
       prefix: CONSOLE_PREFIX,
       services: t.services,
       config: t.ctx.config,
+      resolution: createResolution({ store: t.store, ranker: t.ctx.ranker }),
     });
     await bare.ready();
     await bare.close();

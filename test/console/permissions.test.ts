@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PERMISSIONS, ROLES, type Role } from "../../src/accounts/permissions.js";
+import { createResolution } from "../../src/resolution/resolution.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "../../src/api/routes/console/console.routes.js";
 import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
 import {
@@ -71,7 +72,12 @@ async function collectRoutes(t: ConsoleTestApp): Promise<Collected[]> {
       out.push({ method: m, url: r.url, auth: cfg.auth, permission: cfg.permission });
     }
   });
-  await bare.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services: t.services, config: t.ctx.config });
+  await bare.register(consoleRoutes, {
+    prefix: CONSOLE_PREFIX,
+    services: t.services,
+    config: t.ctx.config,
+    resolution: createResolution({ store: t.store, ranker: t.ctx.ranker }),
+  });
   await bare.ready();
   await bare.close();
   return out;
@@ -164,6 +170,8 @@ describe("the permission matrix (docs/permissions.md)", () => {
       const bodies: Record<string, unknown> = {
         "PATCH /console/api/projects/:projectId": { description: "changed" },
         "PUT /console/api/projects/:projectId/settings": { providerPriority: ["ENS"] },
+        "POST /console/api/projects/:projectId/settings/dry-run": { settings: { providerPriority: ["ENS"] } },
+        "POST /console/api/projects/:projectId/try": { method: "resolve", domain: "alice.wallet" },
         "PUT /console/api/projects/:projectId/security": { allowedIps: ["10.0.0.0/8"], allowedOrigins: [] },
         "POST /console/api/projects/:projectId/members": { email: uniqueEmail("new"), role: "viewer" },
         "PATCH /console/api/projects/:projectId/members/:accountId": { role: "viewer" },

@@ -2,7 +2,8 @@ import type { Kysely } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { KycImportResult, TldFirstRegistration } from "../scoring-data.port.js";
-import { type Db, MAX_IN, pagesById } from "./rows.js";
+import type { DomainWithRecords } from "../../domain/types.js";
+import { type Db, type DomainRow, MAX_IN, pagesById, toDomain } from "./rows.js";
 
 /* The scoring jobs' queries (scoring-data.port.ts), shared by both backends. */
 
@@ -37,6 +38,43 @@ export async function findSharedNames(db: Db): Promise<Map<string, number>> {
     .having((eb) => eb.fn.countAll(), ">", 1)
     .execute();
   return new Map(rows.map((r) => [r.name, Number(r.n)]));
+}
+
+export async function findNamesOnPairs(
+  db: Db,
+  pairs: ReadonlyArray<{ provider: Provider; network: Network }>,
+  expiredBy: number | null,
+): Promise<string[]> {
+  if (pairs.length === 0 && expiredBy === null) return [];
+  const rows = await db
+    .selectFrom("domains")
+    .select("name")
+    .distinct()
+    .where((eb) =>
+      eb.or([
+        ...pairs.map((p) => eb.and([eb("provider", "=", p.provider), eb("network", "=", p.network)])),
+        ...(expiredBy === null ? [] : [eb("expires_at", "<=", expiredBy)]),
+      ]),
+    )
+    .orderBy("name")
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+export async function findRankingCandidates(db: Db, names: readonly string[]): Promise<DomainWithRecords[]> {
+  const out: DomainWithRecords[] = [];
+  for (let i = 0; i < names.length; i += MAX_IN) {
+    const chunk = names.slice(i, i + MAX_IN).filter((n) => !n.includes("\u0000"));
+    if (chunk.length === 0) continue;
+    const rows = await db
+      .selectFrom("domains")
+      .selectAll()
+      .where("name", "in", chunk)
+      .orderBy("id")
+      .execute();
+    for (const r of rows) out.push({ ...toDomain(r as DomainRow), records: [] });
+  }
+  return out;
 }
 
 export async function* iterateDomainNames(db: Db, pageSize = 5000): AsyncIterable<string[]> {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
+import type { Resolution } from "../../../resolution/resolution.js";
 import { AppError, ERROR_CODES } from "../../../domain/errors.js";
 import { errorEnvelope, toAppError } from "../../plugins/errors.plugin.js";
 import { installCsrf } from "../../plugins/csrf.plugin.js";
@@ -8,12 +9,15 @@ import { installSession } from "../../plugins/session.plugin.js";
 import { authRoutes } from "./auth.routes.js";
 import { projectRoutes } from "./projects.routes.js";
 import { teamRoutes } from "./team.routes.js";
+import { tryRoutes } from "./try.routes.js";
 
 export const CONSOLE_PREFIX = "/console/api";
 
 interface ConsoleRoutesOptions {
   services: ConsoleServices;
   config: Config;
+  /** API v1's resolution (same store and ranker): "try it" answers what v1 would. */
+  resolution: Resolution;
 }
 
 /** Body validation failures named after the field, in the console's words. */
@@ -47,7 +51,7 @@ function consoleError(error: unknown): AppError {
  * Register it with `app.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services, config })`.
  */
 export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesOptions): Promise<void> {
-  const { services, config } = opts;
+  const { services, config, resolution } = opts;
   installSession(scope, services, config);
   installCsrf(scope, services, config);
 
@@ -67,4 +71,5 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   authRoutes(scope, services, config);
   projectRoutes(scope, services);
   teamRoutes(scope, services);
+  tryRoutes(scope, services, resolution);
 }

@@ -53,6 +53,17 @@ export function canonicalizeQueryFor(
     done(canonicalize(request.query as Record<string, string | undefined>, declared) ?? undefined);
 }
 
+/**
+ * The same checks on a query built elsewhere (the console's "try it"): canonicalizes `q` in place
+ * by the rules of the route whose querystring schema is given; the refusal v1 would answer, or null.
+ */
+export function canonicalizeQuery(
+  q: Record<string, string | undefined>,
+  querySchema: unknown,
+): AppError | null {
+  return canonicalize(q, (querySchema as { properties?: object } | undefined)?.properties ?? {});
+}
+
 function canonicalize(q: Record<string, string | undefined>, declared: object): AppError | null {
   // Only the route's own parameters are checked: others are ignored, whatever their value.
   const own = (name: string) => (Object.hasOwn(declared, name) ? q[name] : undefined);

@@ -1,0 +1,137 @@
+import { AppError } from "../domain/errors.js";
+import type { Network } from "../domain/networks.js";
+import { PROVIDER_ORDER, PROVIDERS, type Provider } from "../domain/providers.js";
+import type { DomainWithRecords } from "../domain/types.js";
+import type { RankedDomain, Ranker } from "../scoring/scoring-ranker.js";
+import {
+  type CompiledProjectRules,
+  compileProjectRules,
+  parseProjectRules,
+} from "../scoring/project-rules.js";
+import { isAllowedByProject } from "../scoring/rules/project-filter.rule.js";
+import type { ProjectException } from "../scoring/project-rules.js";
+import type { Store } from "../store/store.js";
+
+/** At most this many changed names are listed; `changed` counts them all. */
+export const DRY_RUN_LIST_CAP = 200;
+const CHUNK = 500;
+
+export interface Winner {
+  namespace: Provider;
+  network: Network;
+  owner: string;
+}
+
+export interface DryRunResult {
+  scanned: number;
+  changed: number;
+  names: Array<{ name: string; before: Winner | null; after: Winner | null }>;
+  truncated: boolean;
+}
+
+const winnerOf = (r: RankedDomain | undefined): Winner | null =>
+  r ? { namespace: r.domain.provider, network: r.domain.network, owner: r.domain.owner } : null;
+
+function sameException(a: ProjectException | undefined, b: ProjectException | undefined): boolean {
+  return a?.provider === b?.provider && a?.network === b?.network;
+}
+
+/** Keys of a map whose value differs between the two maps (added, removed or changed). */
+function changedKeys(a: ReadonlyMap<string, ProjectException>, b: ReadonlyMap<string, ProjectException>) {
+  const out = new Set<string>();
+  for (const k of new Set([...a.keys(), ...b.keys()])) if (!sameException(a.get(k), b.get(k))) out.add(k);
+  return out;
+}
+
+function samePriority(a: CompiledProjectRules, b: CompiledProjectRules): boolean {
+  if (a.priority.size !== b.priority.size) return false;
+  for (const [k, v] of a.priority) if (b.priority.get(k) !== v) return false;
+  return true;
+}
+
+/**
+ * The names whose winner can differ between two rule sets, without ranking the index:
+ *
+ * - a (provider, network) pair enabled in one and not the other: every name on it (the only
+ *   holder of a name appears or disappears; among several holders the set of candidates changes);
+ * - includeExpired changed: every expired name;
+ * - the provider priority changed: every name held more than once (a single holder wins whatever
+ *   its bonus);
+ * - an exception added, removed or changed: the names held more than once that it covers.
+ *
+ * Nothing else in the settings changes an order (docs/scoring.md), so other names keep their winner.
+ */
+async function affectedNames(
+  store: Store,
+  before: CompiledProjectRules,
+  after: CompiledProjectRules,
+  now: number,
+): Promise<string[]> {
+  const pairs: Array<{ provider: Provider; network: Network }> = [];
+  for (const provider of PROVIDER_ORDER) {
+    for (const network of PROVIDERS[provider].networks as readonly Network[]) {
+      const d = { provider, network };
+      if (isAllowedByProject(d, before) !== isAllowedByProject(d, after)) pairs.push(d);
+    }
+  }
+  const expiredBy = before.includeExpired !== after.includeExpired ? now : null;
+  const names = new Set(await store.findNamesOnPairs(pairs, expiredBy));
+  const domains = changedKeys(before.domainExceptions, after.domainExceptions);
+  const tlds = changedKeys(before.tldExceptions, after.tldExceptions);
+  const priority = samePriority(before, after);
+  if (!priority || domains.size > 0 || tlds.size > 0) {
+    const suffixes = [...tlds].map((t) => `.${t}`);
+    for (const name of (await store.findSharedNames()).keys()) {
+      if (!priority || domains.has(name) || suffixes.some((s) => name.endsWith(s))) names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+/**
+ * Which indexed names change winner (the answer of `resolve` without filters) when a project's
+ * settings go from `current` to `proposed`. `proposed` is validated as PUT settings validates it
+ * (same INVALID_PARAMETER messages); nothing is saved. The country is unknown (no geography rule),
+ * the time is `now`.
+ */
+export async function dryRunSettings(
+  deps: { store: Store; ranker: Ranker },
+  current: Record<string, unknown>,
+  proposed: unknown,
+  now: number,
+): Promise<DryRunResult> {
+  const parsed = parseProjectRules(proposed);
+  if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
+  const next = parsed.value as Record<string, unknown>;
+  const before = compileProjectRules(current);
+  const after = compileProjectRules(next);
+  const names = await affectedNames(deps.store, before, after, now);
+  const result: DryRunResult = { scanned: names.length, changed: 0, names: [], truncated: false };
+  const ctx = (projectSettings: Record<string, unknown>, rules: CompiledProjectRules) => ({
+    projectSettings,
+    rules,
+    country: null,
+    now,
+    explain: false,
+  });
+  const ctxBefore = ctx(current, before);
+  const ctxAfter = ctx(next, after);
+  for (let i = 0; i < names.length; i += CHUNK) {
+    const byName = new Map<string, DomainWithRecords[]>();
+    for (const d of await deps.store.findRankingCandidates(names.slice(i, i + CHUNK))) {
+      const list = byName.get(d.name);
+      if (list) list.push(d);
+      else byName.set(d.name, [d]);
+    }
+    for (const [name, candidates] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const a = deps.ranker.rank(candidates, ctxBefore)[0];
+      const b = deps.ranker.rank(candidates, ctxAfter)[0];
+      if (a?.domain.id === b?.domain.id) continue;
+      result.changed++;
+      if (result.names.length < DRY_RUN_LIST_CAP)
+        result.names.push({ name, before: winnerOf(a), after: winnerOf(b) });
+    }
+  }
+  result.truncated = result.changed > result.names.length;
+  return result;
+}

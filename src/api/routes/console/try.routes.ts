@@ -1,0 +1,126 @@
+import type { Static } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import type { ConsoleServices } from "../../../accounts/console-services.js";
+import { AppError } from "../../../domain/errors.js";
+import type { RankedDomain } from "../../../resolution/rank.js";
+import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import type { Resolution } from "../../../resolution/resolution.js";
+import { errorEnvelope } from "../../plugins/errors.plugin.js";
+import { canonicalizeQuery, domainParamError, filterOf, quote } from "../v1/v1.params.js";
+import { NameQuery, ReverseQuery } from "../v1/v1.schemas.js";
+import type { TryAnswer } from "./console.types.js";
+import {
+  CONSOLE_BODY_LIMIT,
+  DryRunBody,
+  doc,
+  ok,
+  ProjectParams,
+  SETTINGS_BODY_LIMIT,
+  TryBody,
+} from "./console.schemas.js";
+
+type P = { Params: Static<typeof ProjectParams> };
+
+/** A v1 refusal in the console's words: the console names body fields, not query parameters. */
+function asField(e: unknown): unknown {
+  if (!(e instanceof AppError)) return e;
+  const message = e.message
+    .replace(/The parameter "walletAddress"/, 'The field "address"')
+    .replace(/The parameter "/, 'The field "');
+  return new AppError(e.code, message, { cause: e });
+}
+
+function explainRows(ranked: RankedDomain[], records: WireRecord[]) {
+  return ranked.map((r, i) => ({
+    domain: records[i].domain,
+    network: records[i].network,
+    provider: records[i].provider,
+    score: records[i].score,
+    rules: r.details.map((d) => ({ rule: d.rule, points: d.effect, description: d.reason })),
+  }));
+}
+
+/**
+ * "Try it" (the answer API v1 gives this project's keys, without a key, a quota or usage) and the
+ * dry run of a settings change (which names change winner), both computed on the server.
+ */
+export function tryRoutes(scope: FastifyInstance, services: ConsoleServices, resolution: Resolution): void {
+  const { clock } = services;
+  const pid = (request: { membership: { projectId: number } | null }) => request.membership!.projectId;
+
+  scope.post<P & { Body: Static<typeof TryBody> }>(
+    "/projects/:projectId/try",
+    {
+      config: { permission: "settings.read" },
+      bodyLimit: CONSOLE_BODY_LIMIT,
+      schema: {
+        ...doc("What API v1 answers this project's keys (not counted against the quota)"),
+        params: ProjectParams,
+        body: TryBody,
+      },
+    },
+    async (request) => {
+      await services.throttle.hit("try", request.session!.sessionId);
+      const b = request.body;
+      const settings = (await services.projects.getSettings(pid(request))) as Record<string, unknown>;
+      const forward = b.method !== "reverse-resolve";
+      const explain = forward && b.explain === true;
+      const q: Record<string, string | undefined> = forward
+        ? { domain: b.domain, network: b.network, provider: b.provider }
+        : { walletAddress: b.address, network: b.network, provider: b.provider };
+      const refused = canonicalizeQuery(q, forward ? NameQuery : ReverseQuery);
+      if (refused) throw asField(refused);
+      const input = forward ? q.domain : q.walletAddress;
+      if (input === undefined) {
+        const field = forward ? "domain" : "address";
+        throw new AppError("MISSING_PARAMETER", `The field "${field}" is required for ${b.method}.`);
+      }
+      const ctx = { projectSettings: settings, country: null, now: clock(), explain };
+      const query = new URLSearchParams(
+        Object.entries({ ...q, ...(explain ? { explain: "true" } : {}) }).filter(
+          (e): e is [string, string] => e[1] !== undefined,
+        ),
+      );
+      const answer: Omit<TryAnswer, "answer" | "explain" | "status"> = {
+        method: b.method,
+        request: `/svc/api/v1/${b.method}?${query}`,
+      };
+      if (b.method === "reverse-resolve") {
+        const ranked = await resolution.reverseResolve(input, filterOf(q), ctx);
+        const data = ranked.map((r) => shapeRecord(r, "reverse", false));
+        return ok({ ...answer, status: 200, answer: { result: true, data }, explain: null });
+      }
+      const ranked =
+        b.method === "resolve"
+          ? await resolution
+              .resolve(input, filterOf(q), ctx)
+              .then((r) => (r === null ? [] : [r]))
+              .catch((e: unknown) => Promise.reject(asField(domainParamError(e, q))))
+          : await resolution
+              .deepResolve(input, filterOf(q), ctx)
+              .catch((e: unknown) => Promise.reject(asField(domainParamError(e, q))));
+      const records = ranked.map((r) => shapeRecord(r, "forward", explain));
+      const rows = explain ? explainRows(ranked, records) : null;
+      if (b.method === "resolve" && records.length === 0) {
+        const notFound = errorEnvelope("DOMAIN_NOT_FOUND", `No domain matches ${quote(input)}.`);
+        return ok({ ...answer, status: 404, answer: notFound, explain: rows });
+      }
+      const data = b.method === "resolve" ? records[0] : records;
+      return ok({ ...answer, status: 200, answer: { result: true, data }, explain: rows });
+    },
+  );
+
+  scope.post<P & { Body: Static<typeof DryRunBody> }>(
+    "/projects/:projectId/settings/dry-run",
+    {
+      config: { permission: "settings.write" },
+      bodyLimit: SETTINGS_BODY_LIMIT,
+      schema: {
+        ...doc("Which indexed names would change winner with these settings (nothing is saved)"),
+        params: ProjectParams,
+        body: DryRunBody,
+      },
+    },
+    async (request) => ok(await services.projects.dryRunSettings(pid(request), request.body.settings)),
+  );
+}
