@@ -181,11 +181,23 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     const email = "ada@partner.example";
     const page = await newPage();
 
-    // First page interactive: navigation start until the sign-in form is usable.
-    const t0 = Date.now();
+    // First page interactive: from the navigation's start (the page's own clock) until the
+    // sign-in form is rendered and enabled; cold (empty cache) and again with the cached assets.
+    const interactive = async () => {
+      const handle = await page.waitForFunction(
+        () => {
+          const b = document.querySelector<HTMLButtonElement>("main button[type=submit]");
+          return b !== null && !b.disabled ? performance.now() : null;
+        },
+        null,
+        { polling: "raf" },
+      );
+      return Math.round((await handle.jsonValue()) as number);
+    };
     await page.goto(`${base}/console/sign-in`);
-    await page.getByRole("button", { name: "Sign in" }).waitFor();
-    metrics.firstPageInteractiveMs = Date.now() - t0;
+    metrics.firstPageInteractiveColdMs = await interactive();
+    await page.reload();
+    metrics.firstPageInteractiveCachedMs = await interactive();
     metrics.domContentLoadedMs = await page.evaluate(() =>
       Math.round((performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).domContentLoadedEventEnd),
     );
@@ -309,7 +321,8 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
 
     // Try it: the project's settings, explained.
     await page.getByRole("link", { name: "Try it" }).click();
-    await page.getByLabel("Domain name").fill("shared.wallet");
+    await page.getByRole("heading", { name: "Try it" }).waitFor();
+    await page.getByLabel("Domain name", { exact: true }).fill("shared.wallet");
     await page.getByRole("button", { name: "Run" }).click();
     await page.getByRole("heading", { name: /Why this answer/ }).waitFor();
     expect(await page.locator(".row-winner").first().textContent()).toContain("Unstoppable Domains");
@@ -320,6 +333,9 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.locator(".recharts-surface").first().waitFor();
     await page.waitForTimeout(1600); // the bars' entry animation
     await shot(page, "14-dashboard");
+    await page.locator(".chart").first().scrollIntoViewIfNeeded();
+    await page.getByRole("heading", { name: "Latency per day (ms)" }).scrollIntoViewIfNeeded();
+    await shot(page, "14b-dashboard-charts");
     expect(await page.locator(".stat-value").first().textContent()).toMatch(/^[1-9]/);
 
     // Security allowlists: the browser's check first, then saved.

@@ -117,7 +117,9 @@ function DryRunResult({ r }: { r: DryRunAnswer }) {
       <h3>
         {r.changed === 0
           ? `No name changes winner (${r.scanned.toLocaleString("en-US")} names checked).`
-          : `${r.changed.toLocaleString("en-US")} name${r.changed === 1 ? "" : "s"} change winner`}
+          : r.changed === 1
+            ? "1 name changes winner"
+            : `${r.changed.toLocaleString("en-US")} names change winner`}
       </h3>
       {r.changed > 0 && (
         <>
