@@ -21,7 +21,9 @@ const shotsDir = join(repo, "docs", "console");
 const require = createRequire(import.meta.url);
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
-  console.warn(`browser-journey: SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium fonts-liberation)`);
+  console.warn(
+    `browser-journey: SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium fonts-liberation)`,
+  );
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -80,7 +82,9 @@ async function seedCollision(store: Store, now: number): Promise<void> {
       contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
       lastUpdateAt: r.registeredAt,
     });
-    await store.replaceRecords(id, [{ key: "token.ETH.0", value: r.owner, nativeKey: "token.ETH.0", nativeValue: "x" }]);
+    await store.replaceRecords(id, [
+      { key: "token.ETH.0", value: r.owner, nativeKey: "token.ETH.0", nativeValue: "x" },
+    ]);
   }
 }
 
@@ -152,9 +156,22 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     // Evaluated over the DevTools protocol, so the page's CSP (no inline script) does not block it.
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      const axe = (
+        window as unknown as {
+          axe: {
+            run: (
+              c: unknown,
+              o: unknown,
+            ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+          };
+        }
+      ).axe;
       const r = await axe.run(document, { resultTypes: ["violations"] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        targets: v.nodes.map((n) => n.target.join(" ")),
+      }));
     });
     const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
     expect(bad, `axe on ${name}`).toEqual([]);
@@ -174,7 +191,10 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
 
   async function resolve(key: string, domain = "shared.wallet") {
     const res = await fetch(`${base}/svc/api/v1/resolve?domain=${domain}`, { headers: { "api-key": key } });
-    return { status: res.status, body: (await res.json()) as { data?: { provider: string; network: string } } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { data?: { provider: string; network: string } },
+    };
   }
 
   it("takes a partner from the invitation to a revoked key, with a read-only viewer on the way", async () => {
@@ -199,13 +219,18 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.reload();
     metrics.firstPageInteractiveCachedMs = await interactive();
     metrics.domContentLoadedMs = await page.evaluate(() =>
-      Math.round((performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).domContentLoadedEventEnd),
+      Math.round(
+        (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming)
+          .domContentLoadedEventEnd,
+      ),
     );
     await shot(page, "01-sign-in");
 
     // The operator invites with the CLI; the link arrives by SMTP.
     const out: string[] = [];
-    expect(await runAdmin(t.ctx, ["invite", email], { out: (s) => out.push(s), err: (s) => out.push(s) })).toBe(0);
+    expect(
+      await runAdmin(t.ctx, ["invite", email], { out: (s) => out.push(s), err: (s) => out.push(s) }),
+    ).toBe(0);
     const invitation = await t.smtp.waitFor(email, /invitation/i);
     await page.goto(linkOf(invitation));
     await expect.poll(() => page.getByText("The omniname team invited you").count()).toBe(1);
@@ -397,7 +422,10 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: /Revoke production backend/ }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
-    await page.getByText(/revoked/).first().waitFor();
+    await page
+      .getByText(/revoked/)
+      .first()
+      .waitFor();
     const refused = await resolve(key);
     expect(refused.status).toBe(401);
 
@@ -488,7 +516,9 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     }, target);
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
     await signIn(signedOut, target, "one more guess");
-    await signedOut.getByText(/Too many attempts\. For your security, please wait \d+ (minutes?|seconds?)/).waitFor();
+    await signedOut
+      .getByText(/Too many attempts\. For your security, please wait \d+ (minutes?|seconds?)/)
+      .waitFor();
     await shot(signedOut, "24-too-many-attempts");
   });
 

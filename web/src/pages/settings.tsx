@@ -124,7 +124,7 @@ function DryRunResult({ r }: { r: DryRunAnswer }) {
       {r.changed > 0 && (
         <>
           <p className="muted small">
-            Out of {r.scanned.toLocaleString("en-US")} indexed names checked.
+            Out of {r.scanned.toLocaleString("en-US")} names checked (the names this change can affect).
             {r.truncated ? ` The first ${r.names.length} are listed.` : ""}
           </p>
           <div className="table-wrap">
