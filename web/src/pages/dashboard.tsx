@@ -157,7 +157,7 @@ export function DashboardPage() {
                     dataKey="p50"
                     name="p50"
                     stroke={COLORS.p50}
-                    dot={false}
+                    dot={{ r: 3 }}
                     connectNulls
                     strokeWidth={2}
                   />
@@ -166,7 +166,7 @@ export function DashboardPage() {
                     dataKey="p95"
                     name="p95"
                     stroke={COLORS.p95}
-                    dot={false}
+                    dot={{ r: 3 }}
                     connectNulls
                     strokeWidth={2}
                   />
