@@ -8,7 +8,14 @@ import { Badge, Card, Empty, ErrorMessage, Loading, Notice, PageHeader, Switch }
 import { useProject } from "./project";
 
 export const providerLabel = (p: Provider) => `${PROVIDERS[p].label}`;
-const networkLabel = (n: Network) => n.charAt(0) + n.slice(1).toLowerCase();
+const NETWORK_LABELS: Record<Network, string> = {
+  ETHEREUM: "Ethereum",
+  POLYGON: "Polygon",
+  BSC: "BNB Smart Chain",
+  AURORA: "Aurora",
+  SOLANA: "Solana",
+};
+export const networkLabel = (n: Network) => NETWORK_LABELS[n] ?? n;
 
 /** Whether a network or provider is served under a settings object (enabled lists win). */
 function isOn<T extends string>(toggle: { enabled?: T[]; disabled?: T[] } | undefined, v: T): boolean {
