@@ -107,6 +107,16 @@ function useSettingsDraft(projectId: number) {
 
 type Draft = ReturnType<typeof useSettingsDraft>;
 
+/** The namespace–network pairs a settings object serves. */
+function servedPairs(s: Settings): { p: Provider; n: Network }[] {
+  return PROVIDER_ORDER.filter((p) => !PROVIDERS[p].comingSoon && isOn(s.providers, p)).flatMap((p) =>
+    (PROVIDERS[p].networks as readonly Network[])
+      .filter((n) => !NETWORKS[n].comingSoon && isOn(s.networks, n))
+      .map((n) => ({ p, n })),
+  );
+}
+const pairKey = (x: { p: Provider; n: Network }) => `${x.p}:${x.n}`;
+
 function Winner({ w }: { w: DryRunAnswer["names"][number]["before"] }) {
   if (w === null) return <span className="muted">not served</span>;
   return (
@@ -222,14 +232,12 @@ export function ResolutionPage() {
   const s = d.draft!;
   const activeProviders = PROVIDER_ORDER.filter((p) => !PROVIDERS[p].comingSoon && isOn(s.providers, p));
   const activeNetworks = NETWORK_ORDER.filter((n) => !NETWORKS[n].comingSoon && isOn(s.networks, n));
-  // Providers that can serve a name on the same enabled network collide on that name.
-  const colliding = activeNetworks
-    .map((n) => ({
-      n,
-      ps: activeProviders.filter((p) => (PROVIDERS[p].networks as readonly string[]).includes(n)),
-    }))
-    .filter((x) => x.ps.length > 1);
-  const multi = activeProviders.length > 1;
+  const served = servedPairs(s);
+  // The choice creates collisions when it serves a namespace on a network that was not served and
+  // other namespaces or networks are served too: a name present in both now collides.
+  const savedPairs = new Set(servedPairs(d.saved.data ?? {}).map(pairKey));
+  const added = served.filter((x) => !savedPairs.has(pairKey(x)));
+  const createsCollisions = added.length > 0 && served.length > 1;
   return (
     <div>
       <PageHeader
@@ -291,15 +299,22 @@ export function ResolutionPage() {
       {activeNetworks.length === 0 && (
         <Notice tone="warning">No network is enabled: every resolve answers "not found".</Notice>
       )}
-      {multi && colliding.length > 0 && (
+      {createsCollisions ? (
         <Notice tone="warning">
-          <strong>These choices create collisions.</strong> A name registered with{" "}
-          {colliding
-            .map((c) => `${c.ps.map(providerLabel).join(" and ")} on ${networkLabel(c.n)}`)
-            .join("; ")}{" "}
-          can exist more than once: the score, then your provider priority and exceptions decide which one is
-          answered (Collisions tab). Use “Preview impact” to see which names change.
+          <strong>This choice creates collisions.</strong> Turning on{" "}
+          {added.map((x) => `${providerLabel(x.p)} on ${networkLabel(x.n)}`).join(", ")} serves names that may
+          also exist in the {served.length - added.length} other namespace–network pair
+          {served.length - added.length === 1 ? "" : "s"} you serve. The score, your provider priority and
+          exceptions decide which one is answered (Collisions tab). “Preview impact” lists the names whose
+          winner changes.
         </Notice>
+      ) : (
+        served.length > 1 && (
+          <p className="muted small">
+            You serve {served.length} namespace–network pairs; a name present in several is a collision,
+            settled by the score, your provider priority and exceptions (Collisions tab).
+          </p>
+        )
       )}
       {editable ? (
         <SaveBar d={d} errorElsewhere={serverError !== null} />
