@@ -22,7 +22,7 @@ interface Session {
   lastSeenAt: number;
 }
 
-export const TOKEN_KINDS = { invite: "invite", verify: "verify", reset: "reset" } as const;
+export const TOKEN_KINDS = { invite: "invite", verify: "verify", reset: "reset", login: "login" } as const;
 export type TokenKind = (typeof TOKEN_KINDS)[keyof typeof TOKEN_KINDS];
 
 export interface OneTimeToken {
@@ -107,6 +107,11 @@ export class AccountsRepo {
       .returningAll()
       .executeTakeFirstOrThrow();
     return toAccount(row as AccountRow);
+  }
+
+  /** Whether any console account exists (the demo account is made only in an empty store). */
+  async hasAnyAccount(): Promise<boolean> {
+    return (await this.db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
   }
 
   async findAccountByEmail(email: string): Promise<AccountWithHash | null> {

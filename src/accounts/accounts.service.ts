@@ -27,6 +27,8 @@ import { hashToken, isTokenShape, newToken } from "./tokens.js";
 
 export const VERIFY_TTL_HOURS = 48;
 export const RESET_TTL_MINUTES = 60;
+/** The demo account's one-time sign-in link (start banner). */
+export const ONE_TIME_LOGIN_TTL_MINUTES = 15;
 /** Sessions are touched at most this often: a console click is not a database write. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -279,6 +281,28 @@ export class AccountService {
     await this.d.throttle.succeed(email);
     if (input.previousSession && isTokenShape(input.previousSession))
       await this.repo.deleteSession(hashToken(input.previousSession));
+    return { account: publicAccount(account), sessionToken: await this.newSession(account.id) };
+  }
+
+  /**
+   * A one-time sign-in link's token for an account (the demo account's start banner): 15 minutes,
+   * single use, stored hashed like every token; a new one voids the older ones.
+   */
+  async issueOneTimeLogin(accountId: number, email: string): Promise<string> {
+    await this.repo.retireTokens(TOKEN_KINDS.login, email, this.d.clock());
+    const { token } = await this.issueToken(TOKEN_KINDS.login, email, ONE_TIME_LOGIN_TTL_MINUTES * 60_000, {
+      accountId,
+    });
+    return token;
+  }
+
+  /** Uses a one-time sign-in token: a new session, or TOKEN_INVALID (used, expired, unknown). */
+  async oneTimeLogin(token: string): Promise<{ account: Account; sessionToken: string }> {
+    const t = isTokenShape(token)
+      ? await this.repo.consumeToken(TOKEN_KINDS.login, hashToken(token), this.d.clock())
+      : null;
+    const account = t?.accountId ? await this.repo.findAccountById(t.accountId) : null;
+    if (account === null) throw new AppError("TOKEN_INVALID");
     return { account: publicAccount(account), sessionToken: await this.newSession(account.id) };
   }
 

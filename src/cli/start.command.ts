@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ensureDemoProject, generateApiKey } from "../accounts/api-keys.js";
 import { createConsoleServices } from "../accounts/console-services.js";
+import { DEMO_EMAIL, type DemoAccountState, ensureDemoAccount } from "../accounts/demo-account.js";
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
@@ -16,7 +17,7 @@ import { fixtureWorld } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
 import { type Command, parseArgs } from "./command.js";
-import { type CrawlerRole, startCrawlerRole } from "./crawler-role.js";
+import { type CrawlerRole, configuredNetworks, startCrawlerRole } from "./crawler-role.js";
 
 /**
  * The demo key of the embedded mode: OMNINAME_DEMO_API_KEY when set, otherwise one generated on
@@ -57,11 +58,38 @@ function planLimits(plan: Plan): string {
   return `${rate}, ${n(plan.monthlyQuota)} a month (plan ${plan.name})`;
 }
 
-function banner(url: string, key: string, plan: Plan): string {
+/**
+ * The demo console account is made only with the embedded defaults: SQLite in DATA_DIR (no
+ * DATABASE_URL) and no chain configured (the embedded devnet, or --fixtures), unless
+ * DEMO_ACCOUNT=false. A shared or production store never gets an account nobody invited.
+ */
+export function demoAccountEnabled(config: Config): boolean {
+  return config.demoAccount && !config.databaseUrl && configuredNetworks(config).length === 0;
+}
+
+function demoAccountLines(publicUrl: string, demo: DemoAccountState | null): string[] {
+  if (demo === null || demo.kind === "none") return [];
+  if (demo.kind === "password-set")
+    return [`demo account:   ${DEMO_EMAIL} (sign in with the password you set)`];
+  return [
+    `demo account:   ${DEMO_EMAIL}: sign in once with this link (15 minutes, single use; each start prints a new one until the account has a password):`,
+    `                ${publicUrl}/console/api/auth/one-time-login?token=${demo.token}`,
+  ];
+}
+
+function banner(
+  url: string,
+  key: string,
+  plan: Plan,
+  publicUrl: string,
+  demo: DemoAccountState | null,
+): string {
   const curl = (q: string) => `  curl -s -H 'api-key: ${key}' '${url}${V1_PREFIX}/${q}'`;
   return [
     "",
     `omniname is up: ${url}${V1_PREFIX}   (crawler status: ${url}/status)`,
+    `web console:    ${publicUrl}/console/`,
+    ...demoAccountLines(publicUrl, demo),
     `demo API key:   ${key}`,
     `demo limits:    ${planLimits(plan)}`,
     "",
@@ -106,7 +134,10 @@ export const startCommand: Command = {
       if (roles.dns) dns = await startDnsRole(ctx);
       if (roles.api) {
         const key = demoKey(ctx);
-        await ensureDemoProject({ ...ctx, config: { ...config, demoApiKey: key } });
+        const { project: demoProject } = await ensureDemoProject({
+          ...ctx,
+          config: { ...config, demoApiKey: key },
+        });
         const services = createConsoleServices(ctx);
         app = await buildApp(ctx, {
           services,
@@ -124,7 +155,10 @@ export const startCommand: Command = {
         const address = await app.listen({ port: config.port, host: config.host });
         followBoundPort(config, app.server.address(), ctx.logger);
         await role?.ready;
-        process.stdout.write(`${banner(address, key, demoPlanOf(config))}\n`);
+        const demo = demoAccountEnabled(config)
+          ? await ensureDemoAccount(services.accounts, ctx.store, demoProject.id, ctx.clock())
+          : null;
+        process.stdout.write(`${banner(address, key, demoPlanOf(config), config.publicUrl, demo)}\n`);
       } else if (role) {
         await role.ready;
         process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");

@@ -61,6 +61,12 @@ export const ConfigSchema = Type.Object({
       secret: true,
     }),
   ),
+  demoAccount: Type.Boolean({
+    default: true,
+    env: "DEMO_ACCOUNT",
+    description:
+      "With the embedded defaults (no DATABASE_URL, no RPC_URL_*): a demo console account demo@omniname.local and a one-time sign-in link in the start banner; false: none",
+  }),
   apiKeyPepper: Type.Optional(
     Type.String({
       minLength: 16,

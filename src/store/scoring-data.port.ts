@@ -44,7 +44,8 @@ export interface ScoringData {
   ): Promise<string[]>;
   /**
    * The domains of these names without their records (`records: []`), in id order: what the
-   * ranker needs to order them without explaining (the settings dry run).
+   * ranker needs to order them without explaining (the settings dry run). Id order within each
+   * batch of 500 names; all domains of one name are in the same batch.
    */
   findRankingCandidates(names: readonly string[]): Promise<DomainWithRecords[]>;
   /** Every domain's name (one entry per domain), in id order, in pages. */

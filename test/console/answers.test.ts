@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { FormatRegistry, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -157,5 +158,34 @@ describe("console answers match console.answers.ts", () => {
       A.ResetAnswer,
       await browser.post("auth/password-reset/confirm", { token: reset, password: PASSWORD }),
     );
+  });
+});
+
+describe("console.types.ts stays importable by the web console", () => {
+  // The web app compiles with its own settings (DOM, no Node types): what console.types.ts pulls
+  // in must be TypeBox and these few modules of ours, which import nothing else.
+  const ALLOWED: Record<string, string[]> = {
+    "src/api/routes/console/console.types.ts": [
+      "@sinclair/typebox",
+      "./console.answers.js",
+      "./console.schemas.js",
+    ],
+    "src/api/routes/console/console.answers.ts": ["@sinclair/typebox"],
+    "src/api/routes/console/console.schemas.ts": ["@sinclair/typebox", "../../../accounts/permissions.js"],
+    "src/accounts/permissions.ts": [],
+  };
+  it.each(Object.entries(ALLOWED))("%s imports only what it may", (file, allowed) => {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
+    const imports = [...text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
+    expect([...new Set(imports)].sort()).toEqual([...allowed].sort());
+  });
+  it("imports types only (no code runs when the web app imports it)", () => {
+    const text = readFileSync(
+      new URL("../../src/api/routes/console/console.types.ts", import.meta.url),
+      "utf8",
+    );
+    const statements = [...text.matchAll(/^import\s+(type\s+)?/gm)];
+    expect(statements.length).toBeGreaterThan(0);
+    for (const m of statements) expect(m[1], m[0]).toBe("type ");
   });
 });

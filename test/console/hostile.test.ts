@@ -190,6 +190,86 @@ describe("hostile input on every console route", () => {
       "PAYLOAD_TOO_LARGE",
       413,
     );
+    // The console's "try it", the settings dry run and the password strength check.
+    const json = "application/json";
+    const tryIt = `projects/${p}/try`;
+    await expectCode("POST", tryIt, "{}", json, "MISSING_PARAMETER", 400);
+    await expectCode("POST", tryIt, JSON.stringify({ method: "resolve" }), json, "MISSING_PARAMETER", 400);
+    await expectCode("POST", tryIt, JSON.stringify({ method: "DROP TABLE" }), json, "INVALID_PARAMETER", 400);
+    await expectCode(
+      "POST",
+      tryIt,
+      JSON.stringify({ method: "resolve", domain: "x".repeat(1025) }),
+      json,
+      "PARAMETER_TOO_LONG",
+      400,
+    );
+    await expectCode(
+      "POST",
+      tryIt,
+      JSON.stringify({ method: "resolve", domain: "a\u0000\u202e.wallet" }),
+      json,
+      "INVALID_DOMAIN",
+      400,
+    );
+    await expectCode(
+      "POST",
+      tryIt,
+      JSON.stringify({ method: "resolve", domain: "a.wallet", network: "' OR 1=1" }),
+      json,
+      "INVALID_NETWORK",
+      400,
+    );
+    await expectCode(
+      "POST",
+      tryIt,
+      JSON.stringify({ method: "reverse-resolve", address: "0x" + "g".repeat(40) }),
+      json,
+      "INVALID_ADDRESS",
+      400,
+    );
+    await expectCode("POST", tryIt, big(20_000), json, "PAYLOAD_TOO_LARGE", 413);
+    const dry = `projects/${p}/settings/dry-run`;
+    await expectCode("POST", dry, "{}", json, "MISSING_PARAMETER", 400);
+    await expectCode("POST", dry, JSON.stringify({ settings: "x" }), json, "INVALID_PARAMETER", 400);
+    await expectCode("POST", dry, JSON.stringify({ settings: { bogus: 1 } }), json, "INVALID_PARAMETER", 400);
+    await expectCode(
+      "POST",
+      dry,
+      JSON.stringify({ settings: { __proto__: { a: 1 }, networks: { disabled: ["x"] } } }),
+      json,
+      "INVALID_PARAMETER",
+      400,
+    );
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => ({ tld: `t${i}`, provider: "ENS" }));
+    await expectCode(
+      "POST",
+      dry,
+      JSON.stringify({ settings: { exceptions: tooMany } }),
+      json,
+      "INVALID_PARAMETER",
+      400,
+    );
+    await expectCode("POST", dry, big(3 * 1024 * 1024), json, "PAYLOAD_TOO_LARGE", 413);
+    const strength = "auth/password-strength";
+    await expectCode("POST", strength, "{}", json, "MISSING_PARAMETER", 400);
+    await expectCode(
+      "POST",
+      strength,
+      JSON.stringify({ password: "x".repeat(1025) }),
+      json,
+      "PARAMETER_TOO_LONG",
+      400,
+    );
+    await expectCode(
+      "POST",
+      strength,
+      JSON.stringify({ password: { a: 1 } }),
+      json,
+      "INVALID_PARAMETER",
+      400,
+    );
+    await expectCode("POST", strength, big(20_000), json, "PAYLOAD_TOO_LARGE", 413);
     await expectCode(
       "POST",
       `projects/${p}/members`,

@@ -77,6 +77,55 @@ describe.each(STORE_BACKENDS)("store jobs' queries: $name", (backend) => {
     expect(await store.findSharedNames()).toEqual(new Map([["first.web3", 3]]));
   });
 
+  it("finds the names on (provider, network) pairs or expired by a time, distinct and sorted", async () => {
+    await store.upsertDomain(testDomain({ name: "b.web3" }));
+    await store.upsertDomain(testDomain({ name: "b.web3", tokenId: tokenIdOf(2), network: "BSC" }));
+    await store.upsertDomain(
+      testDomain({ name: "a.web3", tokenId: tokenIdOf(3), provider: "NAMESPACE_B", network: "ETHEREUM" }),
+    );
+    await store.upsertDomain(
+      testDomain({ name: "old.web3", tokenId: tokenIdOf(4), network: "AURORA", expiresAt: T0 }),
+    );
+    await store.upsertDomain(
+      testDomain({ name: "later.web3", tokenId: tokenIdOf(5), network: "AURORA", expiresAt: T0 + 9 }),
+    );
+    expect(await store.findNamesOnPairs([], null)).toEqual([]);
+    expect(await store.findNamesOnPairs([{ provider: "NAMESPACE_A", network: "BSC" }], null)).toEqual([
+      "b.web3",
+    ]);
+    expect(
+      await store.findNamesOnPairs(
+        [
+          { provider: "NAMESPACE_A", network: "POLYGON" },
+          { provider: "NAMESPACE_B", network: "ETHEREUM" },
+        ],
+        null,
+      ),
+    ).toEqual(["a.web3", "b.web3"]);
+    expect(await store.findNamesOnPairs([], T0)).toEqual(["old.web3"]);
+    expect(await store.findNamesOnPairs([{ provider: "NAMESPACE_A", network: "BSC" }], T0 + 9)).toEqual([
+      "b.web3",
+      "later.web3",
+      "old.web3",
+    ]);
+  });
+
+  it("loads ranking candidates by name without records, in id order, past one IN list", async () => {
+    await store.upsertDomain(testDomain({ name: "b.web3" }));
+    const id = await store.upsertDomain(
+      testDomain({ name: "b.web3", tokenId: tokenIdOf(2), network: "BSC" }),
+    );
+    await store.replaceRecords(id, [{ key: "k", value: "v", nativeKey: "k", nativeValue: "v" }]);
+    await store.upsertDomain(testDomain({ name: "c.web3", tokenId: tokenIdOf(3) }));
+    const many = Array.from({ length: 1200 }, (_, i) => `nope${i}.web3`);
+    const found = await store.findRankingCandidates([...many, "b.web3", "zzz\u0000.web3"]);
+    expect(found.map((d) => [d.name, d.network, d.records])).toEqual([
+      ["b.web3", "POLYGON", []],
+      ["b.web3", "BSC", []],
+    ]);
+    expect(await store.findRankingCandidates([])).toEqual([]);
+  });
+
   it("iterates every domain's name in id order, in pages, one entry per domain", async () => {
     const names = ["e.web3", "a.web3", "e.web3", "c.web3", "b.web3"];
     for (const [i, name] of names.entries())

@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ONE_TIME_LOGIN_TTL_MINUTES } from "../../../accounts/accounts.service.js";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
 import { passwordStrength } from "../../../accounts/password.js";
@@ -94,6 +95,36 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
     async (request) => {
       await services.throttle.hit("strength", ipOf(request));
       return ok(passwordStrength(request.body.password, request.body.email));
+    },
+  );
+
+  scope.get<{ Querystring: Static<typeof TokenQuery> }>(
+    "/auth/one-time-login",
+    {
+      config: PUBLIC,
+      schema: {
+        ...doc("The demo account's one-time sign-in link (start banner): a session, then 303 to its project"),
+        security: [],
+        querystring: TokenQuery,
+      },
+    },
+    async (request, reply) => {
+      reply.header("referrer-policy", "no-referrer");
+      let signedIn: Awaited<ReturnType<typeof accounts.oneTimeLogin>>;
+      try {
+        signedIn = await accounts.oneTimeLogin(request.query.token);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.code !== "TOKEN_INVALID") throw e;
+        const message = `This sign-in link was already used or has expired (it works once, for ${ONE_TIME_LOGIN_TTL_MINUTES} minutes). Each start of omniname prints a new one while the demo account has no password; or sign in at ${config.publicUrl}/console/.`;
+        if (/application\/json/.test(request.headers.accept ?? ""))
+          throw new AppError("TOKEN_INVALID", message);
+        return reply.code(400).type("text/plain; charset=utf-8").send(`${message}\n`);
+      }
+      const previous = sessionTokenOf(request, config);
+      if (previous) await accounts.logout(accounts.sessionIdOf(previous)).catch(() => {});
+      startSession(reply, signedIn.sessionToken);
+      const [first] = await accounts.projects.listProjectsOf(signedIn.account.id);
+      return reply.redirect(first ? `/console/projects/${first.id}` : "/console/projects", 303);
     },
   );
 
