@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { NETWORK_ORDER, NETWORKS } from "../../../src/domain/networks";
 import { PROVIDER_ORDER, PROVIDERS } from "../../../src/domain/providers";
 import { ApiError, get, post, put } from "../api";
@@ -129,8 +129,13 @@ function Winner({ w }: { w: DryRunAnswer["names"][number]["before"] }) {
 }
 
 function DryRunResult({ r }: { r: DryRunAnswer }) {
+  const ref = useRef<HTMLElement>(null);
+  // The answer appears below the settings: bring it into view.
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: "nearest" });
+  }, []);
   return (
-    <section className="dryrun" aria-label="Dry run result" aria-live="polite">
+    <section ref={ref} className="card dryrun" aria-label="Dry run result" aria-live="polite">
       <h3>
         {r.changed === 0
           ? `No name changes winner (${r.scanned.toLocaleString("en-US")} names checked).`
@@ -180,39 +185,41 @@ function DryRunResult({ r }: { r: DryRunAnswer }) {
 function SaveBar({ d, errorElsewhere }: { d: Draft; errorElsewhere: boolean }) {
   if (!d.dirty && !d.save.isSuccess) return null;
   return (
-    <section className="savebar" aria-label="Unsaved changes">
-      {d.save.isSuccess && !d.dirty ? (
-        <Notice tone="success">Saved. The API applies the new settings within seconds.</Notice>
-      ) : (
-        <>
-          {d.dry.data && <DryRunResult r={d.dry.data} />}
-          {d.dry.error && !errorElsewhere && <ErrorMessage error={d.dry.error} />}
-          {d.save.error && !errorElsewhere && <ErrorMessage error={d.save.error} />}
-          <div className="savebar-actions">
-            <span className="muted">You have unsaved changes.</span>
-            <button type="button" className="btn btn-secondary" onClick={d.discard}>
-              Discard
-            </button>
-            <button
-              type="button"
-              className="btn btn-secondary"
-              disabled={d.dry.isPending}
-              onClick={() => d.draft && d.dry.mutate(d.draft)}
-            >
-              {d.dry.isPending ? "Computing…" : "Preview impact (dry run)"}
-            </button>
-            <button
-              type="button"
-              className="btn btn-primary"
-              disabled={d.save.isPending}
-              onClick={() => d.draft && d.save.mutate(d.draft)}
-            >
-              {d.save.isPending ? "Saving…" : "Save changes"}
-            </button>
-          </div>
-        </>
-      )}
-    </section>
+    <>
+      {d.dry.data && d.dirty && <DryRunResult r={d.dry.data} />}
+      <section className="savebar" aria-label="Unsaved changes">
+        {d.save.isSuccess && !d.dirty ? (
+          <Notice tone="success">Saved. The API applies the new settings within seconds.</Notice>
+        ) : (
+          <>
+            {d.dry.error && !errorElsewhere && <ErrorMessage error={d.dry.error} />}
+            {d.save.error && !errorElsewhere && <ErrorMessage error={d.save.error} />}
+            <div className="savebar-actions">
+              <span className="muted">You have unsaved changes.</span>
+              <button type="button" className="btn btn-secondary" onClick={d.discard}>
+                Discard
+              </button>
+              <button
+                type="button"
+                className="btn btn-secondary"
+                disabled={d.dry.isPending}
+                onClick={() => d.draft && d.dry.mutate(d.draft)}
+              >
+                {d.dry.isPending ? "Computing…" : "Preview impact (dry run)"}
+              </button>
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={d.save.isPending}
+                onClick={() => d.draft && d.save.mutate(d.draft)}
+              >
+                {d.save.isPending ? "Saving…" : "Save changes"}
+              </button>
+            </div>
+          </>
+        )}
+      </section>
+    </>
   );
 }
 
