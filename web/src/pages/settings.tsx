@@ -146,7 +146,8 @@ function DryRunResult({ r }: { r: DryRunAnswer }) {
       {r.changed > 0 && (
         <>
           <p className="muted small">
-            Out of {r.scanned.toLocaleString("en-US")} names checked (the names this change can affect).
+            Out of {r.scanned.toLocaleString("en-US")} {r.scanned === 1 ? "name" : "names"} checked (the names
+            this change can affect).
             {r.truncated ? ` The first ${r.names.length} are listed.` : ""}
           </p>
           <div className="table-wrap">
