@@ -359,6 +359,19 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.getByRole("heading", { name: /Why this answer/ }).waitFor();
     expect(await page.locator(".row-winner").first().textContent()).toContain("Unstoppable Domains");
     await shot(page, "13-try-it");
+    // Deep resolve: both records, the exception's first; reverse resolve: the owner's names.
+    await page.getByText("Deep resolve", { exact: true }).click();
+    await page.getByRole("button", { name: "Run" }).click();
+    await expect
+      .poll(() => page.locator(".table tbody tr").filter({ hasText: "shared.wallet" }).count())
+      .toBeGreaterThanOrEqual(2);
+    await page.getByText("Reverse resolve", { exact: true }).click();
+    await page
+      .getByLabel("Wallet address", { exact: true })
+      .fill("0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByText("GET /svc/api/v1/reverse-resolve").waitFor();
+    expect(await page.getByRole("cell", { name: "shared.wallet" }).count()).toBeGreaterThan(0);
 
     // Usage reached the dashboard.
     await page.getByRole("link", { name: "Overview" }).click();
@@ -424,6 +437,17 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await viewer.getByRole("heading", { name: "Security" }).waitFor();
     expect(await viewer.getByRole("button", { name: "Save allowlists" }).count()).toBe(0);
     await shot(viewer, "18-viewer-security");
+
+    // The owner changes the viewer's role; the change is kept.
+    await page.getByRole("link", { name: "Team" }).click();
+    await page.reload(); // Vic joined since this page loaded
+    await page.getByLabel("Role of Vic Viewer").selectOption("developer");
+    await page.reload();
+    await expect.poll(() => page.getByLabel("Role of Vic Viewer").inputValue()).toBe("developer");
+    await page.getByLabel("Role of Vic Viewer").selectOption("viewer");
+    await page.getByLabel("Role of Vic Viewer").isEnabled();
+    await page.reload();
+    await expect.poll(() => page.getByLabel("Role of Vic Viewer").inputValue()).toBe("viewer");
 
     // Revoke the key with a confirmation: the key gets 401.
     await page.getByRole("link", { name: "API keys" }).click();

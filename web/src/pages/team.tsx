@@ -31,7 +31,12 @@ export function TeamPage() {
   const { account } = useSession();
   const client = useQueryClient();
   const key = ["members", project.id];
-  const q = useQuery({ queryKey: key, queryFn: () => get<MembersAnswer>(`/projects/${project.id}/members`) });
+  // Invitations are accepted elsewhere (by e-mail): refresh when the person comes back to the tab.
+  const q = useQuery({
+    queryKey: key,
+    queryFn: () => get<MembersAnswer>(`/projects/${project.id}/members`),
+    refetchOnWindowFocus: true,
+  });
   const refresh = () => {
     client.invalidateQueries({ queryKey: key });
     client.invalidateQueries({ queryKey: ["project", project.id] });
