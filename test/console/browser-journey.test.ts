@@ -98,6 +98,8 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
   const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
   const audited: Record<string, number> = {};
   const metrics: Record<string, number> = {};
+  /** What the second test continues from: the partner's address and project. */
+  const state = { email: "", projectId: 0 };
 
   beforeAll(async () => {
     // CI builds before testing; a fresh tree gets the web build here (the stamps skip the rest).
@@ -123,7 +125,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
       ],
     });
     mkdirSync(shotsDir, { recursive: true });
-  });
+  }, 300_000);
 
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => {});
@@ -140,7 +142,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
     page.on("pageerror", (e) => pageErrors.push(String(e)));
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(20_000); // generous: CI runs other test files beside this one
     return page;
   }
 
@@ -476,9 +478,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     expect(projectId).toBeGreaterThan(0);
     state.email = email;
     state.projectId = projectId;
-  });
-
-  const state = { email: "", projectId: 0 };
+  }, 180_000);
 
   it("shows the failures a person meets: CSRF refusal, a session ending mid-edit, an expired link, a 429", async () => {
     expect(state.projectId).toBeGreaterThan(0);
@@ -551,7 +551,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
       .getByText(/Too many attempts\. For your security, please wait \d+ (minutes?|seconds?)/)
       .waitFor();
     await shot(signedOut, "24-too-many-attempts");
-  });
+  }, 180_000);
 
   it("loaded every page under the CSP without a violation or a script error", () => {
     expect(cspViolations).toEqual([]);
