@@ -383,6 +383,9 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.locator(".chart").first().scrollIntoViewIfNeeded();
     await page.getByRole("heading", { name: "Latency per day (ms)" }).scrollIntoViewIfNeeded();
     await shot(page, "14b-dashboard-charts");
+    // The per-day charts for one endpoint.
+    await page.getByLabel("Endpoint", { exact: true }).selectOption("resolve");
+    await page.locator(".recharts-surface").first().waitFor();
     expect(await page.locator(".stat-value").first().textContent()).toMatch(/^[1-9]/);
 
     // Security allowlists: the browser's check first, then saved.

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import {
   Bar,
   BarChart,
@@ -84,16 +85,21 @@ export function DashboardPage() {
     staleTime: 0,
     refetchInterval: 30_000,
   });
+  const [endpoint, setEndpoint] = useState("");
   if (q.isPending) return <Loading label="Loading usage" />;
   if (q.isError) return <ErrorMessage error={q.error} retry={() => q.refetch()} />;
   const d = q.data;
-  const days = d.days.map((x) => ({
-    day: shortDay(x.day),
-    requests: x.requests,
-    errors: x.errors,
-    p50: x.latencyMs?.p50 ?? null,
-    p95: x.latencyMs?.p95 ?? null,
-  }));
+  // Per day for every endpoint, or for the one chosen above the charts.
+  const days = d.days.map((x) => {
+    const u = endpoint === "" ? x : (x.byEndpoint[endpoint] ?? { requests: 0, errors: 0, latencyMs: null });
+    return {
+      day: shortDay(x.day),
+      requests: u.requests,
+      errors: u.errors,
+      p50: u.latencyMs?.p50 ?? null,
+      p95: u.latencyMs?.p95 ?? null,
+    };
+  });
   const endpoints = [...d.endpoints].sort((a, b) => b.requests - a.requests);
   const errorRate = d.totals.requests > 0 ? (d.totals.errors / d.totals.requests) * 100 : 0;
   return (
@@ -124,6 +130,17 @@ export function DashboardPage() {
         </Card>
       ) : (
         <>
+          <div className="chart-filter">
+            <label htmlFor="endpoint-filter">Endpoint</label>
+            <select id="endpoint-filter" value={endpoint} onChange={(e) => setEndpoint(e.target.value)}>
+              <option value="">All endpoints</option>
+              {d.endpoints.map((e) => (
+                <option key={e.endpoint} value={e.endpoint}>
+                  {e.endpoint}
+                </option>
+              ))}
+            </select>
+          </div>
           <Card title="Requests and errors per day">
             <div
               className="chart"
