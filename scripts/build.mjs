@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// `npm run build` and the build step of `npm start`: compiles the devnet contracts and the
-// TypeScript sources, each only when its inputs changed since its last successful build (content
-// hashes, scripts/build-stamp.mjs). A current build costs a few tens of milliseconds instead of
+// `npm run build` and the build step of `npm start`: compiles the devnet contracts, the
+// TypeScript sources and the web console (web/ → web/dist, with vite), each only when its inputs
+// changed since its last successful build (content hashes, scripts/build-stamp.mjs). A current build costs a few tens of milliseconds instead of
 // seconds, so a restart is as fast as the service.
 //
 // Usage: node scripts/build.mjs [--force]   (--force: ignore the stamps and rebuild everything)
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { checkStamp, hashInputs, listFiles, packageVersion, writeStamp } from "./build-stamp.mjs";
 import { STAMP_FILE, compileContracts, contractsInputHash } from "./compile-contracts.mjs";
 
@@ -80,10 +81,127 @@ function buildTypescript(force) {
   return `typescript compiled (${check.reason}, ${seconds(Date.now() - started)})`;
 }
 
+const webDir = join(root, "web");
+const webDist = join(webDir, "dist");
+/** Files outside web/ that the last web build bundled (src/domain/…), relative to the root. */
+const WEB_INPUTS_FILE = join(webDist, ".web-inputs.json");
+/** Gzipped sizes of the last web build's JavaScript (docs/console.md). */
+export const WEB_SIZES_FILE = ".bundle-sizes.json";
+
+function recordedWebInputs() {
+  try {
+    const list = JSON.parse(readFileSync(WEB_INPUTS_FILE, "utf8"));
+    return Array.isArray(list) ? list.map((f) => join(root, f)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The hash of the web console's inputs: every file under web/ but its output, the files of the
+ * repository outside web/ that the last build bundled (recorded from vite's module graph, so an
+ * edit to src/domain/providers.ts rebuilds it while server-only changes do not; a new import is an
+ * edit under web/), the lock file and the bundler's version.
+ */
+export function webInputHash() {
+  const files = [
+    ...listFiles(webDir, () => true, ["dist", "node_modules"]),
+    ...recordedWebInputs(),
+    join(root, "package-lock.json"),
+  ];
+  return hashInputs(root, files, [
+    `vite ${packageVersion(root, "vite")}`,
+    `plugin-react ${packageVersion(root, "@vitejs/plugin-react")}`,
+  ]);
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+/**
+ * Gzipped JavaScript per page: the entry with its static imports (what the first page needs before
+ * it runs), and each lazily loaded page chunk with the static imports it adds.
+ */
+function bundleSizes(chunks) {
+  const byName = new Map(chunks.map((c) => [c.fileName, c]));
+  const gz = new Map(chunks.map((c) => [c.fileName, gzipSync(c.code, { level: 9 }).length]));
+  const closure = (start) => {
+    const seen = new Set();
+    const walk = (f) => {
+      if (seen.has(f) || !byName.has(f)) return;
+      seen.add(f);
+      for (const i of byName.get(f).imports) walk(i);
+    };
+    for (const s of start) walk(s);
+    return seen;
+  };
+  const sum = (files) => [...files].reduce((n, f) => n + (gz.get(f) ?? 0), 0);
+  const entry = chunks.find((c) => c.isEntry);
+  const entryFiles = closure([entry.fileName]);
+  const pages = chunks
+    .filter((c) => c.isDynamicEntry)
+    .map((c) => {
+      const files = closure([entry.fileName, c.fileName]);
+      return { chunk: c.fileName, modules: c.name, gzipBytes: sum(files), addsGzipBytes: sum(files) - sum(entryFiles) };
+    })
+    .sort((a, b) => b.gzipBytes - a.gzipBytes);
+  return {
+    entryGzipBytes: sum(entryFiles),
+    totalGzipBytes: sum(new Set(chunks.map((c) => c.fileName))),
+    pages,
+    chunks: chunks.map((c) => ({ file: c.fileName, bytes: Buffer.byteLength(c.code), gzipBytes: gz.get(c.fileName) })),
+  };
+}
+
+async function buildWeb(force) {
+  if (!existsSync(join(webDir, "index.html"))) return null; // no console in this tree
+  if (packageVersion(root, "vite") === "absent") return "web console skipped (vite is not installed: npm install)";
+  const stamp = join(webDist, STAMP_FILE);
+  const check = force ? { current: false, reason: "--force" } : checkStamp(stamp, webInputHash());
+  if (check.current) return "web current";
+  const started = Date.now();
+  const { build } = await import("vite");
+  const { default: react } = await import("@vitejs/plugin-react");
+  const result = await build({
+    root: webDir,
+    base: "/console/",
+    configFile: false,
+    logLevel: "warn",
+    plugins: [react()],
+    build: {
+      outDir: webDist,
+      emptyOutDir: true,
+      sourcemap: false,
+      // Only hashed files under /console/assets/ (console-spa.routes.ts serves nothing else).
+      assetsDir: "assets",
+      assetsInlineLimit: 0,
+      chunkSizeWarningLimit: 600,
+    },
+  });
+  const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => r.output);
+  const chunks = outputs.filter((o) => o.type === "chunk");
+  const inputs = new Set();
+  for (const c of chunks)
+    for (const id of c.moduleIds) {
+      if (!isAbsolute(id) || id.includes(`${sep}node_modules${sep}`)) continue;
+      const rel = relative(root, id);
+      if (!rel.startsWith("..") && !rel.startsWith(`web${sep}`)) inputs.add(rel.split(sep).join("/"));
+    }
+  writeFileSync(WEB_INPUTS_FILE, `${JSON.stringify([...inputs].sort(), null, 2)}\n`);
+  const sizes = bundleSizes(chunks);
+  writeFileSync(join(webDist, WEB_SIZES_FILE), `${JSON.stringify(sizes, null, 2)}\n`);
+  writeStamp(stamp, webInputHash(), ["index.html", ...outputs.map((o) => o.fileName)]);
+  for (const p of sizes.pages)
+    process.stdout.write(`  web: ${p.chunk.padEnd(34)} page JS ${kb(p.gzipBytes).padStart(9)} gzip (+${kb(p.addsGzipBytes)})\n`);
+  return (
+    `web built (${check.reason}, ${seconds(Date.now() - started)}; first page JS ${kb(sizes.entryGzipBytes)} gzip, ` +
+    `largest page ${kb(sizes.pages[0]?.gzipBytes ?? sizes.entryGzipBytes)} gzip)`
+  );
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const force = process.argv.includes("--force");
   const started = Date.now();
-  const steps = [buildContracts(force), buildTypescript(force)];
+  const steps = [buildContracts(force), buildTypescript(force), await buildWeb(force)].filter(Boolean);
   if (!existsSync(join(distDir, "main.js"))) {
     process.stderr.write("build: dist/main.js was not produced\n");
     process.exit(1);

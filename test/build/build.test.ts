@@ -172,4 +172,41 @@ describe("scripts/build.mjs", () => {
     writeFileSync(join(root, "src", "lib.ts"), 'export const greeting: string = "three";\n');
     expect(await build()).toMatch(/typescript compiled \(sources changed/);
   });
+
+  it("builds the web console with vite only when web/ or a file it bundles changed, and reports gzipped sizes", async () => {
+    write(
+      join(root, "web", "index.html"),
+      '<!doctype html><div id="root"></div><script type="module" src="/src/main.ts"></script>\n',
+    );
+    write(join(root, "src", "shared.ts"), 'export const label: string = "first";\n');
+    write(
+      join(root, "web", "src", "main.ts"),
+      'import { label } from "../../src/shared";\ndocument.getElementById("root")!.textContent = label;\nvoid import("./page");\n',
+    );
+    write(join(root, "web", "src", "page.ts"), 'export const page = "a lazily loaded page";\n');
+    const first = await build();
+    expect(first).toMatch(
+      /web built \(never built, [\d.]+ s; first page JS [\d.]+ KB gzip, largest page [\d.]+ KB gzip\)/,
+    );
+    expect(first).toMatch(/web: assets\/page-[\w-]+\.js +page JS/);
+    const html = readFileSync(join(root, "web", "dist", "index.html"), "utf8");
+    expect(html).toMatch(/src="\/console\/assets\/index-[\w-]+\.js"/);
+    // The file outside web/ that the bundle uses is recorded as an input; the server's are not.
+    expect(JSON.parse(readFileSync(join(root, "web", "dist", ".web-inputs.json"), "utf8"))).toEqual([
+      "src/shared.ts",
+    ]);
+    const sizes = JSON.parse(readFileSync(join(root, "web", "dist", ".bundle-sizes.json"), "utf8"));
+    expect(sizes.entryGzipBytes).toBeGreaterThan(0);
+    expect(sizes.pages).toHaveLength(1);
+
+    expect(await build()).toMatch(/^build: contracts current, typescript current, web current in \d+ ms\n$/);
+    writeFileSync(join(root, "src", "lib.ts"), 'export const greeting: string = "four";\n');
+    expect(await build()).toMatch(/typescript compiled \(sources changed.*web current/);
+    writeFileSync(join(root, "src", "shared.ts"), 'export const label: string = "second";\n');
+    expect(await build()).toMatch(/web built \(sources changed/);
+    writeFileSync(join(root, "web", "src", "page.ts"), 'export const page = "changed";\n');
+    expect(await build()).toMatch(/typescript current, web built \(sources changed/);
+    rmSync(join(root, "web", "dist", "index.html"));
+    expect(await build()).toMatch(/web built \(index\.html is missing/);
+  });
 });

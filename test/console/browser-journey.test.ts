@@ -1,0 +1,569 @@
+// The web console in a real Chromium (Debian's /usr/bin/chromium driven by playwright-core): a new
+// partner's whole journey over the real HTTP server, store and SMTP sink, plus the failures a person
+// meets (wrong password, expired link, CSRF refusal, a session that ends mid-edit, a 429). axe-core
+// checks every page; every page is photographed into docs/console/ (shown in docs/console.md).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../../src/cli/admin.command.js";
+import type { Store } from "../../src/store/store.js";
+import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./helpers/console-app.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+const distDir = join(repo, "web", "dist");
+const shotsDir = join(repo, "docs", "console");
+const require = createRequire(import.meta.url);
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(
+    `browser-journey: SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium fonts-liberation)`,
+  );
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The console link of a mail (invitation, verification, reset). */
+function linkOf(mail: Mail): string {
+  const m = /https?:\/\/[^\s"<>]+\/console\/[a-z-]+\?token=[A-Za-z0-9_-]+/.exec(mail.text);
+  if (!m) throw new Error(`no console link in mail: ${mail.text}`);
+  return m[0];
+}
+
+/** Two names in two namespaces: a collision the settings can settle either way. */
+async function seedCollision(store: Store, now: number): Promise<void> {
+  const base = {
+    name: "shared.wallet",
+    sld: "shared",
+    tld: "wallet",
+    resolver: null,
+    registeredBlock: 1,
+    expiresAt: null,
+    lastUpdateBlock: 1,
+    spam: false,
+    csamOk: true,
+    kyc: false,
+    tags: [],
+  };
+  const rows = [
+    {
+      provider: "NAMESPACE_A" as const,
+      network: "POLYGON" as const,
+      owner: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+      baseScore: 75,
+      registeredAt: now - 200 * 86_400_000,
+    },
+    {
+      provider: "NAMESPACE_B" as const,
+      network: "ETHEREUM" as const,
+      owner: "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+      baseScore: 60,
+      registeredAt: now - 100 * 86_400_000,
+    },
+  ];
+  for (const [i, r] of rows.entries()) {
+    const id = await store.upsertDomain({
+      ...base,
+      ...r,
+      tokenId: `0x${String(i + 1).repeat(64)}`,
+      contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+      lastUpdateAt: r.registeredAt,
+    });
+    await store.replaceRecords(id, [
+      { key: "token.ETH.0", value: r.owner, nativeKey: "token.ETH.0", nativeValue: "x" },
+    ]);
+  }
+}
+
+describe.skipIf(!hasChromium)("the web console in Chromium", () => {
+  let t: ConsoleTestApp;
+  let base: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+  const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  const audited: Record<string, number> = {};
+  const metrics: Record<string, number> = {};
+  /** What the second test continues from: the partner's address and project. */
+  const state = { email: "", projectId: 0 };
+
+  beforeAll(async () => {
+    // CI builds before testing; a fresh tree gets the web build here (the stamps skip the rest).
+    if (!existsSync(join(distDir, "index.html")))
+      execFileSync(process.execPath, [join(repo, "scripts", "build.mjs")], { cwd: repo, stdio: "inherit" });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createConsoleTestApp({ consoleDistDir: distDir, config: { publicUrl: base } });
+    await seedCollision(t.store, t.clock.now);
+    await t.app.listen({ port, host: "127.0.0.1" });
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
+    mkdirSync(shotsDir, { recursive: true });
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-GB" });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    page.setDefaultTimeout(20_000); // generous: CI runs other test files beside this one
+    return page;
+  }
+
+  /** Waits until no loading indicator is left. */
+  async function settled(page: Page): Promise<void> {
+    await page.locator("main h1").first().waitFor();
+    await page.waitForFunction(() => document.querySelectorAll(".state-loading").length === 0);
+  }
+
+  /** axe-core on the page as it is: no serious or critical violation. */
+  async function audit(page: Page, name: string): Promise<void> {
+    await settled(page);
+    // Evaluated over the DevTools protocol, so the page's CSP (no inline script) does not block it.
+    await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as {
+          axe: {
+            run: (
+              c: unknown,
+              o: unknown,
+            ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+          };
+        }
+      ).axe;
+      const r = await axe.run(document, { resultTypes: ["violations"] });
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        targets: v.nodes.map((n) => n.target.join(" ")),
+      }));
+    });
+    const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(bad, `axe on ${name}`).toEqual([]);
+    audited[name] = violations.length;
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    await audit(page, name);
+    await page.screenshot({ path: join(shotsDir, `${name}.png`) });
+  }
+
+  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+    await page.getByLabel("E-mail address").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  async function resolve(key: string, domain = "shared.wallet") {
+    const res = await fetch(`${base}/svc/api/v1/resolve?domain=${domain}`, { headers: { "api-key": key } });
+    return {
+      status: res.status,
+      body: (await res.json()) as { data?: { provider: string; network: string } },
+    };
+  }
+
+  it("takes a partner from the invitation to a revoked key, with a read-only viewer on the way", async () => {
+    const email = "ada@partner.example";
+    const page = await newPage();
+
+    // First page interactive: from the navigation's start (the page's own clock) until the
+    // sign-in form is rendered and enabled; cold (empty cache) and again with the cached assets.
+    const interactive = async (p: Page) => {
+      const handle = await p.waitForFunction(
+        () => {
+          const b = document.querySelector<HTMLButtonElement>("main button[type=submit]");
+          return b !== null && !b.disabled ? performance.now() : null;
+        },
+        null,
+        { polling: "raf" },
+      );
+      return Math.round((await handle.jsonValue()) as number);
+    };
+    await page.goto(`${base}/console/sign-in`);
+    metrics.firstPageInteractiveColdMs = await interactive(page);
+    await page.reload();
+    metrics.firstPageInteractiveCachedMs = await interactive(page);
+    // A first visit in a browser that is already running: a new context has an empty cache.
+    const fresh = await (await browser.newContext()).newPage();
+    await fresh.goto(`${base}/console/sign-in`);
+    metrics.firstPageInteractiveNewContextMs = await interactive(fresh);
+    await fresh.context().close();
+    metrics.domContentLoadedMs = await page.evaluate(() =>
+      Math.round(
+        (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming)
+          .domContentLoadedEventEnd,
+      ),
+    );
+    await shot(page, "01-sign-in");
+
+    // The operator invites with the CLI; the link arrives by SMTP.
+    const out: string[] = [];
+    expect(
+      await runAdmin(t.ctx, ["invite", email], { out: (s) => out.push(s), err: (s) => out.push(s) }),
+    ).toBe(0);
+    const invitation = await t.smtp.waitFor(email, /invitation/i);
+    await page.goto(linkOf(invitation));
+    await expect.poll(() => page.getByText("The omniname team invited you").count()).toBe(1);
+    expect(await page.getByLabel("E-mail address").inputValue()).toBe(email);
+    await page.getByLabel("Full name").fill("Ada Partner");
+    await page.getByLabel("Password", { exact: true }).fill("password123");
+    // The strength hint comes from the server's rules as the person types.
+    await page.locator(".strength").waitFor();
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await expect.poll(() => page.locator(".strength .ok").count()).toBe(1);
+    await shot(page, "02-register");
+    await page.getByRole("button", { name: "Create account" }).click();
+    // Terms not accepted: said next to the checkbox, nothing sent.
+    await page.getByText("Accept the terms to continue.").waitFor();
+    await page.getByLabel(/I accept the terms/).check();
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: "Check your mail" }).waitFor();
+    await shot(page, "03-check-your-mail");
+
+    const verification = await t.smtp.waitFor(email, /Verify/);
+    await page.goto(linkOf(verification));
+    await page.getByRole("heading", { name: "E-mail address verified" }).waitFor();
+    await shot(page, "04-verified");
+    await page.getByRole("link", { name: "Sign in" }).click();
+
+    // Wrong password: one clear message, still on the sign-in page.
+    await signIn(page, email, "not my password at all");
+    await page.getByRole("alert").filter({ hasText: "Wrong e-mail address or password" }).waitFor();
+    await shot(page, "05-sign-in-wrong-password");
+    await signIn(page, email);
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    await page.getByText("No projects yet").waitFor();
+    await shot(page, "06-projects-empty");
+
+    await page.getByRole("button", { name: "New project" }).click();
+    await page.getByLabel("Project name").fill("Wallet app");
+    await page.getByLabel("Description (optional)").fill("Names in our wallet's send screen");
+    await shot(page, "07-project-create");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const projectId = Number(/\/projects\/(\d+)/.exec(page.url())![1]);
+    await page.getByText("No requests in the last 30 days").waitFor();
+
+    // An API key, shown once.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByText("No API keys yet").waitFor();
+    await page.getByLabel("Key name").fill("production backend");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent())!.trim();
+    expect(key).toMatch(/^on_[0-9a-f]{8}_[A-Za-z0-9]{32}$/);
+    await page.getByText("you will not see it again").waitFor();
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copied" }).waitFor();
+    await shot(page, "08-key-created");
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await expect.poll(() => page.getByText("you will not see it again").count()).toBe(0);
+    await shot(page, "09-keys");
+
+    // The key answers over HTTP: NAMESPACE_A on POLYGON wins the collision by score.
+    let r = await resolve(key);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ provider: "NAMESPACE_A", network: "POLYGON" });
+    expect((await resolve(key, "nobody.wallet")).status).toBe(404);
+
+    // Switch POLYGON off: the answer changes to the other namespace.
+    await page.getByRole("link", { name: "Resolution" }).click();
+    await page.getByRole("heading", { name: "Resolution settings" }).waitFor();
+    await page.getByRole("switch", { name: "Polygon" }).click();
+    expect(await page.getByRole("switch", { name: "Solana", exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole("switch", { name: "Solana Name Service" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Preview impact (dry run)" }).click();
+    await page.getByRole("heading", { name: /names? changes? winner/ }).waitFor();
+    await shot(page, "10-resolution-dry-run");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved. The API applies").waitFor();
+    r = await resolve(key);
+    expect(r.body.data).toMatchObject({ provider: "NAMESPACE_B", network: "ETHEREUM" });
+    await page.getByRole("switch", { name: "Polygon" }).click();
+    // Serving POLYGON again brings back names that exist elsewhere too: said before saving.
+    await page.getByText("This choice creates collisions.").waitFor();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved. The API applies").waitFor();
+    expect((await resolve(key)).body.data).toMatchObject({ provider: "NAMESPACE_A" });
+
+    // An exception: the dry run names the change before it is saved; then the winner changes.
+    await page.getByRole("link", { name: "Collisions" }).click();
+    await page.getByRole("heading", { name: "Collision management" }).waitFor();
+    await page.getByText("No exceptions").waitFor();
+    // A server-side validation message lands next to the field it names.
+    await page.getByRole("button", { name: "Add exception" }).click();
+    await page.getByLabel("Exception 1: domain name").fill("not a name!");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.locator("#ex-0-value-err").waitFor();
+    expect(await page.getByLabel("Exception 1: domain name").getAttribute("aria-invalid")).toBe("true");
+    await page.getByLabel("Exception 1: domain name").fill("shared.wallet");
+    await page.getByLabel("Exception 1: preferred namespace").selectOption("NAMESPACE_B");
+    await page.getByRole("button", { name: "Preview impact (dry run)" }).click();
+    const dry = page.getByRole("region", { name: "Dry run result" });
+    await dry.getByRole("heading", { name: "1 name changes winner" }).waitFor();
+    expect(await dry.getByRole("cell", { name: "shared.wallet" }).count()).toBe(1);
+    expect(await resolve(key).then((x) => x.body.data?.provider)).toBe("NAMESPACE_A");
+    await shot(page, "11-collisions-dry-run");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved. The API applies").waitFor();
+    r = await resolve(key);
+    expect(r.body.data).toMatchObject({ provider: "NAMESPACE_B", network: "ETHEREUM" });
+    // Priority reordered with the keyboard only.
+    await page.getByRole("button", { name: "Move Unstoppable Domains up" }).focus();
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => page.locator(".priority-name").first().textContent())
+      .toContain("Unstoppable Domains");
+    await page.getByRole("button", { name: "Discard" }).click();
+    await shot(page, "12-collisions");
+
+    // Try it: the project's settings, explained.
+    await page.getByRole("link", { name: "Try it" }).click();
+    await page.getByRole("heading", { name: "Try it" }).waitFor();
+    await page.getByLabel("Domain name", { exact: true }).fill("shared.wallet");
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByRole("heading", { name: /Why this answer/ }).waitFor();
+    expect(await page.locator(".row-winner").first().textContent()).toContain("Unstoppable Domains");
+    await shot(page, "13-try-it");
+    // Deep resolve: both records, the exception's first; reverse resolve: the owner's names.
+    await page.getByText("Deep resolve", { exact: true }).click();
+    await page.getByRole("button", { name: "Run" }).click();
+    await expect
+      .poll(() => page.locator(".table tbody tr").filter({ hasText: "shared.wallet" }).count())
+      .toBeGreaterThanOrEqual(2);
+    await page.getByText("Reverse resolve", { exact: true }).click();
+    await page
+      .getByLabel("Wallet address", { exact: true })
+      .fill("0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByText("GET /svc/api/v1/reverse-resolve").waitFor();
+    expect(await page.getByRole("cell", { name: "shared.wallet" }).count()).toBeGreaterThan(0);
+
+    // Usage reached the dashboard.
+    await page.getByRole("link", { name: "Overview" }).click();
+    await page.locator(".recharts-surface").first().waitFor();
+    await page.waitForTimeout(1600); // the bars' entry animation
+    await shot(page, "14-dashboard");
+    await page.locator(".chart").first().scrollIntoViewIfNeeded();
+    await page.getByRole("heading", { name: "Latency per day (ms)" }).scrollIntoViewIfNeeded();
+    await shot(page, "14b-dashboard-charts");
+    // The per-day charts for one endpoint.
+    await page.getByLabel("Endpoint", { exact: true }).selectOption("resolve");
+    await page.locator(".recharts-surface").first().waitFor();
+    expect(await page.locator(".stat-value").first().textContent()).toMatch(/^[1-9]/);
+
+    // Security allowlists: the browser's check first, then saved.
+    await page.getByRole("link", { name: "Security" }).click();
+    await page.getByLabel(/IP addresses and CIDR ranges/).fill("10.0.0.0/8\nnot-an-ip");
+    await page.getByRole("button", { name: "Save allowlists" }).click();
+    await page.getByText("not-an-ip is not an IP address").waitFor();
+    await page.getByLabel(/IP addresses and CIDR ranges/).fill("127.0.0.1\n::1\n10.0.0.0/8");
+    await page.getByLabel(/Browser origins/).fill("https://app.partner.example");
+    await page.getByRole("button", { name: "Save allowlists" }).click();
+    await page.getByText("Saved. The allowlists apply").waitFor();
+    await shot(page, "15-security");
+
+    // The team: invite a viewer, who registers and sees everything read-only.
+    const viewerEmail = "vic@partner.example";
+    await page.getByRole("link", { name: "Team" }).click();
+    await page.getByLabel("E-mail address").fill(viewerEmail);
+    await page.getByLabel("Role").selectOption("viewer");
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    await page.getByText(`Invitation sent to ${viewerEmail}`).waitFor();
+    await shot(page, "16-team");
+
+    const viewer = await newPage();
+    await viewer.goto(linkOf(await t.smtp.waitFor(viewerEmail, /invit/i)));
+    await viewer.getByText("Ada Partner").first().waitFor();
+    expect(await viewer.getByText("Wallet app").count()).toBeGreaterThan(0);
+    await viewer.getByLabel("Full name").fill("Vic Viewer");
+    await viewer.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await viewer.getByLabel(/I accept the terms/).check();
+    await viewer.getByRole("button", { name: "Create account" }).click();
+    await viewer.getByRole("heading", { name: "Check your mail" }).waitFor();
+    await viewer.goto(linkOf(await t.smtp.waitFor(viewerEmail, /Verify/)));
+    await viewer.getByRole("link", { name: "Sign in" }).click();
+    await signIn(viewer, viewerEmail);
+    await viewer.getByRole("link", { name: "Wallet app" }).click();
+    await viewer.getByText("You are a viewer in this project").waitFor();
+    await viewer.getByRole("link", { name: "Resolution" }).click();
+    await viewer.getByRole("heading", { name: "Resolution settings" }).waitFor();
+    for (const s of await viewer.getByRole("switch").all()) expect(await s.isDisabled()).toBe(true);
+    expect(await viewer.getByRole("button", { name: "Save changes" }).count()).toBe(0);
+    await shot(viewer, "17-viewer-resolution");
+    await viewer.getByRole("link", { name: "Collisions" }).click();
+    await viewer.getByRole("heading", { name: "Collision management" }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Add exception" }).count()).toBe(0);
+    expect(await viewer.getByRole("button", { name: /Move .* up/ }).count()).toBe(0);
+    await viewer.getByRole("link", { name: "API keys" }).click();
+    await viewer.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Create key" }).count()).toBe(0);
+    expect(await viewer.getByRole("button", { name: /Revoke/ }).count()).toBe(0);
+    await viewer.getByRole("link", { name: "Team" }).click();
+    await viewer.getByRole("heading", { name: "Team" }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Send invitation" }).count()).toBe(0);
+    await viewer.getByRole("link", { name: "Security" }).click();
+    await viewer.getByRole("heading", { name: "Security" }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Save allowlists" }).count()).toBe(0);
+    await shot(viewer, "18-viewer-security");
+
+    // The owner changes the viewer's role; the change is kept.
+    await page.getByRole("link", { name: "Team" }).click();
+    await page.reload(); // Vic joined since this page loaded
+    await page.getByLabel("Role of Vic Viewer").selectOption("developer");
+    await page.reload();
+    await expect.poll(() => page.getByLabel("Role of Vic Viewer").inputValue()).toBe("developer");
+    await page.getByLabel("Role of Vic Viewer").selectOption("viewer");
+    await page.getByLabel("Role of Vic Viewer").isEnabled();
+    await page.reload();
+    await expect.poll(() => page.getByLabel("Role of Vic Viewer").inputValue()).toBe("viewer");
+
+    // Revoke the key with a confirmation: the key gets 401.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: /Revoke production backend/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await page
+      .getByText(/revoked/)
+      .first()
+      .waitFor();
+    const refused = await resolve(key);
+    expect(refused.status).toBe(401);
+
+    // Delete asks for the project's name.
+    await page.getByRole("link", { name: "Projects" }).first().click();
+    await page.getByRole("button", { name: "Delete Wallet app" }).click();
+    const del = page.getByRole("dialog");
+    expect(await del.getByRole("button", { name: "Delete project" }).isDisabled()).toBe(true);
+    await del.getByLabel(/Type the project's name/).fill("Wallet ap");
+    expect(await del.getByRole("button", { name: "Delete project" }).isDisabled()).toBe(true);
+    await shot(page, "19-project-delete");
+    await del.getByRole("button", { name: "Cancel" }).click();
+
+    await page.getByRole("link", { name: "Password" }).click();
+    await page.getByRole("heading", { name: "Change your password" }).waitFor();
+    await shot(page, "20-change-password");
+    expect(projectId).toBeGreaterThan(0);
+    state.email = email;
+    state.projectId = projectId;
+  }, 180_000);
+
+  it("shows the failures a person meets: CSRF refusal, a session ending mid-edit, an expired link, a 429", async () => {
+    expect(state.projectId).toBeGreaterThan(0);
+    const page = await newPage();
+    await page.goto(`${base}/console/projects/${state.projectId}/collisions`);
+    // Signed out: sign in first, and come back to the page asked for.
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await signIn(page, state.email);
+    await page.getByRole("heading", { name: "Collision management" }).waitFor();
+    expect(page.url()).toContain(`/projects/${state.projectId}/collisions`);
+
+    // A write without its CSRF header is refused, and said so.
+    await page.route("**/console/api/**", async (route) => {
+      const headers = { ...route.request().headers() };
+      delete headers["x-csrf-token"];
+      await route.continue({ headers });
+    });
+    await page.getByRole("button", { name: "Move Unstoppable Domains up" }).click();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText(/refused for your security/).waitFor();
+    await shot(page, "21-csrf-refused");
+    await page.unroute("**/console/api/**");
+
+    // The session ends while the person edits: sign in again, back to the page, the draft kept.
+    t.clock.now += 25 * 3_600_000;
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Your session has ended. Sign in to continue").waitFor();
+    await shot(page, "22-session-expired");
+    await signIn(page, state.email);
+    await page.getByRole("heading", { name: "Collision management" }).waitFor();
+    await page.getByText("Your unsaved changes from before you signed in again are restored").waitFor();
+    expect(await page.locator(".priority-name").first().textContent()).toContain("Unstoppable Domains");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved. The API applies").waitFor();
+
+    // An expired reset link: told plainly, with the way to get a new one.
+    const signedOut = await newPage();
+    await signedOut.goto(`${base}/console/forgot-password`);
+    await signedOut.getByLabel("E-mail address").fill(state.email);
+    await signedOut.getByRole("button", { name: "Send the link" }).click();
+    await signedOut.getByText(/a reset link is on its way/).waitFor();
+    const reset = await t.smtp.waitFor(state.email, /reset/i);
+    t.clock.now += 61 * 60_000;
+    await signedOut.goto(linkOf(reset));
+    await signedOut.getByLabel("New password").fill("a brand new passphrase for ada");
+    await signedOut.getByRole("button", { name: "Set the new password" }).click();
+    await signedOut.getByText("This link is invalid, already used or expired").waitFor();
+    await signedOut.getByRole("link", { name: "Ask for a new link" }).waitFor();
+    await shot(signedOut, "23-expired-link");
+
+    // Too many failed sign-ins for an address: a 429 with the time to wait.
+    await signedOut.goto(`${base}/console/sign-in`);
+    const target = "someone@partner.example";
+    const statuses = await signedOut.evaluate(async (email) => {
+      const { data } = await (await fetch("/console/api/csrf")).json();
+      const out: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch("/console/api/auth/login", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-csrf-token": data.csrfToken },
+          body: JSON.stringify({ email, password: `wrong password ${i}` }),
+        });
+        out.push(res.status);
+      }
+      return out;
+    }, target);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
+    await signIn(signedOut, target, "one more guess");
+    await signedOut
+      .getByText(/Too many attempts\. For your security, please wait \d+ (minutes?|seconds?)/)
+      .waitFor();
+    await shot(signedOut, "24-too-many-attempts");
+  }, 180_000);
+
+  it("loaded every page under the CSP without a violation or a script error", () => {
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(Object.keys(audited).length).toBeGreaterThanOrEqual(20);
+    const sizes = JSON.parse(readFileSync(join(distDir, ".bundle-sizes.json"), "utf8"));
+    const report = { ...metrics, entryGzipBytes: sizes.entryGzipBytes, axeMinorOrModerate: audited };
+    mkdirSync(join(repo, ".tmp"), { recursive: true });
+    writeFileSync(join(repo, ".tmp", "browser-journey.json"), `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`browser-journey: ${JSON.stringify(report)}`);
+  });
+});

@@ -1,0 +1,171 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { lazy, type ReactNode, Suspense, useEffect } from "react";
+import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate } from "react-router";
+import { post, setCsrfToken } from "./api";
+import { ACCOUNT_KEY, RequireAuth, SessionProvider, useSession } from "./session";
+import { Loading } from "./ui";
+
+// Route-level code splitting: the sign-in page loads only what it needs; charts load with the dashboard.
+const Auth = {
+  SignIn: lazy(() => import("./pages/auth").then((m) => ({ default: m.SignInPage }))),
+  Register: lazy(() => import("./pages/auth").then((m) => ({ default: m.RegisterPage }))),
+  Verify: lazy(() => import("./pages/auth").then((m) => ({ default: m.VerifyPage }))),
+  Forgot: lazy(() => import("./pages/auth").then((m) => ({ default: m.ForgotPage }))),
+  Reset: lazy(() => import("./pages/auth").then((m) => ({ default: m.ResetPage }))),
+  Password: lazy(() => import("./pages/auth").then((m) => ({ default: m.ChangePasswordPage }))),
+};
+const Projects = lazy(() => import("./pages/projects").then((m) => ({ default: m.ProjectsPage })));
+const ProjectLayout = lazy(() => import("./pages/project").then((m) => ({ default: m.ProjectLayout })));
+const Dashboard = lazy(() => import("./pages/dashboard").then((m) => ({ default: m.DashboardPage })));
+const Resolution = lazy(() => import("./pages/settings").then((m) => ({ default: m.ResolutionPage })));
+const Collisions = lazy(() => import("./pages/settings").then((m) => ({ default: m.CollisionsPage })));
+const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
+const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
+const Keys = lazy(() => import("./pages/keys").then((m) => ({ default: m.KeysPage })));
+const Security = lazy(() => import("./pages/security").then((m) => ({ default: m.SecurityPage })));
+
+/** Moves focus to the page's heading after a navigation, and names the page in the title. */
+function RouteAnnouncer() {
+  const location = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation on purpose
+  useEffect(() => {
+    const t = window.setTimeout(() => {
+      const h1 = document.querySelector("main h1");
+      if (h1 instanceof HTMLElement) {
+        h1.tabIndex = -1;
+        h1.focus({ preventScroll: true });
+        document.title = `${h1.textContent} · omniname console`;
+      }
+    }, 50);
+    return () => window.clearTimeout(t);
+  }, [location.pathname]);
+  return null;
+}
+
+function TopBar() {
+  const { account } = useSession();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const signOut = async () => {
+    try {
+      await post("/auth/logout");
+    } finally {
+      setCsrfToken(null);
+      client.clear();
+      client.setQueryData(ACCOUNT_KEY, null);
+      navigate("/sign-in?signedOut=1");
+    }
+  };
+  return (
+    <header className="topbar">
+      <Link to="/projects" className="brand" aria-label="omniname console, projects">
+        <span className="brand-mark" aria-hidden="true">
+          ◆
+        </span>
+        omniname <span className="brand-sub">console</span>
+      </Link>
+      {account && (
+        <nav className="topnav" aria-label="Account">
+          <NavLink to="/projects" end>
+            Projects
+          </NavLink>
+          <NavLink to="/account/password">Password</NavLink>
+          <span className="whoami" title={account.email}>
+            {account.fullName}
+          </span>
+          <button type="button" className="btn btn-small btn-secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </nav>
+      )}
+    </header>
+  );
+}
+
+function Shell() {
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <TopBar />
+      <main id="main" className="main">
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
+      </main>
+      <RouteAnnouncer />
+    </>
+  );
+}
+
+function Authed({ children }: { children: ReactNode }) {
+  return <RequireAuth>{children}</RequireAuth>;
+}
+
+function Home() {
+  const { account, loading } = useSession();
+  if (loading) return <Loading />;
+  return <Navigate to={account ? "/projects" : "/sign-in"} replace />;
+}
+
+function NotFound() {
+  return (
+    <div className="narrow">
+      <h1>Page not found</h1>
+      <p>
+        This address does not exist in the console. <Link to="/projects">Go to your projects</Link>.
+      </p>
+    </div>
+  );
+}
+
+export function App() {
+  return (
+    <SessionProvider>
+      <Routes>
+        <Route element={<Shell />}>
+          <Route index element={<Home />} />
+          <Route path="sign-in" element={<Auth.SignIn />} />
+          <Route path="register" element={<Auth.Register />} />
+          <Route path="verify-email" element={<Auth.Verify />} />
+          <Route path="forgot-password" element={<Auth.Forgot />} />
+          <Route path="reset-password" element={<Auth.Reset />} />
+          <Route
+            path="account/password"
+            element={
+              <Authed>
+                <Auth.Password />
+              </Authed>
+            }
+          />
+          <Route
+            path="projects"
+            element={
+              <Authed>
+                <Projects />
+              </Authed>
+            }
+          />
+          <Route
+            path="projects/:projectId"
+            element={
+              <Authed>
+                <ProjectLayout />
+              </Authed>
+            }
+          >
+            <Route index element={<Dashboard />} />
+            <Route path="resolution" element={<Resolution />} />
+            <Route path="collisions" element={<Collisions />} />
+            <Route path="try" element={<TryIt />} />
+            <Route path="team" element={<Team />} />
+            <Route path="keys" element={<Keys />} />
+            <Route path="security" element={<Security />} />
+          </Route>
+          <Route path="*" element={<NotFound />} />
+        </Route>
+      </Routes>
+    </SessionProvider>
+  );
+}

@@ -1,0 +1,82 @@
+import { useQuery } from "@tanstack/react-query";
+import { Suspense } from "react";
+import { NavLink, Outlet, useOutletContext, useParams } from "react-router";
+import { can as canRole, type Permission } from "../../../src/accounts/permissions";
+import { get } from "../api";
+import type { ProjectDetail } from "../types";
+import { Badge, ErrorMessage, Loading } from "../ui";
+
+export interface ProjectContext {
+  project: ProjectDetail;
+  /** Whether the signed-in member's role holds a permission (docs/permissions.md). */
+  can: (p: Permission) => boolean;
+  base: string;
+}
+
+export function useProject(): ProjectContext {
+  return useOutletContext<ProjectContext>();
+}
+
+export const projectKey = (id: string | number) => ["project", Number(id)] as const;
+
+const TABS = [
+  { to: "", label: "Overview", end: true },
+  { to: "resolution", label: "Resolution" },
+  { to: "collisions", label: "Collisions" },
+  { to: "try", label: "Try it" },
+  { to: "keys", label: "API keys" },
+  { to: "team", label: "Team" },
+  { to: "security", label: "Security" },
+];
+
+export function ProjectLayout() {
+  const { projectId = "" } = useParams();
+  const q = useQuery({
+    queryKey: projectKey(projectId),
+    queryFn: () => get<ProjectDetail>(`/projects/${projectId}`),
+  });
+  if (q.isPending) return <Loading label="Loading the project" />;
+  if (q.isError)
+    return (
+      <div className="narrow">
+        <h1>Project unavailable</h1>
+        <ErrorMessage error={q.error} retry={() => q.refetch()} />
+      </div>
+    );
+  const project = q.data;
+  const base = `/projects/${project.id}`;
+  const ctx: ProjectContext = { project, can: (p) => canRole(project.role, p), base };
+  return (
+    <div className="project">
+      <div className="project-head">
+        <div>
+          <p className="crumb">
+            <NavLink to="/projects">Projects</NavLink> <span aria-hidden="true">/</span>
+          </p>
+          <p className="project-name">{project.name}</p>
+        </div>
+        <div className="project-meta">
+          <Badge tone="plan">{project.limits.name} plan</Badge>
+          <Badge tone={project.role}>{project.role}</Badge>
+        </div>
+      </div>
+      {project.role === "viewer" && (
+        <p className="viewer-note" role="note">
+          You are a viewer in this project: you can see everything, and change nothing.
+        </p>
+      )}
+      <nav className="tabs" aria-label="Project sections">
+        {TABS.map((t) => (
+          <NavLink key={t.to} to={t.to === "" ? base : `${base}/${t.to}`} end={t.end} className="tab">
+            {t.label}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="project-body">
+        <Suspense fallback={<Loading />}>
+          <Outlet context={ctx} />
+        </Suspense>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,228 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { Link, useNavigate } from "react-router";
+import { can } from "../../../src/accounts/permissions";
+import { ApiError, del, get, post } from "../api";
+import type { ProjectDetail, ProjectListItem } from "../types";
+import { Badge, Dialog, Empty, ErrorMessage, Field, formatDate, Loading, PageHeader } from "../ui";
+
+export const PROJECTS_KEY = ["projects"] as const;
+
+function CreateProject({ onDone, limitText }: { onDone: () => void; limitText: string | null }) {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const form = useForm<{ name: string; description: string }>({
+    defaultValues: { name: "", description: "" },
+  });
+  const create = useMutation({
+    mutationFn: (v: { name: string; description: string }) => post<ProjectListItem>("/projects", v),
+    onSuccess: (p) => {
+      client.invalidateQueries({ queryKey: PROJECTS_KEY });
+      onDone();
+      navigate(`/projects/${p.id}`);
+    },
+  });
+  const err = create.error;
+  const nameErr =
+    err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
+      ? err.message
+      : null;
+  return (
+    <form className="form" noValidate onSubmit={form.handleSubmit((v) => create.mutate(v))}>
+      <Field
+        label="Project name"
+        error={form.formState.errors.name?.message ?? nameErr}
+        hint="Unique across omniname, e.g. your app's name."
+      >
+        {(p) => (
+          <input
+            {...p}
+            {...form.register("name", {
+              required: "Give the project a name.",
+              maxLength: { value: 100, message: "At most 100 characters." },
+            })}
+          />
+        )}
+      </Field>
+      <Field label="Description (optional)" error={form.formState.errors.description?.message}>
+        {(p) => (
+          <textarea
+            {...p}
+            rows={3}
+            {...form.register("description", {
+              maxLength: { value: 1000, message: "At most 1,000 characters." },
+            })}
+          />
+        )}
+      </Field>
+      {limitText && <p className="muted small">{limitText}</p>}
+      {err && !nameErr && <ErrorMessage error={err} />}
+      <div className="form-actions">
+        <button type="button" className="btn btn-secondary" onClick={onDone}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={create.isPending}>
+          {create.isPending ? "Creating…" : "Create project"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function DeleteProject({
+  project,
+  onClose,
+}: {
+  project: { id: number; name: string };
+  onClose: () => void;
+}) {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [typed, setTyped] = useState("");
+  const remove = useMutation({
+    mutationFn: () => del(`/projects/${project.id}`),
+    onSuccess: () => {
+      client.invalidateQueries({ queryKey: PROJECTS_KEY });
+      onClose();
+      navigate("/projects");
+    },
+  });
+  return (
+    <Dialog open title={`Delete ${project.name}?`} onClose={onClose}>
+      <p>
+        This deletes the project, its API keys (they stop working at once), its team, allowlists and usage
+        history. It cannot be undone.
+      </p>
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (typed === project.name) remove.mutate();
+        }}
+      >
+        <Field label={`Type the project's name, ${project.name}, to confirm`}>
+          {(p) => (
+            <input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+          )}
+        </Field>
+        <ErrorMessage error={remove.error} />
+        <div className="form-actions">
+          <button type="button" className="btn btn-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className="btn btn-danger"
+            disabled={typed !== project.name || remove.isPending}
+          >
+            Delete project
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function ProjectsPage() {
+  const list = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => get<ProjectListItem[]>("/projects") });
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<ProjectListItem | null>(null);
+  // The plan's project limit, from one of the owned projects (all owned projects share the most generous plan).
+  const owned = list.data?.filter((p) => p.role === "owner") ?? [];
+  const first = owned[0] ?? null;
+  const detail = useQuery({
+    queryKey: ["project", first?.id],
+    queryFn: () => get<ProjectDetail>(`/projects/${first!.id}`),
+    enabled: first !== null,
+  });
+  const max = detail.data?.limits.maxProjects ?? null;
+  const atLimit = max !== null && owned.length >= max;
+  const limitText = max !== null ? `You own ${owned.length} of the ${max} projects your plan allows.` : null;
+  return (
+    <div>
+      <PageHeader
+        title="Projects"
+        subtitle="Each project has its own API keys, resolution settings, team and usage."
+        actions={
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={atLimit || list.isPending}
+            onClick={() => setCreating(true)}
+          >
+            New project
+          </button>
+        }
+      />
+      {limitText && (
+        <p className={`limit-note ${atLimit ? "is-full" : ""}`} role={atLimit ? "alert" : undefined}>
+          {atLimit
+            ? `You own ${owned.length} of ${max} projects: your plan's limit. Delete one or ask us for a larger plan.`
+            : limitText}
+        </p>
+      )}
+      {list.isPending && <Loading label="Loading your projects" />}
+      {list.isError && <ErrorMessage error={list.error} retry={() => list.refetch()} />}
+      {list.data && list.data.length === 0 && (
+        <Empty title="No projects yet">
+          <p>Create your first project to get an API key and start resolving names.</p>
+          <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+            Create a project
+          </button>
+        </Empty>
+      )}
+      {list.data && list.data.length > 0 && (
+        <div className="table-wrap card card-flush">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Plan</th>
+                <th scope="col">Created</th>
+                <th scope="col">Your role</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((p) => (
+                <tr key={p.id}>
+                  <td>
+                    <Link to={`/projects/${p.id}`} className="strong-link">
+                      {p.name}
+                    </Link>
+                    {p.description && <div className="muted small">{p.description}</div>}
+                  </td>
+                  <td>
+                    <Badge tone="plan">{p.plan}</Badge>
+                  </td>
+                  <td>{formatDate(p.createdAt)}</td>
+                  <td>
+                    <Badge tone={p.role}>{p.role}</Badge>
+                  </td>
+                  <td className="actions">
+                    {can(p.role, "project.delete") && (
+                      <button
+                        type="button"
+                        className="btn btn-small btn-ghost-danger"
+                        onClick={() => setDeleting(p)}
+                      >
+                        Delete<span className="sr-only"> {p.name}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Dialog open={creating} title="New project" onClose={() => setCreating(false)}>
+        {creating && <CreateProject onDone={() => setCreating(false)} limitText={limitText} />}
+      </Dialog>
+      {deleting && <DeleteProject project={deleting} onClose={() => setDeleting(null)} />}
+    </div>
+  );
+}

@@ -1,0 +1,263 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { canManageRole, ROLES } from "../../../src/accounts/permissions";
+import { ApiError, del, get, patch, post } from "../api";
+import { useSession } from "../session";
+import type { Member, MemberAddedAnswer, MembersAnswer, Role } from "../types";
+import {
+  Badge,
+  Card,
+  Dialog,
+  Empty,
+  ErrorMessage,
+  Field,
+  formatDate,
+  Loading,
+  Notice,
+  PageHeader,
+} from "../ui";
+import { useProject } from "./project";
+
+const ROLE_HELP: Record<Role, string> = {
+  owner: "everything, including deleting the project",
+  admin: "team, security and settings",
+  developer: "API keys and resolution settings",
+  viewer: "read-only",
+};
+
+export function TeamPage() {
+  const { project, can } = useProject();
+  const { account } = useSession();
+  const client = useQueryClient();
+  const key = ["members", project.id];
+  // Invitations are accepted elsewhere (by e-mail): refresh when the person comes back to the tab.
+  const q = useQuery({
+    queryKey: key,
+    queryFn: () => get<MembersAnswer>(`/projects/${project.id}/members`),
+    refetchOnWindowFocus: true,
+  });
+  const refresh = () => {
+    client.invalidateQueries({ queryKey: key });
+    client.invalidateQueries({ queryKey: ["project", project.id] });
+  };
+  const editable = can("members.write");
+  const myRole = project.role;
+  const form = useForm<{ email: string; role: Role }>({ defaultValues: { email: "", role: "developer" } });
+  const invite = useMutation({
+    mutationFn: (v: { email: string; role: Role }) =>
+      post<MemberAddedAnswer>(`/projects/${project.id}/members`, v),
+    onSuccess: () => {
+      form.reset({ email: "", role: form.getValues("role") });
+      refresh();
+    },
+  });
+  const setRole = useMutation({
+    mutationFn: (v: { accountId: number; role: Role }) =>
+      patch(`/projects/${project.id}/members/${v.accountId}`, { role: v.role }),
+    onSuccess: refresh,
+  });
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const remove = useMutation({
+    mutationFn: (m: Member) => del(`/projects/${project.id}/members/${m.accountId}`),
+    onSuccess: () => {
+      setRemoving(null);
+      refresh();
+    },
+  });
+  const cancel = useMutation({
+    mutationFn: (id: number) => del(`/projects/${project.id}/invitations/${id}`),
+    onSuccess: refresh,
+  });
+  const inviteErr = invite.error;
+  const emailErr =
+    inviteErr instanceof ApiError && ["CONFLICT", "INVALID_PARAMETER"].includes(inviteErr.code)
+      ? inviteErr.message
+      : null;
+  const total = (q.data?.members.length ?? 0) + (q.data?.invitations.length ?? 0);
+  const assignable = ROLES.filter((r) => canManageRole(myRole, r));
+  return (
+    <div>
+      <PageHeader
+        title="Team"
+        subtitle={`Members and pending invitations: ${total} of ${project.limits.maxMembers} your plan allows.`}
+      />
+      {editable && (
+        <Card title="Invite someone">
+          <form className="form form-row" noValidate onSubmit={form.handleSubmit((v) => invite.mutate(v))}>
+            <Field label="E-mail address" error={form.formState.errors.email?.message ?? emailErr}>
+              {(p) => (
+                <input
+                  {...p}
+                  type="email"
+                  autoComplete="off"
+                  {...form.register("email", { required: "Enter an e-mail address." })}
+                />
+              )}
+            </Field>
+            <Field label="Role">
+              {(p) => (
+                <select {...p} {...form.register("role")}>
+                  {assignable.map((r) => (
+                    <option key={r} value={r}>
+                      {r} ({ROLE_HELP[r]})
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <button
+              type="submit"
+              className="btn btn-primary"
+              disabled={invite.isPending || total >= project.limits.maxMembers}
+            >
+              Send invitation
+            </button>
+          </form>
+          {inviteErr && !emailErr && <ErrorMessage error={inviteErr} />}
+          {invite.data?.status === "member" && (
+            <Notice tone="success">
+              {invite.data.member.email} already had an account and is now a member.
+            </Notice>
+          )}
+          {invite.data?.status === "invited" && (
+            <Notice tone="success">Invitation sent to {invite.data.invitation.email}.</Notice>
+          )}
+        </Card>
+      )}
+      {q.isPending && <Loading label="Loading the team" />}
+      {q.isError && <ErrorMessage error={q.error} retry={() => q.refetch()} />}
+      <ErrorMessage error={setRole.error ?? cancel.error} />
+      {q.data && (
+        <>
+          <Card title="Members" className="card-flush">
+            <div className="table-wrap">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">E-mail</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Member since</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {q.data.members.map((m) => {
+                    const me = m.accountId === account?.id;
+                    const manage = editable && !me && canManageRole(myRole, m.role);
+                    return (
+                      <tr key={m.accountId}>
+                        <td>
+                          {m.fullName} {me && <span className="muted">(you)</span>}
+                        </td>
+                        <td>{m.email}</td>
+                        <td>
+                          {manage ? (
+                            <select
+                              aria-label={`Role of ${m.fullName}`}
+                              value={m.role}
+                              disabled={setRole.isPending}
+                              onChange={(e) =>
+                                setRole.mutate({ accountId: m.accountId, role: e.target.value as Role })
+                              }
+                            >
+                              {assignable.map((r) => (
+                                <option key={r} value={r}>
+                                  {r}
+                                </option>
+                              ))}
+                            </select>
+                          ) : (
+                            <Badge tone={m.role}>{m.role}</Badge>
+                          )}
+                        </td>
+                        <td>{formatDate(m.since)}</td>
+                        <td className="actions">
+                          {manage && (
+                            <button
+                              type="button"
+                              className="btn btn-small btn-ghost-danger"
+                              onClick={() => setRemoving(m)}
+                            >
+                              Remove<span className="sr-only"> {m.fullName}</span>
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          </Card>
+          <Card title="Pending invitations">
+            {q.data.invitations.length === 0 ? (
+              <Empty title="No pending invitations" />
+            ) : (
+              <div className="table-wrap">
+                <table className="table">
+                  <thead>
+                    <tr>
+                      <th scope="col">E-mail</th>
+                      <th scope="col">Role</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {q.data.invitations.map((i) => (
+                      <tr key={i.id}>
+                        <td>{i.email}</td>
+                        <td>
+                          <Badge tone={i.role}>{i.role}</Badge>
+                        </td>
+                        <td>{formatDate(i.expiresAt)}</td>
+                        <td className="actions">
+                          {editable && (
+                            <button
+                              type="button"
+                              className="btn btn-small btn-ghost-danger"
+                              onClick={() => cancel.mutate(i.id)}
+                            >
+                              Cancel<span className="sr-only"> the invitation of {i.email}</span>
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+        </>
+      )}
+      <Dialog
+        open={removing !== null}
+        title={`Remove ${removing?.fullName ?? ""}?`}
+        onClose={() => setRemoving(null)}
+      >
+        <p>{removing?.email} loses access to this project at once.</p>
+        <ErrorMessage error={remove.error} />
+        <div className="form-actions">
+          <button type="button" className="btn btn-secondary" onClick={() => setRemoving(null)}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={remove.isPending}
+            onClick={() => removing && remove.mutate(removing)}
+          >
+            Remove
+          </button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,220 @@
+import { type ReactNode, useEffect, useId, useRef } from "react";
+
+export function Loading({ label = "Loading" }: { label?: string }) {
+  return (
+    <div className="state state-loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      <span>{label}…</span>
+    </div>
+  );
+}
+
+export function ErrorMessage({ error, retry }: { error: unknown; retry?: () => void }) {
+  if (error === null || error === undefined) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div className="alert alert-error" role="alert">
+      <span>{message}</span>
+      {retry && (
+        <button type="button" className="btn btn-small btn-secondary" onClick={retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({
+  children,
+  tone = "info",
+}: {
+  children: ReactNode;
+  tone?: "info" | "success" | "warning";
+}) {
+  return (
+    <div className={`alert alert-${tone}`} role={tone === "warning" ? "alert" : "status"}>
+      {children}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="state state-empty">
+      <p className="state-title">{title}</p>
+      {children && <div className="state-body">{children}</div>}
+    </div>
+  );
+}
+
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+}: {
+  title: string;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+}) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {subtitle && <p className="subtitle">{subtitle}</p>}
+      </div>
+      {actions && <div className="page-actions">{actions}</div>}
+    </header>
+  );
+}
+
+export function Card({
+  title,
+  children,
+  actions,
+  className,
+}: {
+  title?: string;
+  children: ReactNode;
+  actions?: ReactNode;
+  className?: string;
+}) {
+  return (
+    <section className={`card ${className ?? ""}`} aria-label={title}>
+      {(title || actions) && (
+        <div className="card-head">
+          {title && <h2>{title}</h2>}
+          {actions}
+        </div>
+      )}
+      {children}
+    </section>
+  );
+}
+
+/** A labelled input whose error (from the browser or the server) is tied to it for screen readers. */
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string | null;
+  hint?: ReactNode;
+  children: (props: { id: string; "aria-invalid": boolean; "aria-describedby"?: string }) => ReactNode;
+}) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  return (
+    <div className={`field ${error ? "field-invalid" : ""}`}>
+      <label htmlFor={id}>{label}</label>
+      {children({ id, "aria-invalid": Boolean(error), "aria-describedby": described || undefined })}
+      {hint && (
+        <div className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      )}
+      {error && (
+        <div className="field-error" id={`${id}-error`} role="alert">
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function Switch({
+  checked,
+  onChange,
+  label,
+  disabled,
+  description,
+}: {
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  label: string;
+  disabled?: boolean;
+  description?: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className={`switch-row ${disabled ? "is-disabled" : ""}`}>
+      <div>
+        <span className="switch-label" id={`${id}-l`}>
+          {label}
+        </span>
+        {description && (
+          <span className="switch-desc" id={`${id}-d`}>
+            {description}
+          </span>
+        )}
+      </div>
+      <button
+        type="button"
+        role="switch"
+        aria-checked={checked}
+        aria-labelledby={`${id}-l`}
+        aria-describedby={description ? `${id}-d` : undefined}
+        disabled={disabled}
+        className={`switch ${checked ? "on" : ""}`}
+        onClick={() => onChange(!checked)}
+      >
+        <span className="switch-knob" aria-hidden="true" />
+      </button>
+    </div>
+  );
+}
+
+/** A modal confirmation on the native <dialog> (focus trap, Escape to close). */
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose}>
+      {open && (
+        <>
+          <h2 id={titleId}>{title}</h2>
+          {children}
+        </>
+      )}
+    </dialog>
+  );
+}
+
+export function Badge({ children, tone = "neutral" }: { children: ReactNode; tone?: string }) {
+  return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  return new Date(iso).toLocaleDateString("en-GB", { year: "numeric", month: "short", day: "numeric" });
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return "never";
+  return new Date(iso).toLocaleString("en-GB", {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+}
+
+export const nf = new Intl.NumberFormat("en-US");
