@@ -1,11 +1,13 @@
 // The web console in a real Chromium (Debian's /usr/bin/chromium driven by playwright-core): a new
 // partner's whole journey over the real HTTP server, store and SMTP sink, plus the failures a person
 // meets (wrong password, expired link, CSRF refusal, a session that ends mid-edit, a 429). axe-core
-// checks every page; every page is photographed into docs/console/ (shown in docs/console.md).
+// checks every page; every page is photographed: into docs/console/ (shown in docs/console.md) when
+// UPDATE_SCREENSHOTS=1, else into a temporary directory, so `npm test` leaves the tree clean.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -17,7 +19,10 @@ import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "
 const CHROMIUM = "/usr/bin/chromium";
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const distDir = join(repo, "web", "dist");
-const shotsDir = join(repo, "docs", "console");
+const shotsDir =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? join(repo, "docs", "console")
+    : mkdtempSync(join(tmpdir(), "omniname-console-shots-"));
 const require = createRequire(import.meta.url);
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
@@ -131,6 +136,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     for (const c of contexts) await c.close().catch(() => {});
     await browser?.close();
     await t?.close();
+    if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shotsDir, { recursive: true, force: true });
   });
 
   async function newPage(): Promise<Page> {
