@@ -12,6 +12,7 @@ import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import { type ContractName, abiOf, loadArtifact } from "./artifacts.js";
+import { planRealEns, REAL_ENS_CONTRACTS, type RealEnsAddresses } from "./real-ens.js";
 import type { TxRequest, TxSender } from "./tx-sender.js";
 
 /**
@@ -28,19 +29,16 @@ const DEVNET_LAYOUT = {
 export type DevnetNetworkName = keyof typeof DEVNET_LAYOUT;
 export const DEVNET_NETWORKS: readonly DevnetNetworkName[] = ["ETHEREUM", "POLYGON", "BSC", "AURORA"];
 
-/** ENS contract roles in devnet.json, as the ENS adapter names them. */
+/** ENS contract roles in devnet.json (the adapter's roles, and the extra contracts of real-ens.ts). */
 export const ENS_ROLES = {
-  registry: "ENSRegistry",
-  baseRegistrar: "BaseRegistrar",
-  controller: "ETHRegistrarController",
-  nameWrapper: "NameWrapper",
-  resolver: "PublicResolver",
-  reverseRegistrar: "ReverseRegistrar",
-  defaultReverseRegistrar: "DefaultReverseRegistrar",
-} as const satisfies Record<string, ContractName>;
+  ...REAL_ENS_CONTRACTS,
+  oldResolver: "PublicResolver",
+  usdOracle: "DummyOracle",
+  priceOracle: "StablePriceOracle",
+} as const;
 
 export type EnsRole = keyof typeof ENS_ROLES;
-export type EnsAddresses = Record<EnsRole, Hex>;
+export type EnsAddresses = RealEnsAddresses;
 
 const DEPLOY_GAS = 8_000_000n;
 const WIRING_GAS = 500_000n;
@@ -74,35 +72,11 @@ function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
     if (provider === "NAMESPACE_A") contracts[provider] = { registry: deploy("FNSRegistry") };
     else if (provider === "NAMESPACE_B") contracts[provider] = { registry: deploy("UNSRegistry") };
     else if (provider === "NAMESPACE_C") {
-      const registry = deploy("ENSRegistry");
-      const baseRegistrar = deploy("BaseRegistrar", [registry, namehash("eth")]);
-      const nameWrapper = deploy("NameWrapper", [registry, baseRegistrar]);
-      const resolver = deploy("PublicResolver", [registry, nameWrapper]);
-      const controller = deploy("ETHRegistrarController", [registry, baseRegistrar, nameWrapper]);
-      const reverseRegistrar = deploy("ReverseRegistrar", [registry, resolver]);
-      const defaultReverseRegistrar = deploy("DefaultReverseRegistrar");
-      // The tree mainnet has: eth → registrar; reverse → deployer; addr.reverse → reverse registrar.
-      call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("eth"), baseRegistrar]);
-      call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("reverse"), from]);
-      call(registry, "ENSRegistry", "setSubnodeOwner", [
-        namehash("reverse"),
-        labelhash("addr"),
-        reverseRegistrar,
-      ]);
-      call(baseRegistrar, "BaseRegistrar", "setController", [controller, true]);
-      call(baseRegistrar, "BaseRegistrar", "setController", [nameWrapper, true]);
-      call(nameWrapper, "NameWrapper", "setController", [controller, true]);
-      call(resolver, "PublicResolver", "setController", [reverseRegistrar, true]);
-      const ens: EnsAddresses = {
-        registry,
-        baseRegistrar,
-        controller,
-        nameWrapper,
-        resolver,
-        reverseRegistrar,
-        defaultReverseRegistrar,
-      };
-      contracts[provider] = ens;
+      // The real ENS contracts, wired as on mainnet (real-ens.ts).
+      const ens = planRealEns(from, nonce);
+      nonce += ens.txs.length;
+      txs.push(...ens.txs);
+      contracts[provider] = ens.addresses;
     }
   }
   return { txs, contracts };

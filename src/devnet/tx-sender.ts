@@ -13,6 +13,13 @@ export interface TxRequest {
   gas?: bigint;
   /** Named in the error when the transaction reverts. */
   label?: string;
+  /**
+   * Another sender than the deployer (a name's owner, for the real contracts' access checks): the
+   * node must accept it unsigned (anvil's dev accounts, or `anvil_autoImpersonateAccount`).
+   */
+  from?: Hex;
+  /** Wei sent along (a payable call, such as an ENS registration). */
+  value?: bigint;
 }
 
 const DEFAULT_GAS = 5_000_000n;
@@ -51,6 +58,8 @@ export interface TxSender {
 export async function createTxSender(rpc: RpcClient, from: Hex): Promise<TxSender> {
   let nonce = Number(await rpc.call<Hex>("eth_getTransactionCount", [from, "pending"]));
   let pending: Array<{ hash: Hex; label: string }> = [];
+  /** Next nonces of the other senders (`TxRequest.from`), read from the node on first use. */
+  const others = new Map<string, number>();
 
   async function send(txs: readonly TxRequest[], options: { track?: boolean } = {}): Promise<Hex[]> {
     const track = options.track ?? true;
@@ -69,23 +78,36 @@ export async function createTxSender(rpc: RpcClient, from: Hex): Promise<TxSende
       }
       const chunk = txs.slice(i, end);
       i = end;
+      for (const tx of chunk) {
+        const other = tx.from?.toLowerCase();
+        if (other && other !== from.toLowerCase() && !others.has(other)) {
+          others.set(other, Number(await rpc.call<Hex>("eth_getTransactionCount", [other, "pending"])));
+        }
+      }
+      const nonces = chunk.map((tx) => {
+        const other = tx.from?.toLowerCase();
+        if (!other || other === from.toLowerCase()) return nonce++;
+        const n = others.get(other)!;
+        others.set(other, n + 1);
+        return n;
+      });
       const calls = chunk.map((tx, j) => ({
         method: "eth_sendTransaction",
         params: [
           {
-            from,
+            from: tx.from ?? from,
             ...(tx.to ? { to: tx.to } : {}),
             data: tx.data,
             gas: `0x${(tx.gas ?? DEFAULT_GAS).toString(16)}`,
-            nonce: `0x${(nonce + j).toString(16)}`,
+            nonce: `0x${nonces[j].toString(16)}`,
+            ...(tx.value ? { value: `0x${tx.value.toString(16)}` } : {}),
           },
         ],
       }));
       const result = await rpc.batch<Hex>(calls);
-      nonce += chunk.length;
       result.forEach((hash, j) => {
         hashes.push(hash);
-        if (track) pending.push({ hash, label: chunk[j].label ?? `tx ${nonce - chunk.length + j}` });
+        if (track) pending.push({ hash, label: chunk[j].label ?? `tx ${nonces[j]}` });
       });
     }
     return hashes;
