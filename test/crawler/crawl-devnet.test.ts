@@ -12,6 +12,7 @@ import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { abiOf, type ContractName } from "../../src/devnet/artifacts.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { loadRealArtifact } from "../../src/devnet/real-artifacts.js";
 import { fixtureWorld, fixtureBaseTime, type FixtureDomain } from "../../src/devnet/fixtures.js";
 import { adapterFor } from "../../src/providers/adapters.js";
 import { ETH_NODE, labelhash, namehash } from "../../src/providers/namehash.js";
@@ -115,14 +116,17 @@ describe("crawling the seeded devnet", () => {
     const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {
       const clients = new Map<string, PublicClient>();
-      const read = (rpcUrl: string, contract: ContractName, address: string, fn: string, args: unknown[]) => {
+      const read = (rpcUrl: string, contract: string, address: string, fn: string, args: unknown[]) => {
         let c = clients.get(rpcUrl);
         if (!c) {
           c = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 100 } }) }) as PublicClient;
           clients.set(rpcUrl, c);
         }
         return c.readContract({
-          abi: abiOf(contract) as Abi,
+          // ENS runs the real contracts (src/devnet/real-ens.ts).
+          abi: (contract === "FNSRegistry" || contract === "UNSRegistry"
+            ? abiOf(contract as ContractName)
+            : loadRealArtifact(contract).abi) as Abi,
           address: address as Hex,
           functionName: fn,
           args,
@@ -164,7 +168,7 @@ describe("crawling the seeded devnet", () => {
               owner = String(await read(net.rpcUrl, "NameWrapper", a.nameWrapper, "ownerOf", [BigInt(node)]));
             else if (labels.length === 2 && namehash(labels[1]) === ETH_NODE)
               owner = String(
-                await read(net.rpcUrl, "BaseRegistrar", a.baseRegistrar, "ownerOf", [
+                await read(net.rpcUrl, "BaseRegistrarImplementation", a.baseRegistrar, "ownerOf", [
                   BigInt(labelhash(labels[0])),
                 ]),
               );
