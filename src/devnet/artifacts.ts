@@ -6,18 +6,11 @@ import { promisify } from "node:util";
 import type { Abi, Hex } from "viem";
 import { AppError } from "../domain/errors.js";
 
-/** The deployable devnet contracts, as compiled by scripts/compile-contracts.mjs. */
-export const CONTRACT_NAMES = [
-  "FNSRegistry",
-  "UNSRegistry",
-  "ENSRegistry",
-  "BaseRegistrar",
-  "ETHRegistrarController",
-  "NameWrapper",
-  "PublicResolver",
-  "ReverseRegistrar",
-  "DefaultReverseRegistrar",
-] as const;
+/**
+ * The deployable devnet contracts, as compiled by scripts/compile-contracts.mjs. ENS runs the real
+ * contracts (real-ens.ts, real-artifacts.ts).
+ */
+export const CONTRACT_NAMES = ["FNSRegistry", "UNSRegistry"] as const;
 
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 

@@ -1,13 +1,4 @@
-import {
-  type Abi,
-  type Hex,
-  encodeDeployData,
-  encodeFunctionData,
-  getContractAddress,
-  labelhash,
-  namehash,
-  zeroHash,
-} from "viem";
+import { type Abi, type Hex, encodeDeployData, encodeFunctionData, getContractAddress } from "viem";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
@@ -41,7 +32,6 @@ export type EnsRole = keyof typeof ENS_ROLES;
 export type EnsAddresses = RealEnsAddresses;
 
 const DEPLOY_GAS = 8_000_000n;
-const WIRING_GAS = 500_000n;
 
 export function callData(contract: ContractName, functionName: string, args: readonly unknown[] = []): Hex {
   return encodeFunctionData({ abi: abiOf(contract) as Abi, functionName, args });
@@ -61,10 +51,6 @@ function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
     const address = getContractAddress({ from, nonce: BigInt(nonce++) }).toLowerCase() as Hex;
     txs.push({ data: encodeDeployData({ abi, bytecode, args }), gas: DEPLOY_GAS, label: `deploy ${name}` });
     return address;
-  };
-  const call = (to: Hex, contract: ContractName, fn: string, args: readonly unknown[]) => {
-    nonce++;
-    txs.push({ to, data: callData(contract, fn, args), gas: WIRING_GAS, label: `${contract}.${fn}` });
   };
 
   const contracts: Plan["contracts"] = {};

@@ -1,4 +1,12 @@
-import { type Hex, encodeDeployData, encodeFunctionData, getContractAddress, labelhash, namehash, zeroHash } from "viem";
+import {
+  type Hex,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  labelhash,
+  namehash,
+  zeroHash,
+} from "viem";
 import { loadRealArtifact } from "./real-artifacts.js";
 import type { TxRequest } from "./tx-sender.js";
 
@@ -86,10 +94,18 @@ export function planRealEns(from: Hex, nonce: number): { txs: TxRequest[]; addre
   call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("eth"), baseRegistrar]);
   const reverseRegistrar = deploy("ReverseRegistrar", [registry]);
   call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("reverse"), from]);
-  call(registry, "ENSRegistry", "setSubnodeOwner", [namehash("reverse"), labelhash("addr"), reverseRegistrar]);
+  call(registry, "ENSRegistry", "setSubnodeOwner", [
+    namehash("reverse"),
+    labelhash("addr"),
+    reverseRegistrar,
+  ]);
   const usdOracle = deploy("DummyOracle", [USD_PER_ETH]);
   const priceOracle = deploy("StablePriceOracle", [usdOracle, [...RENT_PRICES]]);
-  const nameWrapper = deploy("NameWrapper", [registry, baseRegistrar, "0x0000000000000000000000000000000000000000"]);
+  const nameWrapper = deploy("NameWrapper", [
+    registry,
+    baseRegistrar,
+    "0x0000000000000000000000000000000000000000",
+  ]);
   call(baseRegistrar, "BaseRegistrarImplementation", "addController", [nameWrapper]);
   const controller = deploy("ETHRegistrarController", [
     baseRegistrar,

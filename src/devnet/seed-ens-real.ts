@@ -268,13 +268,15 @@ export function planRealEnsDomain(
   let requires: string | undefined;
 
   if (choice.via === "controller") {
-    if (d.expiresAt === null) throw new AppError("INVALID_PARAMETER", `${d.name}: a .eth name needs an expiry`);
+    if (d.expiresAt === null)
+      throw new AppError("INVALID_PARAMETER", `${d.name}: a .eth name needs an expiry`);
     const duration = toSeconds(d.expiresAt) - at - (choice.renewed ? YEAR : 0);
     const { commit, register } = controllerRegistration(a, label, first, duration, firstResolver, initial);
     steps.push({ at: at - MIN_COMMITMENT_AGE - 10, txs: [...fund(owners), commit] });
     registration.push(register);
   } else if (choice.via === "wrapperController") {
-    if (d.expiresAt === null) throw new AppError("INVALID_PARAMETER", `${d.name}: a .eth name needs an expiry`);
+    if (d.expiresAt === null)
+      throw new AppError("INVALID_PARAMETER", `${d.name}: a .eth name needs an expiry`);
     steps.push({ at: at - 10, txs: fund(owners) });
     registration.push(
       {

@@ -6,7 +6,12 @@ import { type SeedDomain, recordMap, toSeconds } from "./seed-plan.js";
 import { labelhash, namehash, reverseNode } from "./token-ids.js";
 
 /** Reads a view function of a real ENS contract (undefined when it reverts). */
-export type RealRead = (contract: string, address: string, fn: string, args?: readonly unknown[]) => Promise<unknown>;
+export type RealRead = (
+  contract: string,
+  address: string,
+  fn: string,
+  args?: readonly unknown[],
+) => Promise<unknown>;
 
 export function realReader(client: PublicClient): RealRead {
   return (contract, address, fn, args = []) =>
@@ -26,9 +31,17 @@ export function rrsetKey(wire: Hex): { name: Hex; type: number } {
 const lower = (v: unknown) => (v === undefined ? "(reverted)" : String(v).toLowerCase());
 
 /** A native ENS record as the resolver returns it (lower-case hex for bytes, text as is). */
-export async function readEnsRecord(read: RealRead, resolver: string, node: Hex, key: string, sample: string) {
-  if (key.startsWith("addr.")) return lower(await read("PublicResolver", resolver, "addr", [node, BigInt(key.slice(5))]));
-  if (key.startsWith("text.")) return String(await read("PublicResolver", resolver, "text", [node, key.slice(5)]));
+export async function readEnsRecord(
+  read: RealRead,
+  resolver: string,
+  node: Hex,
+  key: string,
+  sample: string,
+) {
+  if (key.startsWith("addr."))
+    return lower(await read("PublicResolver", resolver, "addr", [node, BigInt(key.slice(5))]));
+  if (key.startsWith("text."))
+    return String(await read("PublicResolver", resolver, "text", [node, key.slice(5)]));
   if (key === "contenthash") return lower(await read("PublicResolver", resolver, "contenthash", [node]));
   if (key.startsWith("dns.")) {
     const { name, type } = rrsetKey((sample || "0x0000") as Hex);
@@ -62,7 +75,8 @@ export async function checkRealEnsDomain(
     const owner = lower(await read("NameWrapper", a.nameWrapper, "ownerOf", [BigInt(node)]));
     const want = released ? zeroAddress : d.owner;
     if (owner !== want) out.push(`${tag}: wrapped owner ${owner}, expected ${want}`);
-    if (registryOwner !== a.nameWrapper) out.push(`${tag}: registry owner ${registryOwner} is not the wrapper`);
+    if (registryOwner !== a.nameWrapper)
+      out.push(`${tag}: registry owner ${registryOwner} is not the wrapper`);
   } else {
     const id = BigInt(labelhash(labels[0]));
     const owner = lower(await read("BaseRegistrarImplementation", a.baseRegistrar, "ownerOf", [id]));
@@ -72,9 +86,12 @@ export async function checkRealEnsDomain(
   }
   if (labels.length === 2 && d.expiresAt !== null) {
     const expires = Number(
-      await read("BaseRegistrarImplementation", a.baseRegistrar, "nameExpires", [BigInt(labelhash(labels[0]))]),
+      await read("BaseRegistrarImplementation", a.baseRegistrar, "nameExpires", [
+        BigInt(labelhash(labels[0])),
+      ]),
     );
-    if (expires !== toSeconds(d.expiresAt)) out.push(`${tag}: expires ${expires}, expected ${toSeconds(d.expiresAt)}`);
+    if (expires !== toSeconds(d.expiresAt))
+      out.push(`${tag}: expires ${expires}, expected ${toSeconds(d.expiresAt)}`);
   }
   const resolver = lower(await read("ENSRegistry", a.registry, "resolver", [node]));
   if (resolver !== a.resolver) out.push(`${tag}: resolver ${resolver}, expected ${a.resolver}`);

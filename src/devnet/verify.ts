@@ -1,13 +1,4 @@
-import {
-  type Abi,
-  type Hex,
-  type PublicClient,
-  createPublicClient,
-  hexToBytes,
-  http,
-  keccak256,
-  toHex,
-} from "viem";
+import { type Abi, type Hex, type PublicClient, createPublicClient, http } from "viem";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import { type ContractName, abiOf } from "./artifacts.js";
@@ -17,7 +8,6 @@ import { realEnsChoices } from "./seed-ens-real.js";
 import { registryTokenId } from "./seed-registry.js";
 import { checkRealEnsDomain, realReader } from "./verify-ens-real.js";
 import type { RealEnsAddresses } from "./real-ens.js";
-import { labelhash, namehash, reverseNode } from "./token-ids.js";
 
 export interface VerifyChain {
   network: DevnetNetworkName;

@@ -64,11 +64,9 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
     const is2ld = labels.length === 2;
     const registryOwner = addr(await call("ENSRegistry", a.registry, "owner", [node]))!;
     const resolver = addr(await call("ENSRegistry", a.registry, "resolver", [node]))!;
-    const [, fuses, wrapperExpiry] = (await call("NameWrapper", a.nameWrapper, "getData", [BigInt(node)])) as [
-      string,
-      number,
-      bigint,
-    ];
+    const [, fuses, wrapperExpiry] = (await call("NameWrapper", a.nameWrapper, "getData", [
+      BigInt(node),
+    ])) as [string, number, bigint];
     const wrapped = registryOwner === a.nameWrapper;
     let owner: string | null;
     let lastOwner: string;
@@ -81,7 +79,9 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
       if (owner === zeroAddress) owner = null;
       if (!is2ld && (fuses & PARENT_CANNOT_CONTROL) !== 0) expiresAt = Number(wrapperExpiry);
     } else if (is2ld) {
-      owner = addr(await call("BaseRegistrarImplementation", a.baseRegistrar, "ownerOf", [BigInt(labelhash(labels[0]))]));
+      owner = addr(
+        await call("BaseRegistrarImplementation", a.baseRegistrar, "ownerOf", [BigInt(labelhash(labels[0]))]),
+      );
       lastOwner = registryOwner;
     } else {
       owner = registryOwner;
@@ -89,21 +89,26 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
     }
     if (is2ld) {
       expiresAt = Number(
-        await call("BaseRegistrarImplementation", a.baseRegistrar, "nameExpires", [BigInt(labelhash(labels[0]))]),
+        await call("BaseRegistrarImplementation", a.baseRegistrar, "nameExpires", [
+          BigInt(labelhash(labels[0])),
+        ]),
       );
     }
     const records: Record<string, string> = {};
     if (resolver !== zeroAddress) {
       for (const [k, sample] of nativeKeys(d)) {
         let v: unknown;
-        if (k.startsWith("addr.")) v = await call("PublicResolver", resolver, "addr", [node, BigInt(k.slice(5))]);
-        else if (k.startsWith("text.")) v = await call("PublicResolver", resolver, "text", [node, k.slice(5)]);
+        if (k.startsWith("addr."))
+          v = await call("PublicResolver", resolver, "addr", [node, BigInt(k.slice(5))]);
+        else if (k.startsWith("text."))
+          v = await call("PublicResolver", resolver, "text", [node, k.slice(5)]);
         else if (k === "contenthash") v = await call("PublicResolver", resolver, "contenthash", [node]);
         else if (k.startsWith("dns.")) {
           const { name, type } = rrsetKey(sample as Hex);
           v = await call("PublicResolver", resolver, "dnsRecord", [node, keccak256(name), type]);
         }
-        const value = v === undefined || v === "0x" ? "" : k.startsWith("text.") ? String(v) : String(v).toLowerCase();
+        const value =
+          v === undefined || v === "0x" ? "" : k.startsWith("text.") ? String(v) : String(v).toLowerCase();
         if (value !== "") for (const m of mapEnsRecord(k, value)) records[m.key] = m.value;
       }
     }
@@ -152,13 +157,16 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
       if (api.ownerAddress !== wantOwner)
         differences.push(`${d.name}: owner API ${api.ownerAddress}, chain ${wantOwner}`);
       if (api.info.tags.includes("expired") !== chain.expired)
-        differences.push(`${d.name}: API tags ${JSON.stringify(api.info.tags)}, chain expired=${chain.expired}`);
+        differences.push(
+          `${d.name}: API tags ${JSON.stringify(api.info.tags)}, chain expired=${chain.expired}`,
+        );
       const sorted = (r: Record<string, string>) => JSON.stringify(Object.entries(r).sort());
       if (sorted(api.records) !== sorted(chain.records))
         differences.push(`${d.name}: records API ${sorted(api.records)}, chain ${sorted(chain.records)}`);
       const dom = await w.store.findDomainByToken("ETHEREUM", "NAMESPACE_C", ensAdapter.tokenIdOf(d.name));
       const indexed = dom?.expiresAt === null || dom === null ? null : dom.expiresAt / 1000;
-      if (indexed !== chain.expiresAt) differences.push(`${d.name}: expiry index ${indexed}, chain ${chain.expiresAt}`);
+      if (indexed !== chain.expiresAt)
+        differences.push(`${d.name}: expiry index ${indexed}, chain ${chain.expiresAt}`);
     }
     expect(differences).toEqual([]);
     expect(compared).toBe(w.names.length);
@@ -170,7 +178,8 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
       const chain = await readChain(d);
       const res = await w.getDefault(resolvePath(d.name));
       const served = res.status === 200;
-      if (served === chain.expired) differences.push(`${d.name}: served=${served}, chain expired=${chain.expired}`);
+      if (served === chain.expired)
+        differences.push(`${d.name}: served=${served}, chain expired=${chain.expired}`);
     }
     expect(differences).toEqual([]);
   });
@@ -201,7 +210,9 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
         .sort();
       const served = data.map((r) => r.domain).sort();
       if (JSON.stringify(served) !== JSON.stringify(held))
-        differences.push(`${address}: API names ${JSON.stringify(served)}, chain holds ${JSON.stringify(held)}`);
+        differences.push(
+          `${address}: API names ${JSON.stringify(served)}, chain holds ${JSON.stringify(held)}`,
+        );
       if (primary !== null) {
         primaries++;
         if (data[0]?.domain !== primary)

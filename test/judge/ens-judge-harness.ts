@@ -85,7 +85,9 @@ export async function startEnsJudgeWorld(): Promise<EnsJudgeWorld> {
       devnet,
       store: t.store,
       rpcUrl: net.rpcUrl,
-      client: createPublicClient({ transport: http(net.rpcUrl, { batch: { batchSize: 100 } }) }) as PublicClient,
+      client: createPublicClient({
+        transport: http(net.rpcUrl, { batch: { batchSize: 100 } }),
+      }) as PublicClient,
       ens: net.contracts.NAMESPACE_C!.addresses as unknown as RealEnsAddresses,
       names: ethereum
         .filter((d) => d.provider === "NAMESPACE_C")

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { getCoderByCoinType } from "@ensdomains/address-encoder";
-import Resolution from "@unstoppabledomains/resolution";
+import { Resolution } from "@unstoppabledomains/resolution";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixtureDomain } from "../../src/devnet/fixtures.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
@@ -40,9 +40,11 @@ interface EnsService extends Lookups {
 const LIBRARY_NAME = /^[.a-z0-9-]+$/;
 
 const require = createRequire(import.meta.url);
-const mainnet = (require("@unstoppabledomains/resolution/build/config/ens-config.json") as {
-  networks: Record<string, { contracts: Record<string, { address: string }> }>;
-}).networks["1"].contracts;
+const mainnet = (
+  require("@unstoppabledomains/resolution/build/config/ens-config.json") as {
+    networks: Record<string, { contracts: Record<string, { address: string }> }>;
+  }
+).networks["1"].contracts;
 
 /** The canonical API key of a native ENS key (its value does not change the key, except DNS). */
 function canonicalKey(nativeKey: string, sample: string): string {
@@ -50,7 +52,9 @@ function canonicalKey(nativeKey: string, sample: string): string {
 }
 
 function coinSymbol(coinType: number): string {
-  return getCoderByCoinType(coinType).name.replace(/Legacy$/, "").toUpperCase();
+  return getCoderByCoinType(coinType)
+    .name.replace(/Legacy$/, "")
+    .toUpperCase();
 }
 
 describe("ENS judge: @unstoppabledomains/resolution against the API", () => {
@@ -68,8 +72,8 @@ describe("ENS judge: @unstoppabledomains/resolution against the API", () => {
       [mainnet.ReverseRegistrar.address.toLowerCase(), w.ens.reverseRegistrar],
     ]);
     const provider = {
-      async request(req: { method: string; params?: unknown[] }): Promise<unknown> {
-        let params = req.params ?? [];
+      async request(req: { method: string; params?: unknown }): Promise<unknown> {
+        let params = (req.params ?? []) as unknown[];
         if (req.method === "eth_call") {
           const [tx, block] = params as [{ to: string; data: string }, unknown];
           const to = byRole.get(tx.to.toLowerCase());
@@ -122,7 +126,8 @@ describe("ENS judge: @unstoppabledomains/resolution against the API", () => {
       const lib: Lookups = LIBRARY_NAME.test(d.name) ? (resolution as unknown as Lookups) : ensService;
       if (lib === ensService) unicode++;
       const owner = String(await lib.owner(d.name)).toLowerCase();
-      if (api.ownerAddress !== owner) differences.push(`${d.name}: owner API ${api.ownerAddress}, library ${owner}`);
+      if (api.ownerAddress !== owner)
+        differences.push(`${d.name}: owner API ${api.ownerAddress}, library ${owner}`);
       for (const [k, sample] of nativeKeys(d)) {
         let value: string | undefined;
         let key: string;
@@ -167,7 +172,8 @@ describe("ENS judge: @unstoppabledomains/resolution against the API", () => {
       const data = res.body.data as ApiRecord[];
       if (lib) {
         primaries++;
-        if (data[0]?.domain !== lib) differences.push(`${address}: API first ${data[0]?.domain}, library ${lib}`);
+        if (data[0]?.domain !== lib)
+          differences.push(`${address}: API first ${data[0]?.domain}, library ${lib}`);
       } else if (w.names.some(({ d }) => d.reverse && d.owner === address)) {
         differences.push(`${address}: the library finds no primary name`);
       }
