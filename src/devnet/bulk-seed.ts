@@ -98,7 +98,7 @@ function ensTxs(
 /**
  * Registers many names with two records each through the registries' batch functions (ENS: one
  * controller commit and register per name), for benchmark worlds (about 4 events a FNS/UNS name
- * and 13 an ENS name). Mining must be paused;
+ * and 10 an ENS name). Mining must be paused;
  * the chains are written in parallel.
  */
 export async function bulkSeed(
