@@ -38,15 +38,17 @@ export interface EnsJudgeWorld {
   get(path: string): Promise<{ status: number; body: { data: unknown } }>;
   /** The same as a project with the default rules (expired names not served). */
   getDefault(path: string): Promise<{ status: number; body: { data: unknown } }>;
+  /** Crawls what the chain gained since (the crawler resumes from its checkpoints). */
+  crawl(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * Starts the ETHEREUM devnet chain (the real ENS contracts, the fixture world), crawls it to its
  * head into a temporary SQLite store, and builds the API in process over that store. The API's
- * clock is the wall clock, which the seeded chain's last block is at.
+ * clock is the wall clock (which the seeded chain's last block is at) unless `clock` is given.
  */
-export async function startEnsJudgeWorld(): Promise<EnsJudgeWorld> {
+export async function startEnsJudgeWorld(options: { clock?: () => number } = {}): Promise<EnsJudgeWorld> {
   const t = await tempStore();
   const devnet = await startDevnet({
     dataDir: t.dir,
@@ -58,14 +60,15 @@ export async function startEnsJudgeWorld(): Promise<EnsJudgeWorld> {
   });
   let app: FastifyInstance | null = null;
   try {
-    await crawlToHead(t.store, sourcesFromManifest(devnet.manifest));
+    const sources = sourcesFromManifest(devnet.manifest);
+    await crawlToHead(t.store, sources);
     const ctx: AppContext = {
       config: loadConfig({}, { dataDir: "." }),
       logger: pino({ level: "silent" }),
       store: t.store,
       ranker: createScoringRanker(),
       pepper: randomBytes(16).toString("hex"),
-      clock: () => Date.now(),
+      clock: options.clock ?? (() => Date.now()),
     };
     const withExpired = await t.store.createProject({ name: "judge-expired", plan: "internal" });
     await t.store.updateProjectSettings(withExpired.id, { includeExpired: true });
@@ -94,6 +97,9 @@ export async function startEnsJudgeWorld(): Promise<EnsJudgeWorld> {
         .map((d) => ({ d, choice: choices.get(d.name)! })),
       get: inject(keyExpired),
       getDefault: inject(keyDefault),
+      async crawl() {
+        await crawlToHead(t.store, sources);
+      },
       async close() {
         await built.close();
         await devnet.stop();
