@@ -5,9 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
 import { realCallData } from "../../src/devnet/real-ens.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
-import { namehash } from "../../src/devnet/token-ids.js";
+import { loadRealArtifact } from "../../src/devnet/real-artifacts.js";
+import { labelhash, namehash } from "../../src/devnet/token-ids.js";
 import { createTxSender, pauseMining, type TxSender } from "../../src/devnet/tx-sender.js";
-import { type ApiRecord, type EnsJudgeWorld, reversePath, startEnsJudgeWorld } from "./ens-judge-harness.js";
+import {
+  type ApiRecord,
+  type EnsJudgeWorld,
+  resolvePath,
+  reversePath,
+  startEnsJudgeWorld,
+} from "./ens-judge-harness.js";
 
 // Forward verification of ENS primary names, judged by @unstoppabledomains/resolution's
 // `reverseOf` (which checks that the name's ETH address is the address, as ENS clients do): an
@@ -19,9 +26,10 @@ const STRANGER = "0x000000000000000000000000000000000000c0de";
 
 interface EnsService {
   reverseOf(address: string): Promise<string | null>;
+  owner(domain: string): Promise<string>;
 }
 
-describe("ENS judge: forward-verified primary names", () => {
+describe("ENS judge: forward-verified primary names, registrants", () => {
   let w: EnsJudgeWorld;
   let sender: TxSender;
   let ens: EnsService;
@@ -107,5 +115,38 @@ describe("ENS judge: forward-verified primary names", () => {
     expect(await apiPrimary(STRANGER)).toEqual(["bob.eth"]);
     const res = await w.get(reversePath(STRANGER));
     expect((res.body.data as ApiRecord[])[0].ownerAddress).toBe(bob);
+  }, 60_000);
+
+  it("follows the registrant of an unwrapped name, not the registry owner a transfer leaves behind", async () => {
+    const unwrapped = w.names.find(
+      (n) => !n.choice.wrapped && n.choice.via === "controller" && n.d.expiresAt! > Date.now(),
+    )!.d;
+    const id = BigInt(labelhash(unwrapped.name.split(".")[0]));
+    await step([
+      {
+        from: unwrapped.owner,
+        to: w.ens.baseRegistrar,
+        data: realCallData("BaseRegistrarImplementation", "transferFrom", [unwrapped.owner, STRANGER, id]),
+      },
+    ]);
+    const registrant = await w.client.readContract({
+      abi: loadRealArtifact("BaseRegistrarImplementation").abi,
+      address: w.ens.baseRegistrar,
+      functionName: "ownerOf",
+      args: [id],
+    });
+    const registryOwner = await w.client.readContract({
+      abi: loadRealArtifact("ENSRegistry").abi,
+      address: w.ens.registry,
+      functionName: "owner",
+      args: [namehash(unwrapped.name)],
+    });
+    expect(String(registrant).toLowerCase()).toBe(STRANGER);
+    expect(String(registryOwner).toLowerCase()).toBe(unwrapped.owner);
+    const res = await w.get(resolvePath(unwrapped.name));
+    expect((res.body.data as ApiRecord).ownerAddress).toBe(STRANGER);
+    // The library answers the registry owner (a documented difference: the ENS manager's owner of
+    // an unwrapped .eth name is the registrant).
+    expect(String(await ens.owner(unwrapped.name)).toLowerCase()).toBe(unwrapped.owner);
   }, 60_000);
 });
