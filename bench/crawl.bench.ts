@@ -1,12 +1,14 @@
 // Crawl throughput against a bare eth_getLogs fetch of the same ranges, in the same run.
 //
-//   npx tsx bench/crawl.bench.ts [--names 50000] [--batch 250] [--decode-worker 1]
+//   npx tsx bench/crawl.bench.ts [--names 50000] [--batch 250] [--decode-worker 1] [--ethereum 1]
 //
 // Seeds a bulk world on a local POLYGON devnet (UNS and FNS, ~4 events a name: 50,000 names ≈
 // 200,000 events) with the registries' batch functions, then (1) fetches every log of every source
 // with raw eth_getLogs over adaptive ranges, without decoding or storing, and (2) crawls the same
 // chain into a fresh SQLite store: decode, journal, projection, scoring, checkpoints. Prints one
-// JSON line; `ratio` = crawl events/s ÷ bare fetch events/s.
+// JSON line; `ratio` = crawl events/s ÷ bare fetch events/s. `--ethereum 1` seeds the ETHEREUM
+// devnet instead: UNS and the real ENS contracts (one controller commit + register a name, ~10
+// events a name).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +38,7 @@ const BATCH = arg("batch", 250);
 // 0: parse and decode on the main thread, as without the decode worker (comparisons).
 const DECODE_WORKER = arg("decode-worker", 1) !== 0;
 const MAX_RANGE = 100_000;
+const NETWORK = arg("ethereum", 0) !== 0 ? "ETHEREUM" : "POLYGON";
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-bench-"));
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -45,11 +48,11 @@ const devnet = await startDevnet({
   seed: false,
   blockTime: 0,
   logs: false,
-  networks: ["POLYGON"],
+  networks: [NETWORK],
   basePort: 41_000,
 });
 try {
-  const rpcUrl = devnet.manifest.networks.POLYGON!.rpcUrl;
+  const rpcUrl = devnet.manifest.networks[NETWORK]!.rpcUrl;
   const rpc = devnetRpc(rpcUrl);
   await pauseMining(rpc);
   const seeded = await bulkSeed(await devnet.chains(), { names: NAMES, batchSize: BATCH, runId: "bench" });

@@ -6,17 +6,11 @@ import { promisify } from "node:util";
 import type { Abi, Hex } from "viem";
 import { AppError } from "../domain/errors.js";
 
-/** The deployable devnet contracts, as compiled by scripts/compile-contracts.mjs. */
-export const CONTRACT_NAMES = [
-  "FNSRegistry",
-  "ENSRegistry",
-  "BaseRegistrar",
-  "ETHRegistrarController",
-  "NameWrapper",
-  "PublicResolver",
-  "ReverseRegistrar",
-  "DefaultReverseRegistrar",
-] as const;
+/**
+ * The deployable devnet contracts, as compiled by scripts/compile-contracts.mjs. UNS, CNS and ENS
+ * run the real contracts (real-uns.ts, real-ens.ts, real-artifacts.ts).
+ */
+export const CONTRACT_NAMES = ["FNSRegistry"] as const;
 
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 

@@ -2,9 +2,9 @@ import type { Hex } from "viem";
 import type { Provider } from "../domain/providers.js";
 import { callData, type EnsAddresses } from "./deploy.js";
 import { unsCall } from "./real-uns.js";
-import { resolverCalls } from "./seed-ens.js";
+import { MIN_COMMITMENT_AGE } from "./real-ens.js";
+import { controllerRegistration } from "./seed-ens-real.js";
 import type { DevnetChain } from "./seed.js";
-import { namehash } from "./token-ids.js";
 import { syntheticOwners } from "./synthetic-owners.js";
 import type { TxRequest } from "./tx-sender.js";
 
@@ -28,6 +28,8 @@ export interface BulkSeedReport {
 
 const OWNERS: readonly Hex[] = syntheticOwners("bench", 9);
 const TXS_PER_BLOCK = 10;
+/** ENS transactions are one name each: more of them fit a block. */
+const ENS_TXS_PER_BLOCK = 100;
 
 function batchTxs(
   provider: Provider,
@@ -66,40 +68,37 @@ function batchTxs(
       label: `UNS bulk issue ${first + i}`,
     }));
   }
-  const a = addresses as EnsAddresses;
-  const expires = BigInt(Math.floor(Date.now() / 1000) + 365 * 86_400);
-  const calls = labels.flatMap((l, i) =>
-    resolverCalls(namehash(`${l}.eth`), [
-      ["addr.60", owners[i]],
-      ["text.url", `https://${l}.example.com`],
-    ]),
-  );
-  return [
-    {
-      to: a.controller,
-      data: callData("ETHRegistrarController", "registerMany", [
-        labels,
-        owners,
-        labels.map(() => expires),
-        a.resolver,
-        labels.map((_, i) => (first + i) % 2 === 0),
-      ]),
-      gas: gas * 2n,
-      label: `ENS bulk registrations at ${first}`,
-    },
-    {
-      to: a.resolver,
-      data: callData("PublicResolver", "multicall", [calls]),
-      gas,
-      label: `ENS bulk records at ${first}`,
-    },
-  ];
+  throw new Error(`no batch function for ${provider}`);
 }
 
 /**
- * Registers many names with two records each through the registries' batch functions, for
- * benchmark worlds (about 4 events a FNS/UNS name and 11 an ENS name). Mining must be paused;
- * the chains are written in parallel.
+ * ENS has no batch registration: each name is a controller commit and, a minute later, its
+ * `register` carrying the two records as resolver calls (seed-ens-real.ts).
+ */
+function ensTxs(
+  a: EnsAddresses,
+  labels: string[],
+  first: number,
+): { commits: TxRequest[]; registers: TxRequest[] } {
+  const commits: TxRequest[] = [];
+  const registers: TxRequest[] = [];
+  labels.forEach((l, i) => {
+    const owner = OWNERS[(first + i) % OWNERS.length];
+    const { commit, register } = controllerRegistration(a, l, owner, 365 * 86_400, a.resolver, [
+      ["addr.60", owner],
+      ["text.url", `https://${l}.example.com`],
+    ]);
+    commits.push(commit);
+    registers.push(register);
+  });
+  return { commits, registers };
+}
+
+/**
+ * Registers many names with two records each, for benchmark worlds: FNS through its batch
+ * function, UNS one MintingManager issue per name (a batch's transactions in one block), ENS one
+ * controller commit and register per name (about 4 events a FNS/UNS name and 10 an ENS name).
+ * Mining must be paused; the chains are written in parallel.
  */
 export async function bulkSeed(
   chains: readonly DevnetChain[],
@@ -118,23 +117,45 @@ export async function bulkSeed(
     chains.map(async (chain) => {
       // One group per batch (a batch call, or a UNS batch's transactions); TXS_PER_BLOCK groups a block.
       const txs: TxRequest[][] = [];
+      // ENS: one transaction a name, ENS_TXS_PER_BLOCK a block.
+      const commits: TxRequest[] = [];
+      const registers: TxRequest[] = [];
       for (const { provider } of sources.filter((s) => s.chain === chain)) {
         const addresses = chain.contracts[provider]!.addresses;
         const tag = provider === "NAMESPACE_A" ? "f" : provider === "NAMESPACE_B" ? "u" : "e";
         for (let first = 0; first < perSource; first += batchSize) {
           const n = Math.min(batchSize, perSource - first);
           const labels = Array.from({ length: n }, (_, i) => `bench-${runId}-${tag}${first + i}`);
-          txs.push(batchTxs(provider, addresses, labels, first));
+          if (provider === "NAMESPACE_C") {
+            const ens = ensTxs(addresses as unknown as EnsAddresses, labels, first);
+            commits.push(...ens.commits);
+            registers.push(...ens.registers);
+          } else txs.push(batchTxs(provider, addresses, labels, first));
           report.names += n;
         }
       }
-      for (let i = 0; i < txs.length; i += TXS_PER_BLOCK) {
-        await chain.sender.send(txs.slice(i, i + TXS_PER_BLOCK).flat());
-        const mined = await chain.sender.mine();
-        report.transactions += mined.transactions;
-        report.events += mined.logs;
-        report.blocks++;
+      const mineAll = async (groups: TxRequest[][], perBlock: number) => {
+        for (let i = 0; i < groups.length; i += perBlock) {
+          await chain.sender.send(groups.slice(i, i + perBlock).flat());
+          const mined = await chain.sender.mine();
+          report.transactions += mined.transactions;
+          report.events += mined.logs;
+          report.blocks++;
+        }
+      };
+      if (commits.length > 0) {
+        await mineAll(
+          commits.map((tx) => [tx]),
+          ENS_TXS_PER_BLOCK,
+        );
+        // The controller takes a commitment only once it is MIN_COMMITMENT_AGE old.
+        await chain.sender.rpc.call("evm_increaseTime", [MIN_COMMITMENT_AGE + 1]);
+        await mineAll(
+          registers.map((tx) => [tx]),
+          ENS_TXS_PER_BLOCK,
+        );
       }
+      await mineAll(txs, TXS_PER_BLOCK);
     }),
   );
   report.durationMs = Date.now() - started;

@@ -1,18 +1,10 @@
-import {
-  type Abi,
-  type Hex,
-  encodeDeployData,
-  encodeFunctionData,
-  getContractAddress,
-  labelhash,
-  namehash,
-  zeroHash,
-} from "viem";
+import { type Abi, type Hex, encodeDeployData, encodeFunctionData, getContractAddress } from "viem";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import { type ContractName, abiOf, loadArtifact } from "./artifacts.js";
 import { type DeployPlanner, planRealUns } from "./real-uns.js";
+import { planRealEns, REAL_ENS_CONTRACTS, type RealEnsAddresses } from "./real-ens.js";
 import type { TxRequest, TxSender } from "./tx-sender.js";
 
 /**
@@ -29,19 +21,16 @@ const DEVNET_LAYOUT = {
 export type DevnetNetworkName = keyof typeof DEVNET_LAYOUT;
 export const DEVNET_NETWORKS: readonly DevnetNetworkName[] = ["ETHEREUM", "POLYGON", "BSC", "AURORA"];
 
-/** ENS contract roles in devnet.json, as the ENS adapter names them. */
+/** ENS contract roles in devnet.json (the adapter's roles, and the extra contracts of real-ens.ts). */
 export const ENS_ROLES = {
-  registry: "ENSRegistry",
-  baseRegistrar: "BaseRegistrar",
-  controller: "ETHRegistrarController",
-  nameWrapper: "NameWrapper",
-  resolver: "PublicResolver",
-  reverseRegistrar: "ReverseRegistrar",
-  defaultReverseRegistrar: "DefaultReverseRegistrar",
-} as const satisfies Record<string, ContractName>;
+  ...REAL_ENS_CONTRACTS,
+  oldResolver: "PublicResolver",
+  usdOracle: "DummyOracle",
+  priceOracle: "StablePriceOracle",
+} as const;
 
 export type EnsRole = keyof typeof ENS_ROLES;
-export type EnsAddresses = Record<EnsRole, Hex>;
+export type EnsAddresses = RealEnsAddresses;
 
 const DEPLOY_GAS = 8_000_000n;
 const WIRING_GAS = 500_000n;
@@ -65,10 +54,6 @@ function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
     txs.push({ data: encodeDeployData({ abi, bytecode, args }), gas: DEPLOY_GAS, label: `deploy ${name}` });
     return address;
   };
-  const call = (to: Hex, contract: ContractName, fn: string, args: readonly unknown[]) => {
-    nonce++;
-    txs.push({ to, data: callData(contract, fn, args), gas: WIRING_GAS, label: `${contract}.${fn}` });
-  };
   // The protocols' own contracts (real-artifacts.ts): creations and calls at the same nonces.
   const planner: DeployPlanner = {
     from,
@@ -90,35 +75,11 @@ function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
     else if (provider === "NAMESPACE_B")
       contracts[provider] = { ...planRealUns(planner, { withCns: network === "ETHEREUM" }) };
     else if (provider === "NAMESPACE_C") {
-      const registry = deploy("ENSRegistry");
-      const baseRegistrar = deploy("BaseRegistrar", [registry, namehash("eth")]);
-      const nameWrapper = deploy("NameWrapper", [registry, baseRegistrar]);
-      const resolver = deploy("PublicResolver", [registry, nameWrapper]);
-      const controller = deploy("ETHRegistrarController", [registry, baseRegistrar, nameWrapper]);
-      const reverseRegistrar = deploy("ReverseRegistrar", [registry, resolver]);
-      const defaultReverseRegistrar = deploy("DefaultReverseRegistrar");
-      // The tree mainnet has: eth → registrar; reverse → deployer; addr.reverse → reverse registrar.
-      call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("eth"), baseRegistrar]);
-      call(registry, "ENSRegistry", "setSubnodeOwner", [zeroHash, labelhash("reverse"), from]);
-      call(registry, "ENSRegistry", "setSubnodeOwner", [
-        namehash("reverse"),
-        labelhash("addr"),
-        reverseRegistrar,
-      ]);
-      call(baseRegistrar, "BaseRegistrar", "setController", [controller, true]);
-      call(baseRegistrar, "BaseRegistrar", "setController", [nameWrapper, true]);
-      call(nameWrapper, "NameWrapper", "setController", [controller, true]);
-      call(resolver, "PublicResolver", "setController", [reverseRegistrar, true]);
-      const ens: EnsAddresses = {
-        registry,
-        baseRegistrar,
-        controller,
-        nameWrapper,
-        resolver,
-        reverseRegistrar,
-        defaultReverseRegistrar,
-      };
-      contracts[provider] = ens;
+      // The real ENS contracts, wired as on mainnet (real-ens.ts).
+      const ens = planRealEns(from, nonce);
+      nonce += ens.txs.length;
+      txs.push(...ens.txs);
+      contracts[provider] = ens.addresses;
     }
   }
   return { txs, contracts };

@@ -21,7 +21,7 @@ import type { DevnetManifest } from "./manifest.js";
 import { devnetRpc } from "./rpc.js";
 import { registryTokenId } from "./seed-registry.js";
 import { dnsEncode, fnsTokenId, labelhash, namehash, tokenIdHex } from "./token-ids.js";
-import { realAbi } from "./real-artifacts.js";
+import { loadRealArtifact, realAbi } from "./real-artifacts.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
 import { verifyWorld } from "./verify.js";
 
@@ -43,7 +43,10 @@ const TOPIC = {
   NameWrapped: "0x8ce7013e8abebc55c3890a68f5a27c67c3f7efa64e584de5fb22363c606fd340",
   TransferSingle: "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62",
   ReverseClaimed: "0x6ada868dd3058cf77a48a74489fd7963688e5464b2b0fa957ace976243270e92",
-  NameForAddrChanged: "0x8af7a4c7007a33f680904f3b64733396b730fef22d79555dee29801ca2e479a9",
+  // ENSIP-19's NameForAddrChanged is gone: the real contracts have no DefaultReverseRegistrar.
+  NameUnwrapped: "0xee2ba1195c65bcf218a83d874335c6bf9d9067b4c672f3c3bf16cf40de7586c4",
+  ControllerNameRenewed: "0x3da24c024582931cfaf8267d8ed24d13a82a8068d5bd337d30ec45cea4e506ae",
+  BaseNameRegistered: "0xb3d987963d01b2f68493b4bdb130988f157ea43070d4ad840fee0466ed9370d9",
   NameChanged: "0xb7d29e911041e8d9b843369e890bcb72c9388692ba48b65ac54e7214c4c348f7",
   VersionChanged: "0xc6621ccb8f3f5a04bb6502154b2caf6adf5983fe76dfef1cfc9c42e3579db444",
   DNSRecordChanged: "0x52a608b3303a48862d07a73d82fa221318c0027fbbcfb1b2329bface3f19ff2b",
@@ -157,9 +160,15 @@ describe("devnet", () => {
   });
 
   it("emits only the mainnet event topics, each protocol's record event on its own registries", async () => {
+    // Ours (FNS) and the real UNS, CNS and ENS contracts'.
+    const abis = [
+      ...CONTRACT_NAMES.map((c) => abiOf(c) as Abi),
+      ...REAL_UNS_CONTRACTS.map((c) => realAbi(c)),
+      ...[...new Set(Object.values(ENS_ROLES))].map((c) => loadRealArtifact(c).abi),
+    ];
     const known = new Set(
-      [...CONTRACT_NAMES.map((c) => abiOf(c) as Abi), ...REAL_UNS_CONTRACTS.map((c) => realAbi(c))].flatMap(
-        (abi) => abi.filter((i): i is AbiEvent => i.type === "event").map((e) => toEventSelector(e)),
+      abis.flatMap((abi) =>
+        abi.filter((i): i is AbiEvent => i.type === "event").map((e) => toEventSelector(e)),
       ),
     );
     const m = devnet.manifest;
@@ -191,7 +200,8 @@ describe("devnet", () => {
       for (const l of logs) {
         if (l.topics[0] === TOPIC.NewURI)
           registered.set(`${l.address}/${l.topics[1]}`, BigInt(l.blockNumber));
-        if (l.topics[0] === TOPIC.WrappedNameRegistered)
+        // The controller's event, or the registrar's for labels the wrapper controller registered.
+        if (l.topics[0] === TOPIC.WrappedNameRegistered || l.topics[0] === TOPIC.BaseNameRegistered)
           registered.set(`ens/${l.topics[1]}`, BigInt(l.blockNumber));
       }
       const domains = fixtureWorld().domains.filter(

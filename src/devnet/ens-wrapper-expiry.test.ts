@@ -5,18 +5,20 @@ import { realEvents } from "../providers/ens/ens-real-abi.testing.js";
 import type { DomainEvent, RawLog, SourceContracts } from "../providers/provider.js";
 import { type AnvilInstance, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
 import { ensureArtifacts } from "./artifacts.js";
-import { callData, deployNetwork } from "./deploy.js";
+import { deployNetwork } from "./deploy.js";
 import { DEVNET_DEPLOYER } from "./devnet.js";
+import { realCallData } from "./real-ens.js";
 import { devnetRpc } from "./rpc.js";
-import { namehash } from "./token-ids.js";
+import { labelhash, namehash } from "./token-ids.js";
 import { createTxSender, type TxSender } from "./tx-sender.js";
 
-// The devnet NameWrapper emits ExpiryExtended / FusesSet with the real NameWrapper's event ABI; the
-// ENS adapter, fetching with its own filters, must turn an extension after wrapping into the
-// subname's new expiry (it was stale before: ExpiryExtended was not decoded).
+// The devnet runs the real NameWrapper (real-ens.ts); the ENS adapter, fetching with its own
+// filters, must turn an extension after wrapping into the subname's new expiry (it was stale
+// before: ExpiryExtended was not decoded).
 
 const ALICE = "0x00000000000000000000000000000000000a11ce";
 const PARENT_CANNOT_CONTROL = 0x10000;
+const CANNOT_UNWRAP = 0x1;
 const CANNOT_TRANSFER = 0x4;
 const T0 = 1_750_000_000;
 
@@ -40,6 +42,9 @@ describe("devnet NameWrapper ExpiryExtended / FusesSet through the ENS adapter (
     const port = await findFreePortRange(1, randomPortBase());
     anvil = await startAnvil({ chainId: 1, port, noMining: true, genesisTimestamp: T0 - 100 });
     sender = await createTxSender(devnetRpc(anvil.rpcUrl), DEVNET_DEPLOYER);
+    // ALICE sends her own transactions (the real wrapper checks who sends).
+    await sender.rpc.call("anvil_autoImpersonateAccount", [true]);
+    await sender.rpc.call("anvil_setBalance", [ALICE, "0xde0b6b3a7640000"]);
     const deployed = await deployNetwork(sender, "ETHEREUM", { timestamp: T0 - 50 });
     const c = deployed.NAMESPACE_C;
     if (c === undefined) throw new Error("no ENS contracts on the devnet ETHEREUM network");
@@ -75,21 +80,26 @@ describe("devnet NameWrapper ExpiryExtended / FusesSet through the ENS adapter (
     const parent = namehash("alice.eth");
     const sub = namehash("sub.alice.eth");
     const start = Number(await sender.rpc.call<Hex>("eth_blockNumber")) + 1;
+    // Burning PARENT_CANNOT_CONTROL on a subname needs CANNOT_UNWRAP burnt on its parent.
     await sender.send([
       {
         to: w,
-        data: callData("NameWrapper", "registerAndWrapETH2LD", [
+        data: realCallData("NameWrapper", "registerAndWrapETH2LD", [
           "alice",
           ALICE,
-          BigInt(T0 + 3 * 365 * 86_400),
+          BigInt(3 * 365 * 86_400),
           "0x0000000000000000000000000000000000000000",
-          0,
+          CANNOT_UNWRAP,
         ]),
         gas: 2_000_000n,
       },
+    ]);
+    await sender.mine({ timestamp: T0 - 1 });
+    await sender.send([
       {
+        from: ALICE,
         to: w,
-        data: callData("NameWrapper", "setSubnodeRecord", [
+        data: realCallData("NameWrapper", "setSubnodeRecord", [
           parent,
           "sub",
           ALICE,
@@ -104,17 +114,27 @@ describe("devnet NameWrapper ExpiryExtended / FusesSet through the ENS adapter (
     await sender.mine({ timestamp: T0 });
     await sender.send([
       {
+        from: ALICE,
         to: w,
-        data: callData("NameWrapper", "extendExpiry", [sub, BigInt(T0 + 2 * 365 * 86_400)]),
+        data: realCallData("NameWrapper", "extendExpiry", [
+          parent,
+          labelhash("sub"),
+          BigInt(T0 + 2 * 365 * 86_400),
+        ]),
         gas: 500_000n,
       },
-      { to: w, data: callData("NameWrapper", "setFuses", [sub, CANNOT_TRANSFER]), gas: 500_000n },
+      {
+        from: ALICE,
+        to: w,
+        data: realCallData("NameWrapper", "setFuses", [sub, CANNOT_UNWRAP | CANNOT_TRANSFER]),
+        gas: 500_000n,
+      },
     ]);
     await sender.mine({ timestamp: T0 + 10 });
 
     const logs = await fetchLogs(start);
     const wrapperTopics = new Set(logs.filter((l) => l.address === w.toLowerCase()).map((l) => l.topics[0]));
-    // The devnet copy emits the real artifact's events (same topic0), and the adapter fetches them.
+    // The real wrapper's events, and the adapter fetches them.
     for (const name of ["ExpiryExtended", "FusesSet"]) {
       const real = realEvents("NameWrapper").find((e) => e.name === name);
       expect(real).toBeDefined();
@@ -133,7 +153,7 @@ describe("devnet NameWrapper ExpiryExtended / FusesSet through the ENS adapter (
     ]);
     // A wrapped .eth 2LD keeps the registrar's expiry (the wrapper's is that plus the grace period).
     expect(events.filter((e) => e.type === "expiry" && e.tokenId === parent)).toEqual([
-      { type: "expiry", tokenId: parent, expiresAt: T0 + 3 * 365 * 86_400 },
+      { type: "expiry", tokenId: parent, expiresAt: T0 - 1 + 3 * 365 * 86_400 },
     ]);
   }, 120_000);
 });

@@ -48,6 +48,9 @@ function read(name: string): HardhatArtifact {
  */
 export function loadRealArtifact(name: string, libraries: Record<string, Hex> = {}): RealArtifact {
   const raw = read(name);
+  if (!raw.bytecode || raw.bytecode === "0x") {
+    throw new AppError("INTERNAL_ERROR", `${name} in @unstoppabledomains/uns is abstract (no bytecode)`);
+  }
   let code = raw.bytecode.slice(2);
   for (const [file, libs] of Object.entries(raw.linkReferences ?? {})) {
     for (const [lib, refs] of Object.entries(libs)) {

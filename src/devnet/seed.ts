@@ -3,8 +3,8 @@ import { AppError } from "../domain/errors.js";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import type { DevnetNetworkName, EnsAddresses } from "./deploy.js";
-import { ensChoices, planEnsDomain } from "./seed-ens.js";
 import { type SeedStep, type SeedWorld, toSeconds } from "./seed-plan.js";
+import { planRealEnsDomain, realEnsChoices } from "./seed-ens-real.js";
 import { planRegistryDomain } from "./seed-registry.js";
 import { planCns, planUnsBurn, planUnsDomain } from "./seed-uns.js";
 import type { UnsAddresses } from "./real-uns.js";
@@ -40,7 +40,8 @@ export function worldGenesisTimestamp(world: SeedWorld): number {
 /** The transaction steps of one chain, in mining order. */
 function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
   const domains = world.domains.filter((d) => d.network === chain.network);
-  const choices = ensChoices(domains);
+  const choices = realEnsChoices(domains);
+  const ensNames = new Map(domains.filter((d) => d.provider === "NAMESPACE_C").map((d) => [d.name, d]));
   const steps: SeedStep[] = [];
   for (const d of domains) {
     const source = chain.contracts[d.provider];
@@ -51,7 +52,8 @@ function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
       );
     }
     if (d.provider === "NAMESPACE_C") {
-      steps.push(...planEnsDomain(d, source.addresses as EnsAddresses, choices.get(d.name)!));
+      const a = source.addresses as EnsAddresses;
+      steps.push(...planRealEnsDomain(d, a, choices.get(d.name)!, chain.sender.from, ensNames));
     } else if (d.provider === "NAMESPACE_B") {
       steps.push(...planUnsDomain(d, source.addresses as unknown as UnsAddresses));
     } else {
@@ -89,6 +91,8 @@ export async function seedWorld(chains: readonly DevnetChain[], world: SeedWorld
   await Promise.all(
     chains.map(async (chain) => {
       const steps = planChain(chain, world);
+      // The real ENS contracts check who sends: owners send their own transactions (seed-ens-real.ts).
+      if (chain.contracts.NAMESPACE_C) await chain.sender.rpc.call("anvil_autoImpersonateAccount", [true]);
       report.domains += world.domains.filter((d) => d.network === chain.network).length;
       const latest = await chain.sender.rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", [
         "latest",

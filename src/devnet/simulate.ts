@@ -2,8 +2,9 @@ import type { Hex } from "viem";
 import type { Provider } from "../domain/providers.js";
 import { callData, type EnsAddresses } from "./deploy.js";
 import { unsCall } from "./real-uns.js";
+import { realCallData } from "./real-ens.js";
 import type { DevnetChain } from "./seed.js";
-import { fnsTokenId, labelhash, namehash, namehashId } from "./token-ids.js";
+import { fnsTokenId, namehash, namehashId } from "./token-ids.js";
 import { syntheticOwners } from "./synthetic-owners.js";
 import type { TxRequest } from "./tx-sender.js";
 
@@ -85,16 +86,17 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
     s.names.push(n);
     const url = `https://${n.label}.example.com`;
     if (s.provider === "NAMESPACE_C") {
-      const expires = BigInt(Math.floor(Date.now() / 1000) + 365 * 86_400);
+      // The deployer registers as a NameWrapper controller: no commit-reveal minute in a live stream.
+      n.wrapped = true;
       return [
         {
-          to: ens.controller,
-          data: callData("ETHRegistrarController", "register", [
+          to: ens.nameWrapper,
+          data: realCallData("NameWrapper", "registerAndWrapETH2LD", [
             n.label,
             n.owner,
-            expires,
+            BigInt(365 * 86_400),
             ens.resolver,
-            n.wrapped,
+            0,
           ]),
         },
       ];
@@ -121,18 +123,28 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
   switch (kind) {
     case "record":
       return s.provider === "NAMESPACE_C"
-        ? [{ to: ens.resolver, data: callData("PublicResolver", "setText", [node, "description", value]) }]
+        ? [
+            {
+              to: ens.resolver,
+              data: realCallData("PublicResolver", "setText", [node, "description", value]),
+            },
+          ]
         : [{ to: registry, data: callData(contract, "set", ["profile.OWNER.description", value, tokenId]) }];
     case "reset":
       return s.provider === "NAMESPACE_C"
-        ? [{ to: ens.resolver, data: callData("PublicResolver", "clearRecords", [node]) }]
+        ? [{ to: ens.resolver, data: realCallData("PublicResolver", "clearRecords", [node]) }]
         : [{ to: registry, data: callData(contract, "reset", [tokenId]) }];
     case "reverse":
       return s.provider === "NAMESPACE_C"
         ? [
             {
-              to: ens.defaultReverseRegistrar,
-              data: callData("DefaultReverseRegistrar", "setNameForAddr", [n.owner, fullName(s, n)]),
+              to: ens.reverseRegistrar,
+              data: realCallData("ReverseRegistrar", "setNameForAddr", [
+                n.owner,
+                n.owner,
+                ens.resolver,
+                fullName(s, n),
+              ]),
             },
           ]
         : [{ to: registry, data: callData(contract, "setReverse", [n.owner, tokenId]) }];
@@ -143,18 +155,11 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
       if (s.provider !== "NAMESPACE_C") {
         return [{ to: registry, data: callData(contract, "transferFrom", [from, to, tokenId]) }];
       }
-      if (n.wrapped) {
-        return [
-          {
-            to: ens.nameWrapper,
-            data: callData("NameWrapper", "safeTransferFrom", [from, to, BigInt(node), 1n, "0x"]),
-          },
-        ];
-      }
-      const id = BigInt(labelhash(n.label));
       return [
-        { to: ens.baseRegistrar, data: callData("BaseRegistrar", "transferFrom", [from, to, id]) },
-        { to: ens.baseRegistrar, data: callData("BaseRegistrar", "reclaim", [id, to]) },
+        {
+          to: ens.nameWrapper,
+          data: realCallData("NameWrapper", "safeTransferFrom", [from, to, BigInt(node), 1n, "0x"]),
+        },
       ];
     }
   }
@@ -199,10 +204,47 @@ export function startSimulation(chains: readonly DevnetChain[], options: Simulat
     }
     return "record";
   };
+  // ENS checks who sends: the simulated owners make the deployer their operator on the registry
+  // (reverse records), the wrapper (transfers) and the resolver (records), once, so that every
+  // operation is the deployer's and keeps its nonce order.
+  const prepare = async () => {
+    for (const s of sources.filter((x) => x.provider === "NAMESPACE_C")) {
+      const ens = s.addresses as unknown as EnsAddresses;
+      const deployer = s.chain.sender.from;
+      await s.chain.sender.rpc.call("anvil_autoImpersonateAccount", [true]);
+      const txs: TxRequest[] = OWNERS.map((o) => ({ to: o, data: "0x", value: 10n ** 18n, gas: 21_000n }));
+      for (const o of OWNERS) {
+        txs.push(
+          {
+            from: o,
+            to: ens.registry,
+            data: realCallData("ENSRegistry", "setApprovalForAll", [deployer, true]),
+          },
+          {
+            from: o,
+            to: ens.nameWrapper,
+            data: realCallData("NameWrapper", "setApprovalForAll", [deployer, true]),
+          },
+          {
+            from: o,
+            to: ens.resolver,
+            data: realCallData("PublicResolver", "setApprovalForAll", [deployer, true]),
+          },
+        );
+      }
+      await s.chain.sender.send(txs.slice(0, OWNERS.length));
+      await s.chain.sender.mine();
+      await s.chain.sender.send(txs.slice(OWNERS.length));
+      await s.chain.sender.mine();
+    }
+  };
   const toCheck: Array<{ rpc: DevnetChain["sender"]["rpc"]; hash: Hex; sentAt: number }> = [];
   const started = Date.now();
   let stopped = false;
-  let busy: Promise<void> = Promise.resolve();
+  let busy: Promise<void> = prepare().catch((e: unknown) => {
+    report.errors++;
+    report.lastError = (e as Error).message;
+  });
 
   async function checkReceipts(final: boolean): Promise<void> {
     const due = toCheck.filter((t) => final || Date.now() - t.sentAt > 5_000);

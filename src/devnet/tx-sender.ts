@@ -14,10 +14,12 @@ export interface TxRequest {
   /** Named in the error when the transaction reverts. */
   label?: string;
   /**
-   * Sender other than the deployer (an owner acting on its own name): impersonated and funded
-   * on first use, nonces tracked per account.
+   * Sender other than the deployer (a name's owner, for the real contracts' access checks):
+   * impersonated and funded on first use, nonces tracked per account.
    */
   from?: Hex;
+  /** Wei sent along (a payable call, such as an ENS registration). */
+  value?: bigint;
 }
 
 const DEFAULT_GAS = 5_000_000n;
@@ -104,6 +106,7 @@ export async function createTxSender(rpc: RpcClient, from: Hex): Promise<TxSende
             data: tx.data,
             gas: `0x${(tx.gas ?? DEFAULT_GAS).toString(16)}`,
             nonce: `0x${nonces[j].toString(16)}`,
+            ...(tx.value ? { value: `0x${tx.value.toString(16)}` } : {}),
           },
         ],
       }));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../store/create-store.js";
 import { createPostgresStore } from "../store/postgres/postgres-store.js";
 import type { Store } from "../store/store.js";
-import { ADDR, NOW, seedWorld } from "../../test/api/helpers/world.js";
+import { ADDR, NOW, seedWorld, type WorldDomain } from "../../test/api/helpers/world.js";
 import { createScoringRanker, type RankContext } from "./rank.js";
 import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import { asciiFastPath, createResolution, lookupNames, type Resolution } from "./resolution.js";
@@ -157,5 +157,66 @@ describe("asciiFastPath", () => {
     expect(taken).toBeGreaterThan(200);
     expect(asciiFastPath("xn--caf-dma.eth")).toBeNull();
     expect(asciiFastPath("alice.wallet")).toBe("alice.wallet");
+  });
+});
+
+describe("reverse-resolve forward verification of ENS primary names (ENSIP-3)", () => {
+  let dir: string;
+  let store: Store;
+  let resolution: Resolution;
+  const T = NOW - 86_400_000;
+  const ens = (d: Partial<WorldDomain> & Pick<WorldDomain, "key" | "name" | "owner">): WorldDomain => ({
+    provider: "NAMESPACE_C",
+    network: "ETHEREUM",
+    score: 10,
+    registeredAt: T,
+    ...d,
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "omniname-forward-"));
+    store = await createStore({ databaseUrl: undefined, dataDir: dir });
+    await seedWorld(store, [
+      // Dave owns it and named it his primary name, but its ETH address is Carol's: not verified.
+      ens({
+        key: "mine",
+        name: "mine.eth",
+        owner: ADDR.dave,
+        records: { "token.ETH.0": ADDR.carol },
+        reverseOf: ADDR.dave,
+      }),
+      {
+        key: "top",
+        provider: "NAMESPACE_A",
+        network: "POLYGON",
+        name: "aaa.wallet",
+        owner: ADDR.dave,
+        score: 90,
+        registeredAt: T,
+      },
+      // Dave owns it, its ETH address is Bob's, and Bob made it his primary name: verified for Bob.
+      ens({
+        key: "shared",
+        name: "shared.eth",
+        owner: ADDR.dave,
+        records: { "token.ETH.0": ADDR.bob },
+        reverseOf: ADDR.bob,
+      }),
+    ]);
+    resolution = createResolution({ store, ranker: createScoringRanker() });
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("does not put an owned ENS name first when its ETH address is another's", async () => {
+    const dave = await resolution.reverseResolve(ADDR.dave, {}, ctx);
+    expect(dave.map((r) => r.domain.name)).toEqual(["aaa.wallet", "mine.eth", "shared.eth"]);
+  });
+
+  it("answers an address with the ENS name whose ETH address it is and that names it, owned or not", async () => {
+    const bob = await resolution.reverseResolve(ADDR.bob, {}, ctx);
+    expect(bob.map((r) => `${r.domain.name} ${r.domain.owner}`)).toEqual([`shared.eth ${ADDR.dave}`]);
   });
 });

@@ -20,10 +20,24 @@ export interface Resolution {
   /** Every domain of the name the caller may see, best first. */
   deepResolve(domain: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain[]>;
   /**
-   * Domains owned by the address plus those whose reverse record names it, forward-verified;
-   * primary names first, then score descending, then name ascending. Throws INVALID_ADDRESS.
+   * Domains owned by the address plus those whose reverse record names it, forward-verified
+   * ({@link forwardVerified}); primary names first, then score descending, then name ascending.
+   * Throws INVALID_ADDRESS.
    */
   reverseResolve(address: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain[]>;
+}
+
+/**
+ * Whether a reverse (primary) record of `address` naming `d` holds when resolved forward. ENS
+ * (ENSIP-3, as ENS clients check it): the name's ETH address record must be the address, whoever
+ * owns the name. FNS and UNS keep reverse records for owners only: the name must still be owned
+ * by the address (a transfer leaves the old owner's record stale).
+ */
+export function forwardVerified(d: DomainWithRecords, address: string): boolean {
+  if (d.provider === "NAMESPACE_C") {
+    return d.records.find((r) => r.key === "token.ETH.0")?.value.toLowerCase() === address;
+  }
+  return d.owner === address;
 }
 
 /**
@@ -127,16 +141,17 @@ export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Re
       for (const d of owned) byId.set(d.id, d);
       const primary = new Set<number>();
       for (const r of reverse) {
-        if (byId.has(r.domainId)) {
-          primary.add(r.domainId);
+        const known = byId.get(r.domainId);
+        if (known) {
+          if (forwardVerified(known, addr)) primary.add(r.domainId);
           continue;
         }
-        // Not among the owned domains read above (filtered out, or past the owner query's cap):
-        // read it, and count it only if it is forward-verified (its owner is this address).
+        // Not among the owned domains read above (filtered out, past the owner query's cap, or an
+        // ENS name the address does not own): read it, and count it only if it is forward-verified.
         const d = await fromStore(store.findDomainById(r.domainId));
-        if (d === null || d.owner !== addr) continue;
+        if (d === null) continue;
         const withRecords = { ...d, records: await fromStore(store.findRecords(d.id)) };
-        if (!matchesFilter(withRecords, filter)) continue;
+        if (!forwardVerified(withRecords, addr) || !matchesFilter(withRecords, filter)) continue;
         byId.set(d.id, withRecords);
         primary.add(d.id);
       }

@@ -145,7 +145,7 @@ describe("crawling the seeded devnet", () => {
     const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {
       const clients = new Map<string, PublicClient>();
-      // Ours (artifacts.ts) or the real UNS contracts (real-artifacts.ts).
+      // Ours (artifacts.ts: FNS) or the real UNS, CNS and ENS contracts (real-artifacts.ts).
       const read = (rpcUrl: string, contract: string, address: string, fn: string, args: unknown[]) => {
         let c = clients.get(rpcUrl);
         if (!c) {
@@ -197,7 +197,7 @@ describe("crawling the seeded devnet", () => {
               owner = String(await read(net.rpcUrl, "NameWrapper", a.nameWrapper, "ownerOf", [BigInt(node)]));
             else if (labels.length === 2 && namehash(labels[1]) === ETH_NODE)
               owner = String(
-                await read(net.rpcUrl, "BaseRegistrar", a.baseRegistrar, "ownerOf", [
+                await read(net.rpcUrl, "BaseRegistrarImplementation", a.baseRegistrar, "ownerOf", [
                   BigInt(labelhash(labels[0])),
                 ]),
               );

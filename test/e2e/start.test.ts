@@ -44,6 +44,14 @@ describe("omniname start (embedded defaults)", () => {
     };
     expect(res.status).toBe(200);
     expect(body.data.length).toBeGreaterThanOrEqual(2);
+    // ENS runs the real contracts: a wrapped name, a subname and a Unicode name of the demo world.
+    for (const name of ["alice.eth", "pay.alice.eth", "名前.eth"]) {
+      const ens = await fetch(`${first.url}/svc/api/v1/resolve?domain=${encodeURIComponent(name)}`, {
+        headers: { "api-key": key },
+      });
+      expect(ens.status, name).toBe(200);
+      expect(((await ens.json()) as { data: { provider: string } }).data.provider, name).toBe("NAMESPACE_C");
+    }
     const status = (await (await fetch(`${first.url}/status`)).json()) as {
       data: { sources: Array<{ state: string }> };
     };

@@ -23,7 +23,7 @@ export function reverseResolveRoutes(
         operationId: "reverseResolve",
         summary: "Domains associated with a wallet address.",
         description:
-          "Domains the address owns plus those whose reverse record names it, forward-verified (a reverse record counts only when the address owns the domain). Order: the address's reverse (primary) names first, then score descending, then name ascending. No match: 200 with an empty array.",
+          "Domains the address owns plus those whose reverse record names it, forward-verified (a reverse record counts only when the name resolves back to the address: for ENS its ETH address record is the address, for FNS and UNS the address owns it). Order: the address's reverse (primary) names first, then score descending, then name ascending. No match: 200 with an empty array.",
         querystring: ReverseQuery,
         response: { 200: ok(Type.Array(ReverseRecord)), ...ERROR_RESPONSES },
       },
