@@ -123,6 +123,12 @@ export class ProjectService {
     return Math.max(...plans.map((n) => findPlan(this.d.config, n)?.maxProjects ?? 0));
   }
 
+  /** How many projects the account owns and may own (the limit `create` enforces), for the console to show first. */
+  async allowance(accountId: number): Promise<{ owned: number; max: number }> {
+    const owned = (await this.repo.ownedProjectPlans(accountId)).length;
+    return { owned, max: await this.maxOwned(accountId) };
+  }
+
   async create(accountId: number, input: { name: string; description?: string }) {
     const name = parseProjectName(input.name);
     const description = parseDescription(input.description ?? "");

@@ -73,8 +73,12 @@ describe("console answers match console.answers.ts", () => {
       201,
     );
     expectShape(A.ProjectListAnswer, await browser.get("projects"));
+    const allowance = expectShape(A.ProjectAllowanceAnswer, await browser.get("projects/allowance"));
+    expect(allowance.owned).toBe(1);
     expectShape(A.ProjectListItem, await browser.patch(`projects/${p.id}`, { description: "d" }));
-    expectShape(A.ProjectDetailAnswer, await browser.get(`projects/${p.id}`));
+    const detail = expectShape(A.ProjectDetailAnswer, await browser.get(`projects/${p.id}`));
+    // One project on the default plan: the allowance is that plan's limit.
+    expect(allowance.max).toBe(detail.limits.maxProjects);
     expectShape(A.DashboardAnswer, await browser.get(`projects/${p.id}/dashboard`));
     expectShape(A.SettingsAnswer, await browser.get(`projects/${p.id}/settings`));
     expectShape(

@@ -276,6 +276,8 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await signIn(page, email);
     await page.getByRole("heading", { name: "Projects" }).waitFor();
     await page.getByText("No projects yet").waitFor();
+    // The plan's limit on projects is shown before the first project exists.
+    await page.getByText(/^You own 0 of the \d+ projects your plan allows\.$/).waitFor();
     await shot(page, "06-projects-empty");
 
     await page.getByRole("button", { name: "New project" }).click();

@@ -18,6 +18,7 @@ export type {
   PasswordStrength,
   PendingInvitation,
   PlanLimits,
+  ProjectAllowance,
   ProjectDetail,
   ProjectListItem,
   Provider,

@@ -4,7 +4,7 @@ import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { can } from "../../../src/accounts/permissions";
 import { ApiError, del, get, post } from "../api";
-import type { ProjectDetail, ProjectListItem } from "../types";
+import type { ProjectAllowance, ProjectListItem } from "../types";
 import { Badge, Dialog, Empty, ErrorMessage, Field, formatDate, Loading, PageHeader } from "../ui";
 
 export const PROJECTS_KEY = ["projects"] as const;
@@ -128,17 +128,16 @@ export function ProjectsPage() {
   const list = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => get<ProjectListItem[]>("/projects") });
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ProjectListItem | null>(null);
-  // The plan's project limit, from one of the owned projects (all owned projects share the most generous plan).
-  const owned = list.data?.filter((p) => p.role === "owner") ?? [];
-  const first = owned[0] ?? null;
-  const detail = useQuery({
-    queryKey: ["project", first?.id],
-    queryFn: () => get<ProjectDetail>(`/projects/${first!.id}`),
-    enabled: first !== null,
+  // How many projects the account owns and may own (the most generous of its plans and the
+  // default plan): shown before the limit bites, from the first visit on.
+  const allowance = useQuery({
+    queryKey: [...PROJECTS_KEY, "allowance"],
+    queryFn: () => get<ProjectAllowance>("/projects/allowance"),
   });
-  const max = detail.data?.limits.maxProjects ?? null;
-  const atLimit = max !== null && owned.length >= max;
-  const limitText = max !== null ? `You own ${owned.length} of the ${max} projects your plan allows.` : null;
+  const owned = allowance.data?.owned ?? 0;
+  const max = allowance.data?.max ?? null;
+  const atLimit = max !== null && owned >= max;
+  const limitText = max !== null ? `You own ${owned} of the ${max} projects your plan allows.` : null;
   return (
     <div>
       <PageHeader
@@ -158,7 +157,7 @@ export function ProjectsPage() {
       {limitText && (
         <p className={`limit-note ${atLimit ? "is-full" : ""}`} role={atLimit ? "alert" : undefined}>
           {atLimit
-            ? `You own ${owned.length} of ${max} projects: your plan's limit. Delete one or ask us for a larger plan.`
+            ? `You own ${owned} of ${max} projects: your plan's limit. Delete one or ask us for a larger plan.`
             : limitText}
         </p>
       )}

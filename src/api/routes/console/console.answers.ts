@@ -84,6 +84,8 @@ export const ProjectListItem = Type.Object({
   role: RoleValue,
 });
 export const ProjectListAnswer = Type.Array(ProjectListItem);
+/** GET /projects/allowance: projects owned, and the most the account may own (PLAN_LIMIT_REACHED past it). */
+export const ProjectAllowanceAnswer = Type.Object({ owned: Type.Integer(), max: Type.Integer() });
 
 export const ProjectDetailAnswer = Type.Composite([
   ProjectListItem,

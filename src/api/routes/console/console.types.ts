@@ -44,6 +44,8 @@ export type PasswordStrength = Static<typeof A.PasswordStrengthAnswer>;
 export type PlanLimits = Static<typeof A.PlanLimits>;
 /** GET /projects (an array of these); POST /projects and PATCH /projects/:id answer one */
 export type ProjectListItem = Static<typeof A.ProjectListItem>;
+/** GET /projects/allowance */
+export type ProjectAllowance = Static<typeof A.ProjectAllowanceAnswer>;
 /** GET /projects/:id */
 export type ProjectDetail = Static<typeof A.ProjectDetailAnswer>;
 /** DELETE /projects/:id */

@@ -26,6 +26,12 @@ export function projectRoutes(scope: FastifyInstance, services: ConsoleServices)
     async (request) => ok(await projects.list(request.session!.account.id)),
   );
 
+  scope.get(
+    "/projects/allowance",
+    { schema: doc("How many projects the signed-in account owns, and how many its plans allow it to own") },
+    async (request) => ok(await projects.allowance(request.session!.account.id)),
+  );
+
   scope.post<{ Body: Static<typeof ProjectCreateBody> }>(
     "/projects",
     {
