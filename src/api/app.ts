@@ -130,7 +130,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   const serveConsole = opts.console ?? true;
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
-  healthRoutes(app, ctx.store);
+  healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
   await app.register(v1Routes, {
     prefix: V1_PREFIX,

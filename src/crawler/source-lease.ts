@@ -83,6 +83,8 @@ export class LeasedSource {
   private current: SyncRun | null = null;
   private last: SyncRun;
   private holderNow: string | null = null;
+  /** When this source's checkpoint last reached its head (epoch ms), as the lease row knows it. */
+  private syncedAt: number | null = null;
   private readonly stopping = new AbortController();
   private readonly clock: () => number;
 
@@ -137,6 +139,7 @@ export class LeasedSource {
         { takeUnexpired },
       );
       this.holderNow = l.holder;
+      if (l.holder === this.options.holder && this.current === null) this.syncedAt = l.syncedAt;
       if (locks && l.holder !== this.options.holder) await locks.unlock(this.sourceId);
       return l.holder;
     } catch (e) {
@@ -169,8 +172,10 @@ export class LeasedSource {
         // A lost lock connection (the database may already have given the lock to a standby).
         const lockLost = this.options.locks !== undefined && !this.options.locks.holds(this.sourceId);
         const holder = lockLost ? null : await this.tryAcquire();
-        if (holder === me) validUntil = this.clock() + this.options.ttlMs;
-        else if (lockLost || holder !== null || this.clock() >= validUntil) {
+        if (holder === me) {
+          validUntil = this.clock() + this.options.ttlMs;
+          await this.report(sync);
+        } else if (lockLost || holder !== null || this.clock() >= validUntil) {
           this.log.warn({ source: this.sourceId, holder }, "source lease lost: standing by");
           lost = true;
           sync.stop();
@@ -188,6 +193,22 @@ export class LeasedSource {
       return state;
     }
     return "stopped";
+  }
+
+  /** The writer's head and sync time onto its lease row, for `/readyz` in every process. */
+  private async report(sync: SyncRun): Promise<void> {
+    const s = sync.status();
+    const now = this.clock();
+    if (s.head !== null && s.checkpoint >= s.head) this.syncedAt = now;
+    await this.store
+      .reportSourceProgress(this.sourceId, this.options.holder, {
+        head: s.head,
+        syncedAt: this.syncedAt,
+        now,
+      })
+      .catch((e: unknown) =>
+        this.log.warn({ err: e, source: this.sourceId }, "source progress report failed"),
+      );
   }
 
   private async release(): Promise<void> {

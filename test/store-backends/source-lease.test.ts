@@ -77,7 +77,15 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
 
   it("gives a source to one holder at a time: the other sees who holds it", async () => {
     const a = await store.acquireSourceLease(SRC, "a", 1_000, TTL);
-    expect(a).toEqual({ sourceId: SRC, holder: "a", expiresAt: 1_000 + TTL, acquiredAt: 1_000 });
+    expect(a).toEqual({
+      sourceId: SRC,
+      holder: "a",
+      expiresAt: 1_000 + TTL,
+      acquiredAt: 1_000,
+      head: null,
+      syncedAt: null,
+      reportedAt: null,
+    });
     expect((await other.acquireSourceLease(SRC, "b", 1_500, TTL)).holder).toBe("a");
     // Renewal moves the expiry and keeps the acquisition time.
     expect(await store.acquireSourceLease(SRC, "a", 2_000, TTL)).toMatchObject({
