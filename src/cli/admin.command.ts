@@ -41,7 +41,6 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
       }
     }
     if (action === "plan" && (args.length === 1 || args.length === 2)) {
-      const repo = new ProjectsRepo(ctx.store.accountsDb);
       const project = /^\d+$/.test(args[0])
         ? await ctx.store.findProjectById(Number(args[0]))
         : await ctx.store.findProjectByName(args[0]);
