@@ -21,7 +21,7 @@ const SourceLag = Type.Object({
   secondsBehind: Nullable(
     Type.Number({
       description:
-        "0 when the index is at the head; otherwise seconds since the index was last at the writer's head (null if never seen)",
+        "0 when caught up; else seconds since the latest time T whose head (as the writer saw it then) is indexed now: the index holds everything the chain had at T. Null when unknown",
     }),
   ),
   holder: Nullable(
