@@ -19,10 +19,11 @@ import { type ServerProcess, startServerProcess, stopServerProcess } from "../he
  *
  * Asserted:
  * - no error: every answer is 200, or 404 DOMAIN_NOT_FOUND from `resolve` (names probed before
- *   the simulator registers them, or after a transfer's reset: expected);
- * - RSS flat: each API process's VmRSS (from /proc/<pid>/status) right after a full garbage
- *   collection (through its inspector), taken under load 3 s before the end, is less than 10 % above
- *   the same reading at the end of the warm-up. Raw VmRSS, sampled every second, is printed too;
+ *   the simulator registers them: expected);
+ * - memory flat: right after a full garbage collection (through the process's inspector), under
+ *   load 3 s before the end, each API process's V8 heap in use is less than 10 % above the same
+ *   reading at the end of the warm-up, and its VmRSS (/proc/<pid>/status) less than 20 % above.
+ *   Raw VmRSS, sampled every second, is printed (a GC sawtooth, not asserted);
  * - freshness (docs/operations.md, "Soak"): a change is *indexed* when a watcher polling the
  *   database every 50 ms first sees it committed; an answer is *stale* when its request was sent
  *   after a newer state of its name was indexed, and its age is the time between that indexing and
@@ -415,11 +416,17 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
 
       expect(failures).toEqual([]);
       expect(errors.slice(0, 5)).toEqual([]);
-      // Flat: what each process retains (RSS after a full GC) grew less than 10 % after the warm-up.
-      // The raw samples are printed, not asserted: V8's major collections make them a sawtooth
-      // (+30 % and back within ~100 s here) that says nothing about a leak.
+      // Flat: what each process retains after a full GC grew less than 10 % after the warm-up (the
+      // V8 heap in use: a leak of JS objects shows here), and its RSS then less than 20 % (a native
+      // leak: buffers, sockets). The raw samples are printed, not asserted: V8's major collections
+      // make them a sawtooth (+30 % and back within ~100 s here), and even after a full GC the RSS
+      // keeps what V8 and malloc hold on to (new space grown under load, arenas): 2.5-13.8 %
+      // measured with a flat heap (docs/operations.md, "Soak").
       expect(gcBegin).toHaveLength(apis.length);
-      for (let i = 0; i < apis.length; i++) expect(gcEnd[i].rssKb).toBeLessThan(gcBegin[i].rssKb * 1.1);
+      for (let i = 0; i < apis.length; i++) {
+        expect(gcEnd[i].heapUsedKb).toBeLessThan(gcBegin[i].heapUsedKb * 1.1);
+        expect(gcEnd[i].rssKb).toBeLessThan(gcBegin[i].rssKb * 1.2);
+      }
       // The simulator changed names and the load saw them.
       expect(registeredAt.size).toBeGreaterThan(10);
       expect(traced).toBeGreaterThan(100);
