@@ -328,12 +328,16 @@ try {
     if (c.dropNotFound && first !== null && first.non2xx > 0) {
       const served: string[] = [];
       for (const path of c.paths) {
-        const res = await fetch(`http://127.0.0.1:${c.server.port}${path}`, { headers: c.headers ?? headers });
+        const res = await fetch(`http://127.0.0.1:${c.server.port}${path}`, {
+          headers: c.headers ?? headers,
+        });
         await res.arrayBuffer();
         if (res.status === 200) served.push(path);
         else if (res.status !== 404) throw new Error(`${c.label}: ${path} answered ${res.status}`);
       }
-      console.log(`${c.label}: ${c.paths.length} names, ${c.paths.length - served.length} not served (404), left out`);
+      console.log(
+        `${c.label}: ${c.paths.length} names, ${c.paths.length - served.length} not served (404), left out`,
+      );
       c.paths = served;
     } else if (first !== null && first.non2xx + first.errors > 0)
       throw new Error(`non-2xx answers or errors in the first pass of ${c.label}`);
