@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -216,6 +216,7 @@ const children: ChildProcess[] = [];
 const pgName = `omniname_bench_${randomBytes(6).toString("hex")}`;
 const npmDbName = `omniname_bench_npm_${randomBytes(6).toString("hex")}`;
 let npm: NpmStart | null = null;
+let npmApi: NpmStart | null = null;
 try {
   const file = join(dir, "bench.db");
   const pepper = randomBytes(16).toString("hex");
@@ -312,10 +313,27 @@ try {
     const names = await c
       .query<{ name: string }>("select distinct name from domains where name like '%.%' order by name")
       .finally(() => c.end());
+    const demoPaths = shuffled(names.rows.map((r) => `${V1}/resolve?domain=${encodeURIComponent(r.name)}`));
     cases.push({
       label: "resolve (npm start, PG)",
       server: npm,
-      paths: shuffled(names.rows.map((r) => `${V1}/resolve?domain=${encodeURIComponent(r.name)}`)),
+      paths: demoPaths,
+      headers: { "api-key": npm.demoKey },
+      dropNotFound: true,
+    });
+    // The same database served by an API-only process (OMNINAME_ROLES=api), as in a scale-out
+    // deployment: the all-roles process above also runs the crawler and the devnet's state saver.
+    npmApi = await startNpmStart({
+      ...env,
+      DATA_DIR: join(dir, "npm-start-api"),
+      OMNINAME_ROLES: "api",
+      OMNINAME_DEMO_API_KEY: npm.demoKey,
+      API_KEY_PEPPER: readFileSync(join(dir, "npm-start", "pepper"), "utf8").trim(),
+    });
+    cases.push({
+      label: "resolve (npm start api, PG)",
+      server: npmApi,
+      paths: demoPaths,
       headers: { "api-key": npm.demoKey },
       dropNotFound: true,
     });
@@ -387,6 +405,7 @@ try {
   // Throughput on a shared machine varies from run to run: the target fails the run only when asked.
   if (resolveRatio < 0.5 && process.env.BENCH_STRICT === "1") process.exitCode = 1;
 } finally {
+  await npmApi?.stop();
   await npm?.stop();
   for (const c of children) await stopChild(c);
   rmSync(dir, { recursive: true, force: true });
