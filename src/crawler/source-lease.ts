@@ -83,7 +83,7 @@ export class LeasedSource {
   private current: SyncRun | null = null;
   private last: SyncRun;
   private holderNow: string | null = null;
-  /** When this source's checkpoint last reached its head (epoch ms), as the lease row knows it. */
+  /** The latest time (epoch ms) whose head, as this writer saw it then, is indexed: see report(). */
   private syncedAt: number | null = null;
   /** The heads this writer reported, [time, head], oldest first (only those not yet indexed, and the last that is). */
   private readonly heads: Array<[number, number]> = [];
