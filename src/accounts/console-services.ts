@@ -47,6 +47,8 @@ export interface ConsoleServices {
    * process count in Redis like every later one rather than in the fallback counters.
    */
   ready(): Promise<void>;
+  /** With REDIS_URL: "up" when Redis answers a PING within 500 ms, else "down"; absent without Redis. */
+  redisHealth?: () => Promise<"up" | "down">;
   close(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     clock,
     secret: ctx.pepper,
     ready: () => ready,
+    ...(redis ? { redisHealth: () => pingRedis(redis as Redis, REDIS_PING_TIMEOUT_MS) } : {}),
     async close() {
       clearInterval(purge);
       await usage.close();
@@ -123,6 +126,21 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
       redis?.disconnect();
     },
   };
+}
+
+const REDIS_PING_TIMEOUT_MS = 500;
+
+/** "up" when the client answers PING within `timeoutMs` (without an offline queue it fails at once when disconnected). */
+export function pingRedis(redis: Redis, timeoutMs: number): Promise<"up" | "down"> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"down">((resolve) => {
+    timer = setTimeout(() => resolve("down"), timeoutMs);
+  });
+  const ping = redis.ping().then(
+    (r) => (r === "PONG" ? ("up" as const) : ("down" as const)),
+    () => "down" as const,
+  );
+  return Promise.race([ping, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Waits for a Redis client's first connection, at most `timeoutMs`; never rejects. */

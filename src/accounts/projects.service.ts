@@ -4,6 +4,7 @@ import { addedMail } from "../mail/templates.js";
 import type { Ranker } from "../scoring/scoring-ranker.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
 import type { ApiKey } from "../store/accounts.port.js";
+import { writeAndPublish } from "../store/change-feed.port.js";
 import type { Store } from "../store/store.js";
 import type { AccessRulesCache } from "./access-rules.js";
 import type { AccountService } from "./accounts.service.js";
@@ -83,19 +84,21 @@ export class ProjectService {
     this.keyCache = cache;
   }
 
-  /**
-   * A project's name, settings, allowlists or keys changed (committed): this process drops what it
-   * cached at once, the other processes when the change channel tells them (`project:<id>`).
-   */
-  private async projectChanged(projectId: number): Promise<void> {
+  /** A project's name, settings, allowlists or keys changed (committed): this process drops what it cached. */
+  private projectChanged(projectId: number): void {
     this.keyCache?.invalidateProject(projectId);
     this.d.access.invalidate(projectId);
-    await this.publish(`project:${projectId}`);
   }
 
-  /** Tells the other processes; a lost channel is no error (they fall back to a short TTL). */
-  private async publish(topic: string): Promise<void> {
-    await this.d.store.changes?.publish(topic).catch(() => {});
+  /**
+   * Writes in one transaction that also tells the other processes (`project:<id>` on the change
+   * channel, a NOTIFY sent on commit and never for a rolled-back write), then drops this process's
+   * caches of the project.
+   */
+  private async projectWrite<T>(projectId: number, write: (tx: Store) => Promise<T>): Promise<T> {
+    const r = await writeAndPublish(this.d.store, [`project:${projectId}`], write);
+    this.projectChanged(projectId);
+    return r;
   }
 
   planOf(p: { plan: string }): Plan {
@@ -179,20 +182,20 @@ export class ProjectService {
     if (patch.name !== undefined) next.name = parseProjectName(patch.name);
     if (patch.description !== undefined) next.description = parseDescription(patch.description);
     try {
-      await this.repo.updateProject(projectId, next);
+      await this.projectWrite(projectId, (tx) =>
+        new ProjectsRepo(tx.accountsDb).updateProject(projectId, next),
+      );
     } catch (e) {
       if (isUniqueViolation(e))
         throw new AppError("CONFLICT", "A project with this name exists; choose another name.");
       throw e;
     }
-    await this.projectChanged(projectId);
     return this.view(await this.mustFind(projectId), role);
   }
 
   /** Deletes the project and its keys; the keys stop working on the next request. */
   async delete(projectId: number): Promise<void> {
-    await this.d.store.transaction((tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId));
-    await this.projectChanged(projectId);
+    await this.projectWrite(projectId, (tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId));
     this.d.usage.forgetProject(projectId);
     await this.d.limits.forgetProject(projectId);
   }
@@ -204,8 +207,9 @@ export class ProjectService {
   async putSettings(projectId: number, input: unknown) {
     const parsed = parseProjectRules(input);
     if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
-    await this.d.store.updateProjectSettings(projectId, parsed.value as Record<string, unknown>);
-    await this.projectChanged(projectId);
+    await this.projectWrite(projectId, (tx) =>
+      tx.updateProjectSettings(projectId, parsed.value as Record<string, unknown>),
+    );
     return parsed.value;
   }
 
@@ -228,8 +232,9 @@ export class ProjectService {
 
   async putSecurity(projectId: number, input: { allowedIps: string[]; allowedOrigins: string[] }) {
     const lists = parseAccessLists(input);
-    await this.repo.setAccess(projectId, lists, this.d.clock());
-    await this.projectChanged(projectId);
+    await this.projectWrite(projectId, (tx) =>
+      new ProjectsRepo(tx.accountsDb).setAccess(projectId, lists, this.d.clock()),
+    );
     return this.getSecurity(projectId);
   }
 
@@ -360,9 +365,9 @@ export class ProjectService {
       (k) => k.id === keyId && k.revokedAt === null,
     );
     if (!key) throw new AppError("NOT_FOUND", "No such live key.");
-    await this.d.store.revokeApiKey(keyId, this.d.clock());
+    // The NOTIFY is part of the revoking transaction: sent on its commit, never for a rollback.
+    await writeAndPublish(this.d.store, [`key:${keyId}`], (tx) => tx.revokeApiKey(keyId, this.d.clock()));
     this.keyCache?.invalidateKey(keyId);
-    await this.publish(`key:${keyId}`);
   }
 
   /** The last 30 days of usage, the month's quota and the plan, counts flushed first. */

@@ -131,7 +131,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
   const resolution = createResolution({ store: ctx.store, ranker: ctx.ranker });
-  healthRoutes(app, ctx.store);
+  healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
   await app.register(v1Routes, {
     prefix: V1_PREFIX,

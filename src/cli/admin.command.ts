@@ -6,6 +6,7 @@ import type { AppContext } from "../app-context.js";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { isAppError } from "../domain/errors.js";
+import { writeAndPublish } from "../store/change-feed.port.js";
 import { type Command, parseArgs } from "./command.js";
 
 const USAGE = `usage:
@@ -40,7 +41,6 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
       }
     }
     if (action === "plan" && (args.length === 1 || args.length === 2)) {
-      const repo = new ProjectsRepo(ctx.store.accountsDb);
       const project = /^\d+$/.test(args[0])
         ? await ctx.store.findProjectById(Number(args[0]))
         : await ctx.store.findProjectByName(args[0]);
@@ -59,8 +59,10 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
         );
         return 1;
       }
-      await repo.setPlan(project.id, plan.name);
-      await ctx.store.changes?.publish(`project:${project.id}`).catch(() => {});
+      // The NOTIFY is sent with the commit: API processes apply the plan within milliseconds.
+      await writeAndPublish(ctx.store, [`project:${project.id}`], (tx) =>
+        new ProjectsRepo(tx.accountsDb).setPlan(project.id, plan.name),
+      );
       io.out(
         `${project.id} ${project.name}: ${project.plan} -> ${plan.name} (API processes apply it within seconds)\n`,
       );

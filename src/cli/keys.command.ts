@@ -1,6 +1,7 @@
 import { createApiKey } from "../accounts/api-keys.js";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
+import { writeAndPublish } from "../store/change-feed.port.js";
 import { type Command, parseArgs } from "./command.js";
 
 const USAGE = `usage:
@@ -57,7 +58,8 @@ export const keysCommand: Command = {
         process.stderr.write(`omniname: project "${project.name}" has no key ${String(options.id)}\n`);
         return 1;
       }
-      await ctx.store.revokeApiKey(key.id, Date.now());
+      // Told to every API process on PostgreSQL with the commit (change channel).
+      await writeAndPublish(ctx.store, [`key:${key.id}`], (tx) => tx.revokeApiKey(key.id, Date.now()));
       process.stdout.write(`revoked ${key.prefix}\n`);
       return 0;
     } finally {

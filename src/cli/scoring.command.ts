@@ -11,6 +11,7 @@ import { parseKycFile } from "../scoring/kyc-list.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
 import { loadScoringLists } from "../scoring/scoring-lists.js";
 import type { Project } from "../store/accounts.port.js";
+import { writeAndPublish } from "../store/change-feed.port.js";
 import type { Store } from "../store/store.js";
 import { type Command, parseArgs } from "./command.js";
 
@@ -141,7 +142,12 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
       } else if (action === "clear") next = {};
       return withStore(deps, async (store) => {
         const project = await findProject(store, ref);
-        if (next !== null) await store.updateProjectSettings(project.id, next);
+        if (next !== null) {
+          const settings = next;
+          await writeAndPublish(store, [`project:${project.id}`], (tx) =>
+            tx.updateProjectSettings(project.id, settings),
+          );
+        }
         out(JSON.stringify(next ?? project.settings, null, 2));
         return 0;
       });

@@ -83,6 +83,10 @@ export class LeasedSource {
   private current: SyncRun | null = null;
   private last: SyncRun;
   private holderNow: string | null = null;
+  /** The latest time (epoch ms) whose head, as this writer saw it then, is indexed: see report(). */
+  private syncedAt: number | null = null;
+  /** The heads this writer reported, [time, head], oldest first (only those not yet indexed, and the last that is). */
+  private readonly heads: Array<[number, number]> = [];
   private readonly stopping = new AbortController();
   private readonly clock: () => number;
 
@@ -127,7 +131,10 @@ export class LeasedSource {
           this.holderNow = l?.holder ?? null;
           return this.holderNow === this.options.holder ? null : this.holderNow;
         }
-        takeUnexpired = true;
+        // Only a standby takes an unexpired row: a writer renewing must find the row still its
+        // own. Its lock may look held a moment after its session was terminated (the client has
+        // not seen the end yet) while a standby already took the lock and the row.
+        takeUnexpired = this.current === null;
       }
       const l = await this.store.acquireSourceLease(
         this.sourceId,
@@ -137,6 +144,10 @@ export class LeasedSource {
         { takeUnexpired },
       );
       this.holderNow = l.holder;
+      if (l.holder === this.options.holder && this.current === null) {
+        this.syncedAt = l.syncedAt;
+        this.heads.length = 0;
+      }
       if (locks && l.holder !== this.options.holder) await locks.unlock(this.sourceId);
       return l.holder;
     } catch (e) {
@@ -169,8 +180,10 @@ export class LeasedSource {
         // A lost lock connection (the database may already have given the lock to a standby).
         const lockLost = this.options.locks !== undefined && !this.options.locks.holds(this.sourceId);
         const holder = lockLost ? null : await this.tryAcquire();
-        if (holder === me) validUntil = this.clock() + this.options.ttlMs;
-        else if (lockLost || holder !== null || this.clock() >= validUntil) {
+        if (holder === me) {
+          validUntil = this.clock() + this.options.ttlMs;
+          await this.report(sync);
+        } else if (lockLost || holder !== null || this.clock() >= validUntil) {
           this.log.warn({ source: this.sourceId, holder }, "source lease lost: standing by");
           lost = true;
           sync.stop();
@@ -181,6 +194,9 @@ export class LeasedSource {
       this.current = null;
       if (lost && !signal.aborted) {
         await this.options.locks?.unlock(this.sourceId);
+        // One renewal interval before trying again: a standby that saw the lock free gets it
+        // first, instead of this process taking back at once what it just lost.
+        await sleep(this.options.renewMs, signal);
         continue;
       }
       // Stopped, or the loop ended by itself (exitWhenSynced): the lease is given up.
@@ -188,6 +204,31 @@ export class LeasedSource {
       return state;
     }
     return "stopped";
+  }
+
+  /** The writer's head and sync time onto its lease row, for `/readyz` in every process. */
+  private async report(sync: SyncRun): Promise<void> {
+    const s = sync.status();
+    const now = this.clock();
+    // syncedAt: the latest time at which the head seen then is indexed now, so everything the
+    // chain had at that time is in the index (docs/operations.md, "What /readyz shows").
+    if (s.head !== null) this.heads.push([now, s.head]);
+    let i = this.heads.length - 1;
+    while (i >= 0 && this.heads[i][1] > s.checkpoint) i--;
+    if (i >= 0) {
+      this.syncedAt = this.heads[i][0];
+      this.heads.splice(0, i);
+    }
+    if (this.heads.length > 3_600) this.heads.splice(0, this.heads.length - 3_600);
+    await this.store
+      .reportSourceProgress(this.sourceId, this.options.holder, {
+        head: s.head,
+        syncedAt: this.syncedAt,
+        now,
+      })
+      .catch((e: unknown) =>
+        this.log.warn({ err: e, source: this.sourceId }, "source progress report failed"),
+      );
   }
 
   private async release(): Promise<void> {

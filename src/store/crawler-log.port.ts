@@ -37,6 +37,19 @@ export interface SourceLease {
   holder: string;
   expiresAt: number;
   acquiredAt: number;
+  /** The chain head the writer last reported (null before its first report). */
+  head: number | null;
+  /** When (epoch ms) the writer's checkpoint last reached its head; null if never seen. */
+  syncedAt: number | null;
+  /** When (epoch ms) the writer last reported. */
+  reportedAt: number | null;
+}
+
+/** What a source's writer reports on its lease row at each renewal (`/readyz` of every process). */
+export interface SourceProgressReport {
+  head: number | null;
+  syncedAt: number | null;
+  now: number;
 }
 
 /**
@@ -100,6 +113,8 @@ export interface CrawlerLog {
   /** Gives a lease up (clean shutdown), when `holder` holds it. */
   releaseSourceLease(sourceId: string, holder: string): Promise<void>;
   listSourceLeases(): Promise<SourceLease[]>;
+  /** Records the writer's head and sync time on its lease row, when `holder` holds it. */
+  reportSourceProgress(sourceId: string, holder: string, report: SourceProgressReport): Promise<void>;
 }
 
 /**

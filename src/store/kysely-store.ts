@@ -212,6 +212,9 @@ export class KyselyStore implements Store {
   listSourceLeases(...a: Args<"listSourceLeases">) {
     return crawlerLog.listSourceLeases(this.db, ...a);
   }
+  reportSourceProgress(...a: Args<"reportSourceProgress">) {
+    return crawlerLog.reportSourceProgress(this.db, ...a);
+  }
   putRecentBlocks(...a: Args<"putRecentBlocks">) {
     return crawlerLog.putRecentBlocks(this.db, ...a);
   }

@@ -110,6 +110,12 @@ export interface SourceLeasesTable {
   holder: string;
   expires_at: number;
   acquired_at: number;
+  /** The chain head the writer last saw (migration 0007); null before its first report. */
+  head: number | null;
+  /** When (epoch ms) the writer's checkpoint last reached the head it saw. */
+  synced_at: number | null;
+  /** When (epoch ms) the writer last reported head and synced_at. */
+  reported_at: number | null;
 }
 
 export interface Database {

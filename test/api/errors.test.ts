@@ -155,7 +155,7 @@ describe("the error envelope", () => {
     });
     expect((await t.app.inject({ url: "/readyz" })).json()).toEqual({
       result: true,
-      data: { status: "ready" },
+      data: { status: "ready", store: "up", sources: [] },
     });
   });
 });

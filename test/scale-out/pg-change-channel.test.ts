@@ -83,8 +83,8 @@ describe("the PostgreSQL change channel between two API processes on one databas
   });
 
   it("reports the channel up in /readyz, keeping its status", async () => {
-    expect(await readyz(a)).toEqual({ status: "ready", channel: "up" });
-    expect(await readyz(b)).toEqual({ status: "ready", channel: "up" });
+    expect(await readyz(a)).toEqual({ status: "ready", store: "up", channel: "up", sources: [] });
+    expect(await readyz(b)).toEqual({ status: "ready", store: "up", channel: "up", sources: [] });
   });
 
   it("a key revoked on A is refused by B within 1 s", async () => {

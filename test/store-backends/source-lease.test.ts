@@ -77,7 +77,15 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
 
   it("gives a source to one holder at a time: the other sees who holds it", async () => {
     const a = await store.acquireSourceLease(SRC, "a", 1_000, TTL);
-    expect(a).toEqual({ sourceId: SRC, holder: "a", expiresAt: 1_000 + TTL, acquiredAt: 1_000 });
+    expect(a).toEqual({
+      sourceId: SRC,
+      holder: "a",
+      expiresAt: 1_000 + TTL,
+      acquiredAt: 1_000,
+      head: null,
+      syncedAt: null,
+      reportedAt: null,
+    });
     expect((await other.acquireSourceLease(SRC, "b", 1_500, TTL)).holder).toBe("a");
     // Renewal moves the expiry and keeps the acquisition time.
     expect(await store.acquireSourceLease(SRC, "a", 2_000, TTL)).toMatchObject({
@@ -166,6 +174,42 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
     b.stop();
     await runB;
     expect(await store.listSourceLeases()).toEqual([]);
+  });
+  it("reports on its row the head it sees and since when the index holds what the chain had", async () => {
+    const log = pino({ level: "silent" });
+    let now = 1_000;
+    const progress = { head: 10 as number | null, checkpoint: 5 };
+    const sync = idleSync();
+    const base = sync.status;
+    sync.status = () => ({ ...base(), ...progress });
+    const a = new LeasedSource(
+      SRC,
+      store as CrawlerStore,
+      () => sync,
+      { holder: "a", ttlMs: 60_000, renewMs: 20, clock: () => now },
+      log,
+    );
+    const run = a.run();
+    const reportAt = async (t: number) => {
+      for (let i = 0; i < 400; i++) {
+        const [row] = await other.listSourceLeases();
+        if (row?.reportedAt === t) return row;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`no report at ${t}`);
+    };
+    // Behind from the start: never seen in sync.
+    expect(await reportAt(1_000)).toMatchObject({ head: 10, syncedAt: null });
+    // The index reached the head seen at 1,000 while the chain moved on: in sync as of 1,000.
+    now = 2_000;
+    Object.assign(progress, { head: 12, checkpoint: 10 });
+    expect(await reportAt(2_000)).toMatchObject({ head: 12, syncedAt: 1_000 });
+    // Caught up: in sync now.
+    now = 3_000;
+    progress.checkpoint = 12;
+    expect(await reportAt(3_000)).toMatchObject({ head: 12, syncedAt: 3_000 });
+    a.stop();
+    await run;
   });
 });
 
@@ -308,7 +352,8 @@ describe("source leases with advisory locks on postgres", () => {
     await expect(
       fencedStore(store as CrawlerStore, SRC, "a", Date.now).setCheckpoint(checkpointAt(3)),
     ).rejects.toBeInstanceOf(LeaseLostError);
-    expect(a.lease().holder).toBe("b");
+    // Its next try (a standby's, one renewal later) reads who holds the source now.
+    await until(() => a.lease().holder === "b", "a to see b");
     a.stop();
     b.stop();
     await Promise.all([runA, runB]);

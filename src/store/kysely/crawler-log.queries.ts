@@ -1,4 +1,10 @@
-import type { Checkpoint, JournalEntry, RecentBlock, SourceLease } from "../crawler-log.port.js";
+import type {
+  Checkpoint,
+  JournalEntry,
+  RecentBlock,
+  SourceLease,
+  SourceProgressReport,
+} from "../crawler-log.port.js";
 import { type Db, MAX_IN, pagesById, toCheckpoint, toJournal } from "./rows.js";
 
 /* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
@@ -205,17 +211,25 @@ export async function deleteRecentBlocks(
       .execute();
 }
 
+const numOrNull = (v: number | string | null) => (v === null ? null : Number(v));
+
 function toLease(r: {
   source_id: string;
   holder: string;
   expires_at: number;
   acquired_at: number;
+  head: number | null;
+  synced_at: number | null;
+  reported_at: number | null;
 }): SourceLease {
   return {
     sourceId: r.source_id,
     holder: r.holder,
     expiresAt: Number(r.expires_at),
     acquiredAt: Number(r.acquired_at),
+    head: numOrNull(r.head),
+    syncedAt: numOrNull(r.synced_at),
+    reportedAt: numOrNull(r.reported_at),
   };
 }
 
@@ -291,4 +305,18 @@ export async function releaseSourceLease(db: Db, sourceId: string, holder: strin
 export async function listSourceLeases(db: Db): Promise<SourceLease[]> {
   const rows = await db.selectFrom("source_leases").selectAll().orderBy("source_id").execute();
   return rows.map(toLease);
+}
+
+export async function reportSourceProgress(
+  db: Db,
+  sourceId: string,
+  holder: string,
+  report: SourceProgressReport,
+): Promise<void> {
+  await db
+    .updateTable("source_leases")
+    .set({ head: report.head, synced_at: report.syncedAt, reported_at: report.now })
+    .where("source_id", "=", sourceId)
+    .where("holder", "=", holder)
+    .execute();
 }

@@ -6,7 +6,7 @@ import {
   matchesFilter,
   type ReverseRecord,
 } from "../../domain/types.js";
-import { CHANNEL_DOWN_TTL_MS } from "../change-feed.port.js";
+import { CHANNEL_DOWN_TTL_MS, type ChangeFeed } from "../change-feed.port.js";
 import {
   DomainReadCache,
   frozenEntry,
@@ -64,6 +64,19 @@ function notify(db: Kysely<Database>, topic: string): Promise<unknown> {
   return sql`select pg_notify(${CHANNEL}, ${topic})`.execute(db);
 }
 
+/** `feed` inside a transaction: its `publish` NOTIFYs on the transaction (sent on commit, never on rollback). */
+function transactionalFeed(feed: ChangeFeed, trx: Kysely<Database>): ChangeFeed {
+  return {
+    get up() {
+      return feed.up;
+    },
+    on: (listener) => feed.on(listener),
+    publish: async (topic) => {
+      await notify(trx, topic);
+    },
+  };
+}
+
 /**
  * PostgreSQL backend: the shared Kysely implementation over a pg pool, with the domain map's exact
  * read caches (domain-read-cache.ts, as on SQLite). They are emptied by this process's map commits
@@ -114,9 +127,13 @@ export class PostgresStore extends KyselyStore {
 
   override async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+    const feed = this.changes;
     let wroteMap = false;
     const result = await this.db.transaction().execute((trx) => {
       const tx = new KyselyStore(this.dialect, trx);
+      // The change feed as seen inside the transaction: `publish` is a NOTIFY on the transaction's
+      // own connection, delivered to every process when (and only if) it commits.
+      Object.defineProperty(tx, "changes", { value: transactionalFeed(feed, trx) });
       // NOTIFY inside the transaction: the other processes hear of it when (and only if) it commits.
       tapMapWrites(tx, async (db) => {
         if (wroteMap) return;
