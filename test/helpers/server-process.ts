@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** A real `omniname start` process, up once it printed its banner's API address. */
 export interface ServerProcess {
@@ -52,4 +55,30 @@ export function stopServerProcess(s: ServerProcess): Promise<number | null> {
     s.child.once("exit", (code) => resolve(code));
     s.child.kill("SIGTERM");
   });
+}
+
+/**
+ * The environment of one API-role process of a scale-out test: the test's own environment, a fresh
+ * DATA_DIR (pushed onto `dirs` for the caller to remove), port 0 on loopback, the shared database
+ * and pepper, no PUBLIC_URL and no REDIS_URL unless `extra` sets them.
+ */
+export function apiProcessEnv(
+  opts: { databaseUrl: string; pepper: string; dirs: string[]; name: string },
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  const dataDir = mkdtempSync(join(tmpdir(), `omniname-${opts.name}-`));
+  opts.dirs.push(dataDir);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    DATABASE_URL: opts.databaseUrl,
+    OMNINAME_ROLES: "api",
+    API_KEY_PEPPER: opts.pepper,
+  };
+  delete env.PUBLIC_URL;
+  delete env.REDIS_URL;
+  return { ...env, ...extra };
 }

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/pg.js";
 import {
   type ServerProcess,
+  apiProcessEnv,
   startServerProcess,
   stopServerProcess as stop,
 } from "../helpers/server-process.js";
@@ -99,26 +98,11 @@ describe("limits across two API processes on PostgreSQL and Redis", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const pepper = randomBytes(16).toString("hex");
-    const envOf = (): NodeJS.ProcessEnv => {
-      const dataDir = mkdtempSync(join(tmpdir(), "omniname-limits-"));
-      dirs.push(dataDir);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: "0",
-        HOST: "127.0.0.1",
-        LOG_LEVEL: "warn",
-        DATABASE_URL: db.url,
-        REDIS_URL,
-        REDIS_KEY_PREFIX: prefix,
-        OMNINAME_ROLES: "api",
-        OMNINAME_DEMO_API_KEY: key,
-        API_KEY_PEPPER: pepper,
-        PLANS,
-      };
-      delete env.PUBLIC_URL;
-      return env;
-    };
+    const envOf = () =>
+      apiProcessEnv(
+        { databaseUrl: db.url, pepper, dirs, name: "limits" },
+        { REDIS_URL, REDIS_KEY_PREFIX: prefix, OMNINAME_DEMO_API_KEY: key, PLANS },
+      );
     // The first loads the fixture world into the empty database; the second finds it there.
     servers.push(await start(envOf(), true));
     servers.push(await start(envOf(), false));

@@ -1,7 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountsRepo } from "../../src/accounts/accounts.repo.js";
 import { hashPassword } from "../../src/accounts/password.js";
@@ -9,7 +7,12 @@ import { ProjectsRepo } from "../../src/accounts/projects.repo.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createTestDatabase } from "../helpers/pg.js";
-import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
+import {
+  apiProcessEnv,
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from "../helpers/server-process.js";
 
 /**
  * Changes reach every API process within 1 s (issue 12, item 2): two real `omniname start`
@@ -95,23 +98,7 @@ describe("changes made on API process A reach API process B (two OS processes, o
   beforeAll(async () => {
     db = await createTestDatabase();
     const pepper = randomBytes(16).toString("hex");
-    const envOf = (): NodeJS.ProcessEnv => {
-      const dataDir = mkdtempSync(join(tmpdir(), "omniname-propagation-"));
-      dirs.push(dataDir);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: "0",
-        HOST: "127.0.0.1",
-        LOG_LEVEL: "warn",
-        DATABASE_URL: db.url,
-        OMNINAME_ROLES: "api",
-        API_KEY_PEPPER: pepper,
-      };
-      delete env.PUBLIC_URL;
-      delete env.REDIS_URL;
-      return env;
-    };
+    const envOf = () => apiProcessEnv({ databaseUrl: db.url, pepper, dirs, name: "propagation" });
     // The first loads the fixture world into the empty database; the second finds it there.
     a = await startServerProcess(envOf(), ["--fixtures"]);
     b = await startServerProcess(envOf());
