@@ -15,7 +15,7 @@ import {
 } from "../helpers/server-process.js";
 
 /**
- * Changes reach every API process within 1 s (issue 12, item 2): two real `omniname start`
+ * Changes reach every API process within 1 s: two real `omniname start`
  * processes (OMNINAME_ROLES=api) on one PostgreSQL database. Every change is made through process
  * A's console API, as an operator would; process B must apply it within BOUND_MS. The key and
  * allowlist caches keep their default TTL (2 s), longer than the bound, so only the change

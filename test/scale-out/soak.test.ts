@@ -12,7 +12,7 @@ import { createTestDatabase } from "../helpers/pg.js";
 import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
 
 /**
- * The soak of issue 12: PostgreSQL + Redis, two API processes and one crawler process
+ * The soak: PostgreSQL + Redis, two API processes and one crawler process
  * (`omniname crawl`) on the devnet (anvil, a block every second) while `omniname devnet simulate`
  * keeps registering and changing names. Mixed resolve / deep-resolve / reverse-resolve load goes
  * to both API processes for SOAK_S seconds after a WARMUP_S warm-up.
