@@ -89,23 +89,19 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     loadedAt = opts.clock();
   }
 
-  function refreshIfDue(): void {
-    if (opts.clock() - loadedAt < refreshMs || loadedAt === Number.NEGATIVE_INFINITY) return;
+  /** Starts a load when one is due; the caller awaits it only for the first (stale while revalidating). */
+  function refreshIfDue(): Promise<void> | null {
+    if (opts.clock() - loadedAt < refreshMs) return null;
     loading ??= load().finally(() => {
       loading = null;
     });
     loading.catch(() => {});
+    return loading;
   }
 
   async function current(): Promise<Map<string, ZoneApex>> {
-    if (opts.clock() - loadedAt >= refreshMs) {
-      loading ??= load().finally(() => {
-        loading = null;
-      });
-      // The first load is awaited; later ones refresh in the background (stale while revalidating).
-      if (loadedAt === Number.NEGATIVE_INFINITY) await loading;
-      else loading.catch(() => {});
-    }
+    const due = refreshIfDue();
+    if (due !== null && loadedAt === Number.NEGATIVE_INFINITY) await due;
     return zones;
   }
 
