@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gunzip as gunzipCb } from "node:zlib";
 import type { RpcClient } from "../crawler/rpc-client.js";
 
 /**
@@ -23,6 +24,8 @@ export interface StateSaver {
   save(): Promise<number>;
 }
 
+const gunzip = promisify(gunzipCb);
+
 export function createStateSaver(rpc: RpcClient, path: string, initialHead: number): StateSaver {
   let saved = initialHead;
   let running: Promise<number> | null = null;
@@ -32,8 +35,10 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
     // The head is read before the dump: the dump holds at least this block.
     const head = Number(await rpc.call<string>("eth_blockNumber"));
     const hex = await rpc.call<string>("anvil_dumpState");
-    // anvil answers gzip; `--load-state` reads plain JSON only.
-    writeAtomically(path, gunzipSync(Buffer.from(hex.slice(2), "hex")));
+    // anvil answers gzip; `--load-state` reads plain JSON only. Unzipped and written off the
+    // event loop (libuv's pool): in `npm start` the API shares this thread, and a synchronous
+    // unzip, write and fsync of a state of several MB every second held its requests up.
+    await writeAtomically(path, await gunzip(Buffer.from(hex.slice(2), "hex")));
     saved = Math.max(saved, head);
     return saved;
   }
@@ -60,23 +65,22 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
 }
 
 /** Writes `bytes` to `path` so that the file is either the old one or the whole new one. */
-function writeAtomically(path: string, bytes: Uint8Array): void {
+async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
   const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, "w", 0o644);
+  const file = await open(tmp, "w", 0o644);
   try {
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
+    await file.writeFile(bytes);
+    await file.sync();
   } finally {
-    closeSync(fd);
+    await file.close();
   }
-  renameSync(tmp, path);
+  await rename(tmp, path);
   // The rename itself is durable only once the directory is synced.
-  const dir = openSync(dirname(path), "r");
+  const dir = await open(dirname(path), "r");
   try {
-    fsyncSync(dir);
+    await dir.sync();
   } finally {
-    closeSync(dir);
+    await dir.close();
   }
 }
 
