@@ -31,6 +31,8 @@ export interface Refusal {
 
 export interface RpcFaultProxy {
   url: string;
+  /** When the proxy started (its fault periods start then). */
+  readonly startedAt: number;
   /** Requests received (HTTP requests; a batch is one). */
   readonly requests: number;
   /** Calls answered with the mode's fault. */
@@ -214,6 +216,7 @@ export async function startRpcFaultProxy(
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    startedAt: started,
     get requests() {
       return requests;
     },
