@@ -165,7 +165,9 @@ export async function answerQuery(
         zone === null
           ? { rcode: RCODE.REFUSED, aa: false, answers: [], authority: [] }
           : await answerInZone(query, zone, lookup, report);
-      if (report !== undefined) report.cacheable = true;
+      // A refusal is not kept: a TLD first registered since the zones were read turns it into an
+      // answer (the lookup reads them again on such a miss), and it is cheap to give again.
+      if (report !== undefined) report.cacheable = zone !== null;
     } catch (e) {
       answer = { rcode: rcodeOfError(e), aa: false, answers: [], authority: [] };
     }

@@ -21,6 +21,11 @@ export interface StoreZoneLookupOptions {
   clock: () => number;
   /** How long the set of served TLDs and the serial are reused before being read again. */
   refreshMs?: number;
+  /**
+   * A query for a TLD that is not among the zones as last read reads them again when the map has
+   * changed since (its read version), at most this often. Default 250 ms.
+   */
+  missRefreshMs?: number;
 }
 
 /** The live zones, and the same zones answered under a project's settings (its own DoH). */
@@ -45,25 +50,35 @@ export interface AnswerStamp {
 /**
  * The live zones: every TLD of the map is a zone, and every name is answered from the store at
  * query time through resolution, so a name registered on chain is answered without a reload. The
- * TLD set and the SOA serial are read again every `refreshMs` (default 5 s): a new TLD is served
- * within that time. A name without a domain of its own but with names below it (an empty
+ * TLD set and the SOA serial are read again every `refreshMs` (default 5 s), and sooner for a
+ * query whose TLD is not among them when the map has changed since they were read (at most every
+ * `missRefreshMs`, 250 ms): that query waits for the new set, so a TLD registered a moment ago, or
+ * every TLD of an index that was still empty when the zones were first read (the DNS role starts
+ * before the crawler's first sync ends), is not refused. A name without a domain of its own but with names below it (an empty
  * non-terminal, `b.wallet` for `a.b.wallet`) is found by asking the store at query time (one index
  * range scan), so it is right the moment a name below it is registered.
  */
 export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLookup {
   const refreshMs = opts.refreshMs ?? 5_000;
+  const missRefreshMs = opts.missRefreshMs ?? 250;
   const settings = opts.projectSettings ?? {};
   let zones = new Map<string, ZoneApex>();
   /** Bumped whenever `zones` is replaced by a different set or serial. */
   let zonesVersion = 0;
   let serial: SerialState | null = null;
   let loadedAt = Number.NEGATIVE_INFINITY;
+  /** The map's read version when the zones were last read (null: the store gives none). */
+  let loadedVersion: number | null = null;
+  /** When they were last read, on the monotonic clock (the miss refresh's bound is real time). */
+  let loadedAtMono = Number.NEGATIVE_INFINITY;
   let loading: Promise<void> | null = null;
   // A domain's RRsets depend only on its records and name. The SQLite store hands out the same
   // frozen domain object until its next commit, so they are built once per domain and commit.
   const rrsetsOf = new WeakMap<object, RRset[]>();
 
   async function load(): Promise<void> {
+    // Read before the queries: a commit between the two makes the next miss read again.
+    const version = opts.store.readVersion();
     const [tlds, checkpoints] = await Promise.all([
       opts.store.listTldFirstRegistrations(),
       opts.store.listCheckpoints(),
@@ -87,16 +102,23 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
       zonesVersion++;
     }
     loadedAt = opts.clock();
+    loadedAtMono = performance.now();
+    loadedVersion = version;
   }
 
-  /** Starts a load when one is due; the caller awaits it only for the first (stale while revalidating). */
-  function refreshIfDue(): Promise<void> | null {
-    if (opts.clock() - loadedAt < refreshMs) return null;
+  /** The load in flight, or a new one: concurrent callers share it. */
+  function startLoad(): Promise<void> {
     loading ??= load().finally(() => {
       loading = null;
     });
     loading.catch(() => {});
     return loading;
+  }
+
+  /** Starts a load when one is due; the caller awaits it only for the first (stale while revalidating). */
+  function refreshIfDue(): Promise<void> | null {
+    if (opts.clock() - loadedAt < refreshMs) return null;
+    return startLoad();
   }
 
   async function current(): Promise<Map<string, ZoneApex>> {
@@ -108,7 +130,19 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   async function findZone(name: string): Promise<ZoneApex | null> {
     const map = await current();
     const last = name.slice(name.lastIndexOf(".") + 1);
-    return map.get(last) ?? null;
+    const zone = map.get(last);
+    if (zone !== undefined) return zone;
+    // Not a zone as last read: if the map changed since, the TLD may be new. Read again (shared
+    // with concurrent misses and with a due refresh) and answer from the new set; a failed read
+    // leaves the answer to the set as it was.
+    const version = opts.store.readVersion();
+    if (
+      loading === null &&
+      (version === null || version === loadedVersion || performance.now() - loadedAtMono < missRefreshMs)
+    )
+      return null;
+    await startLoad().catch(() => {});
+    return zones.get(last) ?? null;
   }
 
   async function findNode(

@@ -114,7 +114,9 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
         queries.push(buildTestQuery(name.toUpperCase(), type, { id: id++, udpSize: 1232 }));
         queries.push(buildTestQuery(name, type, { id: id++, udpSize: 4096 }));
       }
-    queries.push(buildTestQuery("other.tld", "A", { id: id++ }));
+    // A refusal (a TLD that is not ours) goes through the lookup every time: not kept.
+    const refused = buildTestQuery("other.tld", "A", { id: id++ });
+    queries.push(refused);
     await settle();
     const hitsBefore = cache.hits;
     for (let round = 0; round < 2; round++)
@@ -123,8 +125,10 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
         const asked = round === 0 ? q : withIdAndCase(q, 0xbeef);
         expect(await viaCache(asked)).toEqual(await answerQuery(asked, lookup, "udp"));
       }
-    // The second round's mixed-case queries share keys with the first's: all of them are hits.
-    expect(cache.hits - hitsBefore).toBe(queries.length);
+    // The second round's mixed-case queries share keys with the first's: all of them are hits,
+    // but for the refusal.
+    expect(cache.hits - hitsBefore).toBe(queries.length - 1);
+    expect(cache.get(refused, "udp")).toBeNull();
   });
 
   it("keeps the query's own 0x20 case and ID in a cached answer", async () => {

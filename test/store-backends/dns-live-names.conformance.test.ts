@@ -93,4 +93,47 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
       expect(r.ns[0]).toMatch(/^live\. \d+ IN SOA /);
     }
   });
+
+  it("a TLD first registered after the zones were read is answered on the next query, not refused", async () => {
+    const resolution = createResolution({ store, ranker: createScoringRanker() });
+    const lookup = createStoreZoneLookup({
+      resolution,
+      store,
+      nameServers: ["ns1.omniname.test"],
+      hostmaster: "hostmaster.omniname.test",
+      clock: () => NOW,
+      // The periodic refresh never comes due here (a fixed clock): only the miss refresh can help.
+      missRefreshMs: 0,
+    });
+    const ask = async (name: string, type: string) =>
+      decodeTestAnswer((await answerQuery(buildTestQuery(name, type), lookup, "udp")) as Buffer);
+
+    expect((await ask("first.newtld", "A")).rcode).toBe("REFUSED");
+    // Refused again while nothing changed: the miss reads the zones again only after a commit.
+    let loads = 0;
+    const list = store.listTldFirstRegistrations.bind(store);
+    store.listTldFirstRegistrations = async () => {
+      loads++;
+      return list();
+    };
+    try {
+      expect((await ask("first.newtld", "A")).rcode).toBe("REFUSED");
+      expect(loads).toBe(0);
+      await register("first.newtld", { "record.A.0": "192.0.2.9" });
+      // PostgreSQL also hears its own commits back on the change channel (a new read version each):
+      // let them arrive, so that the reads counted below are the miss's alone.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await ask("first.newtld", "A")).toMatchObject({
+        rcode: "NOERROR",
+        aa: true,
+        answer: ["first.newtld. 300 IN A 192.0.2.9"],
+      });
+      expect(loads).toBe(1);
+      // A name of another TLD that nobody registered: refused, with no further read (no commit since).
+      expect((await ask("x.stillnot", "A")).rcode).toBe("REFUSED");
+      expect(loads).toBe(1);
+    } finally {
+      store.listTldFirstRegistrations = list;
+    }
+  });
 });
