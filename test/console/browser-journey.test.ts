@@ -462,6 +462,36 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.reload();
     await expect.poll(() => page.getByLabel("Role of Vic Viewer").inputValue()).toBe("viewer");
 
+    // The project's details: the owner edits the description (a blank name is refused in the
+    // page), and cannot leave as the last owner; the viewer can only leave, and then it is gone.
+    await page.getByRole("link", { name: "Overview" }).click();
+    const about = page.getByRole("region", { name: "About this project" });
+    await about.getByRole("button", { name: "Edit details" }).click();
+    await about.getByLabel("Project name").fill("  ");
+    await about.getByRole("button", { name: "Save details" }).click();
+    await about.getByText("Give the project a name.").waitFor();
+    await about.getByLabel("Project name").fill("Wallet app");
+    await about.getByLabel("Description").fill("Resolves names for the wallet's send screen.");
+    await about.getByRole("button", { name: "Save details" }).click();
+    await about.getByText("The project's details are saved.").waitFor();
+    await about.getByText("Resolves names for the wallet's send screen.").waitFor();
+    await about.getByRole("button", { name: "Leave this project" }).click();
+    const leaveOwner = page.getByRole("dialog");
+    await leaveOwner.getByRole("button", { name: "Leave project" }).click();
+    await leaveOwner.getByText("A project keeps at least one owner.").waitFor();
+    await shot(page, "18b-project-about");
+    await leaveOwner.getByRole("button", { name: "Stay" }).click();
+    await viewer.getByRole("link", { name: "Overview" }).click();
+    await viewer.reload(); // the project as this page loaded it is older than the owner's edit
+    const viewerAbout = viewer.getByRole("region", { name: "About this project" });
+    await viewerAbout.getByText("Resolves names for the wallet's send screen.").waitFor();
+    expect(await viewerAbout.getByRole("button", { name: "Edit details" }).count()).toBe(0);
+    await viewerAbout.getByRole("button", { name: "Leave this project" }).click();
+    await viewer.getByRole("dialog").getByRole("button", { name: "Leave project" }).click();
+    await viewer.getByRole("heading", { name: "Projects" }).waitFor();
+    await viewer.getByText("No projects yet").waitFor();
+    expect(await viewer.getByRole("link", { name: "Wallet app" }).count()).toBe(0);
+
     // Revoke the key with a confirmation: the key gets 401.
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: /Revoke production backend/ }).click();

@@ -16,6 +16,7 @@ import { get } from "../api";
 import type { Dashboard } from "../types";
 import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader } from "../ui";
 import { useProject } from "./project";
+import { ProjectAbout } from "./project-about";
 
 const COLORS = { requests: "#4f46e5", errors: "#dc2626", p50: "#0891b2", p95: "#7c3aed", p99: "#db2777" };
 const shortDay = (d: string) =>
@@ -254,6 +255,7 @@ export function DashboardPage() {
           </>
         )}
       </Card>
+      <ProjectAbout />
     </div>
   );
 }

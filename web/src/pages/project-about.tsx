@@ -1,0 +1,155 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { useNavigate } from "react-router";
+import { ApiError, patch, post } from "../api";
+import type { ProjectListItem } from "../types";
+import { Card, Dialog, ErrorMessage, Field, Notice } from "../ui";
+import { projectKey, useProject } from "./project";
+import { PROJECTS_KEY } from "./projects";
+
+interface Details {
+  name: string;
+  description: string;
+}
+
+/**
+ * The project's name and description, editable by owners and admins (`project.update`), and
+ * "Leave this project" for every member (the API refuses the last owner: the message says why).
+ * On the Overview page, below the usage.
+ */
+export function ProjectAbout() {
+  const { project, can } = useProject();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [editing, setEditing] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const form = useForm<Details>({
+    defaultValues: { name: project.name, description: project.description },
+  });
+  const update = useMutation({
+    mutationFn: (v: Details) => {
+      // Only what changed: an unchanged name is not sent (and not checked for uniqueness again).
+      const body: Partial<Details> = {};
+      if (v.name.trim() !== project.name) body.name = v.name.trim();
+      if (v.description !== project.description) body.description = v.description;
+      return Object.keys(body).length === 0
+        ? Promise.resolve(null)
+        : patch<ProjectListItem>(`/projects/${project.id}`, body);
+    },
+    onSuccess: () => {
+      client.invalidateQueries({ queryKey: projectKey(project.id) });
+      client.invalidateQueries({ queryKey: PROJECTS_KEY });
+      setEditing(false);
+      setSaved(true);
+    },
+  });
+  const leave = useMutation({
+    mutationFn: () => post(`/projects/${project.id}/leave`),
+    onSuccess: () => {
+      client.invalidateQueries({ queryKey: PROJECTS_KEY });
+      client.removeQueries({ queryKey: projectKey(project.id) });
+      navigate("/projects");
+    },
+  });
+  const err = update.error;
+  const nameErr =
+    err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
+      ? err.message
+      : null;
+
+  return (
+    <Card title="About this project">
+      {saved && !editing && <Notice tone="success">The project's details are saved.</Notice>}
+      {editing ? (
+        <form className="form" noValidate onSubmit={form.handleSubmit((v) => update.mutate(v))}>
+          <Field label="Project name" error={form.formState.errors.name?.message ?? nameErr}>
+            {(p) => (
+              <input
+                {...p}
+                {...form.register("name", {
+                  validate: (v) => v.trim() !== "" || "Give the project a name.",
+                  maxLength: { value: 100, message: "At most 100 characters." },
+                })}
+              />
+            )}
+          </Field>
+          <Field label="Description" error={form.formState.errors.description?.message}>
+            {(p) => (
+              <textarea
+                {...p}
+                rows={3}
+                {...form.register("description", {
+                  maxLength: { value: 1000, message: "At most 1,000 characters." },
+                })}
+              />
+            )}
+          </Field>
+          {err && !nameErr && <ErrorMessage error={err} />}
+          <div className="form-actions">
+            <button
+              type="button"
+              className="btn btn-secondary"
+              onClick={() => {
+                form.reset({ name: project.name, description: project.description });
+                update.reset();
+                setEditing(false);
+              }}
+            >
+              Cancel
+            </button>
+            <button type="submit" className="btn btn-primary" disabled={update.isPending}>
+              {update.isPending ? "Saving…" : "Save details"}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <dl className="details">
+          <dt>Name</dt>
+          <dd>{project.name}</dd>
+          <dt>Description</dt>
+          <dd>{project.description || <span className="muted">None</span>}</dd>
+        </dl>
+      )}
+      <div className="form-actions">
+        {can("project.update") && !editing && (
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => {
+              form.reset({ name: project.name, description: project.description });
+              setSaved(false);
+              setEditing(true);
+            }}
+          >
+            Edit details
+          </button>
+        )}
+        <button type="button" className="btn btn-ghost-danger" onClick={() => setLeaving(true)}>
+          Leave this project
+        </button>
+      </div>
+      <Dialog open={leaving} title={`Leave ${project.name}?`} onClose={() => setLeaving(false)}>
+        <p>
+          You lose access to this project at once; a member who manages the team can invite you again. A
+          project's last owner cannot leave it: make someone else an owner first, or delete the project.
+        </p>
+        <ErrorMessage error={leave.error} />
+        <div className="form-actions">
+          <button type="button" className="btn btn-secondary" onClick={() => setLeaving(false)}>
+            Stay
+          </button>
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={leave.isPending}
+            onClick={() => leave.mutate()}
+          >
+            Leave project
+          </button>
+        </div>
+      </Dialog>
+    </Card>
+  );
+}
