@@ -33,6 +33,20 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
     );
   }
 
+  /** Asks the live zones of `store` (a fixed clock), decoded. */
+  function asker(opts: { missRefreshMs?: number } = {}) {
+    const lookup = createStoreZoneLookup({
+      resolution: createResolution({ store, ranker: createScoringRanker() }),
+      store,
+      nameServers: ["ns1.omniname.test"],
+      hostmaster: "hostmaster.omniname.test",
+      clock: () => NOW,
+      ...opts,
+    });
+    return async (name: string, type: string) =>
+      decodeTestAnswer((await answerQuery(buildTestQuery(name, type), lookup, "udp")) as Buffer);
+  }
+
   it("hasDescendant: a range of whole labels, never a bare suffix", async () => {
     await register("x.y.z.hd");
     await register("q.ry.hd");
@@ -60,16 +74,7 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
       state: "live",
       error: null,
     });
-    const resolution = createResolution({ store, ranker: createScoringRanker() });
-    const lookup = createStoreZoneLookup({
-      resolution,
-      store,
-      nameServers: ["ns1.omniname.test"],
-      hostmaster: "hostmaster.omniname.test",
-      clock: () => NOW,
-    });
-    const ask = async (name: string, type: string) =>
-      decodeTestAnswer((await answerQuery(buildTestQuery(name, type), lookup, "udp")) as Buffer);
+    const ask = asker();
 
     // The zone is loaded before the new names exist: nothing may depend on a later reload.
     expect((await ask("b.live", "A")).rcode).toBe("NXDOMAIN");
@@ -95,18 +100,8 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
   });
 
   it("a TLD first registered after the zones were read is answered on the next query, not refused", async () => {
-    const resolution = createResolution({ store, ranker: createScoringRanker() });
-    const lookup = createStoreZoneLookup({
-      resolution,
-      store,
-      nameServers: ["ns1.omniname.test"],
-      hostmaster: "hostmaster.omniname.test",
-      clock: () => NOW,
-      // The periodic refresh never comes due here (a fixed clock): only the miss refresh can help.
-      missRefreshMs: 0,
-    });
-    const ask = async (name: string, type: string) =>
-      decodeTestAnswer((await answerQuery(buildTestQuery(name, type), lookup, "udp")) as Buffer);
+    // The periodic refresh never comes due here (a fixed clock): only the miss refresh can help.
+    const ask = asker({ missRefreshMs: 0 });
 
     expect((await ask("first.newtld", "A")).rcode).toBe("REFUSED");
     // Refused again while nothing changed: the miss reads the zones again only after a commit.

@@ -4,14 +4,11 @@ import { useForm } from "react-hook-form";
 import { useNavigate } from "react-router";
 import { ApiError, patch, post } from "../api";
 import type { ProjectListItem } from "../types";
-import { Card, Dialog, ErrorMessage, Field, Notice } from "../ui";
+import { Card, Dialog, ErrorMessage, Notice } from "../ui";
 import { projectKey, useProject } from "./project";
-import { PROJECTS_KEY } from "./projects";
+import { PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects";
 
-interface Details {
-  name: string;
-  description: string;
-}
+type Details = ProjectDetailsValues;
 
 /**
  * The project's name and description, editable by owners and admins (`project.update`), and
@@ -64,28 +61,7 @@ export function ProjectAbout() {
       {saved && !editing && <Notice tone="success">The project's details are saved.</Notice>}
       {editing ? (
         <form className="form" noValidate onSubmit={form.handleSubmit((v) => update.mutate(v))}>
-          <Field label="Project name" error={form.formState.errors.name?.message ?? nameErr}>
-            {(p) => (
-              <input
-                {...p}
-                {...form.register("name", {
-                  validate: (v) => v.trim() !== "" || "Give the project a name.",
-                  maxLength: { value: 100, message: "At most 100 characters." },
-                })}
-              />
-            )}
-          </Field>
-          <Field label="Description" error={form.formState.errors.description?.message}>
-            {(p) => (
-              <textarea
-                {...p}
-                rows={3}
-                {...form.register("description", {
-                  maxLength: { value: 1000, message: "At most 1,000 characters." },
-                })}
-              />
-            )}
-          </Field>
+          <ProjectDetailsFields form={form} nameError={nameErr} />
           {err && !nameErr && <ErrorMessage error={err} />}
           <div className="form-actions">
             <button

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
+import { type UseFormReturn, useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { can } from "../../../src/accounts/permissions";
 import { ApiError, del, get, post } from "../api";
@@ -9,37 +9,29 @@ import { Badge, Dialog, Empty, ErrorMessage, Field, formatDate, Loading, PageHea
 
 export const PROJECTS_KEY = ["projects"] as const;
 
-function CreateProject({ onDone, limitText }: { onDone: () => void; limitText: string | null }) {
-  const client = useQueryClient();
-  const navigate = useNavigate();
-  const form = useForm<{ name: string; description: string }>({
-    defaultValues: { name: "", description: "" },
-  });
-  const create = useMutation({
-    mutationFn: (v: { name: string; description: string }) => post<ProjectListItem>("/projects", v),
-    onSuccess: (p) => {
-      client.invalidateQueries({ queryKey: PROJECTS_KEY });
-      onDone();
-      navigate(`/projects/${p.id}`);
-    },
-  });
-  const err = create.error;
-  const nameErr =
-    err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
-      ? err.message
-      : null;
+export interface ProjectDetailsValues {
+  name: string;
+  description: string;
+}
+
+/** A project's name and description fields, with the server's limits (creating and editing). */
+export function ProjectDetailsFields({
+  form,
+  nameError,
+  nameHint,
+}: {
+  form: UseFormReturn<ProjectDetailsValues>;
+  nameError: string | null;
+  nameHint?: string;
+}) {
   return (
-    <form className="form" noValidate onSubmit={form.handleSubmit((v) => create.mutate(v))}>
-      <Field
-        label="Project name"
-        error={form.formState.errors.name?.message ?? nameErr}
-        hint="Unique across omniname, e.g. your app's name."
-      >
+    <>
+      <Field label="Project name" error={form.formState.errors.name?.message ?? nameError} hint={nameHint}>
         {(p) => (
           <input
             {...p}
             {...form.register("name", {
-              required: "Give the project a name.",
+              validate: (v) => v.trim() !== "" || "Give the project a name.",
               maxLength: { value: 100, message: "At most 100 characters." },
             })}
           />
@@ -56,6 +48,36 @@ function CreateProject({ onDone, limitText }: { onDone: () => void; limitText: s
           />
         )}
       </Field>
+    </>
+  );
+}
+
+function CreateProject({ onDone, limitText }: { onDone: () => void; limitText: string | null }) {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const form = useForm<ProjectDetailsValues>({
+    defaultValues: { name: "", description: "" },
+  });
+  const create = useMutation({
+    mutationFn: (v: ProjectDetailsValues) => post<ProjectListItem>("/projects", v),
+    onSuccess: (p) => {
+      client.invalidateQueries({ queryKey: PROJECTS_KEY });
+      onDone();
+      navigate(`/projects/${p.id}`);
+    },
+  });
+  const err = create.error;
+  const nameErr =
+    err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
+      ? err.message
+      : null;
+  return (
+    <form className="form" noValidate onSubmit={form.handleSubmit((v) => create.mutate(v))}>
+      <ProjectDetailsFields
+        form={form}
+        nameError={nameErr}
+        nameHint="Unique across omniname, e.g. your app's name."
+      />
       {limitText && <p className="muted small">{limitText}</p>}
       {err && !nameErr && <ErrorMessage error={err} />}
       <div className="form-actions">
