@@ -29,7 +29,8 @@ import { seedBulk } from "./support/seed-bulk.js";
  * slices, in turns over the rows
  * (ROUNDS), so that the machine's drifting other load weighs on all rows alike.
  *
- * Target: resolve >= 0.5 × the bare route (BENCH_STRICT=1 fails the run below it). Also printed:
+ * Target: resolve >= 0.5 × the bare route, on SQLite and on every PostgreSQL row (BENCH_STRICT=1
+ * fails the run when one is below it). Also printed:
  * the server's CPU time per request, the figure that the machine's other load disturbs least.
  * BENCH_DOMAINS and BENCH_SECONDS shrink the run.
  *
@@ -398,12 +399,15 @@ try {
   console.log(
     `\nresolve / bare = ${resolveRatio.toFixed(2)} (target >= 0.50): ${resolveRatio >= 0.5 ? "met" : "NOT met"}`,
   );
-  for (const r of rows.filter((x) => x.label.includes("PG") || x.label.includes("PostgreSQL")))
+  const pgRows = rows.filter((x) => x.label.includes("PG") || x.label.includes("PostgreSQL"));
+  for (const r of pgRows)
     console.log(
-      `${r.label}: warm ${(r.rps / base).toFixed(2)} of bare (target >= 0.50), cold first pass ${r.firstPass === null ? "-" : r.firstPass.toFixed(0)} req/s`,
+      `${r.label}: warm ${(r.rps / base).toFixed(2)} of bare (target >= 0.50): ${r.rps / base >= 0.5 ? "met" : "NOT met"}, cold first pass ${r.firstPass === null ? "-" : r.firstPass.toFixed(0)} req/s`,
     );
-  // Throughput on a shared machine varies from run to run: the target fails the run only when asked.
-  if (resolveRatio < 0.5 && process.env.BENCH_STRICT === "1") process.exitCode = 1;
+  // Throughput on a shared machine varies from run to run: the target fails the run only when asked,
+  // for the SQLite row and every PostgreSQL row alike.
+  const missed = resolveRatio < 0.5 || pgRows.some((r) => r.rps / base < 0.5);
+  if (missed && process.env.BENCH_STRICT === "1") process.exitCode = 1;
 } finally {
   await npmApi?.stop();
   await npm?.stop();
