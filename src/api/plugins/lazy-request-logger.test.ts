@@ -28,12 +28,27 @@ describe("lazyRequestLogger", () => {
     expect(children).toBe(0);
     expect(log.level).toBe("info");
     log.debug("below the level");
+    log.trace("below the level too");
+    // Below the level: no child is made for it.
+    expect(children).toBe(0);
     log.warn({ secret: "hunter2" }, "something odd");
     log.error("failed");
     expect(children).toBe(1);
+    expect(lines).toHaveLength(2);
     expect(lines).toMatchObject([
       { reqId: "req-1", secret: "[redacted]", msg: "something odd" },
       { reqId: "req-1", msg: "failed" },
     ]);
+  });
+});
+
+describe("lazyRequestLogger with a route's own level", () => {
+  it("logs at the route's level, below the parent's", () => {
+    const { logger, lines } = captured();
+    const log = lazyRequestLogger(logger, { reqId: "req-2" }, { level: "debug" });
+    log.trace("below the route's level");
+    log.debug("at the route's level");
+    expect(lines).toMatchObject([{ reqId: "req-2", msg: "at the route's level" }]);
+    expect(lines).toHaveLength(1);
   });
 });

@@ -30,7 +30,24 @@ class LazyRequestLogger {
   }
 
   private at(level: Level, args: unknown[]): void {
+    // A call below the level makes no child: a refused request logs at debug, and with redaction
+    // on, making the child cost more than the rest of answering a 4xx.
+    if (this.real === null && !this.enabled(level)) return;
     (this.get()[level] as (...a: unknown[]) => void)(...args);
+  }
+
+  /** Whether the child would log at `level` (its own level if the route sets one, else the parent's). */
+  private enabled(level: Level): boolean {
+    const parent = this.parent as FastifyBaseLogger & {
+      isLevelEnabled?: (l: string) => boolean;
+      levels?: { values: Record<string, number> };
+    };
+    const own = (this.opts as { level?: string }).level;
+    const values = parent.levels?.values;
+    if (own !== undefined && values?.[own] !== undefined && values[level] !== undefined)
+      return values[level] >= values[own];
+    if (own === undefined && typeof parent.isLevelEnabled === "function") return parent.isLevelEnabled(level);
+    return true;
   }
 
   get level(): string {
