@@ -54,9 +54,10 @@ export interface AnswerStamp {
  * query whose TLD is not among them when the map has changed since they were read (at most every
  * `missRefreshMs`, 250 ms): that query waits for the new set, so a TLD registered a moment ago, or
  * every TLD of an index that was still empty when the zones were first read (the DNS role starts
- * before the crawler's first sync ends), is not refused. A name without a domain of its own but with names below it (an empty
- * non-terminal, `b.wallet` for `a.b.wallet`) is found by asking the store at query time (one index
- * range scan), so it is right the moment a name below it is registered.
+ * before the crawler's first sync ends), is not refused. A name without a domain of its own but
+ * with names below it (an empty non-terminal, `b.wallet` for `a.b.wallet`) is found by asking the
+ * store at query time (one index range scan), so it is right the moment a name below it is
+ * registered.
  */
 export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLookup {
   const refreshMs = opts.refreshMs ?? 5_000;

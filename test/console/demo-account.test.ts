@@ -6,7 +6,12 @@ import { DEMO_EMAIL, ensureDemoAccount } from "../../src/accounts/demo-account.j
 import { hashPassword } from "../../src/accounts/password.js";
 import { demoAccountEnabled } from "../../src/cli/start.command.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
+import {
+  apiRoleEnv,
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from "../helpers/server-process.js";
 import { createAccount } from "./helpers/accounts.js";
 import { API, type ConsoleTestApp, createConsoleTestApp, PASSWORD } from "./helpers/console-app.js";
 
@@ -140,19 +145,7 @@ describe("omniname start prints the console and a one-time sign-in link", () => 
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   const start = async (dataDir: string, extra: Record<string, string> = {}) => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-      DATABASE_URL: "",
-      OMNINAME_ROLES: "api",
-      ...extra,
-    };
-    delete env.PUBLIC_URL;
-    delete env.REDIS_URL;
-    const s = await startServerProcess(env, ["--fixtures"]);
+    const s = await startServerProcess(apiRoleEnv(dataDir, { DATABASE_URL: "", ...extra }), ["--fixtures"]);
     running.push(s);
     return s;
   };

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
+import {
+  apiRoleEnv,
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from "../helpers/server-process.js";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 // A month no other test fakes, so that the server's Redis counters (default prefix "omniname")
@@ -28,23 +33,15 @@ const hasFaketime = existsSync(LIBFAKETIME);
  * libfaketime (Debian package `faketime`), whose clock starts at `at` and runs on from there.
  */
 function startAt(at: string, dataDir: string, redisUrl?: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "warn",
+  const env = apiRoleEnv(dataDir, {
     DATABASE_URL: "",
-    OMNINAME_ROLES: "api",
     PLANS,
     LD_PRELOAD: LIBFAKETIME,
     FAKETIME: `@${at}`,
     // Timers and timeouts keep the real pace; only the wall clock (Date.now) is moved.
     FAKETIME_DONT_FAKE_MONOTONIC: "1",
-  };
-  delete env.REDIS_URL;
-  delete env.PUBLIC_URL;
-  if (redisUrl) env.REDIS_URL = redisUrl;
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  });
   return startServerProcess(env, ["--fixtures"]);
 }
 

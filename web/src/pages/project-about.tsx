@@ -2,13 +2,11 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useNavigate } from "react-router";
-import { ApiError, patch, post } from "../api";
+import { patch, post } from "../api";
 import type { ProjectListItem } from "../types";
 import { Card, Dialog, ErrorMessage, Notice } from "../ui";
 import { projectKey, useProject } from "./project";
-import { PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects";
-
-type Details = ProjectDetailsValues;
+import { nameErrorOf, PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects";
 
 /**
  * The project's name and description, editable by owners and admins (`project.update`), and
@@ -22,13 +20,12 @@ export function ProjectAbout() {
   const [editing, setEditing] = useState(false);
   const [leaving, setLeaving] = useState(false);
   const [saved, setSaved] = useState(false);
-  const form = useForm<Details>({
-    defaultValues: { name: project.name, description: project.description },
-  });
+  const current: ProjectDetailsValues = { name: project.name, description: project.description };
+  const form = useForm<ProjectDetailsValues>({ defaultValues: current });
   const update = useMutation({
-    mutationFn: (v: Details) => {
+    mutationFn: (v: ProjectDetailsValues) => {
       // Only what changed: an unchanged name is not sent (and not checked for uniqueness again).
-      const body: Partial<Details> = {};
+      const body: Partial<ProjectDetailsValues> = {};
       if (v.name.trim() !== project.name) body.name = v.name.trim();
       if (v.description !== project.description) body.description = v.description;
       return Object.keys(body).length === 0
@@ -51,10 +48,7 @@ export function ProjectAbout() {
     },
   });
   const err = update.error;
-  const nameErr =
-    err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
-      ? err.message
-      : null;
+  const nameErr = nameErrorOf(err);
 
   return (
     <Card title="About this project">
@@ -68,7 +62,7 @@ export function ProjectAbout() {
               type="button"
               className="btn btn-secondary"
               onClick={() => {
-                form.reset({ name: project.name, description: project.description });
+                form.reset(current);
                 update.reset();
                 setEditing(false);
               }}
@@ -94,7 +88,7 @@ export function ProjectAbout() {
             type="button"
             className="btn btn-secondary"
             onClick={() => {
-              form.reset({ name: project.name, description: project.description });
+              form.reset(current);
               setSaved(false);
               setEditing(true);
             }}

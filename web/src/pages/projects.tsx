@@ -14,6 +14,13 @@ export interface ProjectDetailsValues {
   description: string;
 }
 
+/** The server's refusal of a project's name (taken, or not valid), shown under the name field. */
+export function nameErrorOf(err: unknown): string | null {
+  return err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
+    ? err.message
+    : null;
+}
+
 /** A project's name and description fields, with the server's limits (creating and editing). */
 export function ProjectDetailsFields({
   form,
@@ -67,10 +74,7 @@ function CreateProject({ onDone, limitText }: { onDone: () => void; limitText: s
     },
   });
   const err = create.error;
-  const nameErr =
-    err instanceof ApiError && (err.code === "CONFLICT" || err.code === "INVALID_PARAMETER")
-      ? err.message
-      : null;
+  const nameErr = nameErrorOf(err);
   return (
     <form className="form" noValidate onSubmit={form.handleSubmit((v) => create.mutate(v))}>
       <ProjectDetailsFields
