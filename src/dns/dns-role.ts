@@ -1,4 +1,5 @@
 import type { AppContext } from "../app-context.js";
+import { loadIcannTlds } from "../scoring/iana-tlds.js";
 import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
@@ -23,6 +24,8 @@ export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
     nameServers: nameServersOf(ctx.config.dnsNameServers),
     hostmaster: ctx.config.dnsHostmaster,
     clock: ctx.clock,
+    // The scoring's list (ICANN_TLDS_FILE, a refreshed DATA_DIR copy, or the shipped one).
+    icannTlds: loadIcannTlds(ctx.config),
   });
 }
 

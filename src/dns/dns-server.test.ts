@@ -90,6 +90,9 @@ describe("DNS server over UDP and TCP, judged by dig and kdig", () => {
       "big.wallet",
       Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`record.TXT.${i}`, `${i}`.padEnd(60, "x")])),
     );
+    // Chain names under TLDs of the ICANN root: omniname never answers for those TLDs.
+    await addDomain(store, 3, "acme.com", { "record.A.0": "203.0.113.5" });
+    await addDomain(store, 4, "shop.org", { "record.A.0": "203.0.113.6" });
     const lookup = createStoreZoneLookup({
       resolution: createResolution({ store, ranker: createScoringRanker() }),
       store,
@@ -159,7 +162,32 @@ describe("DNS server over UDP and TCP, judged by dig and kdig", () => {
   });
 
   it("REFUSED for a TLD it does not serve", async () => {
-    expect(await dig("example.com", "A")).toMatch(/status: REFUSED/);
+    expect(await dig("example.wallet2", "A")).toMatch(/status: REFUSED/);
+  });
+
+  it("REFUSED for a TLD of the ICANN root and every name under it, even names the map holds", async () => {
+    for (const [name, type] of [
+      ["www.example.com", "A"],
+      ["acme.com", "A"],
+      ["com", "SOA"],
+      ["com", "NS"],
+      ["shop.org", "A"],
+      ["org", "SOA"],
+    ]) {
+      const out = await dig(name, type);
+      expect(out, `${name} ${type}`).toMatch(/status: REFUSED/);
+      expect(out, `${name} ${type}`).not.toMatch(/AUTHORITY: [1-9]/);
+    }
+    const { stdout } = await run("kdig", [
+      `@127.0.0.1`,
+      "-p",
+      String(server.port),
+      "+tcp",
+      "www.example.com",
+      "A",
+    ]);
+    expect(stdout).toMatch(/status: REFUSED/);
+    expect(await dig("alice.wallet", "A")).toMatch(/status: NOERROR/);
   });
 
   it("TCP: pipelined queries, a 0-length frame ignored, then the idle timeout closes the connection", async () => {

@@ -5,6 +5,7 @@ import type { DomainMap } from "../store/domain-map.port.js";
 import type { ScoringData } from "../store/scoring-data.port.js";
 import { dnsRankContext, findBestDomain } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
+import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
 import { buildNodeRRsets, type RRset } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
 import { type AnswerMeta, buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
@@ -26,6 +27,11 @@ export interface StoreZoneLookupOptions {
    * changed since (its read version), at most this often. Default 250 ms.
    */
   missRefreshMs?: number;
+  /**
+   * The ICANN root's TLDs as stored (lower-case Unicode; the scoring's list). Never zones: their
+   * names and the TLDs themselves are REFUSED. Default: the shipped list.
+   */
+  icannTlds?: ReadonlySet<string>;
 }
 
 /** The live zones, and the same zones answered under a project's settings (its own DoH). */
@@ -48,7 +54,7 @@ export interface AnswerStamp {
 }
 
 /**
- * The live zones: every TLD of the map is a zone, and every name is answered from the store at
+ * The live zones: every TLD of the map but those of the ICANN root is a zone, and every name is answered from the store at
  * query time through resolution, so a name registered on chain is answered without a reload. The
  * TLD set and the SOA serial are read again every `refreshMs` (default 5 s), and sooner for a
  * query whose TLD is not among them when the map has changed since they were read (at most every
@@ -63,6 +69,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   const refreshMs = opts.refreshMs ?? 5_000;
   const missRefreshMs = opts.missRefreshMs ?? 250;
   const settings = opts.projectSettings ?? {};
+  const icannZones = buildIcannZones(opts.icannTlds);
   let zones = new Map<string, ZoneApex>();
   /** Bumped whenever `zones` is replaced by a different set or serial. */
   let zonesVersion = 0;
@@ -88,7 +95,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     const next = new Map<string, ZoneApex>();
     for (const { tld } of tlds) {
       const dns = buildDnsName(tld);
-      if (dns.ok && !next.has(dns.name))
+      if (dns.ok && !next.has(dns.name) && !icannZones.has(dns.name))
         next.set(
           dns.name,
           buildApex(dns.name, {
@@ -130,9 +137,11 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
 
   async function findZone(name: string): Promise<ZoneApex | null> {
     const map = await current();
-    const last = name.slice(name.lastIndexOf(".") + 1);
+    const last = tldOfDnsName(name);
     const zone = map.get(last);
     if (zone !== undefined) return zone;
+    // An ICANN TLD is never ours, however many chain names sit under it: no reload can change that.
+    if (icannZones.has(last)) return null;
     // Not a zone as last read: if the map changed since, the TLD may be new. Read again (shared
     // with concurrent misses and with a due refresh) and answer from the new set; a failed read
     // leaves the answer to the set as it was.

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,6 +36,10 @@ const WORLD: Array<[string, number, Record<string, string>, Partial<DomainWrite>
     { provider: "NAMESPACE_C" },
   ],
   ["bob.x", 50, { "redirect.WEBSITE.0": "https://bob.example", "record.AAAA.0": "2001:db8::1" }],
+  // Names under TLDs of the ICANN root: never a zone of ours (docs/dns.md).
+  ["acme.com", 50, { "record.A.0": "203.0.113.5" }],
+  ["shop.com", 50, { "record.CNAME.0": "shops.example.net" }],
+  ["café.рф", 50, { "record.A.0": "203.0.113.6" }],
 ];
 
 describe("exportZones", () => {
@@ -116,6 +120,39 @@ describe("exportZones", () => {
       encoding: "utf8",
     });
     expect(dig).toMatch(/bob\.x\.\s+300\s+IN\s+TXT\s+"redirect=https:\/\/bob\.example"/);
+  });
+
+  it("never writes a zone for a TLD of the ICANN root, and says how many names it left out", async () => {
+    const result = await exportZones(store, resolution, { ...SETTINGS, outDir: join(dir, "icann") });
+    expect(result.zones.map((z) => z.tld).sort()).toEqual(["eth", "wallet", "x"]);
+    expect(result.icann.sort((a, b) => a.tld.localeCompare(b.tld))).toEqual([
+      { tld: "com", domains: 2 },
+      { tld: "xn--p1ai", domains: 1 },
+    ]);
+    expect(existsSync(join(dir, "icann", "com.zone"))).toBe(false);
+    expect(existsSync(join(dir, "icann", "xn--p1ai.zone"))).toBe(false);
+    const report = readFileSync(join(dir, "icann", "skipped.tsv"), "utf8");
+    expect(report).toContain("acme.com\t\tunder the ICANN TLD .com: never served (docs/dns.md)");
+    expect(report).toContain("café.рф\t\tunder the ICANN TLD .xn--p1ai");
+    // Asked for by name, it is still not written.
+    const asked = await exportZones(store, resolution, {
+      ...SETTINGS,
+      outDir: join(dir, "asked"),
+      tlds: ["com"],
+    });
+    expect(asked.zones).toEqual([]);
+    expect(asked.icann).toEqual([{ tld: "com", domains: 2 }]);
+    expect(existsSync(join(dir, "asked", "com.zone"))).toBe(false);
+  });
+
+  it("uses the operator's ICANN list when given one (a TLD added to the root stops being served)", async () => {
+    const r = await exportZones(store, resolution, {
+      ...SETTINGS,
+      outDir: join(dir, "custom"),
+      icannTlds: new Set(["com", "x"]),
+    });
+    expect(r.zones.map((z) => z.tld).sort()).toEqual(["eth", "wallet", "xn--p1ai"]);
+    expect(r.icann.map((z) => z.tld).sort()).toEqual(["com", "x"]);
   });
 
   it("reports every name and record it leaves out", () => {

@@ -6,6 +6,7 @@ import type { Resolution } from "../resolution/resolution.js";
 import type { Store } from "../store/store.js";
 import { dnsRankContext, findBestDomain } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
+import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
 import { buildNodeRRsets } from "./resource-records.js";
 import { indexProgress, nextSerial } from "./serial.js";
 import { type ApexSettings, buildApex } from "./zone.js";
@@ -21,12 +22,19 @@ export interface ZoneExportOptions {
   now: number;
   /** Domains read from the store at a time: memory stays bounded by one page. */
   pageSize?: number;
+  /** The ICANN root's TLDs as stored (the scoring's list): never exported. Default: the shipped list. */
+  icannTlds?: ReadonlySet<string>;
 }
 
 export interface ZoneExportResult {
   zones: Array<{ tld: string; file: string; serial: number; names: number }>;
   /** Names or records left out, one per line in DIR/skipped.tsv. */
   skipped: number;
+  /**
+   * TLDs of the ICANN root that the map holds names under, with how many domains each: never
+   * written (docs/dns.md); each domain is also a line of skipped.tsv.
+   */
+  icann: Array<{ tld: string; domains: number }>;
 }
 
 /** The header of a file written before: enough bytes for its comment lines. */
@@ -72,9 +80,16 @@ export async function exportZones(
     string,
     { file: string; tmp: string; out: Writable; serial: number; names: number }
   >();
+  const icannZones = buildIcannZones(opts.icannTlds);
+  /** Domains seen under each ICANN TLD that was asked for (or under any, without --tld). */
+  const icann = new Map<string, number>();
   for (const { tld } of await store.listTldFirstRegistrations()) {
     const dns = buildDnsName(tld);
     if (!dns.ok || zones.has(dns.name) || (wanted && !wanted.has(dns.name))) continue;
+    if (icannZones.has(dns.name)) {
+      icann.set(dns.name, 0);
+      continue;
+    }
     const file = join(opts.outDir, `${dns.name}.zone`);
     const serial = nextSerial(previousHeader(file), progress).serial;
     const settings: ApexSettings = { nameServers: opts.nameServers, hostmaster: opts.hostmaster, serial };
@@ -105,6 +120,7 @@ export async function exportZones(
   return {
     zones: [...zones].map(([tld, z]) => ({ tld, file: z.file, serial: z.serial, names: z.names })),
     skipped,
+    icann: [...icann].map(([tld, domains]) => ({ tld, domains })),
   };
 
   async function writeZones(): Promise<void> {
@@ -112,6 +128,13 @@ export async function exportZones(
     for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
       const lines = new Map<string, string>();
       let report = "";
+      for (const d of page) {
+        const count = icann.get(zoneOf(d.tld));
+        if (count === undefined) continue;
+        icann.set(zoneOf(d.tld), count + 1);
+        report += tsv(d.name, "", `under the ICANN TLD .${zoneOf(d.tld)}: never served (docs/dns.md)`);
+        skipped++;
+      }
       const inZones = page.filter((d) => zones.has(zoneOf(d.tld)));
       const answers = await Promise.all(
         inZones.map(async (d) => {
@@ -128,7 +151,7 @@ export async function exportZones(
         }
         // Each name is written once, on the page of the domain that wins it.
         if (best === null || best.domain.id !== d.id) continue;
-        const zone = dns.name.slice(dns.name.lastIndexOf(".") + 1);
+        const zone = tldOfDnsName(dns.name);
         const node = buildNodeRRsets(d.records, dns.name);
         for (const s of node.skipped) {
           report += tsv(dns.name, s.key, s.reason);

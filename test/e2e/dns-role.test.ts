@@ -59,4 +59,18 @@ describe("omniname start with OMNINAME_ROLES=dns", () => {
     const tcp = await run("kdig", [`@${host}`, "-p", String(port), "+tcp", "wallet", "SOA"]);
     expect(tcp.stdout).toMatch(/wallet\.\s+3600\s+IN\s+SOA\s+ns1\.omniname\.test\./);
   });
+
+  it("never answers for an ICANN TLD, though the demo world holds acme.com and shop.com", async () => {
+    for (const [name, type] of [
+      ["www.example.com", "A"],
+      ["acme.com", "A"],
+      ["shop.com", "CNAME"],
+      ["com", "SOA"],
+      ["example.org", "A"],
+    ]) {
+      const udp = await run("kdig", [`@${host}`, "-p", String(port), "+norec", name, type]);
+      expect(udp.stdout, `${name} ${type}`).toMatch(/status: REFUSED/);
+      expect(udp.stdout, `${name} ${type}`).not.toMatch(/AUTHORITY SECTION/);
+    }
+  });
 });
