@@ -6,6 +6,7 @@ import * as m0004 from "./migrations/0004-scoring.js";
 import * as m0005 from "./migrations/0005-reversed-names.js";
 import * as m0006 from "./migrations/0006-source-leases.js";
 import * as m0007 from "./migrations/0007-source-progress.js";
+import * as m0010 from "./migrations/0010-tld-registrations.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0005-reversed-names", up: m0005.up },
   { name: "0006-source-leases", up: m0006.up },
   { name: "0007-source-progress", up: m0007.up },
+  { name: "0010-tld-registrations", up: m0010.up },
 ];

@@ -118,8 +118,18 @@ export interface SourceLeasesTable {
   reported_at: number | null;
 }
 
+/** Per (TLD, namespace, network): domains and first registration, kept by triggers (migration 0010). */
+export interface TldRegistrationsTable {
+  tld: string;
+  provider: string;
+  network: string;
+  domains: number | string;
+  first_registered_at: number | string | null;
+}
+
 export interface Database {
   domains: DomainsTable;
+  tld_registrations: TldRegistrationsTable;
   records: RecordsTable;
   reverse_records: ReverseRecordsTable;
   checkpoints: CheckpointsTable;

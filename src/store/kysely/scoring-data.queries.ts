@@ -17,10 +17,10 @@ function kycDb(db: Db): Kysely<KycDatabase> {
 }
 
 export async function listTldFirstRegistrations(db: Db): Promise<TldFirstRegistration[]> {
+  // One row per (TLD, namespace, network), kept by triggers on domains (migration 0010): no scan.
   const rows = await db
-    .selectFrom("domains")
-    .select(["tld", "provider", "network", (eb) => eb.fn.min("registered_at").as("first")])
-    .groupBy(["tld", "provider", "network"])
+    .selectFrom("tld_registrations")
+    .select(["tld", "provider", "network", "first_registered_at as first"])
     .execute();
   return rows.map((r) => ({
     tld: r.tld,
