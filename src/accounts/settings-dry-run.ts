@@ -50,7 +50,8 @@ function samePriority(a: CompiledProjectRules, b: CompiledProjectRules): boolean
 }
 
 /**
- * The names whose winner can differ between two rule sets, without ranking the index:
+ * The names whose winner can differ between two rule sets, without ranking the index, in batches
+ * of at most CHUNK, each name once:
  *
  * - a (provider, network) pair enabled in one and not the other: every name on it (the only
  *   holder of a name appears or disappears; among several holders the set of candidates changes);
@@ -60,13 +61,14 @@ function samePriority(a: CompiledProjectRules, b: CompiledProjectRules): boolean
  * - an exception added, removed or changed: the names held more than once that it covers.
  *
  * Nothing else in the settings changes an order (docs/scoring.md), so other names keep their winner.
+ * The names held more than once come from the store's collision index, in pages: never all at once.
  */
-async function affectedNames(
+async function* affectedNames(
   store: Store,
   before: CompiledProjectRules,
   after: CompiledProjectRules,
   now: number,
-): Promise<string[]> {
+): AsyncIterable<string[]> {
   const pairs: Array<{ provider: Provider; network: Network }> = [];
   for (const provider of PROVIDER_ORDER) {
     for (const network of PROVIDERS[provider].networks as readonly Network[]) {
@@ -75,18 +77,31 @@ async function affectedNames(
     }
   }
   const expiredBy = before.includeExpired !== after.includeExpired ? now : null;
-  const names = new Set(await store.findNamesOnPairs(pairs, expiredBy));
+  const listed = await store.findNamesOnPairs(pairs, expiredBy);
+  for (let i = 0; i < listed.length; i += CHUNK) yield listed.slice(i, i + CHUNK);
   const domains = changedKeys(before.domainExceptions, after.domainExceptions);
   const tlds = changedKeys(before.tldExceptions, after.tldExceptions);
   const priority = samePriority(before, after);
-  if (!priority || domains.size > 0 || tlds.size > 0) {
-    const suffixes = [...tlds].map((t) => `.${t}`);
-    for (const name of (await store.findSharedNames()).keys()) {
-      if (!priority || domains.has(name) || suffixes.some((s) => name.endsWith(s))) names.add(name);
-    }
+  if (priority && domains.size === 0 && tlds.size === 0) return;
+  const seen = new Set(listed);
+  const fresh = (names: Iterable<string>) => [...names].filter((n) => !seen.has(n));
+  if (priority && tlds.size === 0) {
+    // Only domain exceptions changed: their names, if held more than once.
+    const holders = await store.findNameHolders([...domains]);
+    const shared = fresh([...domains].filter((n) => (holders.get(n) ?? 0) > 1));
+    for (let i = 0; i < shared.length; i += CHUNK) yield shared.slice(i, i + CHUNK);
+    return;
   }
-  return [...names].sort();
+  const suffixes = [...tlds].map((t) => `.${t}`);
+  for await (const page of store.iterateSharedNames(CHUNK)) {
+    const names = fresh(
+      page.filter((name) => !priority || domains.has(name) || suffixes.some((s) => name.endsWith(s))),
+    );
+    if (names.length > 0) yield names;
+  }
 }
+
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Which indexed names change winner (the answer of `resolve` without filters) when a project's
@@ -105,8 +120,7 @@ export async function dryRunSettings(
   const next = parsed.value as Record<string, unknown>;
   const before = compileProjectRules(current);
   const after = compileProjectRules(next);
-  const names = await affectedNames(deps.store, before, after, now);
-  const result: DryRunResult = { scanned: names.length, changed: 0, names: [], truncated: false };
+  const result: DryRunResult = { scanned: 0, changed: 0, names: [], truncated: false };
   const ctx = (projectSettings: Record<string, unknown>, rules: CompiledProjectRules) => ({
     projectSettings,
     rules,
@@ -116,22 +130,31 @@ export async function dryRunSettings(
   });
   const ctxBefore = ctx(current, before);
   const ctxAfter = ctx(next, after);
-  for (let i = 0; i < names.length; i += CHUNK) {
+  // The first DRY_RUN_LIST_CAP changed names in name order, whatever order the batches come in.
+  let listed: DryRunResult["names"] = [];
+  const keepFirst = () => {
+    listed.sort((a, b) => byCodeUnits(a.name, b.name));
+    listed = listed.slice(0, DRY_RUN_LIST_CAP);
+  };
+  for await (const names of affectedNames(deps.store, before, after, now)) {
+    result.scanned += names.length;
     const byName = new Map<string, DomainWithRecords[]>();
-    for (const d of await deps.store.findRankingCandidates(names.slice(i, i + CHUNK))) {
+    for (const d of await deps.store.findRankingCandidates(names)) {
       const list = byName.get(d.name);
       if (list) list.push(d);
       else byName.set(d.name, [d]);
     }
-    for (const [name, candidates] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [name, candidates] of byName) {
       const a = deps.ranker.rank(candidates, ctxBefore)[0];
       const b = deps.ranker.rank(candidates, ctxAfter)[0];
       if (a?.domain.id === b?.domain.id) continue;
       result.changed++;
-      if (result.names.length < DRY_RUN_LIST_CAP)
-        result.names.push({ name, before: winnerOf(a), after: winnerOf(b) });
+      listed.push({ name, before: winnerOf(a), after: winnerOf(b) });
+      if (listed.length >= 2 * DRY_RUN_LIST_CAP) keepFirst();
     }
   }
+  keepFirst();
+  result.names = listed;
   result.truncated = result.changed > result.names.length;
   return result;
 }

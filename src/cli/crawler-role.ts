@@ -16,7 +16,7 @@ import { AppError } from "../domain/errors.js";
 import { NETWORKS, type Network } from "../domain/networks.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
 import { createBaseSignalsFn } from "../scoring/base-signals.js";
-import { EMPTY_INDEX, type ScoringIndex, scoringContext } from "../scoring/scoring-index.js";
+import { EMPTY_INDEX, type ScoringFacts, scoringContext } from "../scoring/scoring-index.js";
 import type { ScoringLists } from "../scoring/scoring-lists.js";
 
 /** How often index-wide scoring facts (TLD origins, collisions, lookalikes) are recomputed. */
@@ -93,10 +93,13 @@ export function syncOptionsOf(config: Config) {
 
 /**
  * The scoring engine's base signals with the operator's lists, for every domain the crawler
- * writes. Index-wide facts (TLD origins, collisions) come from `index`: the rescoring job's
- * (jobs/rescore.job.ts), or none.
+ * writes. Index-wide facts come from `index`: the last rescoring pass's (jobs/rescore.job.ts),
+ * or none. Only the small ones are held: TLD origins (one per TLD) and lookalikes (one per
+ * imitating name). How many domains hold a name is not known at write time (it would be a
+ * whole-map map, or a store read inside the synchronous SignalsFn): the `collision` tag (no
+ * points) of a domain the crawler writes comes with the next pass, within RESCORE_INTERVAL_MS.
  */
-export function crawlSignals(lists: ScoringLists, index: () => ScoringIndex = () => EMPTY_INDEX): SignalsFn {
+export function crawlSignals(lists: ScoringLists, index: () => ScoringFacts = () => EMPTY_INDEX): SignalsFn {
   return createBaseSignalsFn(() => scoringContext(lists, index()));
 }
 
@@ -171,7 +174,7 @@ export async function startCrawlerRole(
   }
   const sources = resolveSources(config, options.only);
   const lists = ctx.scoringLists;
-  let index: ScoringIndex = options.rescore ? (await rescoreAll(ctx.store, lists)).index : EMPTY_INDEX;
+  let index: ScoringFacts = options.rescore ? (await rescoreAll(ctx.store, lists)).index : EMPTY_INDEX;
   const registry = new Registry();
   const chains = devnet;
   const crawler = createCrawler({
@@ -222,7 +225,7 @@ export async function startCrawlerRole(
 }
 
 /** Rescoring every RESCORE_INTERVAL_MS (and on `run()`), one pass at a time; the new index goes to `onIndex`. */
-function startRescoring(ctx: RuntimeContext, log: Logger, onIndex: (index: ScoringIndex) => void) {
+function startRescoring(ctx: RuntimeContext, log: Logger, onIndex: (index: ScoringFacts) => void) {
   let rescoring = false;
   const run = async () => {
     if (rescoring) return;

@@ -169,7 +169,7 @@ export function createScoringCommand(deps: ScoringCommandDeps = {}): Command {
         const stats = await rescoreAll(store, await loadScoringLists(config, await store.findKycOwners()));
         out(
           `rescored: ${stats.updated} of ${stats.scanned} domains changed in ${Date.now() - started} ms ` +
-            `(${stats.index.tldOrigins.size} TLDs, ${stats.index.holders.size} collisions, ${stats.index.imitated.size} lookalikes)`,
+            `(${stats.index.tldOrigins.size} TLDs, ${stats.collisions} collisions, ${stats.index.imitated.size} lookalikes)`,
         );
         return 0;
       });

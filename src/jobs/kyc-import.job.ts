@@ -1,11 +1,10 @@
-import { scoringContext } from "../scoring/scoring-index.js";
 import { loadScoringLists, type ScoringFilesConfig } from "../scoring/scoring-lists.js";
 import type { KycImportResult } from "../store/scoring-data.port.js";
 import { buildScoringIndex, type RescoreStats, type RescoreStore, rescoreDomains } from "./rescore.job.js";
 
 /**
  * Imports a KYC list (parsed by `parseKycFile`) and rescores only the domains of the owners it
- * added or removed, with the lists as they now stand and a fresh index.
+ * added or removed, with the lists as they now stand and fresh facts, in pages (rescore.job.ts).
  *
  * @example
  * const { added, rescored } = await importKycList(store, config, parseKycFile(text), { replace: true });
@@ -18,8 +17,8 @@ export async function importKycList(
 ): Promise<KycImportResult & { rescored: RescoreStats }> {
   const result = await store.importKycAddresses(addresses, opts);
   const lists = await loadScoringLists(config, await store.findKycOwners());
-  const index = await buildScoringIndex(store, lists);
+  const facts = await buildScoringIndex(store, lists);
   const ids = await store.findDomainIdsByOwners([...result.added, ...result.removed]);
-  const rescored = await rescoreDomains(store, ids, scoringContext(lists, index));
+  const rescored = await rescoreDomains(store, ids, lists, facts);
   return { ...result, rescored };
 }

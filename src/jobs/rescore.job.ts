@@ -1,8 +1,13 @@
-import type { Domain } from "../domain/types.js";
+import type { Domain, DomainWithRecords } from "../domain/types.js";
 import { computeBaseSignals } from "../scoring/base-signals.js";
-import { earliestTldOrigins, type ScoringIndex, scoringContext } from "../scoring/scoring-index.js";
+import {
+  earliestTldOrigins,
+  type ScoringFacts,
+  type ScoringIndex,
+  scoringContext,
+} from "../scoring/scoring-index.js";
 import type { ScoringLists } from "../scoring/scoring-lists.js";
-import type { BaseSignals, BaseSignalsContext } from "../scoring/scoring.types.js";
+import type { BaseSignals } from "../scoring/scoring.types.js";
 import { skeleton } from "../scoring/skeleton.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { ScoringData } from "../store/scoring-data.port.js";
@@ -11,24 +16,24 @@ import type { Store } from "../store/store.js";
 /** What the rescore job reads and writes: the map, the scoring data, and transactions. */
 export type RescoreStore = DomainMap & ScoringData & Pick<Store, "transaction">;
 
-const PAGE = 5000;
+/** Names whose skeleton is filled per round trip. */
+const SKELETON_PAGE = 5000;
+/** Lookalike groups read per page; their domains are read at most this many names at a time. */
+const GROUP_PAGE = 200;
+const GROUP_NAMES = 400;
 
-/** Groups of two or more different indexed names with the same TR39 skeleton. */
-async function skeletonGroups(store: ScoringData): Promise<string[][]> {
-  const bySkeleton = new Map<string, string | string[]>();
-  for await (const names of store.iterateDomainNames(PAGE)) {
-    for (const name of names) {
-      const s = skeleton(name);
-      const seen = bySkeleton.get(s);
-      if (seen === undefined) bySkeleton.set(s, name);
-      else if (typeof seen === "string") {
-        if (seen !== name) bySkeleton.set(s, [seen, name]);
-      } else if (!seen.includes(name)) seen.push(name);
-    }
+/**
+ * Stores the TR39 skeleton of every indexed name that has none yet: the names that arrived since
+ * the last pass (the index's triggers add a name's row, JS computes its skeleton). Returns how many.
+ */
+export async function fillSkeletons(store: ScoringData): Promise<number> {
+  let filled = 0;
+  for (;;) {
+    const names = await store.findNamesWithoutSkeleton(SKELETON_PAGE);
+    if (names.length === 0) return filled;
+    await store.setNameSkeletons(names.map((name) => ({ name, skeleton: skeleton(name) })));
+    filled += names.length;
   }
-  const groups: string[][] = [];
-  for (const v of bySkeleton.values()) if (typeof v !== "string") groups.push(v);
-  return groups;
 }
 
 /**
@@ -36,53 +41,95 @@ async function skeletonGroups(store: ScoringData): Promise<string[][]> {
  * confusable rule; then earliest registration; then code-point order) is the original, and every
  * other name imitates it.
  */
-async function lookalikes(
-  store: DomainMap,
-  groups: string[][],
-  ctx: BaseSignalsContext,
-): Promise<Map<string, string>> {
-  const imitated = new Map<string, string>();
-  for (const group of groups) {
-    const best = new Map<string, { score: number; registeredAt: number }>();
-    for (const d of await store.findDomainsByName(group, {})) {
+function rankGroup(
+  group: readonly string[],
+  domains: ReadonlyMap<string, DomainWithRecords[]>,
+  ctx: ReturnType<typeof scoringContext>,
+  imitated: Map<string, string>,
+): void {
+  const best = new Map<string, { score: number; registeredAt: number }>();
+  for (const name of group) {
+    for (const d of domains.get(name) ?? []) {
       const s = computeBaseSignals(d, d.records, ctx).baseScore;
       const at = d.registeredAt ?? Number.MAX_SAFE_INTEGER;
       const b = best.get(d.name);
       if (!b) best.set(d.name, { score: s, registeredAt: at });
       else best.set(d.name, { score: Math.max(b.score, s), registeredAt: Math.min(b.registeredAt, at) });
     }
-    const ranked = [...best.entries()].sort(
-      ([an, a], [bn, b]) =>
-        b.score - a.score || a.registeredAt - b.registeredAt || (an < bn ? -1 : an > bn ? 1 : 0),
-    );
-    if (ranked.length < 2) continue;
-    const original = ranked[0][0];
-    for (const [name] of ranked.slice(1)) imitated.set(name, original);
   }
-  return imitated;
+  const ranked = [...best.entries()].sort(
+    ([an, a], [bn, b]) =>
+      b.score - a.score || a.registeredAt - b.registeredAt || (an < bn ? -1 : an > bn ? 1 : 0),
+  );
+  if (ranked.length < 2) return;
+  const original = ranked[0][0];
+  for (const [name] of ranked.slice(1)) imitated.set(name, original);
 }
 
-/** Builds the index: two grouped queries and one pass over the names, then the lookalike groups. */
+/** Ranks the groups of one page, reading their domains a few hundred names at a time. */
+async function rankGroups(
+  store: DomainMap & ScoringData,
+  groups: readonly string[][],
+  lists: ScoringLists,
+  tldOrigins: ScoringFacts["tldOrigins"],
+  imitated: Map<string, string>,
+): Promise<void> {
+  for (let i = 0; i < groups.length; ) {
+    const batch: string[][] = [];
+    let size = 0;
+    while (i < groups.length && (batch.length === 0 || size + groups[i].length <= GROUP_NAMES)) {
+      size += groups[i].length;
+      batch.push(groups[i++]);
+    }
+    const names = batch.flat();
+    const ctx = scoringContext(lists, {
+      tldOrigins,
+      holders: await store.findNameHolders(names),
+      imitated: new Map(),
+    });
+    const domains = new Map<string, DomainWithRecords[]>();
+    for (const d of await store.findDomainsByName(names, {})) {
+      const list = domains.get(d.name);
+      if (list) list.push(d);
+      else domains.set(d.name, [d]);
+    }
+    for (const group of batch) rankGroup(group, domains, ctx, imitated);
+  }
+}
+
+/**
+ * The index-wide facts a pass keeps in memory: the TLD origins (one entry per TLD) and the
+ * lookalikes (one entry per imitating name: groups of equal skeletons are rare). Both are read
+ * from indexes the store keeps on every write (migration 0009, tld_registrations), in pages; how
+ * many domains hold a name is looked up per page of domains (withHolders) instead.
+ */
 export async function buildScoringIndex(
   store: DomainMap & ScoringData,
   lists: ScoringLists,
-): Promise<ScoringIndex> {
+): Promise<ScoringFacts> {
   const firsts = await store.listTldFirstRegistrations();
-  const partial: ScoringIndex = {
-    tldOrigins: earliestTldOrigins(
-      firsts.map((f) => ({
-        tld: f.tld,
-        provider: f.provider,
-        network: f.network,
-        registeredAt: f.firstRegisteredAt,
-      })),
-    ),
-    holders: await store.findSharedNames(),
-    imitated: new Map(),
-  };
-  const groups = await skeletonGroups(store);
-  const imitated = await lookalikes(store, groups, scoringContext(lists, partial));
-  return { ...partial, imitated };
+  const tldOrigins = earliestTldOrigins(
+    firsts.map((f) => ({
+      tld: f.tld,
+      provider: f.provider,
+      network: f.network,
+      registeredAt: f.firstRegisteredAt,
+    })),
+  );
+  await fillSkeletons(store);
+  const imitated = new Map<string, string>();
+  for await (const groups of store.iterateLookalikeGroups(GROUP_PAGE))
+    await rankGroups(store, groups, lists, tldOrigins, imitated);
+  return { tldOrigins, imitated };
+}
+
+/** The full index for some domains: the pass's facts plus their names' holders, read from the store. */
+export async function withHolders(
+  store: ScoringData,
+  facts: ScoringFacts,
+  domains: ReadonlyArray<Pick<Domain, "name">>,
+): Promise<ScoringIndex> {
+  return { ...facts, holders: await store.findNameHolders(domains.map((d) => d.name)) };
 }
 
 export interface RescoreStats {
@@ -105,51 +152,67 @@ function signalsOf(s: BaseSignals): BaseSignals {
   return { baseScore: s.baseScore, spam: s.spam, csamOk: s.csamOk, kyc: s.kyc, tags: s.tags };
 }
 
+/** Scores one page of domains and writes those whose signals changed, in one transaction. */
+async function rescorePage(
+  store: RescoreStore,
+  page: readonly DomainWithRecords[],
+  lists: ScoringLists,
+  facts: ScoringFacts,
+): Promise<number> {
+  const ctx = scoringContext(lists, await withHolders(store, facts, page));
+  const changes = page
+    .map((d) => ({ id: d.id, s: computeBaseSignals(d, d.records, ctx), d }))
+    .filter((c) => !sameSignals(c.d, c.s));
+  if (changes.length === 0) return 0;
+  await store.transaction(async (tx) => {
+    for (const c of changes) await tx.updateDomainSignals(c.id, signalsOf(c.s));
+  });
+  return changes.length;
+}
+
 /**
  * Recomputes the stored signals of every domain: after a crawl (TLD origins and lookalikes change
- * as names arrive), a KYC import, a new blocklist or ICANN list. Writes only what changed, one
- * transaction per page. Returns the index it built, for writers that score new domains afterwards.
+ * as names arrive), a KYC import, a new blocklist or ICANN list. Streams the map in pages (keyset
+ * by id), each page's holders read from the collision index: memory holds one page plus the
+ * facts (buildScoringIndex), whatever the map's size. Writes only what changed, one transaction
+ * per page. Returns the facts, for writers that score new domains afterwards (the crawler), and
+ * how many names are held more than once.
  */
 export async function rescoreAll(
   store: RescoreStore,
   lists: ScoringLists,
   opts: { pageSize?: number } = {},
-): Promise<RescoreStats & { index: ScoringIndex }> {
+): Promise<RescoreStats & { index: ScoringFacts; collisions: number }> {
   const index = await buildScoringIndex(store, lists);
-  const ctx = scoringContext(lists, index);
   let scanned = 0;
   let updated = 0;
   for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
     scanned += page.length;
-    const changes = page
-      .map((d) => ({ id: d.id, s: computeBaseSignals(d, d.records, ctx), d }))
-      .filter((c) => !sameSignals(c.d, c.s));
-    if (changes.length === 0) continue;
-    await store.transaction(async (tx) => {
-      for (const c of changes) await tx.updateDomainSignals(c.id, signalsOf(c.s));
-    });
-    updated += changes.length;
+    updated += await rescorePage(store, page, lists, index);
   }
-  return { scanned, updated, index };
+  return { scanned, updated, index, collisions: await store.countSharedNames() };
 }
 
 /**
- * Recomputes the stored signals of some domains (after a write, or for the owners a KYC import
- * changed) with the given context; `scoringContext(lists, index)` builds one from the last index.
+ * Recomputes the stored signals of some domains (the owners' a KYC import changed) with the given
+ * facts, a page of ids at a time, each page's holders read from the collision index.
  */
 export async function rescoreDomains(
-  store: DomainMap,
+  store: RescoreStore,
   ids: readonly number[],
-  ctx: BaseSignalsContext,
+  lists: ScoringLists,
+  facts: ScoringFacts,
+  opts: { pageSize?: number } = {},
 ): Promise<RescoreStats> {
+  const size = opts.pageSize ?? 500;
   let updated = 0;
-  for (const id of ids) {
-    const d = await store.findDomainById(id);
-    if (!d) continue;
-    const s = computeBaseSignals(d, await store.findRecords(id), ctx);
-    if (sameSignals(d, s)) continue;
-    await store.updateDomainSignals(id, signalsOf(s));
-    updated++;
+  for (let i = 0; i < ids.length; i += size) {
+    const page: DomainWithRecords[] = [];
+    for (const id of ids.slice(i, i + size)) {
+      const d = await store.findDomainById(id);
+      if (d) page.push({ ...d, records: await store.findRecords(id) });
+    }
+    updated += await rescorePage(store, page, lists, facts);
   }
   return { scanned: ids.length, updated };
 }

@@ -19,20 +19,46 @@ export interface KycImportResult {
 
 /**
  * What the scoring jobs read beyond one domain: facts only the whole map knows (first registration
- * per TLD, names held more than once, every name for lookalike grouping, an owner's domains) and
+ * per TLD, names held more than once, lookalike groups: read from indexes kept on every write, in
+ * pages, so that memory does not grow with the map; an owner's domains) and
  * the operator's KYC list. The rescore and KYC import jobs (src/jobs/) use it; the scoring rules
  * themselves never see a store.
  *
  * @example
- * const shared = await store.findSharedNames(); // Map { "alice.wallet" => 2 }
- * for await (const names of store.iterateDomainNames(5000)) groupLookalikes(names);
+ * const holders = await store.findNameHolders(["alice.wallet"]); // Map { "alice.wallet" => 2 }
+ * for await (const groups of store.iterateLookalikeGroups(500)) rankLookalikes(groups);
  * const { added, removed } = await store.importKycAddresses(["0xabc…"], { replace: true });
  */
 export interface ScoringData {
   /** Per TLD and namespace, the earliest registration time (provider-origin rule). */
   listTldFirstRegistrations(): Promise<TldFirstRegistration[]>;
-  /** Names held by two or more domains, with how many hold each (collision rule). */
+  /**
+   * Names held by two or more domains, with how many hold each, grouped from scratch over every
+   * domain: a whole-map Map, for checks of the collision index. The jobs read the index instead
+   * (findNameHolders, iterateSharedNames).
+   */
   findSharedNames(): Promise<Map<string, number>>;
+  /**
+   * From the collision index (name_holders, kept by triggers on every write): how many domains
+   * hold each of these names. A name no domain holds is absent.
+   */
+  findNameHolders(names: readonly string[]): Promise<Map<string, number>>;
+  /** From the collision index: the names held by two or more domains, in name order, in pages. */
+  iterateSharedNames(pageSize?: number): AsyncIterable<string[]>;
+  /** From the collision index: how many names two or more domains hold. */
+  countSharedNames(): Promise<number>;
+  /**
+   * Up to `limit` indexed names whose TR39 skeleton is not stored yet (the skeleton is computed in
+   * JS, scoring/skeleton.ts; the scoring jobs fill them with setNameSkeletons before grouping).
+   */
+  findNamesWithoutSkeleton(limit: number): Promise<string[]>;
+  /** Stores the skeletons of indexed names (one transaction). */
+  setNameSkeletons(rows: ReadonlyArray<{ name: string; skeleton: string }>): Promise<void>;
+  /**
+   * The lookalike groups: names sharing a stored skeleton, two or more a group, in pages of
+   * `pageSize` groups (skeleton order; names in code-point order within a group).
+   */
+  iterateLookalikeGroups(pageSize?: number): AsyncIterable<string[][]>;
   /**
    * Distinct names (sorted) of the domains on one of these (provider, network) pairs, or expired
    * at `expiredBy` (expires_at <= expiredBy) when it is given: the names a change of enabled

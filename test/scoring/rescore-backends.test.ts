@@ -75,7 +75,7 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
     await cleanup?.();
   });
 
-  it("builds the index: origins, collisions, lookalikes", async () => {
+  it("builds the facts: origins, lookalikes; the collision index counts holders", async () => {
     const index = await buildScoringIndex(store, lists(new Set()));
     expect(index.tldOrigins.get("web3")).toEqual({
       provider: "NAMESPACE_B",
@@ -83,7 +83,12 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
       registeredAt: T0,
     });
     expect(index.tldOrigins.get("com")?.provider).toBe("NAMESPACE_A");
-    expect([...index.holders]).toEqual([["first.web3", 2]]);
+    expect(await store.findNameHolders(["first.web3", "paypal.web3", "nope.web3"])).toEqual(
+      new Map([
+        ["first.web3", 2],
+        ["paypal.web3", 1],
+      ]),
+    );
     expect([...index.imitated]).toEqual([["p\u0430ypal.web3", "paypal.web3"]]);
   });
 

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { KycImportResult, TldFirstRegistration } from "../scoring-data.port.js";
@@ -139,4 +139,105 @@ export async function importKycAddresses(
       .execute();
   }
   return { added, removed, total: before.size + added.length - removed.length };
+}
+
+/** The index of migration 0009: one row per distinct name, kept by triggers on domains. */
+interface NameIndexDatabase {
+  name_holders: { name: string; holders: number | string; skeleton: string | null };
+}
+
+function nameDb(db: Db): Kysely<NameIndexDatabase> {
+  return db as unknown as Kysely<NameIndexDatabase>;
+}
+
+export async function findNameHolders(db: Db, names: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const unique = [...new Set(names)].filter((n) => !n.includes("\u0000"));
+  for (let i = 0; i < unique.length; i += MAX_IN) {
+    const rows = await nameDb(db)
+      .selectFrom("name_holders")
+      .select(["name", "holders"])
+      .where("name", "in", unique.slice(i, i + MAX_IN))
+      .execute();
+    for (const r of rows) out.set(r.name, Number(r.holders));
+  }
+  return out;
+}
+
+export async function* iterateSharedNames(db: Db, pageSize = 5000): AsyncIterable<string[]> {
+  let after: string | null = null;
+  for (;;) {
+    let q = nameDb(db).selectFrom("name_holders").select("name").where("holders", ">", 1);
+    if (after !== null) q = q.where("name", ">", after);
+    const rows = await q.orderBy("name").limit(pageSize).execute();
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1].name;
+    yield rows.map((r) => r.name);
+  }
+}
+
+export async function countSharedNames(db: Db): Promise<number> {
+  const r = await nameDb(db)
+    .selectFrom("name_holders")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .where("holders", ">", 1)
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+export async function findNamesWithoutSkeleton(db: Db, limit: number): Promise<string[]> {
+  const rows = await nameDb(db)
+    .selectFrom("name_holders")
+    .select("name")
+    .where("skeleton", "is", null)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+/** Runs inside a transaction (KyselyStore.setNameSkeletons opens it). One statement per 250 names. */
+export async function setNameSkeletons(
+  trx: Db,
+  rows: ReadonlyArray<{ name: string; skeleton: string }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += MAX_IN / 2) {
+    const values = sql.join(rows.slice(i, i + MAX_IN / 2).map((r) => sql`(${r.name}, ${r.skeleton})`));
+    // Both backends name a VALUES list's columns column1, column2…
+    await sql`update name_holders set skeleton = v.column2 from (values ${values}) as v
+      where name_holders.name = v.column1`.execute(trx);
+  }
+}
+
+export async function* iterateLookalikeGroups(db: Db, pageSize = 500): AsyncIterable<string[][]> {
+  let after: string | null = null;
+  for (;;) {
+    let q = nameDb(db).selectFrom("name_holders").select("skeleton").where("skeleton", "is not", null);
+    if (after !== null) q = q.where("skeleton", ">", after);
+    const skeletons = (
+      await q
+        .groupBy("skeleton")
+        .having((eb) => eb.fn.countAll(), ">", 1)
+        .orderBy("skeleton")
+        .limit(pageSize)
+        .execute()
+    ).map((r) => r.skeleton as string);
+    if (skeletons.length === 0) return;
+    after = skeletons[skeletons.length - 1];
+    const groups = new Map<string, string[]>();
+    for (let i = 0; i < skeletons.length; i += MAX_IN) {
+      const rows = await nameDb(db)
+        .selectFrom("name_holders")
+        .select(["skeleton", "name"])
+        .where("skeleton", "in", skeletons.slice(i, i + MAX_IN))
+        .orderBy("skeleton")
+        .orderBy("name")
+        .execute();
+      for (const r of rows) {
+        const g = groups.get(r.skeleton as string);
+        if (g) g.push(r.name);
+        else groups.set(r.skeleton as string, [r.name]);
+      }
+    }
+    yield [...groups.values()];
+  }
 }
