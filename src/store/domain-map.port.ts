@@ -67,10 +67,20 @@ export interface DomainMap {
   findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]>;
   /** Every reverse record, in address order (snapshot export). */
   listReverseRecords(): Promise<ReverseRecord[]>;
+  /** The reverse records naming any of these domains, in no set order (snapshot export, per page). */
+  findReverseByDomainIds(domainIds: number[]): Promise<ReverseRecord[]>;
 
   countDomains(): Promise<number>;
   /** Every domain with its records, in id order, in pages (snapshot export, zone files). */
   iterateDomains(pageSize?: number): AsyncIterable<DomainWithRecords[]>;
+  /**
+   * Every domain with its records, in name order (the `domains_name` index's: byte order on
+   * SQLite, the column's collation on PostgreSQL), then id, in pages of about `pageSize` that
+   * never split a name: all candidates of a name arrive together (zone export).
+   *
+   * @example for await (const page of map.iterateDomainsByName(1000)) for (const d of page) d.name
+   */
+  iterateDomainsByName(pageSize?: number): AsyncIterable<DomainWithRecords[]>;
 
   /** Bulk upsert of `upsertDomain`; returns the ids in input order. */
   upsertDomains(domains: DomainWrite[]): Promise<number[]>;

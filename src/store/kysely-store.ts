@@ -150,11 +150,17 @@ export class KyselyStore implements Store {
   listReverseRecords() {
     return map.listReverseRecords(this.db);
   }
+  findReverseByDomainIds(...a: Args<"findReverseByDomainIds">) {
+    return map.findReverseByDomainIds(this.db, ...a);
+  }
   countDomains(...a: Args<"countDomains">) {
     return map.countDomains(this.db, ...a);
   }
   iterateDomains(...a: Args<"iterateDomains">) {
     return map.iterateDomains(this.db, ...a);
+  }
+  iterateDomainsByName(...a: Args<"iterateDomainsByName">) {
+    return map.iterateDomainsByName(this.db, ...a);
   }
   upsertDomains(...a: Args<"upsertDomains">) {
     return map.upsertDomains(this.db, ...a);
@@ -260,6 +266,24 @@ export class KyselyStore implements Store {
   }
   findSharedNames() {
     return scoring.findSharedNames(this.db);
+  }
+  findNameHolders(...a: Args<"findNameHolders">) {
+    return scoring.findNameHolders(this.db, ...a);
+  }
+  iterateSharedNames(...a: Args<"iterateSharedNames">) {
+    return scoring.iterateSharedNames(this.db, ...a);
+  }
+  countSharedNames() {
+    return scoring.countSharedNames(this.db);
+  }
+  findNamesWithoutSkeleton(...a: Args<"findNamesWithoutSkeleton">) {
+    return scoring.findNamesWithoutSkeleton(this.db, ...a);
+  }
+  setNameSkeletons(...a: Args<"setNameSkeletons">) {
+    return this.inTransaction((db) => scoring.setNameSkeletons(db, ...a));
+  }
+  iterateLookalikeGroups(...a: Args<"iterateLookalikeGroups">) {
+    return scoring.iterateLookalikeGroups(this.db, ...a);
   }
   findNamesOnPairs(...a: Args<"findNamesOnPairs">) {
     return scoring.findNamesOnPairs(this.db, ...a);

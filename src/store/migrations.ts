@@ -6,7 +6,9 @@ import * as m0004 from "./migrations/0004-scoring.js";
 import * as m0005 from "./migrations/0005-reversed-names.js";
 import * as m0006 from "./migrations/0006-source-leases.js";
 import * as m0007 from "./migrations/0007-source-progress.js";
+import * as m0009 from "./migrations/0009-name-index.js";
 import * as m0010 from "./migrations/0010-tld-registrations.js";
+import * as m0011 from "./migrations/0011-journal-indexes.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -27,4 +29,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0006-source-leases", up: m0006.up },
   { name: "0007-source-progress", up: m0007.up },
   { name: "0010-tld-registrations", up: m0010.up },
+  { name: "0009-name-index", up: m0009.up },
+  { name: "0011-journal-indexes", up: m0011.up },
 ];

@@ -3,6 +3,7 @@ import type { AccountsTables, ProjectsStore } from "./accounts.port.js";
 import type { CrawlerLog, SourceLocks } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
 import type { ScoringData } from "./scoring-data.port.js";
+import type { SnapshotSink } from "./snapshot-sink.port.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -30,6 +31,12 @@ export interface StoreConnection {
   readonly changes?: ChangeFeed;
   /** Per-source advisory locks for crawler election (PostgreSQL only; crawler-log.port.ts). */
   readonly sourceLocks?: SourceLocks;
+  /**
+   * Runs `fn` with the backend's bulk writer of a snapshot import (snapshot-sink.port.ts), in one
+   * transaction: committed when `fn` resolves, rolled back when it throws. Both backends have it;
+   * a store without it is written through the port in `transaction` (slower, same result).
+   */
+  withSnapshotSink?<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T>;
 }
 
 /**

@@ -257,6 +257,25 @@ export async function listReverseRecords(db: Db): Promise<ReverseRecord[]> {
   }));
 }
 
+export async function findReverseByDomainIds(db: Db, domainIds: number[]): Promise<ReverseRecord[]> {
+  const out: ReverseRecord[] = [];
+  for (let i = 0; i < domainIds.length; i += MAX_IN) {
+    const rows = await db
+      .selectFrom("reverse_records")
+      .selectAll()
+      .where("domain_id", "in", domainIds.slice(i, i + MAX_IN))
+      .execute();
+    for (const r of rows)
+      out.push({
+        network: r.network as Network,
+        provider: r.provider as Provider,
+        address: r.address,
+        domainId: Number(r.domain_id),
+      });
+  }
+  return out;
+}
+
 export async function countDomains(db: Db): Promise<number> {
   const r = await db
     .selectFrom("domains")
@@ -276,6 +295,30 @@ export async function* iterateDomains(db: Db, pageSize = 1000): AsyncIterable<Do
       db,
       rows.map((r) => toDomain(r as DomainRow)),
     );
+}
+
+export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+  const byName = () => db.selectFrom("domains").selectAll();
+  let after: string | null = null;
+  for (;;) {
+    const from: string | null = after;
+    const q = from === null ? byName() : byName().where("name", ">", from);
+    const rows = (await q.orderBy("name").orderBy("id").limit(pageSize).execute()) as DomainRow[];
+    if (rows.length === 0) return;
+    let page = rows;
+    if (rows.length === pageSize) {
+      // The page's last name may go on past it: its domains are read whole (one index range), so
+      // no name is split. Keyset paging by name: rows written meanwhile never shift a page.
+      const last = rows[rows.length - 1].name;
+      let first = rows.length - 1;
+      while (first > 0 && rows[first - 1].name === last) first--;
+      const whole = (await byName().where("name", "=", last).orderBy("id").execute()) as DomainRow[];
+      page = [...rows.slice(0, first), ...whole];
+    }
+    after = rows[rows.length - 1].name;
+    if (page.length === 0) continue;
+    yield await withRecords(db, page.map(toDomain));
+  }
 }
 
 export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {

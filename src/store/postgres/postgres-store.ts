@@ -20,6 +20,8 @@ import type { Database } from "../schema.js";
 import type { Store } from "../store.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
 import { PgSourceLocks } from "./pg-source-locks.js";
+import { withPgSnapshotSink } from "./pg-snapshot-import.js";
+import type { SnapshotSink } from "../snapshot-sink.port.js";
 
 // int8 (bigint, bigserial) and numeric come back from pg as strings by default. Every bigint in
 // this schema is an epoch-ms time, a block number or an id: all below 2^53, so numbers are safe.
@@ -91,6 +93,7 @@ export class PostgresStore extends KyselyStore {
   /** The crawler's per-source advisory locks, on their own connection (opened on first use). */
   readonly sourceLocks: PgSourceLocks;
   private started = false;
+  private readonly pool: pg.Pool;
 
   constructor(url: string, poolSize: number) {
     const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
@@ -102,6 +105,7 @@ export class PostgresStore extends KyselyStore {
       await feed?.close();
       await locks?.close();
     });
+    this.pool = pool;
     locks = new PgSourceLocks(url);
     this.sourceLocks = locks;
     feed = new PgChangeFeed(url, async (topic) => {
@@ -143,6 +147,13 @@ export class PostgresStore extends KyselyStore {
       return fn(tx);
     });
     if (wroteMap) this.clearCaches();
+    return result;
+  }
+
+  /** Snapshot import: COPY into staging tables, set-based upserts, one transaction (pg-snapshot-import.ts). */
+  async withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
+    const result = await withPgSnapshotSink(this.pool, fn);
+    this.clearCaches();
     return result;
   }
 

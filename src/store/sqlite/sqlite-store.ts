@@ -4,6 +4,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from "kysely";
 import {
   type DomainFilter,
+  type DomainRecord,
   type DomainWithRecords,
   matchesFilter,
   type ReverseRecord,
@@ -21,6 +22,8 @@ import {
 import { KyselyStore } from "../kysely-store.js";
 import { attachRecords, toDomain } from "../kysely/rows.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
+import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
+import type { SnapshotSink } from "../snapshot-sink.port.js";
 import {
   commitCounters,
   counterOf,
@@ -84,7 +87,10 @@ export class SqliteStore extends KyselyStore {
     /** The bare writer connection, for statements that run inside a (counted) transaction. */
     private readonly writer: BetterSqlite3.Database,
     private readonly foreignCommitBoundMs: number,
-    private readonly readOptions: Pick<SqliteStoreOptions, "mmapBytes" | "cacheEntries"> = {},
+    private readonly readOptions: Pick<
+      SqliteStoreOptions,
+      "mmapBytes" | "cacheEntries" | "pageCacheBytes"
+    > = {},
   ) {
     const counter = counterOf(file);
     const tracked = trackCommits(writer, {
@@ -138,13 +144,20 @@ export class SqliteStore extends KyselyStore {
     this.prepare();
   }
 
+  /** Snapshot import: one transaction, prepared statements (sqlite-snapshot-import.ts). */
+  withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
+    return withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn);
+  }
+
   private prepare(): void {
     if (this.stmts) return;
     const r = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
     r.pragma("busy_timeout = 5000");
     // Memory-mapped reads and a larger page cache: the hot path is random lookups by name.
     r.pragma(`mmap_size = ${Math.max(0, Math.floor(this.readOptions.mmapBytes ?? 1073741824))}`);
-    r.pragma("cache_size = -65536");
+    r.pragma(
+      `cache_size = -${Math.max(0, Math.floor((this.readOptions.pageCacheBytes ?? 64 << 20) / 1024))}`,
+    );
     this.reader = r;
     this.stmts = {
       dataVersion: r.prepare("pragma data_version").pluck(),
@@ -252,6 +265,54 @@ export class SqliteStore extends KyselyStore {
     return all.filter((r) => matchesFilter(r, filter));
   }
 
+  /**
+   * The zone export's scan, as prepared statements on the reader connection (one page of domains
+   * by the name index, then their records as one range join), about twice the query builder's
+   * speed. Same pages as the shared query: whole names, name then id order.
+   */
+  override async *iterateDomainsByName(pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+    if (!this.reader || !this.stmts) {
+      yield* super.iterateDomainsByName(pageSize);
+      return;
+    }
+    const r = this.reader;
+    const first = r.prepare("select * from domains order by name, id limit ?");
+    const next = r.prepare("select * from domains where name > ? order by name, id limit ?");
+    // Records as arrays (`raw`): most rows of a page are records, and arrays cost half the objects.
+    const join =
+      "select r.domain_id, r.key, r.value, r.native_key, r.native_value from domains d join records r on r.domain_id = d.id";
+    const firstRecords = r.prepare(`${join} where d.name <= ? order by d.name, d.id, r.key`);
+    const nextRecords = r.prepare(`${join} where d.name > ? and d.name <= ? order by d.name, d.id, r.key`);
+    firstRecords.raw(true);
+    nextRecords.raw(true);
+    const recordsOf = (from: string | null, to: string) =>
+      (from === null ? firstRecords.all(to) : nextRecords.all(from, to)) as Array<
+        [number | bigint, string, string, string, string]
+      >;
+    let after: string | null = null;
+    for (;;) {
+      const rows = (after === null ? first.all(pageSize) : next.all(after, pageSize)) as Row[];
+      if (rows.length === 0) return;
+      let page = rows;
+      const last = rows[rows.length - 1].name as string;
+      if (rows.length === pageSize) {
+        // The last name may go on past the page: its domains are read whole.
+        let cut = rows.length - 1;
+        while (cut > 0 && rows[cut - 1].name === last) cut--;
+        page = [...rows.slice(0, cut), ...(this.stmts.byName.all(last) as Row[])];
+      }
+      const records = recordsOf(after, last);
+      after = last;
+      if (page.length === 0) continue;
+      const domains = page.map((d) => ({ ...toDomain(d as never), records: [] as DomainRecord[] }));
+      const byId = new Map(domains.map((d) => [d.id, d.records]));
+      // In key order per domain (the query's order); rows of domains written since are dropped.
+      for (const [id, key, value, nativeKey, nativeValue] of records)
+        byId.get(Number(id))?.push({ key, value, nativeKey, nativeValue });
+      yield domains;
+    }
+  }
+
   override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
     if (!this.stmts) return super.findApiKeyByHash(hash);
     const r = this.stmts.keyByHash.get(hash) as Row | undefined;
@@ -286,6 +347,8 @@ export interface SqliteStoreOptions {
   mmapBytes?: number;
   /** Names the read cache keeps (default CACHE_ENTRIES; 0: none, for a one-pass export). */
   cacheEntries?: number;
+  /** The read connection's SQLite page cache (default 64 MiB; a one-pass scan gains little from it). */
+  pageCacheBytes?: number;
 }
 
 export function createSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {

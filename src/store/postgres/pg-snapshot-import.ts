@@ -1,0 +1,352 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
+import { domainColumns, safeText } from "../kysely/rows.js";
+import { mapDerived } from "../map-derived-ddl.js";
+import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
+import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
+import { CHANNEL } from "./pg-change-feed.js";
+
+/**
+ * Snapshot import on PostgreSQL: one transaction on one pooled connection. Each batch is COPYed
+ * into temporary staging tables (not WAL-logged, dropped at commit), then moved by set-based
+ * statements: an `INSERT … SELECT … ON CONFLICT` upsert of the domains in file order (new ids
+ * follow the file), their records replaced, their reverse records upserted. A row costs the COPY
+ * parse and its index entries, not a statement of its own.
+ *
+ * Into an empty map, the bulk load of snapshot-bulk-load.ts: with the three tables locked, their
+ * foreign keys, keys, indexes and the triggers on domains are dropped in the transaction; each
+ * batch is COPYed straight into `domains` and `records` with the importer's ids (reverse records
+ * into a staging table: an address may be claimed twice); at the end the keys and indexes are
+ * built (one sort each), the foreign keys checked (one join each), the derived tables filled, the
+ * triggers created and the id sequence moved past the last id.
+ */
+
+const DOMAIN_COLUMNS = [
+  "provider",
+  "network",
+  "token_id",
+  "name",
+  "rname",
+  "sld",
+  "tld",
+  "owner",
+  "contract_address",
+  "resolver",
+  "registered_at",
+  "registered_block",
+  "expires_at",
+  "last_update_block",
+  "last_update_at",
+  "base_score",
+  "spam",
+  "csam_ok",
+  "kyc",
+  "tags",
+] as const;
+const KEY_COLUMNS = new Set<string>(["provider", "network", "token_id"]);
+const COLS = DOMAIN_COLUMNS.join(", ");
+
+const SETUP = `
+  create temp table snap_domains (seq integer not null, provider text, network text, token_id text,
+    name text, rname text, sld text, tld text, owner text, contract_address text, resolver text,
+    registered_at bigint, registered_block bigint, expires_at bigint, last_update_block bigint,
+    last_update_at bigint, base_score integer, spam integer, csam_ok integer, kyc integer, tags text)
+    on commit drop;
+  create temp table snap_records (seq integer not null, key text, value text, native_key text,
+    native_value text) on commit drop;
+  create temp table snap_reverse (seq integer not null, address text) on commit drop;
+  create temp table snap_ids (seq integer primary key, id bigint not null) on commit drop;`;
+
+/** One batch, set-based, from the staging tables (then emptied for the next). */
+const MOVE = `
+  with up as (
+    insert into domains (${COLS})
+    select ${COLS} from snap_domains order by seq
+    on conflict (network, provider, token_id) do update set ${DOMAIN_COLUMNS.filter(
+      (c) => !KEY_COLUMNS.has(c),
+    )
+      .map((c) => `${c} = excluded.${c}`)
+      .join(", ")}
+    returning id, network, provider, token_id)
+  insert into snap_ids (seq, id)
+  select s.seq, up.id from up join snap_domains s using (network, provider, token_id);
+  delete from records where domain_id in (select id from snap_ids);
+  insert into records (domain_id, key, value, native_key, native_value)
+  select i.id, r.key, r.value, r.native_key, r.native_value from snap_records r join snap_ids i using (seq);
+  insert into reverse_records (network, provider, address, domain_id)
+  select d.network, d.provider, r.address, i.id
+  from snap_reverse r join snap_ids i using (seq) join snap_domains d using (seq)
+  on conflict (address, network, provider) do update set domain_id = excluded.domain_id;
+  truncate snap_domains, snap_records, snap_reverse, snap_ids;`;
+
+const ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const SPECIAL = /[\\\n\r\t]/g;
+const HAS_SPECIAL = /[\\\n\r\t]/;
+
+/** A field of COPY's text format; strings are stored as on the port's path (safeText: no NUL). */
+function field(v: string | number | null): string {
+  if (v === null) return "\\N";
+  if (typeof v === "number") return String(v);
+  const s = safeText(v);
+  return HAS_SPECIAL.test(s) ? s.replace(SPECIAL, (m) => ESCAPES[m]) : s;
+}
+
+async function copyIn(client: pg.PoolClient, table: string, rows: string[]): Promise<void> {
+  if (rows.length === 0) return;
+  const stream = client.query(copyFrom(`copy ${table} from stdin`));
+  await pipeline(Readable.from([rows.join("")]), stream);
+}
+
+async function writeDomains(client: pg.PoolClient, batch: SnapshotDomain[]): Promise<void> {
+  const domains: string[] = [];
+  const records: string[] = [];
+  const reverse: string[] = [];
+  for (const [seq, { domain, records: recs, reverse: addresses }] of batch.entries()) {
+    const c = domainColumns(domain);
+    domains.push(`${seq}\t${DOMAIN_COLUMNS.map((k) => field(c[k])).join("\t")}\n`);
+    for (const r of recs)
+      records.push(
+        `${seq}\t${field(r.key)}\t${field(r.value)}\t${field(r.nativeKey)}\t${field(r.nativeValue)}\n`,
+      );
+    for (const a of addresses) reverse.push(`${seq}\t${field(a)}\n`);
+  }
+  await copyIn(client, "snap_domains", domains);
+  await copyIn(client, "snap_records", records);
+  await copyIn(client, "snap_reverse", reverse);
+  await client.query(MOVE);
+}
+
+/** The tables whose keys, indexes and foreign keys the bulk load drops and builds again. */
+const BULK_TABLES = ["domains", "records", "reverse_records"];
+const BULK_REGCLASSES = BULK_TABLES.map((t) => `'${t}'::regclass`).join(", ");
+
+interface BulkLoad {
+  /** Primary keys, unique and foreign-key constraints, as `pg_get_constraintdef` gives them. */
+  constraints: Array<{ tbl: string; name: string; type: string; def: string }>;
+  /** Indexes of no constraint, as `pg_get_indexdef` gives them. */
+  indexes: Array<{ name: string; def: string; unique: boolean }>;
+  sequence: string;
+  next: number;
+}
+
+/**
+ * Starts the bulk load if the map is empty (checked again once the tables are locked: a writer
+ * may have committed in between) and its triggers are the ones map-derived-ddl.ts knows.
+ * ACCESS EXCLUSIVE: readers of the three tables wait for the commit (an empty map has nothing to
+ * serve anyway), writers too.
+ */
+async function startBulkLoad(client: pg.PoolClient): Promise<BulkLoad | null> {
+  const empty = async () =>
+    (await client.query<{ empty: boolean }>("select not exists (select 1 from domains) as empty")).rows[0]
+      .empty;
+  if (!(await empty())) return null;
+  const derived = mapDerived("postgres");
+  const known = derived.triggers.flatMap((t) => t.names).sort();
+  const { rows: triggers } = await client.query<{ name: string; tbl: string }>(
+    `select tgname as name, tgrelid::regclass::text as tbl from pg_trigger
+     where tgrelid in (${BULK_REGCLASSES}) and not tgisinternal order by tgname collate "C"`,
+  );
+  if (triggers.map((t) => t.name).join() !== known.join()) return null;
+  await client.query(`lock table ${BULK_TABLES.join(", ")} in access exclusive mode`);
+  if (!(await empty())) return null;
+  const { rows: constraints } = await client.query<BulkLoad["constraints"][number]>(
+    `select conrelid::regclass::text as tbl, conname as name, contype as type, pg_get_constraintdef(oid) as def
+     from pg_constraint
+     where contype in ('p', 'u', 'f') and (conrelid in (${BULK_REGCLASSES}) or confrelid in (${BULK_REGCLASSES}))
+     order by conname`,
+  );
+  const { rows: indexes } = await client.query<BulkLoad["indexes"][number]>(
+    `select c.relname as name, pg_get_indexdef(i.indexrelid) as def, i.indisunique as unique
+     from pg_index i join pg_class c on c.oid = i.indexrelid
+     where i.indrelid in (${BULK_REGCLASSES})
+       and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)
+     order by c.relname`,
+  );
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  // Foreign keys before the keys they reference; then the rest.
+  for (const c of constraints.filter((c) => c.type === "f"))
+    await client.query(`alter table ${c.tbl} drop constraint ${quote(c.name)}`);
+  for (const c of constraints.filter((c) => c.type !== "f"))
+    await client.query(`alter table ${c.tbl} drop constraint ${quote(c.name)}`);
+  for (const i of indexes) await client.query(`drop index ${quote(i.name)}`);
+  for (const t of triggers) await client.query(`drop trigger ${quote(t.name)} on ${t.tbl}`);
+  // Emptied in this transaction: with wal_level = minimal, COPY then skips the WAL.
+  await client.query(`truncate ${BULK_TABLES.join(", ")}`);
+  const { rows } = await client.query<{ sequence: string }>(
+    "select pg_get_serial_sequence('domains', 'id') as sequence",
+  );
+  const sequence = rows[0].sequence;
+  const { rows: seq } = await client.query<{ last: string }>(
+    `select case when is_called then last_value else last_value - 1 end as last from ${sequence}`,
+  );
+  await client.query(`create temp table snap_reverse_bulk (domain_id bigint not null, network text,
+    provider text, address text) on commit drop`);
+  return { constraints, indexes, sequence, next: Number(seq[0].last) + 1 };
+}
+
+/** Appends a batch: ids `next`, `next + 1`, … in batch order, by COPY. */
+async function appendDomains(client: pg.PoolClient, batch: SnapshotDomain[], next: number): Promise<void> {
+  const domains: string[] = [];
+  const records: string[] = [];
+  const reverse: string[] = [];
+  let id = next;
+  for (const { domain, records: recs, reverse: addresses } of batch) {
+    const c = domainColumns(domain);
+    domains.push(`${id}\t${DOMAIN_COLUMNS.map((k) => field(c[k])).join("\t")}\n`);
+    for (const r of recs)
+      records.push(
+        `${id}\t${field(r.key)}\t${field(r.value)}\t${field(r.nativeKey)}\t${field(r.nativeValue)}\n`,
+      );
+    for (const a of addresses)
+      reverse.push(`${id}\t${field(domain.network)}\t${field(domain.provider)}\t${field(a)}\n`);
+    id++;
+  }
+  await copyIn(client, `domains (id, ${COLS})`, domains);
+  await copyIn(client, "records (domain_id, key, value, native_key, native_value)", records);
+  await copyIn(client, "snap_reverse_bulk", reverse);
+}
+
+/**
+ * Ends the bulk load: reverse records (an address claimed twice stays with the later line), keys
+ * and indexes (the unique ones of no constraint last: a token seen twice is folded into its first
+ * line first), foreign keys (checked), derived tables, triggers, the sequence, statistics.
+ */
+async function finishBulkLoad(client: pg.PoolClient, bulk: BulkLoad): Promise<void> {
+  // Sorts for the index builds in the server's memory, not the importer's.
+  await client.query("set local maintenance_work_mem = '256MB'");
+  await client.query(`insert into reverse_records (network, provider, address, domain_id)
+    select distinct on (address, network, provider) network, provider, address, domain_id
+    from snap_reverse_bulk order by address, network, provider, domain_id desc`);
+  const add = (c: BulkLoad["constraints"][number]) =>
+    client.query(`alter table ${c.tbl} add constraint "${c.name.replaceAll('"', '""')}" ${c.def}`);
+  for (const c of bulk.constraints) if (c.type !== "f") await add(c);
+  for (const i of bulk.indexes) if (!i.unique) await client.query(i.def);
+  for (const i of bulk.indexes) {
+    if (!i.unique) continue;
+    await client.query("savepoint snap_unique");
+    try {
+      await client.query(i.def);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      await client.query("rollback to savepoint snap_unique");
+      const updatable = DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c));
+      for (const statement of dedupeStatements(updatable)) await client.query(statement);
+      await client.query(i.def);
+    }
+    await client.query("release savepoint snap_unique");
+  }
+  for (const c of bulk.constraints) if (c.type === "f") await add(c);
+  const derived = mapDerived("postgres");
+  for (const table of derived.tables) await client.query(`delete from ${table}`);
+  for (const fill of derived.fills) await client.query(fill);
+  for (const t of derived.triggers) for (const statement of t.triggers) await client.query(statement);
+  // Past the last id (not below where it was; nothing to do if it never moved).
+  await client.query(
+    `select setval('${bulk.sequence}', m, true) from (select greatest(max(id), $1) as m from domains) x where m > 0`,
+    [bulk.next - 1],
+  );
+  // The planner's statistics of tables that were empty: ready for the first queries.
+  await client.query(`analyze ${[...BULK_TABLES, ...derived.tables].join(", ")}`);
+}
+
+async function writeJournal(client: pg.PoolClient, entries: JournalEntry[]): Promise<number> {
+  const cols = Array.from({ length: 10 }, () => [] as unknown[]);
+  for (const e of entries) {
+    const row = [
+      e.sourceId,
+      e.chainId,
+      e.blockNumber,
+      e.blockHash,
+      e.logIndex,
+      e.txHash,
+      e.contract,
+      e.tokenId === null ? null : safeText(e.tokenId),
+      safeText(e.event),
+      e.blockTime ?? null,
+    ];
+    for (const [i, v] of row.entries()) cols[i].push(v);
+  }
+  const { rowCount } = await client.query(
+    `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
+     select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[],
+       $7::text[], $8::text[], $9::text[], $10::bigint[])
+     on conflict (chain_id, block_hash, log_index, token_id) do nothing`,
+    cols,
+  );
+  return rowCount ?? 0;
+}
+
+async function writeCheckpoints(client: pg.PoolClient, checkpoints: Checkpoint[]): Promise<void> {
+  for (const c of checkpoints)
+    await client.query(
+      `insert into checkpoints (source_id, chain_id, block_number, block_hash, updated_at, state, error)
+       values ($1, $2, $3, $4, $5, $6, $7)
+       on conflict (source_id) do update set chain_id = excluded.chain_id, block_number = excluded.block_number,
+         block_hash = excluded.block_hash, updated_at = excluded.updated_at, state = excluded.state,
+         error = excluded.error`,
+      [c.sourceId, c.chainId, c.blockNumber, c.blockHash, c.updatedAt, c.state, c.error],
+    );
+}
+
+/**
+ * Runs `fn` with a snapshot sink in one transaction on a connection of `pool`. The commit
+ * publishes `map` on the change channel (NOTIFY in the transaction: heard on commit only), so
+ * every process's read caches drop what they held.
+ */
+export async function withPgSnapshotSink<T>(
+  pool: pg.Pool,
+  fn: (sink: SnapshotSink) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // One batch's statements run on the server while the importer reads and checks the next
+  // batch: `writeDomains` returns once the previous batch is written, not its own.
+  let writing: Promise<void> = Promise.resolve();
+  const written = async () => {
+    const w = writing;
+    writing = Promise.resolve();
+    await w;
+  };
+  try {
+    await client.query("begin");
+    await client.query(SETUP);
+    const bulk = await startBulkLoad(client);
+    const result = await fn({
+      async writeDomains(batch) {
+        await written();
+        if (bulk) {
+          writing = appendDomains(client, batch, bulk.next);
+          bulk.next += batch.length;
+        } else writing = writeDomains(client, batch);
+        // Reported by the next `written()`; until then not an unhandled rejection.
+        writing.catch(() => {});
+      },
+      async writeJournal(entries) {
+        await written();
+        return writeJournal(client, entries);
+      },
+      async writeCheckpoints(checkpoints) {
+        await written();
+        await writeCheckpoints(client, checkpoints);
+      },
+    });
+    await written();
+    if (bulk) await finishBulkLoad(client, bulk);
+    await client.query("select pg_notify($1, 'map')", [CHANNEL]);
+    await client.query("commit");
+    return result;
+  } catch (err) {
+    // A batch still on the server must finish (or fail) before the rollback is sent.
+    await writing.catch(() => {});
+    await client.query("rollback").catch((e: Error) => {
+      broken = e;
+    });
+    throw err;
+  } finally {
+    // A connection whose rollback failed is in an unknown state: destroyed, not reused.
+    client.release(broken);
+  }
+}

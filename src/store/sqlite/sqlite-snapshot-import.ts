@@ -1,0 +1,332 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { Kysely } from "kysely";
+import * as crawlerLog from "../kysely/crawler-log.queries.js";
+import { domainColumns, safeText } from "../kysely/rows.js";
+import { mapDerived } from "../map-derived-ddl.js";
+import type { Database } from "../schema.js";
+import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
+import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
+
+/**
+ * Snapshot import on SQLite: one transaction for the whole file, written through prepared
+ * better-sqlite3 statements on the writer connection (records as multi-row inserts). Through
+ * Kysely each row would cost a query build and a fresh `prepare`; here a domain with six records
+ * costs a handful of microseconds.
+ *
+ * Into an empty map, the bulk load of snapshot-bulk-load.ts: the domains' secondary indexes, the
+ * records' and reverse records' ones and the triggers on domains are dropped in the transaction,
+ * rows are appended with the importer's ids, and the indexes are built by one sort each at the end.
+ */
+
+/** Record rows per multi-row insert: 5 values each, far below SQLite's 32,766 variables. */
+const RECORD_ROWS = 200;
+
+const DOMAIN_COLUMNS = [
+  "provider",
+  "network",
+  "token_id",
+  "name",
+  "rname",
+  "sld",
+  "tld",
+  "owner",
+  "contract_address",
+  "resolver",
+  "registered_at",
+  "registered_block",
+  "expires_at",
+  "last_update_block",
+  "last_update_at",
+  "base_score",
+  "spam",
+  "csam_ok",
+  "kyc",
+  "tags",
+] as const;
+const KEY_COLUMNS = new Set<string>(["provider", "network", "token_id"]);
+
+/** Domains per multi-row upsert: 20 values each. One statement per row costs ~3x as much here. */
+const DOMAIN_ROWS = 50;
+
+interface Statements {
+  isEmpty: BetterSqlite3.Statement;
+  insertDomains: BetterSqlite3.Statement;
+  insertDomain: BetterSqlite3.Statement;
+  maxId: BetterSqlite3.Statement;
+  idByToken: BetterSqlite3.Statement;
+  upsertDomains: BetterSqlite3.Statement;
+  upsertDomain: BetterSqlite3.Statement;
+  deleteRecords: BetterSqlite3.Statement;
+  insertRecords: BetterSqlite3.Statement;
+  insertRecord: BetterSqlite3.Statement;
+  upsertReverse: BetterSqlite3.Statement;
+  appendJournal: BetterSqlite3.Statement;
+}
+
+// Statements belong to their connection; the cache must not keep a closed connection alive.
+const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
+
+function statementsOf(db: BetterSqlite3.Database): Statements {
+  let s = prepared.get(db);
+  if (s !== undefined) return s;
+  const updates = DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c))
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ");
+  const domainRow = `(${DOMAIN_COLUMNS.map(() => "?").join(", ")})`;
+  const upsert = (rows: number) =>
+    db.prepare(
+      `insert into domains (${DOMAIN_COLUMNS.join(", ")}) values ${Array(rows).fill(domainRow).join(", ")}
+       on conflict (network, provider, token_id) do update set ${updates}`,
+    );
+  const recordRow = "(?, ?, ?, ?, ?)";
+  const insert = (rows: number) =>
+    db.prepare(
+      `insert into domains (id, ${DOMAIN_COLUMNS.join(", ")}) values ${Array(rows)
+        .fill(`(?, ${domainRow.slice(1)}`)
+        .join(", ")}`,
+    );
+  s = {
+    isEmpty: db.prepare("select not exists (select 1 from domains)").pluck(),
+    insertDomains: insert(DOMAIN_ROWS),
+    insertDomain: insert(1),
+    maxId: db.prepare("select coalesce(max(id), 0) from domains").pluck(),
+    idByToken: db
+      .prepare("select id from domains where network = ? and provider = ? and token_id = ?")
+      .pluck(),
+    upsertDomains: upsert(DOMAIN_ROWS),
+    upsertDomain: upsert(1),
+    deleteRecords: db.prepare("delete from records where domain_id = ?"),
+    insertRecords: db.prepare(
+      `insert into records (domain_id, key, value, native_key, native_value) values ${Array(RECORD_ROWS)
+        .fill(recordRow)
+        .join(", ")}`,
+    ),
+    insertRecord: db.prepare(
+      `insert into records (domain_id, key, value, native_key, native_value) values ${recordRow}`,
+    ),
+    upsertReverse: db.prepare(
+      `insert into reverse_records (network, provider, address, domain_id) values (?, ?, ?, ?)
+       on conflict (address, network, provider) do update set domain_id = excluded.domain_id`,
+    ),
+    appendJournal: db.prepare(
+      `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (chain_id, block_hash, log_index, token_id) do nothing`,
+    ),
+  };
+  prepared.set(db, s);
+  return s;
+}
+
+/** The batch's domains, upserted in batch order (new ids follow it) by multi-row statements. */
+function upsertDomains(s: Statements, batch: SnapshotDomain[]): void {
+  let values: unknown[] = [];
+  for (const { domain } of batch) {
+    const c = domainColumns(domain);
+    for (const k of DOMAIN_COLUMNS) values.push(c[k]);
+    if (values.length === DOMAIN_ROWS * DOMAIN_COLUMNS.length) {
+      s.upsertDomains.run(values);
+      values = [];
+    }
+  }
+  for (let i = 0; i < values.length; i += DOMAIN_COLUMNS.length)
+    s.upsertDomain.run(values.slice(i, i + DOMAIN_COLUMNS.length));
+}
+
+function writeDomains(s: Statements, batch: SnapshotDomain[]): void {
+  // Ids only grow (AUTOINCREMENT): a domain whose id is at most this one was there before the
+  // batch, and only such a domain has records to replace.
+  const before = Number(s.maxId.get());
+  upsertDomains(s, batch);
+  const rows: unknown[] = [];
+  for (const { domain, records, reverse } of batch) {
+    const id = Number(s.idByToken.get(domain.network, domain.provider, domain.tokenId));
+    if (id <= before) s.deleteRecords.run(id);
+    for (const r of records)
+      rows.push(id, safeText(r.key), safeText(r.value), safeText(r.nativeKey), safeText(r.nativeValue));
+    for (const address of reverse) s.upsertReverse.run(domain.network, domain.provider, address, id);
+    if (rows.length >= RECORD_ROWS * 5) s.insertRecords.run(rows.splice(0, RECORD_ROWS * 5));
+  }
+  for (let i = 0; i < rows.length; i += 5) s.insertRecord.run(rows.slice(i, i + 5));
+}
+
+/** Appends a batch to an empty map: ids `next`, `next + 1`, … in batch order; returns the next. */
+function appendDomains(s: Statements, batch: SnapshotDomain[], next: number): number {
+  let values: unknown[] = [];
+  const rows: unknown[] = [];
+  const reverses: Array<[string, string, string, number]> = [];
+  let id = next;
+  for (const { domain, records, reverse } of batch) {
+    const c = domainColumns(domain);
+    values.push(id);
+    for (const k of DOMAIN_COLUMNS) values.push(c[k]);
+    if (values.length === DOMAIN_ROWS * (DOMAIN_COLUMNS.length + 1)) {
+      s.insertDomains.run(values);
+      values = [];
+    }
+    for (const r of records)
+      rows.push(id, safeText(r.key), safeText(r.value), safeText(r.nativeKey), safeText(r.nativeValue));
+    for (const address of reverse) reverses.push([domain.network, domain.provider, address, id]);
+    id++;
+  }
+  for (let i = 0; i < values.length; i += DOMAIN_COLUMNS.length + 1)
+    s.insertDomain.run(values.slice(i, i + DOMAIN_COLUMNS.length + 1));
+  // Records and reverse records after their domains (foreign keys), in (domain_id, key) order: appended to their B-tree.
+  let i = 0;
+  for (; i + RECORD_ROWS * 5 <= rows.length; i += RECORD_ROWS * 5)
+    s.insertRecords.run(rows.slice(i, i + RECORD_ROWS * 5));
+  for (; i < rows.length; i += 5) s.insertRecord.run(rows.slice(i, i + 5));
+  // Upserted: an address claimed by two domains of the file stays with the later one.
+  for (const r of reverses) s.upsertReverse.run(...r);
+  return id;
+}
+
+/** The tables whose triggers the bulk load checks. */
+const BULK_TABLES = ["domains", "records", "reverse_records"];
+/**
+ * The tables whose secondary indexes it drops and builds again. Not those of `records`: its rows
+ * arrive in domain_id order, the order of its key and of `records_native` too, so each row lands at
+ * the end of both B-trees (cheaper than the sort of a build; measured).
+ */
+const REBUILT_TABLES = ["domains", "reverse_records"];
+
+interface BulkLoad {
+  /** The dropped indexes' own DDL (sqlite_master.sql), created again as they were. */
+  indexes: Array<{ name: string; tbl: string; sql: string }>;
+  next: number;
+}
+
+/**
+ * Starts the bulk load if the map is empty and its triggers are the ones map-derived-ddl.ts
+ * knows (another trigger would be left with rows it never saw): drops the indexes and triggers.
+ */
+function startBulkLoad(writer: BetterSqlite3.Database, s: Statements): BulkLoad | null {
+  if (!s.isEmpty.get()) return null;
+  const derived = mapDerived("sqlite");
+  const known = derived.triggers.flatMap((t) => t.names).sort();
+  const triggers = writer
+    .prepare(
+      `select name from sqlite_master where type = 'trigger' and tbl_name in (${BULK_TABLES.map(() => "?").join(", ")}) order by name`,
+    )
+    .pluck()
+    .all(...BULK_TABLES) as string[];
+  if (triggers.join() !== known.join()) return null;
+  // Indexes with DDL: not those of a primary key (autoindexes, WITHOUT ROWID keys).
+  const indexes = writer
+    .prepare(
+      `select name, tbl_name as tbl, sql from sqlite_master where type = 'index' and sql is not null
+       and tbl_name in (${REBUILT_TABLES.map(() => "?").join(", ")}) order by name`,
+    )
+    .all(...REBUILT_TABLES) as BulkLoad["indexes"];
+  for (const i of indexes) writer.exec(`drop index "${i.name}"`);
+  for (const t of triggers) writer.exec(`drop trigger "${t}"`);
+  const seq = writer.prepare("select seq from sqlite_sequence where name = 'domains'").pluck().get();
+  return { indexes, next: Number(seq ?? 0) + 1 };
+}
+
+/**
+ * Ends the bulk load: builds the indexes (the unique ones of domains after the others' and before
+ * its own: a token seen twice is folded into its first line first), fills the derived tables,
+ * creates the triggers again. sqlite_sequence already holds the largest id (SQLite keeps it on
+ * explicit ids too).
+ */
+function finishBulkLoad(writer: BetterSqlite3.Database, bulk: BulkLoad): void {
+  const derived = mapDerived("sqlite");
+  const [nameHolders, ...others] = derived.fills;
+  const unique = (i: BulkLoad["indexes"][number]) => /^create\s+unique\s/i.test(i.sql);
+  const ofDomains = (i: BulkLoad["indexes"][number]) => i.tbl === "domains";
+  // The records' and reverse records' first: a duplicate token's fold looks them up by domain.
+  for (const i of bulk.indexes) if (!ofDomains(i)) writer.exec(i.sql);
+  for (const i of bulk.indexes) {
+    if (!ofDomains(i) || !unique(i)) continue;
+    writer.exec("savepoint snap_unique");
+    try {
+      writer.exec(i.sql);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      writer.exec("rollback to snap_unique");
+      const updatable = DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c));
+      for (const statement of dedupeStatements(updatable)) writer.exec(statement);
+      writer.exec(i.sql);
+    }
+    writer.exec("release snap_unique");
+  }
+  for (const table of derived.tables) writer.exec(`delete from ${table}`);
+  // Before the other domains indexes: a group-by over the table read in order, not through an
+  // index whose order sends it to a random row for each entry (at ten million rows, a random read
+  // each).
+  for (const fill of others) writer.exec(fill);
+  for (const i of bulk.indexes) if (ofDomains(i) && !unique(i)) writer.exec(i.sql);
+  // After them: read from the name index alone (it holds the name), in name order.
+  writer.exec(nameHolders);
+  for (const t of derived.triggers) for (const statement of t.triggers) writer.exec(statement);
+}
+
+/**
+ * Runs `fn` with a snapshot sink in one SQLite transaction on the writer connection. The Kysely
+ * connection is held for the whole import, so no other query of this store runs inside it (they
+ * wait); `control` is the commit-counted view of the same connection, so the read caches see the
+ * commit like any other.
+ */
+export async function withSqliteSnapshotSink<T>(
+  db: Kysely<Database>,
+  writer: BetterSqlite3.Database,
+  control: BetterSqlite3.Database,
+  fn: (sink: SnapshotSink) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    const s = statementsOf(writer);
+    // A large import touches hundreds of MB of table and index pages; with the default 2 MB cache
+    // SQLite spills dirty pages to the WAL before the commit and reads them back. The bulk load
+    // appends (a page is written once, spilled or not) and its index builds sort in runs of the
+    // cache's size, merged from temporary files: 32 MB keeps the peak RSS low.
+    const cacheSize = writer.pragma("cache_size", { simple: true });
+    const bulkLoad = Boolean(s.isEmpty.get());
+    writer.pragma(bulkLoad ? "cache_size = -32768" : "cache_size = -131072");
+    // A statement that fires triggers (domains has some) keeps a statement journal: in memory, not
+    // in a temporary file (measured: a third of a domain's cost). Not for the bulk load: no
+    // trigger fires, and its index sorts would hold their runs in memory (the peak RSS).
+    // The map's emptiness is checked again inside the transaction; this is only the pragma's.
+    const tempStore = writer.pragma("temp_store", { simple: true });
+    if (!bulkLoad) writer.pragma("temp_store = memory");
+    control.exec("begin immediate");
+    try {
+      const bulk = startBulkLoad(writer, s);
+      const result = await fn({
+        async writeDomains(batch) {
+          if (bulk) bulk.next = appendDomains(s, batch, bulk.next);
+          else writeDomains(s, batch);
+        },
+        async writeJournal(entries) {
+          let inserted = 0;
+          for (const e of entries)
+            inserted += s.appendJournal.run(
+              e.sourceId,
+              e.chainId,
+              e.blockNumber,
+              e.blockHash,
+              e.logIndex,
+              e.txHash,
+              e.contract,
+              e.tokenId,
+              e.event,
+              e.blockTime ?? null,
+            ).changes;
+          return inserted;
+        },
+        async writeCheckpoints(checkpoints) {
+          for (const c of checkpoints) await crawlerLog.setCheckpoint(conn, c);
+        },
+      });
+      if (bulk) finishBulkLoad(writer, bulk);
+      control.exec("commit");
+      return result;
+    } catch (err) {
+      if (writer.inTransaction) control.exec("rollback");
+      throw err;
+    } finally {
+      writer.pragma(`temp_store = ${Number(tempStore)}`);
+      writer.pragma(`cache_size = ${Number(cacheSize)}`);
+    }
+  });
+}
