@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { nameServersOf } from "../dns/dns-role.js";
-import { exportZones } from "../dns/zone-export.js";
+import { exportZones, ZONE_EXPORT_SQLITE_READS } from "../dns/zone-export.js";
 import { createResolution } from "../resolution/resolution.js";
 import { type Command, parseArgs } from "./command.js";
 
@@ -32,12 +32,9 @@ export const zoneCommand: Command = {
       return 2;
     }
     const config = loadConfig();
-    // One pass over the map: a 16 MiB read window instead of 1 GiB and a read cache of a few pages'
-    // names instead of 50,000 (each name is read about once), so the RSS stays that of a few pages
-    // (docs/dns.md, "Zone files").
-    const ctx = await createContext(config, undefined, {
-      sqlite: { mmapBytes: 16 << 20, cacheEntries: 4000 },
-    });
+    // One pass over the map in name order: a small read window and read cache (only the rare
+    // names looked up live use them), so the RSS stays that of a page (docs/dns.md, "Zone files").
+    const ctx = await createContext(config, undefined, { sqlite: { ...ZONE_EXPORT_SQLITE_READS } });
     try {
       let projectSettings: Record<string, unknown> = {};
       if (typeof options.project === "string") {
@@ -64,6 +61,7 @@ export const zoneCommand: Command = {
           hostmaster: config.dnsHostmaster,
           now: ctx.clock(),
           icannTlds: ctx.scoringLists.icannTlds,
+          ranker: ctx.ranker,
         },
       );
       for (const z of result.zones) process.stdout.write(`${z.file}: ${z.names} names, serial ${z.serial}\n`);

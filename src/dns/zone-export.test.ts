@@ -107,11 +107,12 @@ describe("exportZones", () => {
       "wallet.\t3600\tIN\tSOA\tns1.omniname.test. hostmaster.omniname.test. 100 3600 900 1209600 300",
       "wallet.\t3600\tIN\tNS\tns1.omniname.test.",
       "wallet.\t3600\tIN\tNS\tns2.omniname.test.",
+      // Names in the stored names' byte order ("_" < "a"), each once.
+      '_svc.wallet.\t300\tIN\tTXT\t"v=1"',
       "alice.wallet.\t60\tIN\tA\t10.0.0.1",
       'alice.wallet.\t300\tIN\tTXT\t"token.ETH=0xa11ce"',
-      "www.alice.wallet.\t300\tIN\tCNAME\talice.wallet.",
       'deep.sub.wallet.\t300\tIN\tTXT\t"say \\"hi\\" \\\\ \\195\\188n\\195\\175"',
-      '_svc.wallet.\t300\tIN\tTXT\t"v=1"',
+      "www.alice.wallet.\t300\tIN\tCNAME\talice.wallet.",
     ]);
     expect(readFileSync(join(out, "eth.zone"), "utf8")).toContain(
       'xn--caf-dma.eth.\t300\tIN\tTXT\t"dnslink=/ipfs/QmCafe"',

@@ -64,7 +64,7 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
   });
 
   it("a name registered below a name is answered at once, its parent NODATA with the SOA", async () => {
-    await register("seed.live", { "record.A.0": "192.0.2.1" });
+    await register("seed.livenet", { "record.A.0": "192.0.2.1" });
     await store.setCheckpoint({
       sourceId: "s",
       chainId: 1,
@@ -77,25 +77,25 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
     const ask = asker();
 
     // The zone is loaded before the new names exist: nothing may depend on a later reload.
-    expect((await ask("b.live", "A")).rcode).toBe("NXDOMAIN");
-    await register("a.b.live", { "record.A.0": "192.0.2.7" });
-    await register("x.café.live", { "record.A.0": "192.0.2.8" });
+    expect((await ask("b.livenet", "A")).rcode).toBe("NXDOMAIN");
+    await register("a.b.livenet", { "record.A.0": "192.0.2.7" });
+    await register("x.café.livenet", { "record.A.0": "192.0.2.8" });
 
-    const parent = await ask("b.live", "A");
+    const parent = await ask("b.livenet", "A");
     expect(parent).toMatchObject({ rcode: "NOERROR", aa: true, answer: [] });
     expect(parent.ns).toHaveLength(1);
-    expect(parent.ns[0]).toMatch(/^live\. \d+ IN SOA ns1\.omniname\.test hostmaster\.omniname\.test /);
+    expect(parent.ns[0]).toMatch(/^livenet\. \d+ IN SOA ns1\.omniname\.test hostmaster\.omniname\.test /);
 
-    const child = await ask("a.b.live", "A");
-    expect(child).toMatchObject({ rcode: "NOERROR", aa: true, answer: ["a.b.live. 300 IN A 192.0.2.7"] });
+    const child = await ask("a.b.livenet", "A");
+    expect(child).toMatchObject({ rcode: "NOERROR", aa: true, answer: ["a.b.livenet. 300 IN A 192.0.2.7"] });
 
     // An IDN parent, asked under its A-label.
-    expect(await ask("xn--caf-dma.live", "A")).toMatchObject({ rcode: "NOERROR", aa: true, answer: [] });
+    expect(await ask("xn--caf-dma.livenet", "A")).toMatchObject({ rcode: "NOERROR", aa: true, answer: [] });
 
-    for (const absent of ["nothing.live", "a.live", "c.b.live"]) {
+    for (const absent of ["nothing.livenet", "a.livenet", "c.b.livenet"]) {
       const r = await ask(absent, "A");
       expect(r).toMatchObject({ rcode: "NXDOMAIN", aa: true, answer: [] });
-      expect(r.ns[0]).toMatch(/^live\. \d+ IN SOA /);
+      expect(r.ns[0]).toMatch(/^livenet\. \d+ IN SOA /);
     }
   });
 
