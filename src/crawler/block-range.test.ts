@@ -32,6 +32,21 @@ describe("AdaptiveRange", () => {
   });
 });
 
+describe("AdaptiveRange.partBlocks", () => {
+  it.each([
+    // [blocks observed, logs observed (null: nothing yet), blocks remaining, blocks of the next part]
+    [null, null, 500, 1], // no density yet: one block, to learn it
+    [10, 40_000, 500, 1], // a bulk-minted chain: 4,000 logs a block
+    [1000, 2000, 5000, 2000], // 2 logs a block: ~4,000 logs a part
+    [1000, 2000, 300, 300], // never past the range
+    [100, 0, 700, 700], // no logs: the rest of the range at once
+  ])("after %s blocks with %s logs, %i blocks left → %i", (blocks, logs, remaining, next) => {
+    const r = new AdaptiveRange({ initial: 1000, max: 50_000 });
+    if (blocks !== null && logs !== null) r.observed(blocks, logs);
+    expect(r.partBlocks(remaining)).toBe(next);
+  });
+});
+
 describe("hintedSize", () => {
   it.each([
     ["Try with this block range [0x10, 0x1f].", 16],

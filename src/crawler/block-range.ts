@@ -25,15 +25,27 @@ export class AdaptiveRange {
   }
 
   /**
-   * Into how many parts a range of `blocks` blocks is fetched (concurrent requests, applied in
-   * order): about one per `PART_LOGS` expected logs, at most `MAX_PARTS`, never more than blocks.
-   * While part 1 is decoded and written the node serves the others, instead of writing nothing
-   * until the whole range has arrived. With no density known yet (the first range of a run) a
-   * range is assumed dense: its parts cost a few requests more if it is not.
+   * The blocks of the next part of a range, `remaining` blocks left in it: about `PART_LOGS` logs
+   * at the density seen last, one block while no density is known (the first part of a run).
+   * Each part is its own request and transaction, applied in order with a few in flight
+   * (range-fetch.ts): the writer starts on the first part while the node serves the next ones, and
+   * a dense range is never held in memory whole (a range's size in blocks says little about its
+   * size in logs: a bulk-minted block can hold 10,000).
    */
-  parts(blocks: number): number {
-    const expected = this.density === null ? Number.POSITIVE_INFINITY : this.density * blocks;
-    return Math.max(1, Math.min(MAX_PARTS, blocks, Math.ceil(expected / PART_LOGS)));
+  partBlocks(remaining: number): number {
+    if (this.density === null) return Math.min(1, remaining);
+    const blocks = this.density > 0 ? Math.ceil(PART_LOGS / this.density) : remaining;
+    return Math.max(1, Math.min(remaining, blocks));
+  }
+
+  /** True once a density is known: parts can be planned ahead. */
+  get hasDensity(): boolean {
+    return this.density !== null;
+  }
+
+  /** After a part of a range arrived: its density sizes the next parts. */
+  observed(blocks: number, logs: number): void {
+    if (blocks > 0) this.density = logs / blocks;
   }
 
   get size(): number {
@@ -61,11 +73,12 @@ export class AdaptiveRange {
   }
 }
 
-/** Parts of one range at most: enough to keep the node busy while we write, few requests more. */
-const MAX_PARTS = 4;
-/** Below about this many logs a part is not worth a request of its own. */
-const PART_LOGS = 2_000;
-/** eth_getLogs requests of one range in flight at most (parts × filters): an adapter with six filters gets one part. */
+/**
+ * About this many logs a part: enough to amortize a request and a commit, few enough that the
+ * writer starts early and that the parts in flight hold a few MB.
+ */
+const PART_LOGS = 4_000;
+/** eth_getLogs requests in flight at most (parts × filters): an adapter with six filters gets one part. */
 export const MAX_LOG_REQUESTS = 8;
 
 /**

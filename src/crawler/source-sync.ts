@@ -277,7 +277,6 @@ export class SourceSync {
     const unfinalizedFrom = head - finality + 1;
     const prefetched = this.fetcher.takePrefetched(from);
     const to = prefetched ? prefetched.to : Math.min(head, from + this.range.size - 1);
-    const bounds = prefetched?.parts ?? this.fetcher.partsOf(from, to);
     const headers = new Map<number, BlockHeader>();
     if (!prefetched && to >= unfinalizedFrom) {
       // Headers before logs: logs read after the headers and carrying their hashes belong to the
@@ -297,15 +296,14 @@ export class SourceSync {
         return true;
       }
     }
-    const parts = prefetched?.parts ?? this.fetcher.fetchParts(bounds);
-    // Each part's checkpoint is its last block's hash.
-    const ends =
-      prefetched?.ends ?? this.reader.headers(bounds.map((b) => b.to).filter((n) => !headers.has(n)));
-    for (const h of await ends) headers.set(h.number, h);
+    // Parts are requested a few ahead of the writer (range-fetch.ts): part i+1… are on their way
+    // while part i is written.
+    const parts = prefetched ?? this.fetcher.open(from, to, headers);
 
     let rangeLogs = 0;
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i];
+    for (let i = 0; ; i++) {
+      const part = parts.part(i);
+      if (part === null) break;
       let logs: FetchedLog[];
       try {
         logs = await part.logs;
@@ -320,13 +318,16 @@ export class SourceSync {
         }
         throw e;
       }
+      // Each part's checkpoint is its last block's hash (a failure here is retried as any step's).
+      const end = await part.end;
+      if (end) headers.set(end.number, end);
       // Logs of unfinalized blocks must come from the blocks whose hashes we checkpoint.
       for (const l of logs) {
         const h = headers.get(l.blockNumber);
         if (h && h.hash !== l.blockHash) return true;
       }
       rangeLogs += logs.length;
-      if (i === parts.length - 1) {
+      if (part.to === to) {
         this.range.succeeded(to - from + 1, rangeLogs);
         this.fetcher.prefetch(to + 1, head, finality);
       }

@@ -27,6 +27,11 @@ export interface AnvilOptions {
    * saver does, atomically (state-saver.ts).
    */
   statePath?: string;
+  /**
+   * anvil writes its whole state here when it exits (`--dump-state`): a large chain's dump without
+   * the JSON-RPC answer of `anvil_dumpState`, which a string cannot hold past ~512 MB (state-cache.ts).
+   */
+  dumpStatePath?: string;
   /** Genesis timestamp (seconds): a fresh chain's (seeding replays older times), or a resumed chain's saved one. */
   genesisTimestamp?: number;
   /** Where anvil's own output goes; absent: discarded. */
@@ -63,6 +68,7 @@ export function anvilArgs(o: AnvilOptions): string[] {
   // a resumed chain gets the saved genesis timestamp too, so both blocks 0 are the same block.
   const fresh = !o.statePath || !existsSync(o.statePath);
   if (o.statePath && !fresh) args.push("--load-state", o.statePath);
+  if (o.dumpStatePath) args.push("--dump-state", o.dumpStatePath);
   if (o.genesisTimestamp !== undefined) args.push("--timestamp", String(o.genesisTimestamp));
   return args;
 }

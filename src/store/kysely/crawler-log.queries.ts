@@ -5,6 +5,7 @@ import type {
   SourceLease,
   SourceProgressReport,
 } from "../crawler-log.port.js";
+import { PostgresAdapter, sql } from "kysely";
 import { type Db, MAX_IN, pagesById, toCheckpoint, toJournal } from "./rows.js";
 
 /* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
@@ -46,6 +47,7 @@ export async function deleteCheckpoint(db: Db, sourceId: string): Promise<void> 
 }
 
 export async function appendJournal(db: Db, entries: JournalEntry[]): Promise<number> {
+  if (isPostgres(db)) return appendJournalPostgres(db, entries);
   let inserted = 0;
   for (let i = 0; i < entries.length; i += 200) {
     const rows = entries.slice(i, i + 200).map((e) => ({
@@ -68,6 +70,36 @@ export async function appendJournal(db: Db, entries: JournalEntry[]): Promise<nu
     inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
   }
   return inserted;
+}
+
+/** Journal rows per PostgreSQL statement: ten arrays of this many values. */
+const PG_JOURNAL_CHUNK = 5_000;
+
+/**
+ * PostgreSQL: one statement per 5,000 entries, each column passed as one array parameter and
+ * turned back into rows by `unnest`. The same rows and conflict rule as the multi-row insert, without
+ * a 2,000-parameter query built, compiled and sent per 200 rows (~10x cheaper a row here).
+ */
+async function appendJournalPostgres(db: Db, entries: JournalEntry[]): Promise<number> {
+  let inserted = 0;
+  for (let i = 0; i < entries.length; i += PG_JOURNAL_CHUNK) {
+    const chunk = entries.slice(i, i + PG_JOURNAL_CHUNK);
+    const res = await sql`insert into journal
+        (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
+      select * from unnest(
+        ${chunk.map((e) => e.sourceId)}::text[], ${chunk.map((e) => e.chainId)}::bigint[],
+        ${chunk.map((e) => e.blockNumber)}::bigint[], ${chunk.map((e) => e.blockHash)}::text[],
+        ${chunk.map((e) => e.logIndex)}::integer[], ${chunk.map((e) => e.txHash)}::text[],
+        ${chunk.map((e) => e.contract)}::text[], ${chunk.map((e) => e.tokenId)}::text[],
+        ${chunk.map((e) => e.event)}::text[], ${chunk.map((e) => e.blockTime ?? null)}::bigint[])
+      on conflict (chain_id, block_hash, log_index, token_id) do nothing`.execute(db);
+    inserted += Number(res.numAffectedRows ?? 0);
+  }
+  return inserted;
+}
+
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 export async function findJournalByToken(db: Db, sourceId: string, tokenId: string): Promise<JournalEntry[]> {
@@ -113,12 +145,17 @@ export async function findJournalByTokens(
   tokenIds: string[],
 ): Promise<JournalEntry[]> {
   const out: JournalEntry[] = [];
+  const postgres = isPostgres(db);
   for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+    const chunk = tokenIds.slice(i, i + MAX_IN);
     const rows = await db
       .selectFrom("journal")
       .selectAll()
       .where("source_id", "=", sourceId)
-      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+      // PostgreSQL: the chunk as one array parameter rather than 500 (the same rows).
+      .where((eb) =>
+        postgres ? eb("token_id", "=", sql<string>`any(${chunk}::text[])`) : eb("token_id", "in", chunk),
+      )
       .orderBy("token_id")
       .orderBy("block_number")
       .orderBy("log_index")
