@@ -1,0 +1,282 @@
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { type CommandRun, directoryBytes, rssMbOf, runOmniname, runScript } from "./support/measure.js";
+import { startNpmStart } from "./support/npm-start.js";
+import { writeSyntheticSnapshot } from "./support/synthetic-snapshot.js";
+
+/**
+ * The map at mainnet's size: a synthetic world of BENCH_SCALE_DOMAINS domains (default
+ * 10,000,000; six records each, ~10 % of names in two namespaces, ~20 % with a reverse record)
+ * built through the project's own bulk path (`omniname snapshot import`) on SQLite and on
+ * PostgreSQL, then every whole-map job run as an operator runs it (the CLI, one process each,
+ * peak RSS read from the kernel by GNU time), and the API role started on the big store and
+ * loaded. Prints one table per store; every figure is measured in this run.
+ *
+ * `npm run bench -- scale` runs it (plain `npm run bench` leaves it out: at the default size it
+ * needs about an hour and tens of GB). BENCH_SCALE_DOMAINS=1000000 for a quicker look;
+ * BENCH_SCALE_DIR puts the files elsewhere (default the system's temporary directory; everything
+ * is deleted at the end); BENCH_PG=0 leaves PostgreSQL out.
+ */
+const DOMAINS = Number(process.env.BENCH_SCALE_DOMAINS ?? 10_000_000);
+const WITH_PG = process.env.BENCH_PG !== "0";
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** Names asked in the API rows: one pass cold, then the same names warm. */
+const ASKED = Math.min(100_000, DOMAINS);
+const CONNECTIONS = 50;
+
+interface Row {
+  what: string;
+  figure: string;
+  seconds?: number;
+  peakRssMb?: number;
+  note?: string;
+}
+
+const rate = (n: number, s: number) => `${Math.round(n / Math.max(s, 1e-3)).toLocaleString("en-US")}/s`;
+const mb = (x: number) => `${Math.round(x)} MB`;
+
+function printTable(title: string, rows: Row[]): void {
+  console.log(`\n${title}`);
+  console.log("| What | Figure | Time | Peak RSS | Note |");
+  console.log("|---|---|---|---|---|");
+  for (const r of rows)
+    console.log(
+      `| ${r.what} | ${r.figure} | ${r.seconds === undefined ? "" : `${r.seconds.toFixed(1)} s`} | ${
+        r.peakRssMb === undefined ? "" : mb(r.peakRssMb)
+      } | ${r.note ?? ""} |`,
+    );
+}
+
+/** The lines after the header (its `exportedAt` differs), hashed: a round trip leaves them identical. */
+async function bodyHash(file: string): Promise<string> {
+  const h = createHash("sha256");
+  let first = true;
+  for await (const line of createInterface({
+    input: createReadStream(file),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    h.update(line);
+    h.update("\n");
+  }
+  return h.digest("hex");
+}
+
+async function pgQuery<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** Names to ask: random domains of the store (ids are dense after an import into an empty store). */
+async function sampleNames(dbUrl: string | null, sqliteFile: string, count: number): Promise<string[]> {
+  // Distinct ids spread over the whole map: i × a prime that does not divide DOMAINS, modulo DOMAINS.
+  const step = DOMAINS % 1_000_003 === 0 ? 999_983 : 1_000_003;
+  const ids = Array.from({ length: count }, (_, i) => 1 + ((i * step) % DOMAINS));
+  const list = [...ids].join(",");
+  if (dbUrl !== null)
+    return (await pgQuery<{ name: string }>(dbUrl, `select name from domains where id in (${list})`)).map(
+      (r) => r.name,
+    );
+  const db = new Database(sqliteFile, { readonly: true });
+  try {
+    return (
+      db.prepare(`select name from domains where id in (${list})`).all() as Array<{ name: string }>
+    ).map((r) => r.name);
+  } finally {
+    db.close();
+  }
+}
+
+/** One pass of autocannon over `paths`, each asked once. */
+async function pass(port: number, key: string, paths: string[]) {
+  let i = 0;
+  const r = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    amount: paths.length,
+    headers: { "api-key": key },
+    requests: [
+      {
+        method: "GET",
+        setupRequest: (req) => {
+          req.path = paths[i++ % paths.length];
+          return req;
+        },
+      },
+    ],
+  });
+  return { rps: r.requests.total / r.duration, p99: r.latency.p99, errors: r.errors + r.timeouts };
+}
+
+async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const dataDir = join(work, `data-${label}`);
+  mkdirSync(dataDir, { recursive: true });
+  let databaseUrl = "";
+  const dbName = `omniname_scale_${process.pid}`;
+  if (label === "PostgreSQL") {
+    await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`);
+    await pgQuery(PG_ADMIN_URL, `create database ${dbName}`);
+    const u = new URL(PG_ADMIN_URL);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.toString();
+  }
+  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
+  const run = (
+    what: string,
+    args: string[],
+    figure: (r: CommandRun) => string,
+    note?: (r: CommandRun) => string,
+  ) => {
+    const r = runOmniname(args, env);
+    rows.push({ what, figure: figure(r), seconds: r.seconds, peakRssMb: r.peakRssMb, note: note?.(r) });
+    console.log(
+      `${label}: ${what}: ${rows[rows.length - 1].figure} in ${r.seconds.toFixed(1)} s, peak RSS ${mb(r.peakRssMb)}`,
+    );
+    return r;
+  };
+  try {
+    run("snapshot import (build)", ["snapshot", "import", snapshot], (r) => rate(DOMAINS, r.seconds));
+    const onDisk =
+      label === "SQLite"
+        ? directoryBytes(dataDir)
+        : Number(
+            (
+              await pgQuery<{ size: string }>(
+                databaseUrl,
+                `select pg_database_size(current_database()) as size`,
+              )
+            )[0].size,
+          );
+    rows.push({
+      what: "bytes per domain on disk",
+      figure: `${Math.round(onDisk / DOMAINS)} B`,
+      note: `${(onDisk / 2 ** 30).toFixed(1)} GiB in all`,
+    });
+
+    const exported = join(work, `export-${label}.jsonl`);
+    run("snapshot export", ["snapshot", "export", exported, "--no-journal"], (r) => rate(DOMAINS, r.seconds));
+    const same = (await bodyHash(exported)) === (await bodyHash(snapshot));
+    rows.push({ what: "export = the imported file (header aside)", figure: same ? "identical" : "DIFFERS" });
+    rmSync(exported, { force: true });
+
+    const zones = join(work, `zones-${label}`);
+    run("zone export", ["zone", "export", "--out", zones], (r) => {
+      const names = [...r.stdout.matchAll(/: (\d+) names, serial/g)].reduce((n, m) => n + Number(m[1]), 0);
+      return `${rate(names, r.seconds)} (${names.toLocaleString("en-US")} names)`;
+    });
+    rmSync(zones, { recursive: true, force: true });
+
+    run("scoring rescore", ["scoring", "rescore"], (r) => rate(DOMAINS, r.seconds));
+    run(
+      "tlds refresh (the shipped list, then a rescore)",
+      ["tlds", "refresh", join(import.meta.dirname, "..", "src", "scoring", "data", "iana-tlds.txt")],
+      (r) => rate(DOMAINS, r.seconds),
+    );
+    {
+      const r = runScript("dry-run.ts", env);
+      rows.push({
+        what: "settings dry run (provider priority changed)",
+        figure: r.stdout.trim(),
+        seconds: r.seconds,
+        peakRssMb: r.peakRssMb,
+      });
+    }
+    const kyc = join(work, "kyc.txt");
+    writeFileSync(
+      kyc,
+      `${Array.from({ length: 1000 }, (_, i) => `0x${(i * 7919 + 1).toString(16).padStart(40, "0")}`).join("\n")}\n`,
+    );
+    run(
+      "kyc import (1,000 addresses)",
+      ["kyc", "import", kyc],
+      (r) => r.stdout.trim().split("\n").pop() ?? "",
+    );
+
+    // The API role on the big store: how long until it listens, then one cold pass over ASKED
+    // random names (90 % indexed, 10 % absent), the same pass warm, and its RSS after.
+    const started = performance.now();
+    const api = await startNpmStart({ ...env, OMNINAME_ROLES: "api", PORT: "0", HOST: "127.0.0.1" }, 600_000);
+    try {
+      rows.push({
+        what: "API role: start to listening",
+        figure: `${((performance.now() - started) / 1000).toFixed(2)} s`,
+      });
+      const names = await sampleNames(
+        label === "PostgreSQL" ? databaseUrl : null,
+        join(dataDir, "omniname.db"),
+        Math.round(ASKED * 0.9),
+      );
+      const misses = Array.from({ length: ASKED - names.length }, (_, i) => `absent-${i}.wallet`);
+      const paths = [...names, ...misses]
+        .map((n, i) => ({ n, k: (i * 2654435761) >>> 0 }))
+        .sort((a, b) => a.k - b.k)
+        .map(({ n }) => `/svc/api/v1/resolve?domain=${encodeURIComponent(n)}`);
+      const cold = await pass(api.port, api.demoKey, paths);
+      const warm = await pass(api.port, api.demoKey, paths);
+      rows.push({
+        what: `resolve, first pass over ${paths.length.toLocaleString("en-US")} names (90 % hits)`,
+        figure: `${Math.round(cold.rps)} req/s`,
+        note: `p99 ${cold.p99} ms; ${(cold.rps / warm.rps).toFixed(2)} of warm${cold.errors ? `; ${cold.errors} errors` : ""}`,
+      });
+      rows.push({
+        what: "resolve, the same pass warm",
+        figure: `${Math.round(warm.rps)} req/s`,
+        note: `p99 ${warm.p99} ms`,
+      });
+      rows.push({ what: "API RSS after the passes", figure: mb(rssMbOf(api.child.pid ?? 0)) });
+    } finally {
+      await api.stop();
+    }
+  } finally {
+    if (label === "PostgreSQL")
+      await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`).catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+const work = mkdtempSync(join(process.env.BENCH_SCALE_DIR ?? tmpdir(), "omniname-scale-"));
+try {
+  console.log(
+    `scale bench: ${DOMAINS.toLocaleString("en-US")} domains in ${work}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  const snapshot = join(work, "world.jsonl");
+  const t0 = performance.now();
+  await writeSyntheticSnapshot(snapshot, DOMAINS);
+  const genSeconds = (performance.now() - t0) / 1000;
+  const common: Row[] = [
+    {
+      what: "synthetic snapshot written",
+      figure: rate(DOMAINS, genSeconds),
+      seconds: genSeconds,
+      note: `${(statSync(snapshot).size / 2 ** 30).toFixed(2)} GiB, ${Math.round(statSync(snapshot).size / DOMAINS)} B a domain`,
+    },
+  ];
+  printTable("world", common);
+  for (const label of WITH_PG ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const)) {
+    const rows = await runStore(label, work, snapshot);
+    printTable(
+      `${label}, ${DOMAINS.toLocaleString("en-US")} domains (load average ${loadavg()[0].toFixed(2)})`,
+      rows,
+    );
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

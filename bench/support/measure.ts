@@ -1,0 +1,69 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/** What one run of a CLI command cost: wall time, peak RSS (the kernel's, via GNU time) and its output. */
+export interface CommandRun {
+  seconds: number;
+  peakRssMb: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `omniname ARGS` as an operator does (the build: `node bin/omniname.js`) under GNU time,
+ * which reads the child's peak RSS from the kernel (getrusage ru_maxrss): the figure the issue's
+ * memory bounds are about, including native memory (SQLite's cache, mmap'd pages touched).
+ * Throws with the command's output when it fails.
+ */
+export function runOmniname(args: string[], env: NodeJS.ProcessEnv): CommandRun {
+  return runMeasured([join(ROOT, "bin", "omniname.js"), ...args], env);
+}
+
+/** A bench support script (TypeScript, through tsx), measured as `runOmniname` measures a command. */
+export function runScript(script: string, env: NodeJS.ProcessEnv): CommandRun {
+  return runMeasured(["--import", "tsx", join(ROOT, "bench", "support", script)], env);
+}
+
+function runMeasured(args: string[], env: NodeJS.ProcessEnv): CommandRun {
+  const r = spawnSync("/usr/bin/time", ["-f", "omniname-time %e %M", process.execPath, ...args], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
+  const m = /omniname-time ([\d.]+) (\d+)/.exec(r.stderr ?? "");
+  if (r.status !== 0 || m === null)
+    throw new Error(`omniname ${args.join(" ")} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
+  return {
+    seconds: Number(m[1]),
+    peakRssMb: Number(m[2]) / 1024,
+    stdout: r.stdout,
+    stderr: r.stderr.replace(m[0], "").trim(),
+  };
+}
+
+/** Bytes under a directory (files only, not following links). */
+export function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) total += directoryBytes(p);
+    else if (e.isFile()) total += statSync(p).size;
+  }
+  return total;
+}
+
+/** A process's resident set now (VmRSS), MB. */
+export function rssMbOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** A process's peak resident set so far (VmHWM), MB. */
+export function peakRssMbOf(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
