@@ -238,7 +238,12 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
         figure: `${Math.round(warm.rps)} req/s`,
         note: `p99 ${warm.p99} ms`,
       });
-      rows.push({ what: "API RSS after the passes", figure: mb(rssMbOf(api.child.pid ?? 0)) });
+      const rss = rssMbOf(api.child.pid ?? 0);
+      rows.push({
+        what: "API RSS after the passes",
+        figure: mb(rss.total),
+        note: `${mb(rss.anon)} anonymous, ${mb(rss.file)} file pages (SQLite's mmap window)`,
+      });
     } finally {
       await api.stop();
     }

@@ -56,10 +56,16 @@ export function directoryBytes(dir: string): number {
   return total;
 }
 
-/** A process's resident set now (VmRSS), MB. */
-export function rssMbOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
+/**
+ * A process's resident set now (VmRSS), MB, and its two parts: anonymous memory (the heap, native
+ * allocations) and file pages (SQLite's memory-mapped read window: clean page cache the kernel can
+ * take back, but counted in RSS).
+ */
+export function rssMbOf(pid: number): { total: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { total: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile") + kb("RssShmem") };
 }
 
 /** A process's peak resident set so far (VmHWM), MB. */

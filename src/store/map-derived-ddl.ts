@@ -161,11 +161,12 @@ function tldRegistrationsPostgres(): TriggerDdl {
       first_registered_at = case when excluded.first_registered_at is null then t.first_registered_at
         when t.first_registered_at is null then excluded.first_registered_at
         else least(t.first_registered_at, excluded.first_registered_at) end;`;
-  // An update only moves the rows whose pair or registration changed.
-  const changed = (side: "old_rows" | "new_rows") => `(select ${side}.* from old_rows join new_rows using (id)
-    where old_rows.tld is distinct from new_rows.tld or old_rows.provider is distinct from new_rows.provider
-      or old_rows.network is distinct from new_rows.network
-      or old_rows.registered_at is distinct from new_rows.registered_at) c`;
+  // An update is per row, and fires only when the pair or the registration changed: a statement
+  // trigger over transition tables cannot name columns, so it ran for every update of domains
+  // (signals, owners: a rescore's million one-row updates paid a function call each).
+  const row = (side: "old" | "new") =>
+    `(select ${side}.tld as tld, ${side}.provider as provider, ${side}.network as network,
+      ${side}.registered_at as registered_at) c`;
   return {
     names: TLD_REGISTRATIONS_TRIGGERS,
     functions: [
@@ -175,7 +176,7 @@ function tldRegistrationsPostgres(): TriggerDdl {
     create function tld_registrations_on_delete() returns trigger language plpgsql as $$
     begin ${leave("old_rows")} return null; end $$;
     create function tld_registrations_on_update() returns trigger language plpgsql as $$
-    begin ${leave(changed("old_rows"))} ${enter(changed("new_rows"))} return null; end $$;`,
+    begin ${leave(row("old"))} ${enter(row("new"))} return null; end $$;`,
     ],
     triggers: [
       `
@@ -183,9 +184,11 @@ function tldRegistrationsPostgres(): TriggerDdl {
       referencing new table as new_rows for each statement execute function tld_registrations_on_insert();
     create trigger domains_tld_registrations_delete after delete on domains
       referencing old table as old_rows for each statement execute function tld_registrations_on_delete();
-    create trigger domains_tld_registrations_update after update on domains
-      referencing old table as old_rows new table as new_rows
-      for each statement execute function tld_registrations_on_update();
+    create trigger domains_tld_registrations_update
+      after update of tld, provider, network, registered_at on domains for each row
+      when (old.tld is distinct from new.tld or old.provider is distinct from new.provider
+        or old.network is distinct from new.network or old.registered_at is distinct from new.registered_at)
+      execute function tld_registrations_on_update();
   `,
     ],
   };
