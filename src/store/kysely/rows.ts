@@ -10,6 +10,32 @@ import { reverseLabels } from "./reversed-name.js";
 /** The query builder every part's queries run on (a connection or an open transaction). */
 export type Db = Kysely<Database>;
 
+/** The columns of a domain row a writer sets, in the order of every bulk statement (all but id). */
+export const DOMAIN_COLUMNS = [
+  "provider",
+  "network",
+  "token_id",
+  "name",
+  "rname",
+  "sld",
+  "tld",
+  "owner",
+  "contract_address",
+  "resolver",
+  "registered_at",
+  "registered_block",
+  "expires_at",
+  "last_update_block",
+  "last_update_at",
+  "base_score",
+  "spam",
+  "csam_ok",
+  "kyc",
+  "tags",
+] as const satisfies ReadonlyArray<keyof Omit<DomainsTable, "id">>;
+/** The columns naming a domain: (network, provider, token id) is unique. */
+export const KEY_COLUMNS: ReadonlySet<string> = new Set(["provider", "network", "token_id"]);
+
 export type DomainRow = { [K in keyof DomainsTable]: K extends "id" ? number : DomainsTable[K] };
 
 /** Most values bound in one `in (…)` list: under SQLite's and PostgreSQL's parameter limits. */

@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
-import { domainColumns, safeText } from "../kysely/rows.js";
+import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, safeText } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
 import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
@@ -24,29 +24,6 @@ import { CHANNEL } from "./pg-change-feed.js";
  * triggers created and the id sequence moved past the last id.
  */
 
-const DOMAIN_COLUMNS = [
-  "provider",
-  "network",
-  "token_id",
-  "name",
-  "rname",
-  "sld",
-  "tld",
-  "owner",
-  "contract_address",
-  "resolver",
-  "registered_at",
-  "registered_block",
-  "expires_at",
-  "last_update_block",
-  "last_update_at",
-  "base_score",
-  "spam",
-  "csam_ok",
-  "kyc",
-  "tags",
-] as const;
-const KEY_COLUMNS = new Set<string>(["provider", "network", "token_id"]);
 const COLS = DOMAIN_COLUMNS.join(", ");
 
 const SETUP = `

@@ -4,8 +4,8 @@ import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
 import { KyselyStore } from "../kysely-store.js";
-import { domainColumns, toJournal } from "../kysely/rows.js";
-import type { Database, DomainsTable } from "../schema.js";
+import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
+import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 
 /**
@@ -29,30 +29,6 @@ interface BulkStatements {
   deleteRecords: BetterSqlite3.Statement;
   insertRecord: BetterSqlite3.Statement;
 }
-
-const DOMAIN_COLUMNS = [
-  "provider",
-  "network",
-  "token_id",
-  "name",
-  "rname",
-  "sld",
-  "tld",
-  "owner",
-  "contract_address",
-  "resolver",
-  "registered_at",
-  "registered_block",
-  "expires_at",
-  "last_update_block",
-  "last_update_at",
-  "base_score",
-  "spam",
-  "csam_ok",
-  "kyc",
-  "tags",
-] as const satisfies ReadonlyArray<keyof Omit<DomainsTable, "id">>;
-const KEY_COLUMNS = new Set<string>(["provider", "network", "token_id"]);
 
 /** Tokens per lookup statement, as the Kysely path's `in (…)` lists. */
 const CHUNK = 500;

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Kysely } from "kysely";
 import * as crawlerLog from "../kysely/crawler-log.queries.js";
-import { domainColumns, safeText } from "../kysely/rows.js";
+import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, safeText } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import type { Database } from "../schema.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
@@ -20,30 +20,6 @@ import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
 
 /** Record rows per multi-row insert: 5 values each, far below SQLite's 32,766 variables. */
 const RECORD_ROWS = 200;
-
-const DOMAIN_COLUMNS = [
-  "provider",
-  "network",
-  "token_id",
-  "name",
-  "rname",
-  "sld",
-  "tld",
-  "owner",
-  "contract_address",
-  "resolver",
-  "registered_at",
-  "registered_block",
-  "expires_at",
-  "last_update_block",
-  "last_update_at",
-  "base_score",
-  "spam",
-  "csam_ok",
-  "kyc",
-  "tags",
-] as const;
-const KEY_COLUMNS = new Set<string>(["provider", "network", "token_id"]);
 
 /** Domains per multi-row upsert: 20 values each. One statement per row costs ~3x as much here. */
 const DOMAIN_ROWS = 50;
