@@ -67,7 +67,7 @@ export const zoneCommand: Command = {
       for (const z of result.zones) process.stdout.write(`${z.file}: ${z.names} names, serial ${z.serial}\n`);
       for (const z of result.icann)
         process.stdout.write(
-          `${z.tld}: not exported, a TLD of the ICANN root (${z.domains} domains skipped; docs/dns.md)\n`,
+          `${z.tld}: not exported, a TLD of the ICANN root (${z.domains} ${z.domains === 1 ? "domain" : "domains"} skipped; docs/dns.md)\n`,
         );
       process.stdout.write(
         `exported ${result.zones.length} zones in ${Date.now() - started} ms; ${result.skipped} names or records skipped (${out}/skipped.tsv)\n`,
