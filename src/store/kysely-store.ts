@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
+import * as scans from "./kysely/domain-map-scans.queries.js";
 import * as projects from "./kysely/projects.queries.js";
 import * as scoring from "./kysely/scoring-data.queries.js";
 import type { AccountsDb } from "./accounts.port.js";
@@ -148,19 +149,19 @@ export class KyselyStore implements Store {
     return map.findReverse(this.db, ...a);
   }
   listReverseRecords() {
-    return map.listReverseRecords(this.db);
+    return scans.listReverseRecords(this.db);
   }
   findReverseByDomainIds(...a: Args<"findReverseByDomainIds">) {
-    return map.findReverseByDomainIds(this.db, ...a);
+    return scans.findReverseByDomainIds(this.db, ...a);
   }
   countDomains(...a: Args<"countDomains">) {
-    return map.countDomains(this.db, ...a);
+    return scans.countDomains(this.db, ...a);
   }
   iterateDomains(...a: Args<"iterateDomains">) {
-    return map.iterateDomains(this.db, ...a);
+    return scans.iterateDomains(this.db, ...a);
   }
   iterateDomainsByName(...a: Args<"iterateDomainsByName">) {
-    return map.iterateDomainsByName(this.db, ...a);
+    return scans.iterateDomainsByName(this.db, ...a);
   }
   upsertDomains(...a: Args<"upsertDomains">) {
     return map.upsertDomains(this.db, ...a);

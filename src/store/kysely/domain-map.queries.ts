@@ -15,14 +15,29 @@ import {
   type DomainRow,
   domainColumns,
   MAX_IN,
-  pagesById,
   safeText,
   toDomain,
   toRecord,
 } from "./rows.js";
 import { descendantRange } from "./reversed-name.js";
 
-/* The map's queries (domain-map.port.ts), shared by both backends. */
+/* The map's queries (domain-map.port.ts), shared by both backends; the whole-map scans are in
+   domain-map-scans.queries.ts. */
+
+/** A reverse_records row as the port's ReverseRecord. */
+export function toReverse(r: {
+  network: string;
+  provider: string;
+  address: string;
+  domain_id: number | string;
+}): ReverseRecord {
+  return {
+    network: r.network as Network,
+    provider: r.provider as Provider,
+    address: r.address,
+    domainId: Number(r.domain_id),
+  };
+}
 
 export async function upsertDomain(db: Db, domain: DomainWrite): Promise<number> {
   const cols = domainColumns(domain);
@@ -144,7 +159,7 @@ export async function findRecords(db: Db, domainId: number): Promise<DomainRecor
   return rows.map(toRecord);
 }
 
-async function withRecords(db: Db, domains: Domain[]): Promise<DomainWithRecords[]> {
+export async function withRecords(db: Db, domains: Domain[]): Promise<DomainWithRecords[]> {
   if (domains.length === 0) return [];
   const rows: RecordsTable[] = [];
   for (let i = 0; i < domains.length; i += MAX_IN) {
@@ -233,92 +248,7 @@ export async function findReverse(db: Db, address: string, filter: DomainFilter)
   if (filter.network) q = q.where("network", "=", filter.network);
   if (filter.provider) q = q.where("provider", "=", filter.provider);
   const rows = await q.execute();
-  return rows.map((r) => ({
-    network: r.network as Network,
-    provider: r.provider as Provider,
-    address: r.address,
-    domainId: Number(r.domain_id),
-  }));
-}
-
-export async function listReverseRecords(db: Db): Promise<ReverseRecord[]> {
-  const rows = await db
-    .selectFrom("reverse_records")
-    .selectAll()
-    .orderBy("address")
-    .orderBy("network")
-    .orderBy("provider")
-    .execute();
-  return rows.map((r) => ({
-    network: r.network as Network,
-    provider: r.provider as Provider,
-    address: r.address,
-    domainId: Number(r.domain_id),
-  }));
-}
-
-export async function findReverseByDomainIds(db: Db, domainIds: number[]): Promise<ReverseRecord[]> {
-  const out: ReverseRecord[] = [];
-  for (let i = 0; i < domainIds.length; i += MAX_IN) {
-    const rows = await db
-      .selectFrom("reverse_records")
-      .selectAll()
-      .where("domain_id", "in", domainIds.slice(i, i + MAX_IN))
-      .execute();
-    for (const r of rows)
-      out.push({
-        network: r.network as Network,
-        provider: r.provider as Provider,
-        address: r.address,
-        domainId: Number(r.domain_id),
-      });
-  }
-  return out;
-}
-
-export async function countDomains(db: Db): Promise<number> {
-  const r = await db
-    .selectFrom("domains")
-    .select((eb) => eb.fn.countAll().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
-
-export async function* iterateDomains(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
-  const pages = pagesById(
-    (after, limit) =>
-      db.selectFrom("domains").selectAll().where("id", ">", after).orderBy("id").limit(limit).execute(),
-    pageSize,
-  );
-  for await (const rows of pages)
-    yield await withRecords(
-      db,
-      rows.map((r) => toDomain(r as DomainRow)),
-    );
-}
-
-export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
-  const byName = () => db.selectFrom("domains").selectAll();
-  let after: string | null = null;
-  for (;;) {
-    const from: string | null = after;
-    const q = from === null ? byName() : byName().where("name", ">", from);
-    const rows = (await q.orderBy("name").orderBy("id").limit(pageSize).execute()) as DomainRow[];
-    if (rows.length === 0) return;
-    let page = rows;
-    if (rows.length === pageSize) {
-      // The page's last name may go on past it: its domains are read whole (one index range), so
-      // no name is split. Keyset paging by name: rows written meanwhile never shift a page.
-      const last = rows[rows.length - 1].name;
-      let first = rows.length - 1;
-      while (first > 0 && rows[first - 1].name === last) first--;
-      const whole = (await byName().where("name", "=", last).orderBy("id").execute()) as DomainRow[];
-      page = [...rows.slice(0, first), ...whole];
-    }
-    after = rows[rows.length - 1].name;
-    if (page.length === 0) continue;
-    yield await withRecords(db, page.map(toDomain));
-  }
+  return rows.map(toReverse);
 }
 
 export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {

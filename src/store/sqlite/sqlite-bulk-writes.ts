@@ -101,23 +101,7 @@ export class SqliteTransactionStore extends KyselyStore {
   }
 
   override async appendJournal(entries: JournalEntry[]): Promise<number> {
-    const insert = this.stmts.appendJournal;
-    let inserted = 0;
-    for (const e of entries) {
-      inserted += insert.run(
-        e.sourceId,
-        e.chainId,
-        e.blockNumber,
-        e.blockHash,
-        e.logIndex,
-        e.txHash,
-        e.contract,
-        e.tokenId,
-        e.event,
-        e.blockTime ?? null,
-      ).changes;
-    }
-    return inserted;
+    return runAppendJournal(this.stmts.appendJournal, entries);
   }
 
   override async findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]> {
@@ -206,4 +190,26 @@ export class SqliteTransactionStore extends KyselyStore {
         s.insertRecord.run(it.domainId, r.key, r.value, r.nativeKey, r.nativeValue);
     }
   }
+}
+
+/**
+ * Runs the journal insert (`insert … on conflict do nothing`, columns in JournalEntry order) for
+ * each entry; returns how many were new. The crawler's writes and the snapshot import share it.
+ */
+export function runAppendJournal(insert: BetterSqlite3.Statement, entries: readonly JournalEntry[]): number {
+  let inserted = 0;
+  for (const e of entries)
+    inserted += insert.run(
+      e.sourceId,
+      e.chainId,
+      e.blockNumber,
+      e.blockHash,
+      e.logIndex,
+      e.txHash,
+      e.contract,
+      e.tokenId,
+      e.event,
+      e.blockTime ?? null,
+    ).changes;
+  return inserted;
 }

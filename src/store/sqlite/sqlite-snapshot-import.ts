@@ -6,6 +6,7 @@ import { mapDerived } from "../map-derived-ddl.js";
 import type { Database } from "../schema.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
 import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
+import { runAppendJournal } from "./sqlite-bulk-writes.js";
 
 /**
  * Snapshot import on SQLite: one transaction for the whole file, written through prepared
@@ -274,21 +275,7 @@ export async function withSqliteSnapshotSink<T>(
           else writeDomains(s, batch);
         },
         async writeJournal(entries) {
-          let inserted = 0;
-          for (const e of entries)
-            inserted += s.appendJournal.run(
-              e.sourceId,
-              e.chainId,
-              e.blockNumber,
-              e.blockHash,
-              e.logIndex,
-              e.txHash,
-              e.contract,
-              e.tokenId,
-              e.event,
-              e.blockTime ?? null,
-            ).changes;
-          return inserted;
+          return runAppendJournal(s.appendJournal, entries);
         },
         async writeCheckpoints(checkpoints) {
           for (const c of checkpoints) await crawlerLog.setCheckpoint(conn, c);
