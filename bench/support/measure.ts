@@ -67,9 +67,3 @@ export function rssMbOf(pid: number): { total: number; anon: number; file: numbe
     Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
   return { total: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile") + kb("RssShmem") };
 }
-
-/** A process's peak resident set so far (VmHWM), MB. */
-export function peakRssMbOf(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
-}
