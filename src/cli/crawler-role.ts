@@ -17,6 +17,7 @@ import { NETWORKS, type Network } from "../domain/networks.js";
 import { rescoreChanged } from "../jobs/rescore-changed.job.js";
 import { buildScoringIndex } from "../jobs/rescore.job.js";
 import { createBaseSignalsFn } from "../scoring/base-signals.js";
+import { wsUrlOf } from "../crawler/new-heads.js";
 import { EMPTY_INDEX, type ScoringFacts, scoringContext } from "../scoring/scoring-index.js";
 import type { ScoringLists } from "../scoring/scoring-lists.js";
 
@@ -32,7 +33,27 @@ const RPC_KEYS = {
   AURORA: "rpcUrlAurora",
 } as const satisfies Partial<Record<Network, keyof Config>>;
 
+const WS_KEYS = {
+  ETHEREUM: "rpcWsUrlEthereum",
+  POLYGON: "rpcWsUrlPolygon",
+  BSC: "rpcWsUrlBsc",
+  AURORA: "rpcWsUrlAurora",
+} as const satisfies Record<keyof typeof RPC_KEYS, keyof Config>;
+
 type RpcNetwork = keyof typeof RPC_KEYS;
+
+/**
+ * Where a source hears of new heads (docs/crawler.md, "New heads"): RPC_WS_URL_* when set, else
+ * its RPC URL with ws:// (the devnet's anvil, and most self-hosted nodes, serve both on one port);
+ * nothing with CRAWLER_NEW_HEADS=false.
+ */
+export function newHeadsUrlOf(config: Config): (source: CrawlerSource) => string | null {
+  return (source) => {
+    if (!config.crawlerNewHeads) return null;
+    const key = WS_KEYS[source.network as RpcNetwork];
+    return (key ? config[key] : undefined) ?? wsUrlOf(source.rpcUrl);
+  };
+}
 
 /** The networks with an RPC URL configured (RPC_URL_*), or [] for none. */
 export function configuredNetworks(config: Config): RpcNetwork[] {
@@ -89,6 +110,7 @@ export function syncOptionsOf(config: Config) {
     maxRange: config.crawlerMaxRange,
     initialRange: Math.min(config.crawlerInitialRange, config.crawlerMaxRange),
     requestTimeoutMs: config.crawlerRpcTimeoutMs,
+    newHeadsUrl: newHeadsUrlOf(config),
   };
 }
 

@@ -115,6 +115,45 @@ export const ConfigSchema = Type.Object({
       secret: true,
     }),
   ),
+  rpcWsUrlEthereum: Type.Optional(
+    Type.String({
+      pattern: "^wss?://",
+      env: "RPC_WS_URL_ETHEREUM",
+      description:
+        "WebSocket JSON-RPC of Ethereum for newHeads; default: RPC_URL_ETHEREUM with ws:// (wss://)",
+      secret: true,
+    }),
+  ),
+  rpcWsUrlPolygon: Type.Optional(
+    Type.String({
+      pattern: "^wss?://",
+      env: "RPC_WS_URL_POLYGON",
+      description: "WebSocket JSON-RPC of Polygon for newHeads; default: RPC_URL_POLYGON with ws:// (wss://)",
+      secret: true,
+    }),
+  ),
+  rpcWsUrlBsc: Type.Optional(
+    Type.String({
+      pattern: "^wss?://",
+      env: "RPC_WS_URL_BSC",
+      description: "WebSocket JSON-RPC of BSC for newHeads; default: RPC_URL_BSC with ws:// (wss://)",
+      secret: true,
+    }),
+  ),
+  rpcWsUrlAurora: Type.Optional(
+    Type.String({
+      pattern: "^wss?://",
+      env: "RPC_WS_URL_AURORA",
+      description: "WebSocket JSON-RPC of Aurora for newHeads; default: RPC_URL_AURORA with ws:// (wss://)",
+      secret: true,
+    }),
+  ),
+  crawlerNewHeads: Type.Boolean({
+    default: true,
+    env: "CRAWLER_NEW_HEADS",
+    description:
+      'A caught-up source wakes on eth_subscribe("newHeads") over the RPC\'s WebSocket; polling stays the fallback. false: poll only',
+  }),
   finalityEthereum: Type.Integer({
     minimum: 1,
     default: 65,

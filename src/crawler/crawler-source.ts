@@ -70,4 +70,9 @@ export interface SyncOptions {
    * head, so that the index never holds blocks a crash of the devnet would take back.
    */
   maxHead?: () => number | null;
+  /**
+   * The WebSocket URL whose newHeads wake this source when it is caught up (new-heads.ts), or
+   * null to only poll. Default: none.
+   */
+  newHeadsUrl?: (source: CrawlerSource) => string | null;
 }

@@ -13,6 +13,7 @@ import { type BlockRef, isBeyondFinality, rollBackReorg, storedHashOf } from "./
 import { faultOf, RPC_FAULTS } from "./rpc-client.js";
 import { SourceProgress, type SourceState, type SourceStatus } from "./source-progress.js";
 import { createSourceReader } from "./source-rpc.js";
+import { type HeadWatch, watchNewHeads } from "./new-heads.js";
 import { findStartBlock } from "./start-block.js";
 import { waitForRewind } from "./rewind-watch.js";
 import { haltAdvice, sleep } from "./sync-helpers.js";
@@ -113,6 +114,16 @@ export class SourceSync {
   private async loop(signal: AbortSignal): Promise<SourceState> {
     const log = this.logger.child({ source: this.source.id });
     if (this.fetcher.decodeArgs() !== undefined) void startLogDecoder();
+    const headsUrl = this.options.newHeadsUrl?.(this.source) ?? null;
+    const heads = headsUrl === null ? null : watchNewHeads(headsUrl, log);
+    try {
+      return await this.steps(log, signal, heads);
+    } finally {
+      heads?.close();
+    }
+  }
+
+  private async steps(log: Logger, signal: AbortSignal, heads: HeadWatch | null): Promise<SourceState> {
     let failures = 0;
     let ready = false;
     while (!signal.aborted) {
@@ -131,7 +142,9 @@ export class SourceSync {
         this.error = null;
         if (!progressed) {
           if (this.options.exitWhenSynced && this.head !== null && this.cp.blockNumber >= this.head) break;
-          await sleep(this.options.pollIntervalMs, signal);
+          // A new head over the WebSocket wakes the source at once; the interval is the fallback.
+          if (heads) await heads.next(this.options.pollIntervalMs, signal);
+          else await sleep(this.options.pollIntervalMs, signal);
         }
       } catch (e) {
         if (signal.aborted) break; // stopping: an interrupted call is not a failure

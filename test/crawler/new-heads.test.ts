@@ -1,0 +1,150 @@
+import { createServer } from "node:net";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
+import type { Crawler } from "../../src/crawler/crawler.js";
+import { watchNewHeads, wsUrlOf } from "../../src/crawler/new-heads.js";
+import { findFreePortRange, randomPortBase, startAnvil, type AnvilInstance } from "../../src/devnet/anvil.js";
+import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { sourcesFromManifest } from "../../src/devnet/manifest.js";
+import { devnetRpc } from "../../src/devnet/rpc.js";
+import { pauseMining } from "../../src/devnet/tx-sender.js";
+import type { Store } from "../../src/store/store.js";
+import { senderFor, startCrawler, tempStore, unsMint, waitFor } from "./crawler-harness.js";
+
+const SILENT = pino({ level: "silent" });
+const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+
+describe("the WebSocket URL of an RPC URL", () => {
+  it.each([
+    ["http://127.0.0.1:8545", "ws://127.0.0.1:8545/"],
+    ["https://node.example/v1/secret", "wss://node.example/v1/secret"],
+    ["ws://127.0.0.1:8546", "ws://127.0.0.1:8546/"],
+    ["ftp://127.0.0.1", null],
+    ["not a url", null],
+  ])("%s → %s", (rpc, ws) => {
+    expect(wsUrlOf(rpc)).toBe(ws);
+  });
+});
+
+describe("watching new heads", () => {
+  let anvil: AnvilInstance;
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 137, port: await findFreePortRange(1, randomPortBase()) });
+  });
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  it("wakes on a mined block, and keeps one that came between two waits", async () => {
+    const watch = watchNewHeads(wsUrlOf(anvil.rpcUrl) ?? "", SILENT);
+    const rpc = devnetRpc(anvil.rpcUrl);
+    const never = new AbortController().signal;
+    try {
+      // The subscription is made in the background: mine until it has seen a block.
+      await waitFor(
+        async () => {
+          await rpc.call("evm_mine");
+          return (await watch.next(200, never)) === "head" ? true : null;
+        },
+        20_000,
+        "a head over the WebSocket",
+      );
+      expect(watch.live).toBe(true);
+      await rpc.call("evm_mine");
+      await waitFor(
+        async () => ((await watch.next(100, never)) === "head" ? true : null),
+        5_000,
+        "kept head",
+      );
+      // Nothing mined since: the wait ends by its interval.
+      expect(await watch.next(300, never)).toBe("timeout");
+    } finally {
+      watch.close();
+    }
+  });
+
+  it("an aborted wait returns at once", async () => {
+    const watch = watchNewHeads(wsUrlOf(anvil.rpcUrl) ?? "", SILENT);
+    const stop = new AbortController();
+    stop.abort();
+    try {
+      expect(await watch.next(600_000, stop.signal)).toBe("timeout");
+    } finally {
+      watch.close();
+    }
+  });
+
+  it("a node without a WebSocket leaves polling in charge: every wait ends by its interval", async () => {
+    // A port that accepts and closes: not a WebSocket server.
+    const closing = createServer((s) => s.destroy());
+    await new Promise<void>((r) => closing.listen(0, "127.0.0.1", r));
+    const { port } = closing.address() as { port: number };
+    const watch = watchNewHeads(`ws://127.0.0.1:${port}`, SILENT);
+    try {
+      for (let i = 0; i < 3; i++) expect(await watch.next(200, new AbortController().signal)).toBe("timeout");
+      expect(watch.live).toBe(false);
+    } finally {
+      watch.close();
+      closing.close();
+    }
+  });
+});
+
+describe("a caught-up source follows new heads", () => {
+  let devnet: Devnet;
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  let crawler: Crawler;
+  let sources: CrawlerSource[];
+  let polygon: string;
+
+  beforeAll(async () => {
+    const t = await tempStore();
+    store = t.store;
+    cleanup = t.cleanup;
+    devnet = await startDevnet({
+      dataDir: t.dir,
+      persist: false,
+      seed: false,
+      blockTime: 0,
+      logs: false,
+      networks: ["POLYGON"],
+      basePort: 20_000 + Math.floor(Math.random() * 20_000),
+    });
+    polygon = devnet.manifest.networks.POLYGON?.rpcUrl ?? "";
+    await pauseMining(devnetRpc(polygon));
+    sources = sourcesFromManifest(devnet.manifest).filter((s) => s.id === "uns-polygon");
+    // Polling every 10 minutes: only a new head can wake the source within the test.
+    ({ crawler } = startCrawler(store, sources, {
+      sync: { pollIntervalMs: 600_000, newHeadsUrl: (s) => wsUrlOf(s.rpcUrl) },
+    }));
+  });
+  afterAll(async () => {
+    await crawler?.stop();
+    await devnet?.stop();
+    await cleanup?.();
+  });
+
+  it("indexes a name minted after it caught up, without waiting for its poll interval", async () => {
+    await waitFor(
+      async () => (crawler.status().every((s) => s.state === "live") ? true : null),
+      30_000,
+      "live",
+    );
+    const manager = sources[0].contracts.addresses.mintingManager as string;
+    const sender = await senderFor(polygon);
+    // The first blocks may come before the subscription is up: mint until the name is indexed.
+    const found = await waitFor(
+      async () => {
+        await sender.send([unsMint(manager, ALICE, `heads${Date.now()}.x`, {})]);
+        await sender.mine();
+        const [d] = await store.findDomainsByOwner(ALICE, {});
+        return d ?? null;
+      },
+      30_000,
+      "a minted name indexed",
+    );
+    expect(found.owner).toBe(ALICE);
+  });
+});
