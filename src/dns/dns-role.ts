@@ -4,6 +4,7 @@ import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
+import { startZoneTransfers } from "./xfr-role.js";
 
 /** Comma-separated host names of the config, in order. */
 export function nameServersOf(value: string): string[] {
@@ -38,7 +39,9 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
   // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
   // the port opens, not on the first query.
   await lookup.findZone(".");
-  return createDnsServer({
+  // Zone transfers and NOTIFY (xfr-role.ts): refused unless DNS_TSIG_KEYS is set.
+  const transfers = startZoneTransfers(ctx, lookup, nameServersOf(ctx.config.dnsNameServers));
+  const server = await createDnsServer({
     lookup,
     host: ctx.config.dnsHost,
     port: ctx.config.dnsPort,
@@ -46,7 +49,18 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
+    xfr: transfers.service,
+  }).catch((e) => {
+    transfers.close();
+    throw e;
   });
+  return {
+    ...server,
+    close: async () => {
+      transfers.close();
+      await server.close();
+    },
+  };
 }
 
 /** The banner line of the dns role, with a query to try. */

@@ -46,6 +46,8 @@ export interface StoreZoneLookup extends ZoneLookup {
    * due refresh of the zones, as a query would.
    */
   answerStamp(): AnswerStamp | null;
+  /** Reads the TLD set and the serial again now (the zone transfers, after the serial moved). */
+  reload(): Promise<void>;
 }
 
 export interface AnswerStamp {
@@ -188,7 +190,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     return { map, zones: zonesVersion };
   }
 
-  return { ...lookupWith(settings), forProject: lookupWith, answerStamp };
+  return { ...lookupWith(settings), forProject: lookupWith, answerStamp, reload: startLoad };
 }
 
 /** Whether two zone sets serve the same TLDs with the same serial (their answers are the same). */
