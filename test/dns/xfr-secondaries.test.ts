@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pino from "pino";
@@ -19,6 +18,7 @@ import { startDnsRole } from "../../src/dns/dns-role.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import { senderFor, startCrawler, tempStore, unsMint, waitFor } from "../crawler/crawler-harness.js";
+import { freePort } from "../helpers/free-port.js";
 
 const run = promisify(execFile);
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -32,17 +32,6 @@ function docsBlock(name: string): string {
 const KEY_ENV = /`DNS_TSIG_KEYS=([^`]+)`/.exec(DOCS)![1];
 const KEY = KEY_ENV.split(":");
 const KDIG_KEY = `${KEY[1]}:${KEY[0]}:${KEY[2]}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The records of an AXFR as sorted `name ttl class type rdata` lines (TSIG and the closing SOA aside). */
 async function axfr(port: number, zone: string, signed: boolean): Promise<string[]> {
