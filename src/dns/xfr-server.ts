@@ -16,6 +16,8 @@ import type { XfrZones, ZoneVersion } from "./xfr-zones.js";
 
 /** Bytes of RRs per transfer message (a message may hold up to 65,535 bytes). */
 const MESSAGE_BYTES = 16_000;
+/** Transfer requests one connection may have waiting behind the one served; one more closes it. */
+const MAX_QUEUED = 4;
 
 export interface XfrServiceOptions {
   zones: XfrZones;
@@ -168,16 +170,37 @@ export function createXfrService(opts: XfrServiceOptions): XfrService {
     );
   }
 
+  // One transfer at a time per connection, in the order asked; a flood of requests closes it.
+  const queues = new WeakMap<Socket, { tail: Promise<void>; waiting: number }>();
   return {
     claims: (message) => {
       const t = questionTypeOf(message);
       return t === TYPE.AXFR || t === TYPE.IXFR;
     },
-    serve: (message, socket) =>
-      serve(message, socket).catch((e) => {
-        log?.warn({ err: e }, "zone transfer failed");
+    serve(message, socket) {
+      let q = queues.get(socket);
+      if (q === undefined) {
+        q = { tail: Promise.resolve(), waiting: 0 };
+        queues.set(socket, q);
+      }
+      if (q.waiting > MAX_QUEUED) {
+        log?.warn("zone transfer: too many requests on one connection, closed");
         socket.destroy();
-      }),
+        return q.tail;
+      }
+      const queue = q;
+      queue.waiting++;
+      queue.tail = queue.tail
+        .then(() => (socket.destroyed ? undefined : serve(message, socket)))
+        .catch((e) => {
+          log?.warn({ err: e }, "zone transfer failed");
+          socket.destroy();
+        })
+        .finally(() => {
+          queue.waiting--;
+        });
+      return queue.tail;
+    },
   };
 }
 
