@@ -121,6 +121,10 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     for (let i = 1; i <= 5; i++) await addName(store, i, `n${i}.wallet`, `10.0.0.${i}`);
     await addName(store, 6, "c1.crypto", "10.0.1.1");
     await addName(store, 7, "acme.com", "10.0.2.1");
+    // A zone of several messages (about 16 KB each), each signed.
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 1500; i++) await addName(tx, 1000 + i, `b${i}.bulk`, `10.2.${i >> 8}.${i & 255}`);
+    });
     await setProgress(store, 77);
     const ctx = {
       config: loadConfig({ DNS_TSIG_KEYS: `xfr-test:hmac-sha256:${SECRET}` }, { dataDir: dir }),
@@ -159,6 +163,16 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     expect(lines.at(-1)).toBe(lines[0]);
     expect(lines).toContain("n3.wallet. 300 IN A 10.0.0.3");
     expect(lines.filter((l) => / A /.test(l))).toHaveLength(5);
+  });
+
+  // kdig checks the first message's TSIG only; NSD and Knot check every one of the same zone
+  // (test/dns/xfr-secondaries.test.ts).
+  it("AXFR of several messages, each signed (RFC 8945 §5.3.1)", async () => {
+    const r = await kdig(["-y", KEY, ...at(), "bulk", "AXFR"]);
+    expect(r.ok, r.out.slice(-500)).toBe(true);
+    const messages = Number(/\((\d+) messages, (\d+) records\)/.exec(r.out)?.[1]);
+    expect(messages).toBeGreaterThanOrEqual(3);
+    expect(rrLines(r.out).filter((l) => / A /.test(l))).toHaveLength(1500);
   });
 
   // Each row: what kdig is asked, and what it must report.

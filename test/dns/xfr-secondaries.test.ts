@@ -19,6 +19,7 @@ import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import { senderFor, startCrawler, tempStore, unsMint, waitFor } from "../crawler/crawler-harness.js";
 import { freePort } from "../helpers/free-port.js";
+import { testDomain, tokenIdOf } from "../helpers/store-world.js";
 
 const run = promisify(execFile);
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -120,8 +121,19 @@ describe("NSD and Knot as secondaries of omniname (TSIG, NOTIFY, IXFR)", () => {
       10_000,
       "the first names",
     );
+    // A zone of several transfer messages, each signed (RFC 8945 §5.3.1): the secondaries check
+    // every one. Written straight into the store (as an import would), before the DNS role reads it.
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 1500; i++) {
+        const id = await tx.upsertDomain(
+          testDomain({ tokenId: tokenIdOf(900_000 + i), name: `b${i}.bulk`, sld: `b${i}`, tld: "bulk" }),
+        );
+        const a = `10.2.${i >> 8}.${i & 255}`;
+        await tx.replaceRecords(id, [{ key: "record.A.0", value: a, nativeKey: "a", nativeValue: a }]);
+      }
+    });
     zones = (await store.listTldFirstRegistrations()).map((r) => r.tld).sort();
-    expect(zones).toEqual(["crypto", "wallet", "x"]);
+    expect(zones).toEqual(["bulk", "crypto", "wallet", "x"]);
 
     [nsdPort, knotPort] = [await freePort(), await freePort()];
     const ctx: AppContext = {
