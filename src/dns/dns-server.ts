@@ -61,7 +61,10 @@ function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
       }
       inFlight++;
       if (inFlight >= MAX_PIPELINED) socket.pause();
-      void answerOf(Buffer.from(message), opts, "tcp").then((answer) => {
+      const query = Buffer.from(message);
+      // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
+      const signed = opts.xfr?.answerSigned(query, (m) => answerQuery(m, opts.lookup, "tcp")) ?? null;
+      void (signed ?? answerOf(query, opts, "tcp")).then((answer) => {
         inFlight--;
         if (socket.destroyed) return;
         if (answer !== null) {
@@ -121,6 +124,14 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer
   const udp = createSocket({ type: isIPv6(opts.host) ? "udp6" : "udp4", recvBufferSize: 4 * 1024 * 1024 });
   const cache = opts.cache ?? null;
   udp.on("message", (msg, rinfo) => {
+    // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
+    const signed = opts.xfr?.answerSigned(msg, (m) => answerQuery(m, opts.lookup, "udp")) ?? null;
+    if (signed !== null) {
+      void signed.then((answer) => {
+        if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
+      });
+      return;
+    }
     // A cached answer goes out in the same tick: no promise, no lookup.
     const hit = cache?.get(msg, "udp") ?? null;
     if (hit !== null) {

@@ -113,7 +113,7 @@ export function readTsig(msg: Buffer): TsigRead {
 }
 
 /** The message as it was before its TSIG was added: TSIG cut off, ARCOUNT − 1, the original ID. */
-function unsignedPart(msg: Buffer, tsig: TsigRecord): Buffer {
+export function unsignedPart(msg: Buffer, tsig: TsigRecord): Buffer {
   const body = Buffer.from(msg.subarray(0, tsig.start));
   body.writeUInt16BE(tsig.originalId, 0);
   body.writeUInt16BE(body.readUInt16BE(10) - 1, 10);

@@ -251,6 +251,29 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     expect(msg[3] & 0xf).toBe(1);
   });
 
+  it("a signed SOA query (a secondary's check) gets a signed answer over UDP and TCP; a bad one NOTAUTH", async () => {
+    for (const transport of ["+notcp", "+tcp"]) {
+      const r = await kdig(["-y", KEY, ...at(), transport, "wallet", "SOA"]);
+      expect(r.ok, r.out).toBe(true);
+      expect(r.out).toMatch(/status: NOERROR/);
+      expect(r.out).toMatch(/xfr-test\.\s+0\s+ANY\s+TSIG\s+hmac-sha256\./);
+      const bad = await kdig([
+        "-y",
+        `hmac-sha256:xfr-test:${Buffer.alloc(32, 9).toString("base64")}`,
+        ...at(),
+        transport,
+        "wallet",
+        "SOA",
+      ]);
+      expect(bad.out).toMatch(/status: BADSIG/);
+      expect(bad.out).not.toMatch(/ANSWER SECTION/);
+    }
+    // Unsigned, as before: answered, unsigned.
+    const plain = await kdig([...at(), "wallet", "SOA"]);
+    expect(plain.out).toMatch(/status: NOERROR/);
+    expect(plain.out).not.toMatch(/TSIG/);
+  });
+
   it("AXFR over UDP is REFUSED", async () => {
     const client = createUdpDnsClient("127.0.0.1", server.port);
     try {

@@ -10,6 +10,7 @@ import {
   type TsigKey,
   verifyRequest,
 } from "./tsig.js";
+import { answerSignedQuery, mayBeSigned } from "./tsig-queries.js";
 import { CLASS_IN, RCODE, TYPE } from "./wire-query.js";
 import { nsBytes, soaBytes, soaSerialAt, walkMessage, type WalkedQuestion } from "./xfr-wire.js";
 import type { XfrZones, ZoneVersion } from "./xfr-zones.js";
@@ -32,6 +33,15 @@ export interface XfrService {
   claims(message: Buffer): boolean;
   /** Answers a transfer request on the socket: the zone in signed messages, or one error. */
   serve(message: Buffer, socket: Socket): Promise<void>;
+  /**
+   * A query signed with TSIG (any type; a secondary's SOA check): its signed answer, `answer`
+   * computing the answer to the query without its TSIG. Null when the message carries no TSIG or
+   * no key is configured (then it is answered as any query).
+   */
+  answerSigned(
+    message: Buffer,
+    answer: (unsigned: Buffer) => Promise<Buffer | null>,
+  ): Promise<Buffer | null> | null;
 }
 
 function questionTypeOf(msg: Buffer): number | null {
@@ -177,6 +187,10 @@ export function createXfrService(opts: XfrServiceOptions): XfrService {
       const t = questionTypeOf(message);
       return t === TYPE.AXFR || t === TYPE.IXFR;
     },
+    answerSigned: (message, answer) =>
+      opts.keys.length === 0 || !mayBeSigned(message)
+        ? null
+        : answerSignedQuery(message, opts.keys, opts.clock, answer, log).catch(() => null),
     serve(message, socket) {
       let q = queues.get(socket);
       if (q === undefined) {

@@ -167,6 +167,7 @@ describe("NSD and Knot as secondaries of omniname (TSIG, NOTIFY, IXFR)", () => {
       '  database: ""',
       `  pidfile: "${join(nsdDir, "nsd.pid")}"`,
       `  xfrdfile: "${join(nsdDir, "xfrd.state")}"`,
+      `  xfrdir: "${nsdDir}"`,
       `  zonelistfile: "${join(nsdDir, "zone.list")}"`,
       `  logfile: "${join(nsdDir, "nsd.log")}"`,
       "  server-count: 1",
