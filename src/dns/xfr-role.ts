@@ -19,7 +19,7 @@ export interface ZoneTransfers {
 /**
  * The zone transfers of the `dns` role (docs/dns.md, "Zone transfers"): with `DNS_TSIG_KEYS`, the
  * zones are read in one read transaction whenever the index's progress moves (polled every
- * XFR_POLL_MS), the answers' serial is read again at once, and every secondary of `DNS_NOTIFY`
+ * XFR_POLL_MS, or twice as long as the last read took), the answers' serial is read again at once, and every secondary of `DNS_NOTIFY`
  * is sent a NOTIFY for each zone whose serial changed.
  */
 export function startZoneTransfers(
@@ -52,8 +52,13 @@ export function startZoneTransfers(
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const tick = async () => {
+    let wait = pollMs;
     try {
+      const started = performance.now();
       const changed = await zones.refresh();
+      // A large map takes a while to read: the next read waits twice as long, so that reading
+      // the zones takes at most a third of the process's time while the chain moves.
+      wait = Math.max(pollMs, 2 * (performance.now() - started));
       if (changed.length > 0) {
         // SOA queries (a secondary's refresh) answer the new serial before the NOTIFY goes out.
         await lookup.reload().catch(() => {});
@@ -67,7 +72,7 @@ export function startZoneTransfers(
     } catch (e) {
       logger.warn({ err: e }, "reading the zones for transfer failed");
     }
-    if (!stopped) timer = setTimeout(() => void tick(), pollMs).unref();
+    if (!stopped) timer = setTimeout(() => void tick(), wait).unref();
   };
   void tick();
   return {
