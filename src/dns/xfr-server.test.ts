@@ -303,6 +303,13 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     );
     const flood = await tcpExchange(many, { quietMs: 2000 });
     expect(flood.closed).toBe(true);
+    // A client that asks for a zone of several messages and leaves at once.
+    const leaving = connect({ host: "127.0.0.1", port: server.port });
+    leaving.on("error", () => {});
+    leaving.write(
+      frame(signRequest(axfrQuery(200, "bulk"), { name: "xfr-test", secret }, Date.now()).packet),
+    );
+    leaving.destroy();
     // Still up, and still transferring.
     const r = await kdig(["-y", KEY, ...at(), "crypto", "AXFR"]);
     expect(r.ok, r.out).toBe(true);

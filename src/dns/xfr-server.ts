@@ -87,7 +87,9 @@ export function createXfrService(opts: XfrServiceOptions): XfrService {
 
   async function send(socket: Socket, msg: Buffer): Promise<void> {
     if (socket.destroyed) throw new Error("closed");
-    if (!socket.write(frame(msg))) await once(socket, "drain");
+    // A client that stops reading: the idle timeout closes the socket, and the transfer ends.
+    if (!socket.write(frame(msg))) await Promise.race([once(socket, "drain"), once(socket, "close")]);
+    if (socket.destroyed) throw new Error("closed");
   }
 
   /** Writes the RRs in messages of about MESSAGE_BYTES, the first with the question. */
