@@ -7,7 +7,7 @@ import { createXfrService, type XfrService } from "./xfr-server.js";
 import { XfrZones } from "./xfr-zones.js";
 
 /** How often the index's progress is read to see whether the zones' serial moved. */
-export const XFR_POLL_MS = 200;
+export const XFR_POLL_MS = 100;
 
 export interface ZoneTransfers {
   service: XfrService;

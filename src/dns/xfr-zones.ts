@@ -46,7 +46,7 @@ export interface XfrZonesOptions {
  * `ixfr-from-differences` does: the store's journal holds chain logs, not RR changes).
  */
 export class XfrZones {
-  private serial: SerialState | null = null;
+  private serialState: SerialState | null = null;
   private zones = new Map<string, ZoneVersion>();
   private history = new Map<string, ZoneDiff[]>();
   private building: Promise<string[]> | null = null;
@@ -78,9 +78,14 @@ export class XfrZones {
     return at === -1 ? null : diffs.slice(at);
   }
 
+  /** The current versions' serial (null before the first read). */
+  serial(): number | null {
+    return this.serialState?.serial ?? null;
+  }
+
   /** The progress the current versions were read at (null before the first read). */
   progress(): number | null {
-    return this.serial?.progress ?? null;
+    return this.serialState?.progress ?? null;
   }
 
   /**
@@ -96,9 +101,9 @@ export class XfrZones {
 
   private async build(): Promise<string[]> {
     const progress = indexProgress(await this.opts.store.listCheckpoints());
-    if (this.serial !== null && progress === this.serial.progress) return [];
+    if (this.serialState !== null && progress === this.serialState.progress) return [];
     const read = await this.opts.store.readSnapshot((snap) => this.readAll(snap));
-    const serial = nextSerial(this.serial, read.progress);
+    const serial = nextSerial(this.serialState, read.progress);
     const changed: string[] = [];
     const next = new Map<string, ZoneVersion>();
     for (const [origin, nodes] of read.zones) {
@@ -112,7 +117,7 @@ export class XfrZones {
     }
     for (const origin of this.zones.keys()) if (!next.has(origin)) this.history.delete(origin);
     this.zones = next;
-    this.serial = serial;
+    this.serialState = serial;
     return changed;
   }
 
