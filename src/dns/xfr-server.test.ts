@@ -274,6 +274,30 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     expect(plain.out).not.toMatch(/TSIG/);
   });
 
+  it("FORMERR, signed: an IXFR without the client's SOA, or with another zone's", async () => {
+    const ixfr = (authorities: dnsPacket.Answer[]) =>
+      dnsPacket.encode({
+        type: "query",
+        id: 4400,
+        questions: [{ name: "wallet", type: "IXFR" as never }],
+        authorities,
+      });
+    const soaOf = (name: string) =>
+      ({
+        name,
+        type: "SOA",
+        data: { mname: "a", rname: "b", serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 1 },
+      }) as dnsPacket.Answer;
+    for (const request of [ixfr([]), ixfr([soaOf("crypto")])]) {
+      const msg = firstMessage(
+        (await tcpExchange(frame(signRequest(request, { name: "xfr-test", secret }, Date.now()).packet)))
+          .data,
+      );
+      expect(msg[3] & 0xf).toBe(1);
+      expect(readTsig(msg).kind).toBe("tsig");
+    }
+  });
+
   it("AXFR over UDP is REFUSED", async () => {
     const client = createUdpDnsClient("127.0.0.1", server.port);
     try {
