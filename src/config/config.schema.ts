@@ -428,6 +428,27 @@ export const ConfigSchema = Type.Object({
     env: "DNS_TCP_MAX_CLIENTS",
     description: "Concurrent DNS TCP connections; one more is closed at once",
   }),
+  dnsTsigKeys: Type.Optional(
+    Type.String({
+      pattern:
+        "^ *[A-Za-z0-9_.-]+:hmac-sha256:[A-Za-z0-9+/]+={0,2} *(, *[A-Za-z0-9_.-]+:hmac-sha256:[A-Za-z0-9+/]+={0,2} *)*$",
+      maxLength: 4096,
+      env: "DNS_TSIG_KEYS",
+      description:
+        "TSIG keys allowed to transfer the zones (AXFR, IXFR), `name:hmac-sha256:base64secret`, comma-separated; absent: transfers refused",
+      expected: "a comma-separated list of name:hmac-sha256:base64secret",
+      secret: true,
+    }),
+  ),
+  dnsNotify: Type.String({
+    pattern:
+      "^( *([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5} *(, *([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5} *)*)?$",
+    default: "",
+    env: "DNS_NOTIFY",
+    description:
+      "Secondaries sent a NOTIFY when a zone's serial changes, `host:port`, comma-separated (signed with the first DNS_TSIG_KEYS key)",
+    expected: "a comma-separated list of host:port",
+  }),
 });
 
 /** The parsed configuration: `publicUrl` is always set (derived from HOST and PORT when absent). */

@@ -69,6 +69,11 @@ export function secretFragmentsOf(config: Record<string, unknown>): string[] {
     const v = config[key];
     if (typeof v !== "string" || v === "") continue;
     add(v);
+    // DNS_TSIG_KEYS: `name:algorithm:secret`, comma-separated; each secret alone is scrubbed too.
+    for (const entry of v.split(",")) {
+      const parts = entry.trim().split(":");
+      if (parts.length === 3 && /^[A-Za-z0-9+/]+={0,2}$/.test(parts[2])) add(parts[2]);
+    }
     if (!URL_LIKE.test(v)) continue;
     try {
       const u = new URL(v);

@@ -4,6 +4,7 @@ import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
+import { startZoneTransfers, type ZoneTransfers } from "./xfr-role.js";
 
 /** Comma-separated host names of the config, in order. */
 export function nameServersOf(value: string): string[] {
@@ -17,8 +18,9 @@ export function nameServersOf(value: string): string[] {
  * The public zones (no project rules) over the context's store and ranker; `forProject` gives the
  * same zones under a project's settings (the per-project DoH).
  */
-export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
+export function createPublicZoneLookup(ctx: AppContext, serialOf?: () => number | null): StoreZoneLookup {
   return createStoreZoneLookup({
+    serialOf,
     resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
     store: ctx.store,
     nameServers: nameServersOf(ctx.config.dnsNameServers),
@@ -34,11 +36,16 @@ export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
  * live map.
  */
 export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
-  const lookup = createPublicZoneLookup(ctx);
+  // With zone transfers, SOA answers give the transfers' serial (xfr-role.ts).
+  let transfers: ZoneTransfers | null = null;
+  const lookup = createPublicZoneLookup(ctx, () => transfers?.zones?.serial() ?? null);
   // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
   // the port opens, not on the first query.
   await lookup.findZone(".");
-  return createDnsServer({
+  // Zone transfers and NOTIFY (xfr-role.ts): refused unless DNS_TSIG_KEYS is set.
+  const started = startZoneTransfers(ctx, lookup, nameServersOf(ctx.config.dnsNameServers));
+  transfers = started;
+  const server = await createDnsServer({
     lookup,
     host: ctx.config.dnsHost,
     port: ctx.config.dnsPort,
@@ -46,7 +53,18 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
+    xfr: started.service,
+  }).catch((e) => {
+    started.close();
+    throw e;
   });
+  return {
+    ...server,
+    close: async () => {
+      started.close();
+      await server.close();
+    },
+  };
 }
 
 /** The banner line of the dns role, with a query to try. */

@@ -3,6 +3,7 @@ import { isIPv6 } from "node:net";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Logger } from "pino";
 import type { AnswerCache } from "./answer-cache.js";
+import type { XfrService } from "./xfr-server.js";
 import { answerQuery, type Transport } from "./query-handler.js";
 import type { ZoneLookup } from "./zone.js";
 
@@ -18,6 +19,8 @@ export interface DnsServerOptions {
   logger?: Logger;
   /** Repeated queries answered from here (answer-cache.ts); without it every query is computed. */
   cache?: AnswerCache | null;
+  /** Zone transfers (AXFR, IXFR) on TCP (xfr-server.ts); without it they are REFUSED. */
+  xfr?: XfrService | null;
 }
 
 export interface DnsServer {
@@ -51,9 +54,17 @@ function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
       if (pending.length < 2 + len) break;
       const message = pending.subarray(2, 2 + len);
       pending = pending.subarray(2 + len);
+      // A zone transfer is answered on this connection in as many messages as it takes.
+      if (opts.xfr?.claims(message)) {
+        void opts.xfr.serve(Buffer.from(message), socket);
+        continue;
+      }
       inFlight++;
       if (inFlight >= MAX_PIPELINED) socket.pause();
-      void answerOf(Buffer.from(message), opts, "tcp").then((answer) => {
+      const query = Buffer.from(message);
+      // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
+      const signed = opts.xfr?.answerSigned(query, (m) => answerQuery(m, opts.lookup, "tcp")) ?? null;
+      void (signed ?? answerOf(query, opts, "tcp")).then((answer) => {
         inFlight--;
         if (socket.destroyed) return;
         if (answer !== null) {
@@ -113,6 +124,14 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer
   const udp = createSocket({ type: isIPv6(opts.host) ? "udp6" : "udp4", recvBufferSize: 4 * 1024 * 1024 });
   const cache = opts.cache ?? null;
   udp.on("message", (msg, rinfo) => {
+    // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
+    const signed = opts.xfr?.answerSigned(msg, (m) => answerQuery(m, opts.lookup, "udp")) ?? null;
+    if (signed !== null) {
+      void signed.then((answer) => {
+        if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
+      });
+      return;
+    }
     // A cached answer goes out in the same tick: no promise, no lookup.
     const hit = cache?.get(msg, "udp") ?? null;
     if (hit !== null) {

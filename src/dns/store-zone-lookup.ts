@@ -32,6 +32,11 @@ export interface StoreZoneLookupOptions {
    * names and the TLDs themselves are REFUSED. Default: the shipped list.
    */
   icannTlds?: ReadonlySet<string>;
+  /**
+   * The zones' serial when it gives one (the zone transfers' current version, so that SOA
+   * answers and transfers agree); null or absent: from the index's progress, as the zone files.
+   */
+  serialOf?: () => number | null;
 }
 
 /** The live zones, and the same zones answered under a project's settings (its own DoH). */
@@ -46,6 +51,8 @@ export interface StoreZoneLookup extends ZoneLookup {
    * due refresh of the zones, as a query would.
    */
   answerStamp(): AnswerStamp | null;
+  /** Reads the TLD set and the serial again now (the zone transfers, after the serial moved). */
+  reload(): Promise<void>;
 }
 
 export interface AnswerStamp {
@@ -92,6 +99,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
       opts.store.listCheckpoints(),
     ]);
     serial = nextSerial(serial, indexProgress(checkpoints));
+    const served = opts.serialOf?.() ?? serial.serial;
     const next = new Map<string, ZoneApex>();
     for (const { tld } of tlds) {
       const dns = buildDnsName(tld);
@@ -101,7 +109,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
           buildApex(dns.name, {
             nameServers: opts.nameServers,
             hostmaster: opts.hostmaster,
-            serial: serial.serial,
+            serial: served,
           }),
         );
     }
@@ -188,7 +196,13 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     return { map, zones: zonesVersion };
   }
 
-  return { ...lookupWith(settings), forProject: lookupWith, answerStamp };
+  /** A load that starts now: one in flight may have read the state before the caller's change. */
+  async function reload(): Promise<void> {
+    await loading?.catch(() => {});
+    await startLoad();
+  }
+
+  return { ...lookupWith(settings), forProject: lookupWith, answerStamp, reload };
 }
 
 /** Whether two zone sets serve the same TLDs with the same serial (their answers are the same). */

@@ -86,6 +86,14 @@ export class KyselyStore implements Store {
     return this.db.transaction().execute((trx) => fn(this.withDb(trx)));
   }
 
+  readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
+    if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+    return this.db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute((trx) => fn(this.withDb(trx)));
+  }
+
   /** Runs queries on this handle inside one transaction (this one, when already in one). */
   private inTransaction<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     if ((this.db as Transaction<Database>).isTransaction) return fn(this.db);

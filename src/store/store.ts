@@ -22,6 +22,12 @@ export interface StoreConnection {
   /** Runs `fn` in one database transaction; the store passed in writes inside it. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn` on one consistent read snapshot of the store, without holding up writers: every
+   * read of the store passed in sees the same committed state (a zone transfer at one serial).
+   * SQLite: a read transaction on a connection of its own (WAL); PostgreSQL: REPEATABLE READ.
+   */
+  readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T>;
+  /**
    * Deletes everything indexed from chains (the map, journal, checkpoints, recent blocks) in one
    * transaction; projects, keys, accounts and the KYC list stay. For a freshly deployed devnet,
    * whose chains are not the ones indexed before.

@@ -6,7 +6,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin.command.js";
 import type { Store } from "../../src/store/store.js";
 import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./helpers/console-app.js";
+import { freePort } from "../helpers/free-port.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -29,17 +29,6 @@ if (!hasChromium)
   console.warn(
     `browser-journey: SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium fonts-liberation)`,
   );
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The console link of a mail (invitation, verification, reset). */
 function linkOf(mail: Mail): string {

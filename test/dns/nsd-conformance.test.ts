@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import dnsPacket from "dns-packet";
@@ -16,6 +15,7 @@ import { createResolution } from "../../src/resolution/resolution.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { testDomain, tokenIdOf } from "../helpers/store-world.js";
+import { freePort } from "../helpers/free-port.js";
 
 const NOW = Date.UTC(2025, 0, 1);
 const APEX = {
@@ -25,17 +25,6 @@ const APEX = {
 const TYPES = ["A", "AAAA", "TXT", "CNAME", "MX", "SOA", "NS"];
 /** Names that exist only because names below them do (RFC 8020: NODATA, not NXDOMAIN). */
 const EMPTY_NON_TERMINALS = ["deep.wallet", "deep.crypto"];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A generated world: every record kind, collisions, CNAMEs in and out of the zone, IDN labels. */
 function world(): Array<{ name: string; score: number; records: Record<string, string> }> {

@@ -144,6 +144,18 @@ export class SqliteStore extends KyselyStore {
     this.prepare();
   }
 
+  /** A read transaction on a read-only connection of its own: the writer is never held up. */
+  override async readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
+    const conn = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
+    conn.pragma("busy_timeout = 5000");
+    const db = new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: conn }) });
+    try {
+      return await db.transaction().execute((trx) => fn(new KyselyStore("sqlite", trx)));
+    } finally {
+      await db.destroy();
+    }
+  }
+
   /** Snapshot import: one transaction, prepared statements (sqlite-snapshot-import.ts). */
   withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
     return withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn);

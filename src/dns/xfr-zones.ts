@@ -1,0 +1,198 @@
+import type { DomainWithRecords } from "../domain/types.js";
+import type { Ranker } from "../resolution/rank.js";
+import { createResolution } from "../resolution/resolution.js";
+import type { Store } from "../store/store.js";
+import { dnsRankContext } from "./best-domain.js";
+import { buildDnsName } from "./dns-name.js";
+import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
+import { buildNodeRRsets } from "./resource-records.js";
+import { indexProgress, nextSerial, type SerialState } from "./serial.js";
+import { type ApexSettings, buildApex, type ZoneApex } from "./zone.js";
+import { rrsetBytes } from "./xfr-wire.js";
+import { createZoneWinners } from "./zone-winners.js";
+
+/** One version of a zone: its apex and every RR below it, wire-encoded, in name order. */
+export interface ZoneVersion {
+  apex: ZoneApex;
+  /** Owner → its RRs on the wire (uncompressed). */
+  nodes: Map<string, Buffer[]>;
+}
+
+/** What changed from one serial to the next (RFC 1995's difference sequence). */
+export interface ZoneDiff {
+  from: ZoneApex;
+  to: ZoneApex;
+  deleted: Buffer[];
+  added: Buffer[];
+}
+
+export interface XfrZonesOptions {
+  store: Pick<Store, "readSnapshot" | "listCheckpoints">;
+  ranker: Ranker;
+  apex: Omit<ApexSettings, "serial">;
+  icannTlds?: ReadonlySet<string>;
+  clock: () => number;
+  /** Differences kept per zone (older serials get an AXFR-style answer). Default 64. */
+  historyLength?: number;
+  /** RRs kept across a zone's differences at most. Default 1,000,000. */
+  historyRRs?: number;
+}
+
+/**
+ * The zones as the transfers serve them. A version is read in one read transaction
+ * (`readSnapshot`): the serial (from the checkpoints) and every name of the map at that same
+ * commit, so an AXFR is a consistent snapshot at one serial while the crawler writes. Each new
+ * version is compared with the one before it, and the difference is kept for IXFR (as BIND's
+ * `ixfr-from-differences` does: the store's journal holds chain logs, not RR changes).
+ */
+export class XfrZones {
+  private serialState: SerialState | null = null;
+  private zones = new Map<string, ZoneVersion>();
+  private history = new Map<string, ZoneDiff[]>();
+  private building: Promise<string[]> | null = null;
+  private readonly icann: ReadonlySet<string>;
+
+  constructor(private readonly opts: XfrZonesOptions) {
+    this.icann = buildIcannZones(opts.icannTlds);
+  }
+
+  /** The current version of a zone (null: not a zone of ours). */
+  zone(origin: string): ZoneVersion | null {
+    return this.zones.get(origin) ?? null;
+  }
+
+  origins(): string[] {
+    return [...this.zones.keys()];
+  }
+
+  /**
+   * The differences leading from `serial` to the current version, oldest first; [] when `serial`
+   * is the current one; null when the history does not reach back to it (answer with the zone).
+   */
+  diffsSince(origin: string, serial: number): ZoneDiff[] | null {
+    const current = this.zones.get(origin);
+    if (current === undefined) return null;
+    if (serial === current.apex.soa.serial) return [];
+    const diffs = this.history.get(origin) ?? [];
+    const at = diffs.findIndex((d) => d.from.soa.serial === serial);
+    return at === -1 ? null : diffs.slice(at);
+  }
+
+  /** The current versions' serial (null before the first read). */
+  serial(): number | null {
+    return this.serialState?.serial ?? null;
+  }
+
+  /** The progress the current versions were read at (null before the first read). */
+  progress(): number | null {
+    return this.serialState?.progress ?? null;
+  }
+
+  /**
+   * Reads a new version of every zone when the index moved since the last one (one read at a
+   * time: concurrent callers share it). Resolves with the zones whose serial changed.
+   */
+  refresh(): Promise<string[]> {
+    this.building ??= this.build().finally(() => {
+      this.building = null;
+    });
+    return this.building;
+  }
+
+  private async build(): Promise<string[]> {
+    const progress = indexProgress(await this.opts.store.listCheckpoints());
+    if (this.serialState !== null && progress === this.serialState.progress) return [];
+    const read = await this.opts.store.readSnapshot((snap) => this.readAll(snap));
+    const serial = nextSerial(this.serialState, read.progress);
+    const changed: string[] = [];
+    const next = new Map<string, ZoneVersion>();
+    for (const [origin, nodes] of read.zones) {
+      const apex = buildApex(origin, { ...this.opts.apex, serial: serial.serial });
+      const version: ZoneVersion = { apex, nodes };
+      next.set(origin, version);
+      const before = this.zones.get(origin);
+      if (before !== undefined && before.apex.soa.serial === apex.soa.serial) continue;
+      changed.push(origin);
+      if (before !== undefined) this.remember(origin, diffOf(before, version));
+    }
+    for (const origin of this.zones.keys()) if (!next.has(origin)) this.history.delete(origin);
+    this.zones = next;
+    this.serialState = serial;
+    return changed;
+  }
+
+  private remember(origin: string, diff: ZoneDiff): void {
+    const diffs = this.history.get(origin) ?? [];
+    diffs.push(diff);
+    const maxLength = this.opts.historyLength ?? 64;
+    const maxRRs = this.opts.historyRRs ?? 1_000_000;
+    let rrs = diffs.reduce((n, d) => n + d.added.length + d.deleted.length, 0);
+    while (diffs.length > maxLength || (diffs.length > 0 && rrs > maxRRs)) {
+      const dropped = diffs.shift()!;
+      rrs -= dropped.added.length + dropped.deleted.length;
+    }
+    this.history.set(origin, diffs);
+  }
+
+  /** Every zone's nodes, read on one snapshot of the store. */
+  private async readAll(
+    snap: Store,
+  ): Promise<{ progress: number; zones: Map<string, Map<string, Buffer[]>> }> {
+    const progress = indexProgress(await snap.listCheckpoints());
+    const zones = new Map<string, Map<string, Buffer[]>>();
+    for (const { tld } of await snap.listTldFirstRegistrations()) {
+      const dns = buildDnsName(tld);
+      if (dns.ok && !this.icann.has(dns.name)) zones.set(dns.name, new Map());
+    }
+    const winners = createZoneWinners({
+      ranker: this.opts.ranker,
+      // Names asked of the ranking itself are read on the same snapshot.
+      resolution: createResolution({ store: snap, ranker: this.opts.ranker }),
+      ctx: dnsRankContext({}, this.opts.clock()),
+    });
+    for await (const page of snap.iterateDomainsByName(1000)) {
+      for (let i = 0; i < page.length; ) {
+        let end = i + 1;
+        while (end < page.length && page[end].name === page[i].name) end++;
+        const group: DomainWithRecords[] = page.slice(i, end);
+        i = end;
+        const dns = buildDnsName(group[0].name);
+        if (!dns.ok) continue;
+        const nodes = zones.get(tldOfDnsName(dns.name));
+        if (nodes === undefined || dns.name === tldOfDnsName(dns.name)) continue;
+        const best = await winners.pick(group, dns.name);
+        if (best === null) continue;
+        const rrsets = buildNodeRRsets(best.records, dns.name).rrsets;
+        // A domain with nothing to serve is no DNS name, as in the zone files.
+        if (rrsets.length > 0)
+          nodes.set(
+            dns.name,
+            rrsets.flatMap((s) => rrsetBytes(dns.name, s)),
+          );
+      }
+    }
+    return { progress, zones };
+  }
+}
+
+/** The RRs deleted and added from one version to the next (RRs compared byte for byte). */
+function diffOf(before: ZoneVersion, after: ZoneVersion): ZoneDiff {
+  const deleted: Buffer[] = [];
+  const added: Buffer[] = [];
+  for (const [owner, rrs] of before.nodes) {
+    const now = after.nodes.get(owner);
+    if (now === undefined) deleted.push(...rrs);
+    else if (!sameRRs(rrs, now)) {
+      const keep = new Set(now.map((b) => b.toString("latin1")));
+      const had = new Set(rrs.map((b) => b.toString("latin1")));
+      deleted.push(...rrs.filter((b) => !keep.has(b.toString("latin1"))));
+      added.push(...now.filter((b) => !had.has(b.toString("latin1"))));
+    }
+  }
+  for (const [owner, rrs] of after.nodes) if (!before.nodes.has(owner)) added.push(...rrs);
+  return { from: before.apex, to: after.apex, deleted, added };
+}
+
+function sameRRs(a: Buffer[], b: Buffer[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.equals(b[i]));
+}
