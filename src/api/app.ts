@@ -28,6 +28,9 @@ import { type V1Extension, v1Routes } from "./routes/v1/v1.routes.js";
 
 export const V1_PREFIX = "/svc/api/v1";
 
+/** The routes outside v1 that the OpenAPI document describes (/status is added by the server role). */
+const DOCUMENTED_PROBES = new Set(["/healthz", "/readyz", "/status", "/dns-query"]);
+
 export interface BuildAppOptions {
   /**
    * Further extensions of the authenticated v1 scope, after the console feature's own (allowlists,
@@ -102,10 +105,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       title: "omniname REST API",
       version: "1.0.0",
       description:
-        "Read-only resolution of Web3 domains: resolve, deep-resolve, reverse-resolve. Errors: { result: false, error: { code, message } }; codes in docs/errors.md.",
+        "Read-only resolution of Web3 domains: resolve, deep-resolve, reverse-resolve, their batch calls, and DNS-over-HTTPS. Errors: { result: false, error: { code, message } }; codes in docs/errors.md.",
     },
     // The partner API and the probes only: the console API is the console's private contract.
-    (url) => url.startsWith(V1_PREFIX) || url === "/healthz" || url === "/readyz",
+    (url) => url.startsWith(V1_PREFIX) || DOCUMENTED_PROBES.has(url),
   );
 
   // The key cache runs on the monotonic clock, not ctx.clock: its TTL bounds revocation lag in
@@ -132,7 +135,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
 
   const resolution = createResolution({ store: ctx.store, ranker: ctx.ranker });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
-  await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
+  await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });
   await app.register(v1Routes, {
     prefix: V1_PREFIX,
     ctx,
