@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { Registry } from "prom-client";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
@@ -6,6 +7,7 @@ import { LOG_REDACTION } from "../logger.js";
 import { lazyRequestLogger } from "./plugins/lazy-request-logger.js";
 import { createResolution } from "../resolution/resolution.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
+import { createApiMetrics, installApiMetrics } from "./plugins/api-metrics.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
 import { installOpenApi } from "./plugins/openapi.plugin.js";
 import { corsPreflightRoutes } from "./plugins/allowlist.plugin.js";
@@ -59,6 +61,11 @@ export interface BuildAppOptions {
   services: ConsoleServices;
   /** Close `services` when the app closes (the server role, which built them for this app). Default false. */
   closeServices?: boolean;
+  /**
+   * The Prometheus registry the API's metrics go on: the one GET /metrics serves (the server role
+   * passes the crawler's, so both are scraped together). Default: a registry of the app's own.
+   */
+  metricsRegistry?: Registry;
   /** Serve the console API (/console/api) and its pages. Default true. */
   console?: boolean;
 }
@@ -98,6 +105,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
 
   await installSecurityHeaders(app, { https });
   installErrorHandling(app);
+  const metrics = createApiMetrics(opts.metricsRegistry ?? new Registry(), () =>
+    opts.services.usage.flushLagSeconds(),
+  );
+  installApiMetrics(app, metrics);
   installOpenApi(
     app,
     `${V1_PREFIX}/openapi.json`,
@@ -143,6 +154,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     verifier,
     extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
     rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
+    metrics,
   });
   if (serveConsole) {
     await app.register(consoleRoutes, {

@@ -1,6 +1,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ERROR_CODES, isAppError } from "../../../domain/errors.js";
+import type { ApiMetrics } from "../../plugins/api-metrics.plugin.js";
 import { BATCH_MAX_BODY_BYTES, BATCH_MAX_INPUTS, itemError, parseBatchBody } from "./batch-body.js";
 import { JSON_CONTENT_TYPE } from "./record-json.js";
 import type { V1Answer, V1Endpoint, V1Endpoints } from "./v1.endpoints.js";
@@ -65,7 +66,8 @@ function batchBody(field: string, item: TSchema) {
   });
 }
 
-function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>): void {
+function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: ApiMetrics): void {
+  const sizes = metrics.batchInputs.labels({ route: `${scope.prefix}${spec.path}` });
   // Any string: an input that is not a valid name or address is its item's error, not the body's.
   const single = (spec.querySchema as unknown as { properties: Record<string, TSchema> }).properties[
     spec.param
@@ -87,6 +89,7 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>): void {
     },
     async (request: FastifyRequest, reply: FastifyReply): Promise<Buffer> => {
       const { inputs, filters } = parseBatchBody(request.body, spec.field, spec.querySchema);
+      sizes.observe(inputs.length);
       await scope.chargeBatch(request, inputs.length);
       const items: Buffer[] = new Array(inputs.length);
       const answerOne = async (i: number): Promise<void> => {
@@ -130,35 +133,47 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>): void {
  * The body is checked whole before anything is counted (batch-body.ts); the inputs are then
  * counted against the limits all or nothing (rate-limit.plugin.ts, chargeBatch).
  */
-export function batchRoutes(scope: FastifyInstance, endpoints: V1Endpoints): void {
-  addBatchRoute(scope, {
-    path: "/batch/resolve",
-    operationId: "batchResolve",
-    summary: "resolve for up to 1,000 domain names in one call.",
-    field: "domains",
-    param: "domain",
-    querySchema: NameQuery,
-    itemData: ForwardRecord,
-    endpoint: endpoints.resolve,
-  });
-  addBatchRoute(scope, {
-    path: "/batch/deep-resolve",
-    operationId: "batchDeepResolve",
-    summary: "deep-resolve for up to 1,000 domain names in one call.",
-    field: "domains",
-    param: "domain",
-    querySchema: NameQuery,
-    itemData: Type.Array(ForwardRecord),
-    endpoint: endpoints.deepResolve,
-  });
-  addBatchRoute(scope, {
-    path: "/batch/reverse-resolve",
-    operationId: "batchReverseResolve",
-    summary: "reverse-resolve for up to 1,000 wallet addresses in one call.",
-    field: "walletAddresses",
-    param: "walletAddress",
-    querySchema: ReverseQuery,
-    itemData: Type.Array(ReverseRecord),
-    endpoint: endpoints.reverseResolve,
-  });
+export function batchRoutes(scope: FastifyInstance, endpoints: V1Endpoints, metrics: ApiMetrics): void {
+  addBatchRoute(
+    scope,
+    {
+      path: "/batch/resolve",
+      operationId: "batchResolve",
+      summary: "resolve for up to 1,000 domain names in one call.",
+      field: "domains",
+      param: "domain",
+      querySchema: NameQuery,
+      itemData: ForwardRecord,
+      endpoint: endpoints.resolve,
+    },
+    metrics,
+  );
+  addBatchRoute(
+    scope,
+    {
+      path: "/batch/deep-resolve",
+      operationId: "batchDeepResolve",
+      summary: "deep-resolve for up to 1,000 domain names in one call.",
+      field: "domains",
+      param: "domain",
+      querySchema: NameQuery,
+      itemData: Type.Array(ForwardRecord),
+      endpoint: endpoints.deepResolve,
+    },
+    metrics,
+  );
+  addBatchRoute(
+    scope,
+    {
+      path: "/batch/reverse-resolve",
+      operationId: "batchReverseResolve",
+      summary: "reverse-resolve for up to 1,000 wallet addresses in one call.",
+      field: "walletAddresses",
+      param: "walletAddress",
+      querySchema: ReverseQuery,
+      itemData: Type.Array(ReverseRecord),
+      endpoint: endpoints.reverseResolve,
+    },
+    metrics,
+  );
 }

@@ -3,6 +3,7 @@ import { AppError } from "../../../domain/errors.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import {
+  type CacheLookup,
   createForwardAnswers,
   createReverseAnswers,
   type ForwardAnswers,
@@ -34,7 +35,7 @@ export type V1Endpoint<Q> = (query: Q, request: FastifyRequest, reply: FastifyRe
  * const endpoints = createV1Endpoints(resolution, rank);
  * const answer = await endpoints.resolve({ domain: "alice.wallet" }, request, reply);
  */
-export function createV1Endpoints(resolution: Resolution, inputs: RankInputs) {
+export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, onCacheLookup?: CacheLookup) {
   let forward: ForwardAnswers | null = null;
   let reverse: ReverseAnswers | null = null;
   // Built on the first answer: the record schema's serializer comes from the routes' own
@@ -43,6 +44,7 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs) {
     reply.header("content-type", JSON_CONTENT_TYPE);
     forward ??= createForwardAnswers(
       reply.compileSerializationSchema(ForwardRecord) as unknown as (record: WireRecord) => string,
+      onCacheLookup,
     );
     return forward;
   };
@@ -75,6 +77,7 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs) {
     reply.header("content-type", JSON_CONTENT_TYPE);
     reverse ??= createReverseAnswers(
       reply.compileSerializationSchema(ReverseRecord) as unknown as (record: WireRecord) => string,
+      onCacheLookup,
     );
     return reverse.listBody(ranked);
   };
