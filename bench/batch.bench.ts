@@ -7,7 +7,7 @@ import autocannon from "autocannon";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { cpuOf, startChild, stopChild } from "./support/child-server.js";
-import { seedBulk } from "./support/seed-bulk.js";
+import { seedBulk, shuffled } from "./support/seed-bulk.js";
 
 /**
  * Names per second through POST /batch/resolve (1,000 names a call) against GET /resolve (one name
@@ -68,17 +68,6 @@ async function load(
 function peakRssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
-}
-
-function shuffled<T>(xs: T[]): T[] {
-  const out = [...xs];
-  let seed = 7;
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-batch-bench-"));

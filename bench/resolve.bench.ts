@@ -11,7 +11,7 @@ import { exportSnapshot, importSnapshot } from "../src/store/snapshot.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { cpuOf, startChild, stopChild } from "./support/child-server.js";
 import { type NpmStart, startNpmStart } from "./support/npm-start.js";
-import { seedBulk } from "./support/seed-bulk.js";
+import { seedBulk, shuffled } from "./support/seed-bulk.js";
 
 /**
  * The three v1 endpoints under load (autocannon: keep-alive, 50 connections, 5 s) against a bare
@@ -126,17 +126,6 @@ function combine(parts: Measured[]): Measured {
     non2xx: parts.reduce((n, p) => n + p.non2xx, 0),
     errors: parts.reduce((n, p) => n + p.errors, 0),
   };
-}
-
-function shuffled<T>(xs: T[]): T[] {
-  const out = [...xs];
-  let seed = 42;
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 /** Runs one statement on the PostgreSQL server's admin database. */
