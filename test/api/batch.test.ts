@@ -121,6 +121,10 @@ describe.each<Backend>(["sqlite", "postgres"])("batch calls: %s", (backend) => {
     const single = usage.endpoints.find((e) => e.endpoint === "resolve");
     expect(single?.names).toBe(single?.requests);
     expect(usage.totals.names).toBe(usage.endpoints.reduce((n, e) => n + e.names, 0));
+    // The console's dashboard answer carries them (its schema keeps only declared fields).
+    const dash = await t.services.projects.dashboard(t.projectId);
+    expect(dash.totals.batches).toBeGreaterThanOrEqual(1);
+    expect(dash.endpoints.find((e) => e.endpoint === "batch-resolve")?.names).toBe(batch?.names);
   });
 });
 
