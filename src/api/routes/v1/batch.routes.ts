@@ -101,6 +101,9 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
           items[i] = errorItem(inputs[i], itemError(refused, spec.param, spec.field, i));
           return;
         }
+        // The query each item's endpoint gets: the input and the batch's filters. An option of the
+        // single endpoints given on the batch URL (a declared querystring, canonicalized by the v1
+        // hook) joins here, so it reaches every item exactly as it reaches a single request.
         Object.assign(q, filters);
         try {
           items[i] = okItem(inputs[i], await spec.endpoint(q as Q, request, reply));
