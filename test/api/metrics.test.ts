@@ -115,9 +115,22 @@ describe("the Grafana dashboard (docs/grafana/omniname-api.json)", () => {
   it("queries only metrics that a real server exports, and shows every API metric", async () => {
     const key = /demo API key:\s+(\S+)/.exec(server.output())?.[1] ?? "";
     await fetch(`${server.url}${V1}/resolve?domain=alice.wallet`, { headers: { "api-key": key } });
+    const batch = await fetch(`${server.url}${V1}/batch/reverse-resolve`, {
+      method: "POST",
+      headers: { "api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ walletAddresses: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", "0x1"] }),
+    });
+    expect(batch.status).toBe(200);
+    expect(((await batch.json()) as { data: Array<{ result: boolean }> }).data.map((d) => d.result)).toEqual([
+      true,
+      false,
+    ]);
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(200);
-    const exported = exportedNames(await res.text());
+    const text = await res.text();
+    expect(sample(text, "omniname_api_batch_inputs_sum", { route: `${V1}/batch/reverse-resolve` })).toBe(2);
+    expect(sample(text, "omniname_api_requests_total", { route: `${V1}/resolve`, status: "200" })).toBe(1);
+    const exported = exportedNames(text);
     const queries = dashboardQueries();
     expect(queries.length).toBeGreaterThan(8);
     const used = new Set<string>();
