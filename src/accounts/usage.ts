@@ -20,7 +20,8 @@ interface UsageEvent {
   /** The request counted against the monthly quota. */
   quota: boolean;
   /**
-   * A batch call: the names or addresses it was charged for (0 when refused before counting).
+   * A batch call: the names or addresses it was charged for (0 when its body was refused: then it
+   * counted as one request, if at all).
    * Undefined for single requests, which count as one name each.
    */
   batchInputs?: number | undefined;
@@ -114,7 +115,8 @@ export class UsageRecorder {
       // A batch is one request of many names: "batch" counts calls, "names" their inputs.
       this.add(key, "batch", 1);
       if (e.batchInputs > 0) this.add(key, "names", e.batchInputs);
-      if (e.quota) this.add(key, "quota", e.batchInputs);
+      // A call refused for its body counted as one request (batchInputs 0).
+      if (e.quota) this.add(key, "quota", Math.max(1, e.batchInputs));
     }
     if (this.oldestPendingAt === null) this.oldestPendingAt = Date.now();
   }

@@ -63,7 +63,28 @@ describe.each([
     expect(remaining(fits.headers.ratelimit)).toEqual({ rate: 0, quota: 7 });
   });
 
+  it("counts a refused body as one request, and refuses any body at the door once the window is used up", async () => {
+    await new Promise((r) => setTimeout(r, 5_100)); // a fresh 5 s window
+    const bad = () =>
+      t.app.inject({
+        method: "POST",
+        url: `${V1}/batch/resolve`,
+        headers: { "api-key": t.key, "content-type": "application/json" },
+        payload: "{not json",
+      });
+    const quota0 = await t.services.limits.quotaUsed(t.projectId);
+    for (let i = 0; i < 5; i++) expect((await bad()).statusCode).toBe(400);
+    expect(await t.services.limits.quotaUsed(t.projectId)).toBe(quota0 + 5);
+    for (const res of [await bad(), await batch(t, 1)]) {
+      expect(res.statusCode).toBe(429);
+      expect(res.json().error.code).toBe("RATE_LIMITED");
+      expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    expect(await t.services.limits.quotaUsed(t.projectId)).toBe(quota0 + 5);
+  });
+
   it("says so when a batch is larger than the whole rate window", async () => {
+    await new Promise((r) => setTimeout(r, 5_100)); // a fresh 5 s window
     const res = await batch(t, 6);
     expect(res.statusCode).toBe(429);
     expect(res.json().error.message).toContain("more than the key's rate allows in one window (5)");

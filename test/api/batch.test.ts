@@ -212,14 +212,19 @@ describe("batch bodies that are refused before any work", () => {
       "",
     ],
     ["over 1 MiB", "resolve", { domains: ["a".repeat(1024 * 1024)] }, 413, "PAYLOAD_TOO_LARGE", ""],
-  ])("%s: a 4xx naming the field, nothing counted", async (_label, path, payload, status, code, text) => {
-    const before = await t.services.limits.quotaUsed(t.projectId);
-    const res = await post(t, path, payload);
-    expect(res.statusCode).toBe(status);
-    expect(res.json().error.code).toBe(code);
-    expect(res.json().error.message).toContain(text);
-    expect(await t.services.limits.quotaUsed(t.projectId)).toBe(before);
-  });
+  ])(
+    "%s: a 4xx naming the field, counted as one request",
+    async (_label, path, payload, status, code, text) => {
+      const before = await t.services.limits.quotaUsed(t.projectId);
+      const res = await post(t, path, payload);
+      expect(res.statusCode).toBe(status);
+      expect(res.json().error.code).toBe(code);
+      expect(res.json().error.message).toContain(text);
+      // It did no work, but it is a request: one, as a single request with a bad parameter.
+      expect(await t.services.limits.quotaUsed(t.projectId)).toBe(before + 1);
+      expect(res.headers.ratelimit).toBeDefined();
+    },
+  );
 
   it("1,000 domains are accepted", async () => {
     const res = await post(t, "resolve", { domains: many(1000) });
@@ -232,6 +237,7 @@ describe("batch bodies that are refused before any work", () => {
     expect(text.statusCode).toBe(400);
     const xml = await post(t, "resolve", "<a/>", { "content-type": "application/xml" });
     expect(xml.statusCode).toBe(415);
+    const before = await t.services.limits.quotaUsed(t.projectId);
     const noKey = await t.app.inject({
       method: "POST",
       url: `${V1}/batch/resolve`,
@@ -240,6 +246,7 @@ describe("batch bodies that are refused before any work", () => {
     });
     expect(noKey.statusCode).toBe(401);
     expect(noKey.json().error.code).toBe("API_KEY_MISSING");
+    expect(await t.services.limits.quotaUsed(t.projectId)).toBe(before); // no key: no project to count
     const get = await t.get(`${V1}/batch/resolve`);
     expect(get.statusCode).toBe(405);
   });

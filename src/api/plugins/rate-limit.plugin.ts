@@ -19,6 +19,8 @@ declare module "fastify" {
     retryAfterS: number | null;
     /** Names or addresses of a batch call, counted once its body is valid; 0 for other requests. */
     batchInputs: number;
+    /** A batch call past the key and the allowlists, not counted yet (its body is still unread). */
+    batchUncounted: boolean;
   }
   interface FastifyInstance {
     /**
@@ -49,6 +51,7 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
     scope.decorateRequest("quotaCounted", false);
     scope.decorateRequest("retryAfterS", null);
     scope.decorateRequest("batchInputs", 0);
+    scope.decorateRequest("batchUncounted", false);
     scope.decorate("chargeBatch", async (request: FastifyRequest, inputs: number) => {
       const key = request.apiKey;
       const project = request.project;
@@ -70,6 +73,27 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
       request.quotaCounted = true;
       request.batchInputs = inputs;
     });
+    // A batch refused for its body (not JSON, wrong types, too many inputs, too large) did no work,
+    // but it is a request: it counts as one, as a single request with a bad parameter does, so a
+    // flood of bad bodies meets the rate like any other. The answer stays the body's 4xx.
+    scope.addHook(
+      "onError",
+      (request: FastifyRequest, _reply: FastifyReply, _error: unknown, done: () => void) => {
+        const key = request.apiKey;
+        const project = request.project;
+        if (!request.batchUncounted || request.limitState !== null || key === null || project === null)
+          return done();
+        request.batchUncounted = false;
+        services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
+          (decision) => {
+            request.limitState = decision.state;
+            if (decision.allowed) request.quotaCounted = true;
+            done();
+          },
+          () => done(),
+        );
+      },
+    );
     // Callback-style hooks: the only promise of a request here is the limiter's own.
     scope.addHook(
       "onRequest",
@@ -78,7 +102,25 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
         const project = request.project;
         if (key === null || project === null) return done();
         // A batch is counted per input after its body is validated (chargeBatch).
-        if (request.url.startsWith(BATCH_PATH)) return done();
+        if (request.url.startsWith(BATCH_PATH)) {
+          // Not counted yet, but refused at the door when nothing is left: a flood of bodies,
+          // valid or not, is not read once the key's rate or the project's quota is used up.
+          services.limits.peek(key.id, project.id, services.projects.planOf(project)).then(
+            (state) => {
+              const exhausted =
+                state.rate.remaining === 0 ? "rate" : state.quota.remaining === 0 ? "quota" : null;
+              if (exhausted === null) {
+                request.batchUncounted = true;
+                return done();
+              }
+              request.limitState = state;
+              request.retryAfterS = Math.max(1, state[exhausted].resetS);
+              done(new AppError(exhausted === "rate" ? "RATE_LIMITED" : "QUOTA_EXCEEDED"));
+            },
+            (e: unknown) => done(e as Error),
+          );
+          return;
+        }
         services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
           (decision) => {
             request.limitState = decision.state;
