@@ -14,7 +14,8 @@ import { type Devnet, startDevnet } from "../devnet/devnet.js";
 import { findDevnetManifest, sourcesFromManifest } from "../devnet/manifest.js";
 import { AppError } from "../domain/errors.js";
 import { NETWORKS, type Network } from "../domain/networks.js";
-import { rescoreAll } from "../jobs/rescore.job.js";
+import { rescoreChanged } from "../jobs/rescore-changed.job.js";
+import { buildScoringIndex } from "../jobs/rescore.job.js";
 import { createBaseSignalsFn } from "../scoring/base-signals.js";
 import { EMPTY_INDEX, type ScoringFacts, scoringContext } from "../scoring/scoring-index.js";
 import type { ScoringLists } from "../scoring/scoring-lists.js";
@@ -174,7 +175,9 @@ export async function startCrawlerRole(
   }
   const sources = resolveSources(config, options.only);
   const lists = ctx.scoringLists;
-  let index: ScoringFacts = options.rescore ? (await rescoreAll(ctx.store, lists)).index : EMPTY_INDEX;
+  // The facts only (TLD origins and lookalikes, read from small indexes): the scoring pass itself
+  // runs beside the crawler (startRescoring), so a big map does not delay the start.
+  let index: ScoringFacts = options.rescore ? await buildScoringIndex(ctx.store, lists) : EMPTY_INDEX;
   const registry = new Registry();
   const chains = devnet;
   const crawler = createCrawler({
@@ -200,6 +203,7 @@ export async function startCrawlerRole(
   crawler.start();
 
   const rescorer = options.rescore ? startRescoring(ctx, log, (i) => (index = i)) : null;
+  void rescorer?.run();
   const ready = (async () => {
     const until = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < until) {
@@ -217,30 +221,55 @@ export async function startCrawlerRole(
     registry,
     ready,
     async stop() {
-      rescorer?.stop();
+      await rescorer?.stop();
       await crawler.stop();
       await devnet?.stop();
     },
   };
 }
 
-/** Rescoring every RESCORE_INTERVAL_MS (and on `run()`), one pass at a time; the new index goes to `onIndex`. */
+/**
+ * Rescoring every RESCORE_INTERVAL_MS and on `run()`, one pass at a time, each scoring only what
+ * changed since the last (jobs/rescore-changed.job.ts). `run()` during a pass waits for it, then
+ * runs one more, so that what was written before the call is scored when it resolves. The new
+ * facts go to `onIndex`.
+ */
 function startRescoring(ctx: RuntimeContext, log: Logger, onIndex: (index: ScoringFacts) => void) {
-  let rescoring = false;
-  const run = async () => {
-    if (rescoring) return;
-    rescoring = true;
+  let current: Promise<void> | null = null;
+  const stopping = new AbortController();
+  const pass = async () => {
     try {
-      const r = await rescoreAll(ctx.store, ctx.scoringLists);
-      onIndex(r.index);
-      if (r.updated > 0) log.info({ scanned: r.scanned, updated: r.updated }, "rescored");
+      const started = Date.now();
+      const r = await rescoreChanged(ctx.store, ctx.scoringLists, { onIndex, signal: stopping.signal });
+      if (stopping.signal.aborted) return;
+      if (r.updated > 0 || r.mode === "full")
+        log.info(
+          { mode: r.mode, scanned: r.scanned, updated: r.updated, ms: Date.now() - started },
+          "rescored",
+        );
     } catch (e) {
-      log.error({ err: e }, "rescoring failed");
-    } finally {
-      rescoring = false;
+      if (!stopping.signal.aborted) log.error({ err: e }, "rescoring failed");
     }
   };
-  const timer = setInterval(() => void run(), RESCORE_INTERVAL_MS);
+  const run = async (): Promise<void> => {
+    while (current) await current;
+    if (stopping.signal.aborted) return;
+    current = pass().finally(() => {
+      current = null;
+    });
+    await current;
+  };
+  const timer = setInterval(() => {
+    if (!current) void run();
+  }, RESCORE_INTERVAL_MS);
   timer.unref();
-  return { run, stop: () => clearInterval(timer) };
+  return {
+    run,
+    /** Ends the timer and interrupts a pass between pages; resolves when it has returned. */
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await current;
+    },
+  };
 }

@@ -12,6 +12,7 @@ import { skeleton } from "../scoring/skeleton.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { ScoringData } from "../store/scoring-data.port.js";
 import type { Store } from "../store/store.js";
+import { saveScoringState } from "./scoring-state.js";
 
 /** What the rescore job reads and writes: the map, the scoring data, and transactions. */
 export type RescoreStore = DomainMap & ScoringData & Pick<Store, "transaction">;
@@ -153,7 +154,7 @@ function signalsOf(s: BaseSignals): BaseSignals {
 }
 
 /** Scores one page of domains and writes those whose signals changed, in one transaction. */
-async function rescorePage(
+export async function rescorePage(
   store: RescoreStore,
   page: readonly DomainWithRecords[],
   lists: ScoringLists,
@@ -181,15 +182,19 @@ async function rescorePage(
 export async function rescoreAll(
   store: RescoreStore,
   lists: ScoringLists,
-  opts: { pageSize?: number } = {},
+  opts: { pageSize?: number; signal?: AbortSignal } = {},
 ): Promise<RescoreStats & { index: ScoringFacts; collisions: number }> {
   const index = await buildScoringIndex(store, lists);
   let scanned = 0;
   let updated = 0;
   for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
+    // Stopped (the process is shutting down): what is written stays, the next pass starts over.
+    if (opts.signal?.aborted) return { scanned, updated, index, collisions: 0 };
     scanned += page.length;
     updated += await rescorePage(store, page, lists, index);
   }
+  // What this pass scored with: a later pass with the same lists scores only what changed.
+  await saveScoringState(store, lists, index);
   return { scanned, updated, index, collisions: await store.countSharedNames() };
 }
 

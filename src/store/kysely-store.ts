@@ -3,6 +3,7 @@ import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
 import * as scans from "./kysely/domain-map-scans.queries.js";
 import * as projects from "./kysely/projects.queries.js";
+import * as rescoreState from "./kysely/rescore-state.queries.js";
 import * as scoring from "./kysely/scoring-data.queries.js";
 import type { AccountsDb } from "./accounts.port.js";
 import { MIGRATIONS } from "./migrations.js";
@@ -282,6 +283,18 @@ export class KyselyStore implements Store {
   }
   setNameSkeletons(...a: Args<"setNameSkeletons">) {
     return this.inTransaction((db) => scoring.setNameSkeletons(db, ...a));
+  }
+  findUnscoredNames(...a: Args<"findUnscoredNames">) {
+    return rescoreState.findUnscoredNames(this.db, ...a);
+  }
+  markNamesScored(...a: Args<"markNamesScored">) {
+    return rescoreState.markNamesScored(this.db, ...a);
+  }
+  findScoringState(...a: Args<"findScoringState">) {
+    return rescoreState.findScoringState(this.db, ...a);
+  }
+  setScoringState(...a: Args<"setScoringState">) {
+    return rescoreState.setScoringState(this.db, ...a);
   }
   iterateLookalikeGroups(...a: Args<"iterateLookalikeGroups">) {
     return scoring.iterateLookalikeGroups(this.db, ...a);

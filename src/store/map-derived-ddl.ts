@@ -19,7 +19,15 @@ export interface TriggerDdl {
   triggers: readonly string[];
 }
 
-/** One row per distinct name with its count of holders: what the triggers keep. */
+/**
+ * RESCORE_VERSION_NOTE: `name_holders.version` moves each time a name crosses between one holder
+ * and several (the only change of the count that scoring sees: the `collision` tag), and
+ * `scored_version` is the version the rescoring job last scored (migration 0014). Rows where the
+ * two differ are the names whose domains the job must score again; nothing else is scanned.
+ * A name first inserted with several holders at once (one bulk statement) starts unscored.
+ *
+ * One row per distinct name with its count of holders: what the triggers keep.
+ */
 export const NAME_HOLDERS_FILL =
   "insert into name_holders (name, holders) select name, count(*) from domains group by name";
 
@@ -52,11 +60,12 @@ export function mapDerived(dialect: Dialect): { triggers: TriggerDdl[]; fills: s
 }
 
 function nameHoldersSqlite(): TriggerDdl {
+  // `version` moves when the name crosses between one holder and several (RESCORE_VERSION_NOTE).
   const add = `insert into name_holders (name, holders) values (new.name, 1)
-      on conflict (name) do update set holders = holders + 1;`;
+      on conflict (name) do update set holders = holders + 1, version = version + (holders = 1);`;
   // The last holder's row goes (the common case: most names have one), another's is counted down.
   const remove = `delete from name_holders where name = old.name and holders <= 1;
-    update name_holders set holders = holders - 1 where name = old.name;`;
+    update name_holders set holders = holders - 1, version = version + (holders = 2) where name = old.name;`;
   return {
     names: NAME_HOLDERS_TRIGGERS,
     functions: [],
@@ -70,17 +79,20 @@ function nameHoldersSqlite(): TriggerDdl {
 }
 
 function nameHoldersPostgres(): TriggerDdl {
+  // `version` moves when the name crosses between one holder and several (RESCORE_VERSION_NOTE).
   const add = (from: string) => `
-    insert into name_holders (name, holders)
-      select name, count(*) from ${from} group by name order by name
-      on conflict (name) do update set holders = name_holders.holders + excluded.holders;`;
+    insert into name_holders (name, holders, version)
+      select name, count(*), case when count(*) > 1 then 1 else 0 end from ${from} group by name order by name
+      on conflict (name) do update set holders = name_holders.holders + excluded.holders,
+        version = name_holders.version + case when name_holders.holders = 1 then 1 else 0 end;`;
   // Rows losing all their holders are deleted, then the others counted down: each row is written
   // once (an update before the delete doubled a bulk delete's cost). Two statements, not one with a
   // CTE: the second sees the first's deletes and re-reads a row a concurrent writer just changed.
   const remove = (from: string) => `
     delete from name_holders h using (select name, count(*) as n from ${from} group by name) g
       where h.name = g.name and h.holders <= g.n;
-    update name_holders h set holders = h.holders - g.n
+    update name_holders h set holders = h.holders - g.n,
+        version = h.version + case when h.holders - g.n = 1 then 1 else 0 end
       from (select name, count(*) as n from ${from} group by name order by name) g where h.name = g.name;`;
   const fn = (name: string, body: string) => `create function ${name}() returns trigger language plpgsql as $$
       begin ${body} return null; end $$`;

@@ -79,6 +79,17 @@ export interface ScoringData {
   /** Ids of the domains owned by these addresses (lower case). */
   findDomainIdsByOwners(owners: readonly string[]): Promise<number[]>;
 
+  /**
+   * Up to `limit` names (in name order) whose holder count crossed one ↔ several since the
+   * rescoring job last scored them, with the version it must record (markNamesScored).
+   */
+  findUnscoredNames(limit: number): Promise<UnscoredName[]>;
+  /** Records that these names were scored at these versions (a name changed since stays unscored). */
+  markNamesScored(rows: readonly UnscoredName[]): Promise<void>;
+  /** A value the rescoring job keeps between passes and restarts (`null` when never set). */
+  findScoringState(key: string): Promise<string | null>;
+  setScoringState(key: string, value: string): Promise<void>;
+
   /** The owner addresses on the KYC list. */
   findKycOwners(): Promise<Set<string>>;
   /**
@@ -89,4 +100,10 @@ export interface ScoringData {
     addresses: readonly string[],
     opts?: { replace?: boolean; source?: string; now?: number },
   ): Promise<KycImportResult>;
+}
+
+/** A name the rescoring job must score again, and the version of its holder count it scores. */
+export interface UnscoredName {
+  name: string;
+  version: number;
 }

@@ -70,7 +70,8 @@ describe("operator commands", () => {
     expect((await omniname(a, "keys", "list", "--project", "acme")).stdout).toMatch(/revoked/);
     expect((await omniname(a, "keys", "revoke", "--project", "acme", "--id", "999")).code).toBe(1);
     expect((await omniname(a, "keys", "frobnicate")).code).toBe(2);
-  });
+    // Eight CLI processes, each transpiling the sources with tsx: minutes on a loaded 2-core machine.
+  }, 240_000);
 
   it("snapshot export and import move the map between nodes", async () => {
     const seeded = await createStore({ dataDir: a });

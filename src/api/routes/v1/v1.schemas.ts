@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { ERROR_CODES, type ErrorCode } from "../../../domain/errors.js";
 import { NETWORK_ORDER, NETWORKS } from "../../../domain/networks.js";
 import { PROVIDER_ORDER, PROVIDERS } from "../../../domain/providers.js";
 
@@ -121,7 +122,12 @@ export const ReverseRecord = domainRecord(false);
 export const ErrorEnvelope = Type.Object({
   result: Type.Boolean({ const: false }),
   error: Type.Object({
-    code: Type.String({ description: "Stable code; see docs/errors.md." }),
+    // The registry's codes as an enum: a generated client (packages/client) types them.
+    code: Type.Unsafe<ErrorCode>({
+      type: "string",
+      enum: Object.keys(ERROR_CODES),
+      description: "Stable code; see docs/errors.md.",
+    }),
     message: Type.String({ description: "Human-readable explanation." }),
   }),
 });

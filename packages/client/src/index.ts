@@ -1,0 +1,129 @@
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { OmninameError, parseRetryAfter } from "./errors.js";
+import type { paths } from "./schema.js";
+
+export { OmninameError, type OmninameErrorCode, type ClientErrorCode, parseRetryAfter } from "./errors.js";
+export type { paths, components } from "./schema.js";
+
+type Query<P extends keyof paths> = paths[P]["get"] extends { parameters: { query?: infer Q } } ? Q : never;
+type Data<P extends keyof paths> = paths[P]["get"]["responses"][200]["content"]["application/json"]["data"];
+
+/** A domain record as resolve answers it. */
+export type DomainRecord = Data<"/svc/api/v1/resolve">;
+export type ResolveOptions = Omit<Query<"/svc/api/v1/resolve">, "domain" | "fullQualifiedDomain">;
+export type ReverseResolveOptions = Omit<Query<"/svc/api/v1/reverse-resolve">, "walletAddress">;
+
+export interface OmninameClientOptions {
+  /** Where omniname listens, e.g. `https://resolver.example.com` (no path). */
+  baseUrl: string;
+  /** The project's API key (header `api-key`). */
+  apiKey: string;
+  /** Retries of a retryable answer (429, 503, a network failure). Default 2; 0 turns them off. */
+  retries?: number;
+  /** The longest wait before a retry, whatever `Retry-After` says; longer → the error is thrown. Default 30 s. */
+  maxRetryDelayMs?: number;
+  /** A fetch implementation (tests, proxies). Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The typed client of omniname's resolver API. Methods return the `data` of the answer and throw
+ * `OmninameError` (typed `code`) otherwise; `api` is the underlying openapi-fetch client for
+ * anything else the OpenAPI document describes.
+ *
+ * @example
+ * const omniname = createOmninameClient({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.OMNINAME_KEY! });
+ * const record = await omniname.resolve("alice.wallet");
+ * console.log(record.owner, record.records["token.ETH.0"]);
+ */
+export function createOmninameClient(options: OmninameClientOptions) {
+  const retries = Math.max(0, Math.floor(options.retries ?? 2));
+  const maxDelay = options.maxRetryDelayMs ?? 30_000;
+  const baseFetch = options.fetch ?? globalThis.fetch;
+  // Bounded retries that honour Retry-After: a request is sent again only when the server said
+  // when (or after a short backoff on a network failure), never past maxRetryDelayMs.
+  const retryingFetch: typeof fetch = async (input, init) => {
+    for (let attempt = 0; ; attempt++) {
+      const request = input instanceof Request ? input.clone() : input;
+      let res: Response;
+      try {
+        res = await baseFetch(request, init);
+      } catch (cause) {
+        if (attempt >= retries) throw new OmninameError("NETWORK_ERROR", String(cause), 0, { cause });
+        await sleep(Math.min(maxDelay, 250 * 2 ** attempt));
+        continue;
+      }
+      if ((res.status !== 429 && res.status !== 503) || attempt >= retries) return res;
+      const wait = parseRetryAfter(res.headers.get("retry-after")) ?? 1000 * 2 ** attempt;
+      if (wait > maxDelay) return res;
+      await res.body?.cancel();
+      await sleep(wait);
+    }
+  };
+  const api: Client<paths> = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    headers: { "api-key": options.apiKey },
+    fetch: retryingFetch,
+  });
+  const errors: Middleware = {
+    async onResponse({ response }) {
+      if (response.ok) return undefined;
+      throw await errorOf(response);
+    },
+  };
+  api.use(errors);
+
+  return {
+    api,
+    /** The highest-scored domain of the name under the project's settings. */
+    async resolve(domain: string, opts: ResolveOptions = {}): Promise<DomainRecord> {
+      const { data } = await api.GET("/svc/api/v1/resolve", { params: { query: { ...opts, domain } } });
+      return (data as { data: DomainRecord }).data;
+    },
+    /** Every domain of the name, best first (empty when none). */
+    async deepResolve(domain: string, opts: ResolveOptions = {}): Promise<Data<"/svc/api/v1/deep-resolve">> {
+      const { data } = await api.GET("/svc/api/v1/deep-resolve", { params: { query: { ...opts, domain } } });
+      return (data as { data: Data<"/svc/api/v1/deep-resolve"> }).data;
+    },
+    /** The domains whose reverse record names the address (empty when none). */
+    async reverseResolve(
+      walletAddress: string,
+      opts: ReverseResolveOptions = {},
+    ): Promise<Data<"/svc/api/v1/reverse-resolve">> {
+      const { data } = await api.GET("/svc/api/v1/reverse-resolve", {
+        params: { query: { ...opts, walletAddress } },
+      });
+      return (data as { data: Data<"/svc/api/v1/reverse-resolve"> }).data;
+    },
+  };
+}
+
+export type OmninameClient = ReturnType<typeof createOmninameClient>;
+
+async function errorOf(response: Response): Promise<OmninameError> {
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+  const text = await response.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as { result?: unknown; error?: { code?: unknown; message?: unknown } };
+    if (body.result === false && typeof body.error?.code === "string") {
+      return new OmninameError(
+        body.error.code as OmninameError["code"],
+        String(body.error.message ?? body.error.code),
+        response.status,
+        { retryAfterMs },
+      );
+    }
+  } catch {
+    // not JSON: below
+  }
+  return new OmninameError(
+    "UNEXPECTED_RESPONSE",
+    `HTTP ${response.status}: ${text.slice(0, 200)}`,
+    response.status,
+    {
+      retryAfterMs,
+    },
+  );
+}

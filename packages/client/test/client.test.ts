@@ -1,0 +1,204 @@
+import { execFileSync } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiRoleEnv,
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from "../../../test/helpers/server-process.js";
+import { createOmninameClient, OmninameError, parseRetryAfter } from "../src/index.js";
+
+const PACKAGE = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../../..", import.meta.url).pathname;
+
+/** A local HTTP server answering each request with the next of `answers` (the last one repeats). */
+async function scripted(answers: Array<{ status: number; headers?: Record<string, string>; body: string }>) {
+  let hits = 0;
+  const server: Server = createServer((_req, res) => {
+    const a = answers[Math.min(hits++, answers.length - 1)];
+    res.writeHead(a.status, { "content-type": "application/json", ...a.headers });
+    res.end(a.body);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, hits: () => hits, close: () => server.close() };
+}
+
+const ERROR_429 = JSON.stringify({ result: false, error: { code: "RATE_LIMITED", message: "slow down" } });
+const OK = JSON.stringify({ result: true, data: [] });
+
+describe("@omniname/client against a real omniname", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "omniname-client-"));
+  let server: ServerProcess;
+  let key: string;
+  beforeAll(async () => {
+    server = await startServerProcess(apiRoleEnv(dataDir, { DATABASE_URL: "" }), ["--fixtures"], 120_000);
+    key = readFileSync(join(dataDir, "demo-api-key"), "utf8").trim();
+  }, 150_000);
+  afterAll(async () => {
+    if (server) await stopServerProcess(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("resolves, deep-resolves and reverse-resolves with typed answers", async () => {
+    const client = createOmninameClient({ baseUrl: `${server.url}/`, apiKey: key });
+    const alice = await client.resolve("alice.wallet");
+    expect(alice.domain).toBe("alice.wallet");
+    const all = await client.deepResolve("alice.wallet", { network: "POLYGON" });
+    expect(all.every((d) => d.network === "POLYGON")).toBe(true);
+    const reverse = await client.reverseResolve(alice.ownerAddress);
+    expect(Array.isArray(reverse)).toBe(true);
+  });
+
+  it.each([
+    [
+      "an unknown name",
+      (c: ReturnType<typeof createOmninameClient>) => c.resolve("nobody-at-all.wallet"),
+      404,
+      "DOMAIN_NOT_FOUND",
+    ],
+    [
+      "a bad name",
+      (c: ReturnType<typeof createOmninameClient>) => c.resolve("bad name!.wallet"),
+      400,
+      "INVALID_DOMAIN",
+    ],
+    [
+      "a bad address",
+      (c: ReturnType<typeof createOmninameClient>) => c.reverseResolve("0xZZ"),
+      400,
+      "INVALID_ADDRESS",
+    ],
+  ])("%s is an OmninameError with its code", async (_title, call, status, code) => {
+    const client = createOmninameClient({ baseUrl: server.url, apiKey: key });
+    const err = await call(client).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OmninameError);
+    expect(err).toMatchObject({ status, code });
+  });
+
+  it("a wrong key is API_KEY_INVALID, and not retried", async () => {
+    const client = createOmninameClient({ baseUrl: server.url, apiKey: "on_wrong" });
+    await expect(client.resolve("alice.wallet")).rejects.toMatchObject({
+      status: 401,
+      code: "API_KEY_INVALID",
+    });
+  });
+
+  it("npm pack gives a package whose README example runs as written", () => {
+    execFileSync(join(PACKAGE, "node_modules/.bin/tsc"), ["-p", join(PACKAGE, "tsconfig.json")]);
+    const out = mkdtempSync(join(tmpdir(), "omniname-client-pack-"));
+    try {
+      const tarball = execFileSync(
+        "npm",
+        ["pack", "--silent", "--ignore-scripts", "--pack-destination", out],
+        {
+          cwd: PACKAGE,
+          encoding: "utf8",
+        },
+      ).trim();
+      const installed = join(out, "node_modules/@omniname/client");
+      mkdirSync(installed, { recursive: true });
+      execFileSync("tar", ["-xzf", join(out, tarball), "-C", installed, "--strip-components=1"]);
+      const listing = execFileSync("tar", ["-tzf", join(out, tarball)], { encoding: "utf8" });
+      expect(listing).toContain("package/dist/index.js");
+      expect(listing).not.toContain("package/src/");
+      // The package's one dependency, as npm would install it beside it.
+      for (const dep of ["openapi-fetch", "openapi-typescript-helpers"])
+        symlinkSync(join(ROOT, "node_modules", dep), join(out, "node_modules", dep));
+      const readme = readFileSync(join(installed, "README.md"), "utf8");
+      const example = /## Example\s+```js\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(example).toBeTruthy();
+      writeFileSync(join(out, "example.mjs"), example ?? "");
+      const printed = execFileSync(process.execPath, [join(out, "example.mjs")], {
+        cwd: out,
+        encoding: "utf8",
+        env: { ...process.env, OMNINAME_URL: server.url, OMNINAME_API_KEY: key },
+      });
+      expect(printed).toMatch(
+        /^alice\.wallet NAMESPACE_\w+ \w+ 0x[0-9a-f]{40}\n\d+ domains hold alice\.wallet\nno such name\n$/,
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("@omniname/client retries", () => {
+  it("honours Retry-After on 429, then returns the answer", async () => {
+    const s = await scripted([
+      { status: 429, headers: { "retry-after": "1" }, body: ERROR_429 },
+      { status: 200, body: OK },
+    ]);
+    try {
+      const client = createOmninameClient({ baseUrl: s.url, apiKey: "k" });
+      const started = Date.now();
+      expect(await client.deepResolve("a.wallet")).toEqual([]);
+      expect(s.hits()).toBe(2);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("stops after `retries` and throws the last error with its Retry-After", async () => {
+    const s = await scripted([{ status: 429, headers: { "retry-after": "0" }, body: ERROR_429 }]);
+    try {
+      const client = createOmninameClient({ baseUrl: s.url, apiKey: "k", retries: 2 });
+      await expect(client.resolve("a.wallet")).rejects.toMatchObject({
+        code: "RATE_LIMITED",
+        retryAfterMs: 0,
+      });
+      expect(s.hits()).toBe(3);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("does not wait longer than maxRetryDelayMs: a long Retry-After is thrown at once", async () => {
+    const s = await scripted([{ status: 429, headers: { "retry-after": "3600" }, body: ERROR_429 }]);
+    try {
+      const client = createOmninameClient({ baseUrl: s.url, apiKey: "k", maxRetryDelayMs: 5_000 });
+      const err = (await client.resolve("a.wallet").catch((e: unknown) => e)) as OmninameError;
+      expect(err.retryAfterMs).toBe(3_600_000);
+      expect(err.retryable).toBe(true);
+      expect(s.hits()).toBe(1);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("a body that is not omniname's is UNEXPECTED_RESPONSE, not a crash", async () => {
+    const s = await scripted([
+      { status: 502, headers: { "content-type": "text/html" }, body: "<h1>bad gateway</h1>" },
+    ]);
+    try {
+      const client = createOmninameClient({ baseUrl: s.url, apiKey: "k" });
+      await expect(client.resolve("a.wallet")).rejects.toMatchObject({
+        code: "UNEXPECTED_RESPONSE",
+        status: 502,
+      });
+    } finally {
+      s.close();
+    }
+  });
+
+  it("a refused connection is NETWORK_ERROR after the retries", async () => {
+    const s = await scripted([{ status: 200, body: OK }]);
+    s.close();
+    const client = createOmninameClient({ baseUrl: s.url, apiKey: "k", retries: 1 });
+    await expect(client.resolve("a.wallet")).rejects.toMatchObject({ code: "NETWORK_ERROR", status: 0 });
+  });
+
+  it.each([
+    ["120", 120_000],
+    ["", undefined],
+    ["soon", undefined],
+    ["Wed, 21 Oct 2015 07:28:00 GMT", 0],
+  ])("reads Retry-After %j", (value, want) => {
+    expect(parseRetryAfter(value, Date.parse("2030-01-01T00:00:00Z"))).toBe(want);
+  });
+});
