@@ -89,6 +89,17 @@ describe("API metrics on /metrics", () => {
     expect(sample(text, "omniname_api_refusals_total", { reason: "key" })).toBe(1);
     expect(sample(text, "omniname_api_refusals_total", { reason: "quota" })).toBe(0);
     expect(sample(text, "omniname_api_refusals_total", { reason: "allowlist" })).toBe(0);
+    // An allowlist that excludes the caller (inject's 127.0.0.1): refused before the body is read.
+    await t.services.projects.putSecurity(t.projectId, { allowedIps: ["192.0.2.0/24"], allowedOrigins: [] });
+    const refused = await t.app.inject({
+      method: "POST",
+      url: `${V1}/batch/resolve`,
+      headers: { "api-key": t.key, "content-type": "application/json" },
+      payload: "{not json",
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe("IP_NOT_ALLOWED");
+    expect(sample(await registry.metrics(), "omniname_api_refusals_total", { reason: "allowlist" })).toBe(1);
     expect(sample(text, "omniname_api_batch_inputs_sum", { route: `${V1}/batch/deep-resolve` })).toBe(3);
     expect(sample(text, "omniname_api_answer_cache_lookups_total", { result: "miss" })).toBeGreaterThan(0);
     expect(sample(text, "omniname_api_usage_flush_lag_seconds", {})).toBeGreaterThan(0);
