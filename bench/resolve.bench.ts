@@ -1,17 +1,17 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { exportSnapshot, importSnapshot } from "../src/store/snapshot.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { cpuOf, startChild, stopChild } from "./support/child-server.js";
 import { type NpmStart, startNpmStart } from "./support/npm-start.js";
-import { seedBulk } from "./support/seed-bulk.js";
+import { seedBulk, shuffled } from "./support/seed-bulk.js";
 
 /**
  * The three v1 endpoints under load (autocannon: keep-alive, 50 connections, 5 s) against a bare
@@ -47,30 +47,6 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** The timed run of each row is cut in this many slices, taken in turns over all rows. */
 const ROUNDS = 5;
 const CONNECTIONS = 50;
-const here = dirname(fileURLToPath(import.meta.url));
-
-function startChild(script: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(here, "support", script), args, {
-      execArgv: ["--import", "tsx"],
-      stdio: "inherit",
-    });
-    child.once("message", (m) => resolve({ child, port: (m as { port: number }).port }));
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.disconnect();
-  });
-}
 
 /** A server under load: its port and its CPU time so far (µs). */
 interface Server {
@@ -82,19 +58,6 @@ const serverOf = (s: { child: ChildProcess; port: number }): Server => ({
   port: s.port,
   cpu: () => cpuOf(s.child),
 });
-
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === "object" && m !== null && "cpu" in m) {
-        child.off("message", on);
-        resolve((m as { cpu: number }).cpu);
-      }
-    };
-    child.on("message", on);
-    child.send("cpu");
-  });
-}
 
 interface Measured {
   rps: number;
@@ -163,17 +126,6 @@ function combine(parts: Measured[]): Measured {
     non2xx: parts.reduce((n, p) => n + p.non2xx, 0),
     errors: parts.reduce((n, p) => n + p.errors, 0),
   };
-}
-
-function shuffled<T>(xs: T[]): T[] {
-  const out = [...xs];
-  let seed = 42;
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 /** Runs one statement on the PostgreSQL server's admin database. */

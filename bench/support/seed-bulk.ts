@@ -86,3 +86,15 @@ export function seedBulk(store: SqliteStore, count: number): BulkWorld {
   })();
   return { names, collisionNames, owners };
 }
+
+/** The same order on every run (a fixed-seed Fisher–Yates): the benches' query order. */
+export function shuffled<T>(xs: T[]): T[] {
+  const out = [...xs];
+  let seed = 42;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

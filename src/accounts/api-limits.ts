@@ -142,13 +142,22 @@ export class ApiLimits {
     };
   }
 
-  /** Counts one request of a key against its rate, then against its project's monthly quota. */
-  async consume(keyId: number, projectId: number, plan: Plan): Promise<LimitDecision> {
+  /**
+   * Counts one request of a key against its rate, then against its project's monthly quota.
+   *
+   * `inputs` > 1 (a batch call: one point per name or address) is counted all or nothing: a batch
+   * that does not fit is refused whole and its points are given back to the rate and the quota, so
+   * a refused batch leaves both as they were. A single request refused for the rate stays counted
+   * in the rate window, as it always has (a client hammering at its limit stays limited).
+   */
+  async consume(keyId: number, projectId: number, plan: Plan, inputs = 1): Promise<LimitDecision> {
     const now = this.opts.clock();
-    const rate = await consume(this.rateLimiter(plan), String(keyId));
+    const limiter = this.rateLimiter(plan);
+    const rate = await consume(limiter, String(keyId), inputs);
     if (!rate.allowed) {
+      if (inputs > 1) await limiter.reward(String(keyId), inputs);
       const state = {
-        rate: this.rateState(plan, rate.res),
+        rate: this.rateState(plan, inputs > 1 ? await limiter.get(String(keyId)) : rate.res),
         quota: await this.peekQuota(projectId, plan, now),
       };
       return { allowed: false, code: "RATE_LIMITED", retryAfterS: Math.max(1, state.rate.resetS), state };
@@ -156,12 +165,13 @@ export class ApiLimits {
     const seeding = this.ensureSeeded(projectId, now);
     if (seeding !== null) await seeding;
     const { key, ttlMs } = this.quotaKey(projectId, now);
-    const used = await this.quota.add(key, 1, ttlMs);
+    const used = await this.quota.add(key, inputs, ttlMs);
     if (used > plan.monthlyQuota) {
-      await this.quota.add(key, -1, ttlMs);
+      await this.quota.add(key, -inputs, ttlMs);
+      if (inputs > 1) await limiter.reward(String(keyId), inputs);
       const state = {
-        rate: this.rateState(plan, rate.res),
-        quota: this.quotaState(plan, plan.monthlyQuota, now),
+        rate: this.rateState(plan, inputs > 1 ? await limiter.get(String(keyId)) : rate.res),
+        quota: this.quotaState(plan, used - inputs, now),
       };
       return { allowed: false, code: "QUOTA_EXCEEDED", retryAfterS: state.quota.resetS, state };
     }

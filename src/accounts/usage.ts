@@ -19,6 +19,12 @@ interface UsageEvent {
   latencyMs: number;
   /** The request counted against the monthly quota. */
   quota: boolean;
+  /**
+   * A batch call: the names or addresses it was charged for (0 when its body was refused: then it
+   * counted as one request, if at all).
+   * Undefined for single requests, which count as one name each.
+   */
+  batchInputs?: number | undefined;
   at: number;
 }
 
@@ -68,6 +74,8 @@ export class UsageRecorder {
   private flushing: Promise<void> = Promise.resolve();
 
   private lastUsed = new Map<number, number>();
+  /** Date.now() of the first count recorded since the last successful flush, or null. */
+  private oldestPendingAt: number | null = null;
 
   constructor(
     private readonly db: AccountsDb,
@@ -101,7 +109,24 @@ export class UsageRecorder {
     this.add(key, "requests", 1);
     if (e.status >= 400) this.add(key, `status:${e.status}`, 1);
     this.add(key, latencyMetric(e.latencyMs), 1);
-    if (e.quota) this.add(key, "quota", 1);
+    if (e.batchInputs === undefined) {
+      if (e.quota) this.add(key, "quota", 1);
+    } else {
+      // A batch is one request of many names: "batch" counts calls, "names" their inputs.
+      this.add(key, "batch", 1);
+      if (e.batchInputs > 0) this.add(key, "names", e.batchInputs);
+      // A call refused for its body counted as one request (batchInputs 0).
+      if (e.quota) this.add(key, "quota", Math.max(1, e.batchInputs));
+    }
+    if (this.oldestPendingAt === null) this.oldestPendingAt = Date.now();
+  }
+
+  /**
+   * Seconds the oldest count not yet written has waited (0 when everything is written): the
+   * usage-flush lag of the API metrics. Wall-clock, whatever clock the requests are stamped with.
+   */
+  flushLagSeconds(): number {
+    return this.oldestPendingAt === null ? 0 : (Date.now() - this.oldestPendingAt) / 1000;
   }
 
   /** Drops the unflushed counts of a deleted project. */
@@ -126,9 +151,14 @@ export class UsageRecorder {
         this.logger.warn({ err: e }, "writing API keys' last use failed; kept for the next flush");
       });
     }
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0) {
+      this.oldestPendingAt = null;
+      return;
+    }
     const batch = this.pending;
+    const since = this.oldestPendingAt;
     this.pending = new Map();
+    this.oldestPendingAt = null;
     const rows: Array<Database["usage_counters"]> = [];
     for (const [key, metrics] of batch) {
       const [projectId, day, endpoint] = key.split("|");
@@ -151,6 +181,8 @@ export class UsageRecorder {
       });
     } catch (e) {
       for (const [key, metrics] of batch) for (const [metric, n] of metrics) this.add(key, metric, n);
+      if (since !== null && (this.oldestPendingAt === null || since < this.oldestPendingAt))
+        this.oldestPendingAt = since;
       this.logger.warn({ err: e, rows: rows.length }, "usage flush failed; counts kept for the next flush");
       throw e;
     }
@@ -183,6 +215,10 @@ export async function loadQuotaUsed(
 
 interface UsageStats {
   requests: number;
+  /** Names and addresses asked: one per single request, the inputs of each batch call. */
+  names: number;
+  /** Batch calls among the requests. */
+  batches: number;
   errors: number;
   byStatus: Record<string, number>;
   latencyMs: { p50: number; p95: number; p99: number } | null;
@@ -200,11 +236,15 @@ function percentile(hist: Map<string, number>, total: number, q: number): number
 
 class Acc {
   requests = 0;
+  batches = 0;
+  batchNames = 0;
   byStatus: Record<string, number> = {};
   hist = new Map<string, number>();
 
   add(metric: string, n: number): void {
     if (metric === "requests") this.requests += n;
+    else if (metric === "batch") this.batches += n;
+    else if (metric === "names") this.batchNames += n;
     else if (metric.startsWith("status:")) {
       const s = metric.slice(7);
       this.byStatus[s] = (this.byStatus[s] ?? 0) + n;
@@ -221,6 +261,8 @@ class Acc {
       Number.isFinite(v) ? v : LATENCY_BUCKETS_MS[LATENCY_BUCKETS_MS.length - 1] * 2;
     return {
       requests: this.requests,
+      names: this.requests - this.batches + this.batchNames,
+      batches: this.batches,
       errors: Object.values(this.byStatus).reduce((a, b) => a + b, 0),
       byStatus: this.byStatus,
       latencyMs:

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { Registry } from "prom-client";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
@@ -6,6 +7,7 @@ import { LOG_REDACTION } from "../logger.js";
 import { lazyRequestLogger } from "./plugins/lazy-request-logger.js";
 import { createResolution } from "../resolution/resolution.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
+import { createApiMetrics, installApiMetrics } from "./plugins/api-metrics.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
 import { installOpenApi } from "./plugins/openapi.plugin.js";
 import { corsPreflightRoutes } from "./plugins/allowlist.plugin.js";
@@ -27,6 +29,9 @@ import { channelAwareTtl } from "../store/change-feed.port.js";
 import { type V1Extension, v1Routes } from "./routes/v1/v1.routes.js";
 
 export const V1_PREFIX = "/svc/api/v1";
+
+/** The routes outside v1 that the OpenAPI document describes (/status is added by the server role). */
+const DOCUMENTED_PROBES = new Set(["/healthz", "/readyz", "/status", "/dns-query"]);
 
 export interface BuildAppOptions {
   /**
@@ -56,6 +61,11 @@ export interface BuildAppOptions {
   services: ConsoleServices;
   /** Close `services` when the app closes (the server role, which built them for this app). Default false. */
   closeServices?: boolean;
+  /**
+   * The Prometheus registry the API's metrics go on: the one GET /metrics serves (the server role
+   * passes the crawler's, so both are scraped together). Default: a registry of the app's own.
+   */
+  metricsRegistry?: Registry;
   /** Serve the console API (/console/api) and its pages. Default true. */
   console?: boolean;
 }
@@ -95,6 +105,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
 
   await installSecurityHeaders(app, { https });
   installErrorHandling(app);
+  const metrics = createApiMetrics(opts.metricsRegistry ?? new Registry(), () =>
+    opts.services.usage.flushLagSeconds(),
+  );
+  installApiMetrics(app, metrics);
   installOpenApi(
     app,
     `${V1_PREFIX}/openapi.json`,
@@ -102,10 +116,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       title: "omniname REST API",
       version: "1.0.0",
       description:
-        "Read-only resolution of Web3 domains: resolve, deep-resolve, reverse-resolve. Errors: { result: false, error: { code, message } }; codes in docs/errors.md.",
+        "Read-only resolution of Web3 domains: resolve, deep-resolve, reverse-resolve, their batch calls, and DNS-over-HTTPS. Errors: { result: false, error: { code, message } }; codes in docs/errors.md.",
     },
     // The partner API and the probes only: the console API is the console's private contract.
-    (url) => url.startsWith(V1_PREFIX) || url === "/healthz" || url === "/readyz",
+    (url) => url.startsWith(V1_PREFIX) || DOCUMENTED_PROBES.has(url),
   );
 
   // The key cache runs on the monotonic clock, not ctx.clock: its TTL bounds revocation lag in
@@ -132,7 +146,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
 
   const resolution = createResolution({ store: ctx.store, ranker: ctx.ranker });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
-  await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
+  await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });
   await app.register(v1Routes, {
     prefix: V1_PREFIX,
     ctx,
@@ -140,6 +154,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     verifier,
     extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
     rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
+    metrics,
   });
   if (serveConsole) {
     await app.register(consoleRoutes, {

@@ -6,6 +6,7 @@ import { DEMO_EMAIL, type DemoAccountState, ensureDemoAccount } from "../account
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
+import { Registry } from "prom-client";
 import type { AppContext } from "../app-context.js";
 import type { Config } from "../config/config.schema.js";
 import { dataDirSecret } from "../config/data-dir-secret.js";
@@ -139,8 +140,11 @@ export const startCommand: Command = {
           config: { ...config, demoApiKey: key },
         });
         const services = createConsoleServices(ctx);
+        // One registry for GET /metrics: the crawler's metrics and the API's side by side.
+        const registry = role?.registry ?? new Registry();
         app = await buildApp(ctx, {
           services,
+          metricsRegistry: registry,
           closeServices: true,
           countryHeader: config.geoCountryHeader || undefined,
         }).catch(async (e: unknown) => {
@@ -150,7 +154,7 @@ export const startCommand: Command = {
         await app.register(statusRoutes, {
           store: ctx.store,
           crawler: role?.crawler ?? null,
-          registry: role?.registry ?? null,
+          registry,
         });
         const address = await app.listen({ port: config.port, host: config.host });
         followBoundPort(config, app.server.address(), ctx.logger);

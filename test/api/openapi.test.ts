@@ -1,11 +1,14 @@
 import { Ajv } from "ajv";
+import { statusRoutes } from "../../src/api/routes/status.routes.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
 import { ADDR } from "./helpers/world.js";
 
 const V1 = "/svc/api/v1";
+const BATCH = ["resolve", "deep-resolve", "reverse-resolve"];
 
 interface Operation {
+  requestBody?: { required: boolean; content: Record<string, { schema: Record<string, unknown> }> };
   operationId?: string;
   security?: unknown[];
   parameters?: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>;
@@ -21,7 +24,10 @@ describe("OpenAPI document", () => {
     security: unknown[];
   };
   beforeAll(async () => {
-    t = await createTestApp();
+    // /status as the server role registers it, after buildApp.
+    t = await createTestApp({
+      beforeReady: (app, store) => void app.register(statusRoutes, { store }),
+    });
     const res = await t.app.inject({ url: `${V1}/openapi.json` });
     expect(res.statusCode).toBe(200);
     doc = res.json();
@@ -40,9 +46,25 @@ describe("OpenAPI document", () => {
 
   it("lists every route with its operation, and nothing else", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ["/healthz", "/readyz", `${V1}/deep-resolve`, `${V1}/resolve`, `${V1}/reverse-resolve`].sort(),
+      [
+        "/healthz",
+        "/readyz",
+        "/status",
+        "/dns-query",
+        `${V1}/deep-resolve`,
+        `${V1}/resolve`,
+        `${V1}/reverse-resolve`,
+        `${V1}/dns-query`,
+        ...BATCH.map((b) => `${V1}/batch/${b}`),
+      ].sort(),
     );
-    for (const p of Object.values(doc.paths)) expect(Object.keys(p)).toEqual(["get"]);
+    for (const [path, p] of Object.entries(doc.paths))
+      expect(Object.keys(p)).toEqual(
+        path.includes("/batch/") ? ["post"] : path.endsWith("/dns-query") ? ["get", "post"] : ["get"],
+      );
+    expect(doc.paths["/status"].get.security).toEqual([]);
+    expect(doc.paths["/dns-query"].get.security).toEqual([]);
+    expect(doc.paths[`${V1}/dns-query`].get.security).toBeUndefined();
     expect(doc.paths["/healthz"].get.security).toEqual([]);
     expect(doc.paths[`${V1}/resolve`].get.security).toBeUndefined();
   });
@@ -93,14 +115,70 @@ describe("OpenAPI document", () => {
   });
 });
 
+describe("OpenAPI document of the batch calls", () => {
+  let t: TestApp;
+  let doc: { paths: Record<string, Record<string, Operation>> };
+  beforeAll(async () => {
+    t = await createTestApp();
+    doc = (await t.app.inject({ url: `${V1}/openapi.json` })).json();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each([
+    ["resolve", "domains", ["alice.wallet", "nobody.wallet", "not a name"]],
+    ["deep-resolve", "domains", ["alice.wallet", "nobody.wallet"]],
+    ["reverse-resolve", "walletAddresses", [ADDR.bob, "0xZZ"]],
+  ])(
+    "batch/%s: a live body validates against the request schema, a live answer against the 200 schema",
+    async (endpoint, field, inputs) => {
+      const op = doc.paths[`${V1}/batch/${endpoint}`].post;
+      const bodySchema = op.requestBody?.content["application/json"].schema ?? {};
+      const ajv = new Ajv({ strict: false });
+      const payload = { [field]: inputs, network: "POLYGON" };
+      expect(ajv.validate(bodySchema, payload), JSON.stringify(ajv.errors)).toBe(true);
+      expect(ajv.validate(bodySchema, { [field]: [] })).toBe(false);
+      expect(ajv.validate(bodySchema, { [field]: Array(1001).fill("a") })).toBe(false);
+      const res = await t.app.inject({
+        method: "POST",
+        url: `${V1}/batch/${endpoint}`,
+        headers: { "api-key": t.key, "content-type": "application/json" },
+        payload,
+      });
+      const validate = ajv.compile(op.responses["200"].content?.["application/json"].schema ?? {});
+      expect(validate(res.json()), JSON.stringify(validate.errors)).toBe(true);
+      const error = ajv.compile(op.responses["4XX"].content?.["application/json"].schema ?? {});
+      const bad = await t.app.inject({
+        method: "POST",
+        url: `${V1}/batch/${endpoint}`,
+        headers: { "api-key": t.key },
+        payload: {},
+      });
+      expect(error(bad.json())).toBe(true);
+    },
+  );
+
+  it("documents /dns-query's wire and JSON forms", () => {
+    const get = doc.paths["/dns-query"].get as Operation & { responses: Record<string, { content: object }> };
+    expect(get.parameters?.map((p) => p.name)).toEqual(["dns", "name", "type", "cd"]);
+    expect(Object.keys(get.responses["200"].content)).toEqual([
+      "application/dns-message",
+      "application/dns-json",
+    ]);
+    expect(Object.keys(doc.paths["/dns-query"].post.requestBody?.content ?? {})).toEqual([
+      "application/dns-message",
+    ]);
+  });
+});
+
 describe("OpenAPI document with the console mounted", () => {
   it("documents only the partner API and the probes, not the console API", async () => {
     const t = await createTestApp({ app: { console: true } });
     try {
       const paths = Object.keys((await t.app.inject({ url: `${V1}/openapi.json` })).json().paths);
-      expect(paths.sort()).toEqual(
-        ["/healthz", "/readyz", `${V1}/deep-resolve`, `${V1}/resolve`, `${V1}/reverse-resolve`].sort(),
-      );
+      expect(paths.filter((p) => p.startsWith("/console"))).toEqual([]);
+      expect(paths).toContain(`${V1}/batch/resolve`);
       // The console's hooks run in the v1 scope and the API still answers.
       expect((await t.get(`${V1}/resolve?domain=alice.wallet`)).statusCode).toBe(200);
     } finally {

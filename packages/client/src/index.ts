@@ -6,7 +6,12 @@ export { OmninameError, type OmninameErrorCode, type ClientErrorCode, parseRetry
 export type { paths, components } from "./schema.js";
 
 type Query<P extends keyof paths> = paths[P]["get"] extends { parameters: { query?: infer Q } } ? Q : never;
-type Data<P extends keyof paths> = paths[P]["get"]["responses"][200]["content"]["application/json"]["data"];
+// Conditional, not indexed: paths that have no GET (the batch calls) make `get` never.
+type Data<P extends keyof paths> = paths[P]["get"] extends {
+  responses: { 200: { content: { "application/json": { data: infer D } } } };
+}
+  ? D
+  : never;
 
 /** A domain record as resolve answers it. */
 export type DomainRecord = Data<"/svc/api/v1/resolve">;

@@ -4,6 +4,27 @@
  */
 
 export interface paths {
+    "/dns-query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * DNS-over-HTTPS (RFC 8484) GET, or the JSON form (public zones, default ranking).
+         * @description Either dns (an RFC 8484 DNS message, base64url without padding; answer application/dns-message) or name and type (answer application/dns-json). docs/dns.md.
+         */
+        get: operations["dnsQueryPublic"];
+        put?: never;
+        /** DNS-over-HTTPS (RFC 8484) POST (public zones, default ranking). */
+        post: operations["dnsQueryPublicPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -38,6 +59,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/api/v1/batch/deep-resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deep-resolve for up to 1,000 domain names in one call.
+         * @description Up to 1000 inputs (body up to 1 MiB). Each input counts against the key's rate and the project's quota; a batch that does not fit is refused whole (429, Retry-After) and counts nothing. A bad input, or a resolve without a match, is that item's error; a bad body is 400 (413 over 1 MiB).
+         */
+        post: operations["batchDeepResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/api/v1/batch/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * resolve for up to 1,000 domain names in one call.
+         * @description Up to 1000 inputs (body up to 1 MiB). Each input counts against the key's rate and the project's quota; a batch that does not fit is refused whole (429, Retry-After) and counts nothing. A bad input, or a resolve without a match, is that item's error; a bad body is 400 (413 over 1 MiB).
+         */
+        post: operations["batchResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/api/v1/batch/reverse-resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reverse-resolve for up to 1,000 wallet addresses in one call.
+         * @description Up to 1000 inputs (body up to 1 MiB). Each input counts against the key's rate and the project's quota; a batch that does not fit is refused whole (429, Retry-After) and counts nothing. A bad input, or a resolve without a match, is that item's error; a bad body is 400 (413 over 1 MiB).
+         */
+        post: operations["batchReverseResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/api/v1/deep-resolve": {
         parameters: {
             query?: never;
@@ -52,6 +133,27 @@ export interface paths {
         get: operations["deepResolve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/api/v1/dns-query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * DNS-over-HTTPS (RFC 8484) GET, or the JSON form (the key's project settings).
+         * @description Either dns (an RFC 8484 DNS message, base64url without padding; answer application/dns-message) or name and type (answer application/dns-json). docs/dns.md.
+         */
+        get: operations["dnsQuery"];
+        put?: never;
+        /** DNS-over-HTTPS (RFC 8484) POST (the key's project settings). */
+        post: operations["dnsQueryPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -110,6 +212,85 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    dnsQueryPublic: {
+        parameters: {
+            query?: {
+                /** @description JSON form: checking disabled (1 or true). */
+                cd?: string;
+                /** @description RFC 8484 DNS query message, base64url without padding. */
+                dns?: string;
+                /**
+                 * @description JSON form: the name to look up.
+                 * @example alice.wallet
+                 */
+                name?: string;
+                /**
+                 * @description JSON form: the record type (default A).
+                 * @example A
+                 */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dns-json": Record<string, never>;
+                    "application/dns-message": string;
+                };
+            };
+        };
+    };
+    dnsQueryPublicPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/dns-message": string;
+            };
+        };
+        responses: {
+            /** @description Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dns-json": Record<string, never>;
+                    "application/dns-message": string;
+                };
+            };
+        };
+    };
     healthz: {
         parameters: {
             query?: never;
@@ -200,6 +381,437 @@ export interface operations {
                         };
                         /** @constant */
                         result: false;
+                    };
+                };
+            };
+        };
+    };
+    batchDeepResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domains: string[];
+                    /**
+                     * @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL).
+                     * @enum {string}
+                     */
+                    network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                    /**
+                     * @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE).
+                     * @enum {string}
+                     */
+                    provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                };
+            };
+        };
+        responses: {
+            /** @description Bad request (400), missing or invalid api-key (401), not allowed (403), not found (404), too many requests (429). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
+                };
+            };
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One item per input, in input order. */
+                        data: ({
+                            data: {
+                                /** @description Full domain name. */
+                                domain: string;
+                                /** @description Same as domain. */
+                                fullQualifiedDomain: string;
+                                info: {
+                                    /** @description The name passed CSAM screening. */
+                                    CSAMValidation: boolean;
+                                    /** @description The owner address is on the operator's KYC list. */
+                                    KYC: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds.
+                                     */
+                                    lastUpdate: string;
+                                    /** @description Every label left of the top-level label. */
+                                    sld: string;
+                                    /** @description Registry (token) contract of the domain. */
+                                    smartContractAddress: string;
+                                    tags: string[];
+                                    tld: string;
+                                };
+                                /** @enum {string} */
+                                network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                                /** @description Lower-case owner address. */
+                                ownerAddress: string;
+                                /** @enum {string} */
+                                provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                                /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
+                                records: {
+                                    [key: string]: string;
+                                };
+                                /** @description Higher is preferred on a collision. */
+                                score: number;
+                                /** @description Only with explain=true. */
+                                scoreDetails?: {
+                                    /** @description Points the rule added (negative: removed). */
+                                    effect: number;
+                                    reason: string;
+                                    /** @description Name of the scoring rule (docs/scoring.md). */
+                                    rule: string;
+                                }[];
+                                /** @description Abuse signal. */
+                                spam: boolean;
+                            }[];
+                            /** @description The input as sent. */
+                            input: string;
+                            /** @constant */
+                            result: true;
+                        } | {
+                            error: {
+                                /**
+                                 * @description Stable code; see docs/errors.md.
+                                 * @enum {string}
+                                 */
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                /** @description Human-readable explanation. */
+                                message: string;
+                            };
+                            /** @description The input as sent. */
+                            input: string;
+                            /** @constant */
+                            result: false;
+                        })[];
+                        /** @constant */
+                        result: true;
+                    };
+                };
+            };
+        };
+    };
+    batchResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domains: string[];
+                    /**
+                     * @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL).
+                     * @enum {string}
+                     */
+                    network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                    /**
+                     * @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE).
+                     * @enum {string}
+                     */
+                    provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                };
+            };
+        };
+        responses: {
+            /** @description Bad request (400), missing or invalid api-key (401), not allowed (403), not found (404), too many requests (429). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
+                };
+            };
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One item per input, in input order. */
+                        data: ({
+                            data: {
+                                /** @description Full domain name. */
+                                domain: string;
+                                /** @description Same as domain. */
+                                fullQualifiedDomain: string;
+                                info: {
+                                    /** @description The name passed CSAM screening. */
+                                    CSAMValidation: boolean;
+                                    /** @description The owner address is on the operator's KYC list. */
+                                    KYC: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds.
+                                     */
+                                    lastUpdate: string;
+                                    /** @description Every label left of the top-level label. */
+                                    sld: string;
+                                    /** @description Registry (token) contract of the domain. */
+                                    smartContractAddress: string;
+                                    tags: string[];
+                                    tld: string;
+                                };
+                                /** @enum {string} */
+                                network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                                /** @description Lower-case owner address. */
+                                ownerAddress: string;
+                                /** @enum {string} */
+                                provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                                /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
+                                records: {
+                                    [key: string]: string;
+                                };
+                                /** @description Higher is preferred on a collision. */
+                                score: number;
+                                /** @description Only with explain=true. */
+                                scoreDetails?: {
+                                    /** @description Points the rule added (negative: removed). */
+                                    effect: number;
+                                    reason: string;
+                                    /** @description Name of the scoring rule (docs/scoring.md). */
+                                    rule: string;
+                                }[];
+                                /** @description Abuse signal. */
+                                spam: boolean;
+                            };
+                            /** @description The input as sent. */
+                            input: string;
+                            /** @constant */
+                            result: true;
+                        } | {
+                            error: {
+                                /**
+                                 * @description Stable code; see docs/errors.md.
+                                 * @enum {string}
+                                 */
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                /** @description Human-readable explanation. */
+                                message: string;
+                            };
+                            /** @description The input as sent. */
+                            input: string;
+                            /** @constant */
+                            result: false;
+                        })[];
+                        /** @constant */
+                        result: true;
+                    };
+                };
+            };
+        };
+    };
+    batchReverseResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL).
+                     * @enum {string}
+                     */
+                    network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                    /**
+                     * @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE).
+                     * @enum {string}
+                     */
+                    provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                    walletAddresses: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Bad request (400), missing or invalid api-key (401), not allowed (403), not found (404), too many requests (429). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
+                };
+            };
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One item per input, in input order. */
+                        data: ({
+                            data: {
+                                /** @description Full domain name. */
+                                domain: string;
+                                /** @description Same as domain. */
+                                fullQualifiedDomain: string;
+                                info: {
+                                    /** @description The name passed CSAM screening. */
+                                    CSAMValidation: boolean;
+                                    /** @description The owner address is on the operator's KYC list. */
+                                    KYC: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds.
+                                     */
+                                    lastUpdate: string;
+                                    /** @description Every label left of the top-level label. */
+                                    sld: string;
+                                    tags: string[];
+                                    tld: string;
+                                };
+                                /** @enum {string} */
+                                network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                                /** @description Lower-case owner address. */
+                                ownerAddress: string;
+                                /** @enum {string} */
+                                provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                                /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
+                                records: {
+                                    [key: string]: string;
+                                };
+                                /** @description Higher is preferred on a collision. */
+                                score: number;
+                                /** @description Abuse signal. */
+                                spam: boolean;
+                            }[];
+                            /** @description The input as sent. */
+                            input: string;
+                            /** @constant */
+                            result: true;
+                        } | {
+                            error: {
+                                /**
+                                 * @description Stable code; see docs/errors.md.
+                                 * @enum {string}
+                                 */
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                /** @description Human-readable explanation. */
+                                message: string;
+                            };
+                            /** @description The input as sent. */
+                            input: string;
+                            /** @constant */
+                            result: false;
+                        })[];
+                        /** @constant */
+                        result: true;
                     };
                 };
             };
@@ -325,6 +937,85 @@ export interface operations {
                         /** @constant */
                         result: true;
                     };
+                };
+            };
+        };
+    };
+    dnsQuery: {
+        parameters: {
+            query?: {
+                /** @description JSON form: checking disabled (1 or true). */
+                cd?: string;
+                /** @description RFC 8484 DNS query message, base64url without padding. */
+                dns?: string;
+                /**
+                 * @description JSON form: the name to look up.
+                 * @example alice.wallet
+                 */
+                name?: string;
+                /**
+                 * @description JSON form: the record type (default A).
+                 * @example A
+                 */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not a DNS query (400, text/plain), key, allowlist or limits refusals (401/403/429, error envelope). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dns-json": Record<string, never>;
+                    "application/dns-message": string;
+                };
+            };
+        };
+    };
+    dnsQueryPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/dns-message": string;
+            };
+        };
+        responses: {
+            /** @description Not a DNS query (400, text/plain), key, allowlist or limits refusals (401/403/429, error envelope). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dns-json": Record<string, never>;
+                    "application/dns-message": string;
                 };
             };
         };

@@ -39,6 +39,9 @@ function operation(route: CollectedRoute): Record<string, unknown> {
       };
     });
   }
+  const body = route.schema.requestBody as JsonSchema | undefined;
+  if (body !== undefined)
+    op.requestBody = { required: true, content: { "application/json": { schema: plain(body) } } };
   const responses: Record<string, unknown> = {};
   const declared = (route.schema.response ?? {}) as Record<string, JsonSchema>;
   for (const [status, s] of Object.entries(declared)) {
@@ -50,7 +53,9 @@ function operation(route: CollectedRoute): Record<string, unknown> {
   }
   if (Object.keys(responses).length === 0) responses.default = { description: "Response." };
   op.responses = responses;
-  return op;
+  // A route that documents itself (content types other than JSON): its operation as written.
+  const own = route.schema.openapi as Record<string, unknown> | undefined;
+  return own === undefined ? op : { ...op, ...plain(own) };
 }
 
 interface OpenApiInfo {
@@ -110,6 +115,13 @@ declare module "fastify" {
     summary?: string;
     description?: string;
     tags?: readonly string[];
+    /**
+     * The JSON body, for the document only: a route that checks its body itself (worded refusals,
+     * no type coercion) declares it here rather than as `body`, which Fastify would validate.
+     */
+    requestBody?: unknown;
+    /** OpenAPI operation fields written by hand, over the generated ones (documentation only). */
+    openapi?: Record<string, unknown>;
     /** `[]` for a public route; absent: the document's default (api-key). */
     security?: ReadonlyArray<Record<string, readonly string[]>>;
   }

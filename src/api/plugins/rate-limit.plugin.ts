@@ -17,8 +17,22 @@ declare module "fastify" {
     /** The request counted against the monthly quota (it was served, or refused after the limits). */
     quotaCounted: boolean;
     retryAfterS: number | null;
+    /** Names or addresses of a batch call, counted once its body is valid; 0 for other requests. */
+    batchInputs: number;
+    /** A batch call past the key and the allowlists, not counted yet (its body is still unread). */
+    batchUncounted: boolean;
+  }
+  interface FastifyInstance {
+    /**
+     * Counts a batch call's inputs against the key's rate and the project's quota, all or nothing
+     * (ApiLimits.consume); rejects with the 429 to answer when the batch does not fit.
+     */
+    chargeBatch(request: FastifyRequest, inputs: number): Promise<void>;
   }
 }
+
+/** Paths whose requests are counted per input once the body is read (chargeBatch), not on arrival. */
+export const BATCH_PATH = "/svc/api/v1/batch/";
 
 function writeHeaders(request: FastifyRequest, reply: FastifyReply, state: LimitState): void {
   reply.header("ratelimit-policy", rateLimitPolicyField(state));
@@ -36,6 +50,50 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
     scope.decorateRequest("limitState", null);
     scope.decorateRequest("quotaCounted", false);
     scope.decorateRequest("retryAfterS", null);
+    scope.decorateRequest("batchInputs", 0);
+    scope.decorateRequest("batchUncounted", false);
+    scope.decorate("chargeBatch", async (request: FastifyRequest, inputs: number) => {
+      const key = request.apiKey;
+      const project = request.project;
+      if (key === null || project === null) return;
+      const plan = services.projects.planOf(project);
+      const decision = await services.limits.consume(key.id, project.id, plan, inputs);
+      request.limitState = decision.state;
+      if (!decision.allowed) {
+        request.retryAfterS = decision.retryAfterS;
+        const perWindow = plan.rps * plan.rateWindowS;
+        // Retrying cannot help a batch larger than the whole window: say so instead.
+        throw inputs > perWindow && decision.code === "RATE_LIMITED"
+          ? new AppError(
+              "RATE_LIMITED",
+              `A batch of ${inputs} inputs is more than the key's rate allows in one window (${perWindow}): send smaller batches.`,
+            )
+          : new AppError(decision.code);
+      }
+      request.quotaCounted = true;
+      request.batchInputs = inputs;
+    });
+    // A batch refused for its body (not JSON, wrong types, too many inputs, too large) did no work,
+    // but it is a request: it counts as one, as a single request with a bad parameter does, so a
+    // flood of bad bodies meets the rate like any other. The answer stays the body's 4xx.
+    scope.addHook(
+      "onError",
+      (request: FastifyRequest, _reply: FastifyReply, _error: unknown, done: () => void) => {
+        const key = request.apiKey;
+        const project = request.project;
+        if (!request.batchUncounted || request.limitState !== null || key === null || project === null)
+          return done();
+        request.batchUncounted = false;
+        services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
+          (decision) => {
+            request.limitState = decision.state;
+            if (decision.allowed) request.quotaCounted = true;
+            done();
+          },
+          () => done(),
+        );
+      },
+    );
     // Callback-style hooks: the only promise of a request here is the limiter's own.
     scope.addHook(
       "onRequest",
@@ -43,6 +101,26 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
         const key = request.apiKey;
         const project = request.project;
         if (key === null || project === null) return done();
+        // A batch is counted per input after its body is validated (chargeBatch).
+        if (request.url.startsWith(BATCH_PATH)) {
+          // Not counted yet, but refused at the door when nothing is left: a flood of bodies,
+          // valid or not, is not read once the key's rate or the project's quota is used up.
+          services.limits.peek(key.id, project.id, services.projects.planOf(project)).then(
+            (state) => {
+              const exhausted =
+                state.rate.remaining === 0 ? "rate" : state.quota.remaining === 0 ? "quota" : null;
+              if (exhausted === null) {
+                request.batchUncounted = true;
+                return done();
+              }
+              request.limitState = state;
+              request.retryAfterS = Math.max(1, state[exhausted].resetS);
+              done(new AppError(exhausted === "rate" ? "RATE_LIMITED" : "QUOTA_EXCEEDED"));
+            },
+            (e: unknown) => done(e as Error),
+          );
+          return;
+        }
         services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
           (decision) => {
             request.limitState = decision.state;

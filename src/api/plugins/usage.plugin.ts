@@ -2,12 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import type { V1Extension } from "../routes/v1/v1.routes.js";
 import { allowlistHook } from "./allowlist.plugin.js";
-import { rateLimitHook } from "./rate-limit.plugin.js";
+import { BATCH_PATH, rateLimitHook } from "./rate-limit.plugin.js";
 
-/** `/svc/api/v1/deep-resolve` → `deep-resolve`: the endpoint name of the usage tables. */
+/**
+ * `/svc/api/v1/deep-resolve` → `deep-resolve`, `/svc/api/v1/batch/resolve` → `batch-resolve`: the
+ * endpoint name of the usage tables.
+ */
 function endpointOf(request: FastifyRequest): string {
   const url = request.routeOptions.url ?? "";
-  return url.slice(url.lastIndexOf("/") + 1) || "other";
+  const name = url.slice(url.lastIndexOf("/") + 1) || "other";
+  return url.startsWith(BATCH_PATH) ? `batch-${name}` : name;
 }
 
 /**
@@ -22,13 +26,15 @@ function usageHook(services: ConsoleServices, clock: () => number): V1Extension 
       (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
         const project = request.project;
         if (project === null) return done();
+        const endpoint = endpointOf(request);
         services.usage.record({
           projectId: project.id,
           keyId: request.apiKey?.id,
-          endpoint: endpointOf(request),
+          endpoint,
           status: reply.statusCode,
           latencyMs: reply.elapsedTime,
           quota: request.quotaCounted,
+          batchInputs: endpoint.startsWith("batch-") ? request.batchInputs : undefined,
           at: clock(),
         });
         done();

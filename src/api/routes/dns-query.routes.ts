@@ -10,12 +10,15 @@ import {
 } from "../../dns/doh.js";
 import { answerQuery } from "../../dns/query-handler.js";
 import type { ZoneLookup } from "../../dns/zone.js";
+import { dohOperations } from "./dns-query.openapi.js";
 
 export const DOH_PATH = "/dns-query";
 
 export interface DnsQueryRoutesOptions {
   /** The zones to answer from; a function when they depend on the caller (a project's settings). */
   lookup: ZoneLookup | ((request: FastifyRequest) => ZoneLookup);
+  /** The root endpoint, open to all (documented without the api-key). Default false. */
+  isPublic?: boolean;
 }
 
 interface DohQuery {
@@ -60,7 +63,8 @@ export async function dnsQueryRoutes(scope: FastifyInstance, opts: DnsQueryRoute
       .send(answer);
   }
 
-  scope.get<{ Querystring: DohQuery }>(DOH_PATH, async (request, reply) => {
+  const doc = dohOperations(opts.isPublic ?? false);
+  scope.get<{ Querystring: DohQuery }>(DOH_PATH, { schema: { openapi: doc.get } }, async (request, reply) => {
     const q = request.query;
     if (typeof q.dns === "string") {
       const query = decodeDnsParam(q.dns);
@@ -81,7 +85,7 @@ export async function dnsQueryRoutes(scope: FastifyInstance, opts: DnsQueryRoute
     return problem(reply, 400, "missing dns (RFC 8484) or name (JSON form) parameter");
   });
 
-  scope.post(DOH_PATH, async (request, reply) => {
+  scope.post(DOH_PATH, { schema: { openapi: doc.post } }, async (request, reply) => {
     const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
     if (type !== DNS_MESSAGE) return problem(reply, 415, `the body must be ${DNS_MESSAGE}`);
     const body = request.body as Buffer;

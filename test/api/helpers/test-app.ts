@@ -48,8 +48,12 @@ export async function createTestApp(
     /** The ranking (default: the one production runs, `createScoringRanker()`). */
     ranker?: Ranker;
     logger?: Logger;
+    /** Environment the config is loaded from (PLANS, REDIS_URL, …); default none. */
+    env?: Record<string, string>;
+    /** The test project's plan (default "internal", which these tests rarely reach). */
+    plan?: string;
     /** Runs on the built app before ready(): add test-only routes here. */
-    beforeReady?: (app: FastifyInstance) => void;
+    beforeReady?: (app: FastifyInstance, store: Store) => void;
   } = {},
 ): Promise<TestApp> {
   const backend = opts.backend ?? "sqlite";
@@ -68,7 +72,7 @@ export async function createTestApp(
   if (opts.seed) await opts.seed(store);
   else ids = await seedWorld(store, opts.world ?? WORLD);
   const ctx: AppContext = {
-    config: loadConfig({}, { dataDir: "." }),
+    config: loadConfig(opts.env ?? {}, { dataDir: "." }),
     logger: opts.logger ?? pino({ level: "silent" }),
     store,
     ranker: opts.ranker ?? createScoringRanker(),
@@ -76,11 +80,11 @@ export async function createTestApp(
     clock: () => opts.now ?? NOW,
   };
   // The internal plan: the v1 limits always run, and these tests are about answers, not limits.
-  const project = await store.createProject({ name: "test", plan: "internal" });
+  const project = await store.createProject({ name: "test", plan: opts.plan ?? "internal" });
   const { key } = await createApiKey(store, ctx.pepper, project.id, "test key");
   const services = createConsoleServices(ctx);
   const app = await buildApp(ctx, { console: false, ...opts.app, services, closeServices: true });
-  opts.beforeReady?.(app);
+  opts.beforeReady?.(app, store);
   await app.ready();
   return {
     app,

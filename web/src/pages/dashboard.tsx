@@ -38,7 +38,7 @@ function QuotaCard({ d }: { d: Dashboard }) {
     <Card title="Monthly quota">
       <div className="quota">
         <div className="quota-numbers">
-          <strong>{nf.format(d.quota.used)}</strong> of {nf.format(d.quota.limit)} requests used (
+          <strong>{nf.format(d.quota.used)}</strong> of {nf.format(d.quota.limit)} names used (
           {pct < 0.1 && pct > 0 ? "<0.1" : pct.toFixed(1)}%)
         </div>
         <progress
@@ -110,7 +110,12 @@ export function DashboardPage() {
         subtitle={`Usage from ${formatDate(d.from)} to ${formatDate(d.to)} (UTC days)`}
       />
       <div className="stats">
-        <Stat label="Requests (30 days)" value={nf.format(d.totals.requests)} />
+        <Stat
+          label="Requests (30 days)"
+          value={nf.format(d.totals.requests)}
+          sub={`${nf.format(d.totals.batches)} batch calls`}
+        />
+        <Stat label="Names asked" value={nf.format(d.totals.names)} sub="a batch call counts each input" />
         <Stat
           label="Errors"
           value={nf.format(d.totals.errors)}
@@ -223,6 +228,9 @@ export function DashboardPage() {
                       Requests
                     </th>
                     <th scope="col" className="num">
+                      Names
+                    </th>
+                    <th scope="col" className="num">
                       Errors
                     </th>
                     <th scope="col" className="num">
@@ -242,7 +250,11 @@ export function DashboardPage() {
                       <td>
                         <code>{e.endpoint}</code>
                       </td>
-                      <td className="num">{nf.format(e.requests)}</td>
+                      <td className="num">
+                        {nf.format(e.requests)}
+                        {e.batches > 0 ? ` (${nf.format(e.batches)} batch)` : ""}
+                      </td>
+                      <td className="num">{nf.format(e.names)}</td>
                       <td className="num">{nf.format(e.errors)}</td>
                       <td className="num">{e.latencyMs ? `${e.latencyMs.p50} ms` : "—"}</td>
                       <td className="num">{e.latencyMs ? `${e.latencyMs.p95} ms` : "—"}</td>

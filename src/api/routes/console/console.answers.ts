@@ -99,6 +99,10 @@ export const DeletedAnswer = Type.Object({ deleted: Type.Literal(true) });
 
 export const UsageStats = Type.Object({
   requests: Type.Number(),
+  names: Type.Number({
+    description: "Names and addresses asked: one per single request, the inputs of each batch call",
+  }),
+  batches: Type.Number({ description: "Batch calls among the requests" }),
   errors: Type.Number(),
   byStatus: Type.Record(Type.String(), Type.Number(), { description: "HTTP status (400 and above) → count" }),
   latencyMs: Type.Union([

@@ -57,9 +57,15 @@ export interface ForwardAnswers {
  * const answers = createForwardAnswers(serializeRecord);
  * reply.header("content-type", JSON_CONTENT_TYPE).send(answers.resolveBody(best));
  */
-export function createForwardAnswers(serialize: (record: WireRecord) => string): ForwardAnswers {
-  return createAnswers(serialize, "forward");
+export function createForwardAnswers(
+  serialize: (record: WireRecord) => string,
+  onLookup?: CacheLookup,
+): ForwardAnswers {
+  return createAnswers(serialize, "forward", onLookup);
 }
+
+/** Told of every lookup of the memo: found (bytes reused) or not (serialized now). For metrics. */
+export type CacheLookup = (found: boolean) => void;
 
 /** Answers of reverse-resolve as the bytes to send. */
 export interface ReverseAnswers {
@@ -71,11 +77,18 @@ export interface ReverseAnswers {
  * Reverse wire records (no smartContractAddress), memoized as createForwardAnswers does, under the
  * same exactness argument. `serialize` must be the response serializer of the reverse record schema.
  */
-export function createReverseAnswers(serialize: (record: WireRecord) => string): ReverseAnswers {
-  return { listBody: createAnswers(serialize, "reverse").deepResolveBody };
+export function createReverseAnswers(
+  serialize: (record: WireRecord) => string,
+  onLookup?: CacheLookup,
+): ReverseAnswers {
+  return { listBody: createAnswers(serialize, "reverse", onLookup).deepResolveBody };
 }
 
-function createAnswers(serialize: (record: WireRecord) => string, mode: ShapeMode): ForwardAnswers {
+function createAnswers(
+  serialize: (record: WireRecord) => string,
+  mode: ShapeMode,
+  onLookup: CacheLookup = () => {},
+): ForwardAnswers {
   const memo = new WeakMap<object, Variant[]>();
 
   // No closure is made per call: under tsx (the bench) each named one costs a defineProperty.
@@ -85,17 +98,23 @@ function createAnswers(serialize: (record: WireRecord) => string, mode: ShapeMod
 
   function bodyOf(ranked: RankedDomain): Buffer {
     const d = ranked.domain;
-    if (!Object.isFrozen(d)) return fresh(ranked);
+    if (!Object.isFrozen(d)) {
+      onLookup(false);
+      return fresh(ranked);
+    }
     let variants = memo.get(d);
     if (variants !== undefined) {
       for (const v of variants) {
-        if (v.score === ranked.score && v.spam === ranked.spam && sameTags(v.tags, ranked.tags))
+        if (v.score === ranked.score && v.spam === ranked.spam && sameTags(v.tags, ranked.tags)) {
+          onLookup(true);
           return v.body;
+        }
       }
     } else {
       variants = [];
       memo.set(d, variants);
     }
+    onLookup(false);
     const body = fresh(ranked);
     if (variants.length >= VARIANTS_PER_DOMAIN) variants.shift();
     // A ranker may hand out a tags array it changes later: keep a copy unless it is frozen.

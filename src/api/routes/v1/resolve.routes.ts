@@ -1,32 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
-import { AppError } from "../../../domain/errors.js";
-import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
-import type { Resolution } from "../../../resolution/resolution.js";
-import { createForwardAnswers, type ForwardAnswers, JSON_CONTENT_TYPE } from "./record-json.js";
-import { domainParamError, filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
+import type { FastifyInstance } from "fastify";
+import type { V1Answer, V1Endpoints } from "./v1.endpoints.js";
 import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
 
-/**
- * GET resolve and deep-resolve: the records of a name, best first.
- *
- * Without `explain`, the answer is sent as bytes assembled from memoized record JSON
- * (record-json.ts): the bytes the response schema's serializer writes, without shaping, serializing
- * and encoding the same domain again on every request. With `explain`, the envelope goes through
- * the schema.
- */
-export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, inputs: RankInputs): void {
-  let answers: ForwardAnswers | null = null;
-  // Built on the first answer: the record schema's serializer comes from the routes' own
-  // serializer compiler (the one that serializes the envelope), through the reply.
-  const answersFor = (reply: FastifyReply): ForwardAnswers => {
-    reply.header("content-type", JSON_CONTENT_TYPE);
-    answers ??= createForwardAnswers(
-      reply.compileSerializationSchema(ForwardRecord) as unknown as (record: WireRecord) => string,
-    );
-    return answers;
-  };
-
+/** GET resolve and deep-resolve: the records of a name, best first (v1.endpoints.ts answers). */
+export function resolveRoutes(scope: FastifyInstance, endpoints: V1Endpoints): void {
   scope.get<{ Querystring: NameQuery }>(
     "/resolve",
     {
@@ -38,16 +16,7 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
         response: { 200: ok(ForwardRecord), ...ERROR_RESPONSES },
       },
     },
-    async (request, reply): Promise<Buffer | { result: true; data: WireRecord }> => {
-      const q = request.query;
-      const explain = q.explain === true;
-      const best = await resolution
-        .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
-        .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
-      if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
-      if (explain) return { result: true, data: shapeRecord(best, "forward", true) };
-      return answersFor(reply).resolveBody(best);
-    },
+    (request, reply): Promise<V1Answer> => endpoints.resolve(request.query, request, reply),
   );
 
   scope.get<{ Querystring: NameQuery }>(
@@ -61,14 +30,6 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
         response: { 200: ok(Type.Array(ForwardRecord)), ...ERROR_RESPONSES },
       },
     },
-    async (request, reply): Promise<Buffer | { result: true; data: WireRecord[] }> => {
-      const q = request.query;
-      const explain = q.explain === true;
-      const ranked = await resolution
-        .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
-        .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
-      if (explain) return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", true)) };
-      return answersFor(reply).deepResolveBody(ranked);
-    },
+    (request, reply): Promise<V1Answer> => endpoints.deepResolve(request.query, request, reply),
   );
 }

@@ -1,21 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { WireRecord } from "../../../resolution/record-shape.js";
-import type { Resolution } from "../../../resolution/resolution.js";
-import { createReverseAnswers, JSON_CONTENT_TYPE, type ReverseAnswers } from "./record-json.js";
-import { filterOf, type RankInputs, rankContext } from "./v1.params.js";
+import type { V1Answer, V1Endpoints } from "./v1.endpoints.js";
 import { ERROR_RESPONSES, ok, ReverseQuery, ReverseRecord } from "./v1.schemas.js";
 
 /**
  * GET reverse-resolve: the domains of a wallet address, primary (reverse) names first. The answer
- * is sent as bytes assembled from memoized record JSON (record-json.ts), as resolve's is.
+ * is sent as bytes assembled from memoized record JSON (v1.endpoints.ts), as resolve's is.
  */
-export function reverseResolveRoutes(
-  scope: FastifyInstance,
-  resolution: Resolution,
-  inputs: RankInputs,
-): void {
-  let answers: ReverseAnswers | null = null;
+export function reverseResolveRoutes(scope: FastifyInstance, endpoints: V1Endpoints): void {
   scope.get<{ Querystring: ReverseQuery }>(
     "/reverse-resolve",
     {
@@ -28,19 +20,6 @@ export function reverseResolveRoutes(
         response: { 200: ok(Type.Array(ReverseRecord)), ...ERROR_RESPONSES },
       },
     },
-    async (request, reply): Promise<Buffer> => {
-      const q = request.query;
-      const ranked = await resolution.reverseResolve(
-        q.walletAddress,
-        filterOf(q),
-        rankContext(request, inputs, false),
-      );
-      reply.header("content-type", JSON_CONTENT_TYPE);
-      // Built on the first answer, from the routes' own serializer compiler (see resolve.routes.ts).
-      answers ??= createReverseAnswers(
-        reply.compileSerializationSchema(ReverseRecord) as unknown as (record: WireRecord) => string,
-      );
-      return answers.listBody(ranked);
-    },
+    (request, reply): Promise<V1Answer> => endpoints.reverseResolve(request.query, request, reply),
   );
 }

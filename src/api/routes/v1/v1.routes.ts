@@ -4,9 +4,12 @@ import type { AppContext } from "../../../app-context.js";
 import { createPublicZoneLookup } from "../../../dns/dns-role.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { requireApiKey } from "../../plugins/api-key.plugin.js";
+import type { ApiMetrics } from "../../plugins/api-metrics.plugin.js";
 import { dnsQueryRoutes } from "../dns-query.routes.js";
+import { batchRoutes } from "./batch.routes.js";
 import { resolveRoutes } from "./resolve.routes.js";
 import { reverseResolveRoutes } from "./reverse-resolve.routes.js";
+import { createV1Endpoints } from "./v1.endpoints.js";
 import { canonicalizeQueryFor, type RankInputs } from "./v1.params.js";
 
 /**
@@ -31,6 +34,7 @@ interface V1Options {
   verifier: ApiKeyVerifier;
   extensions: readonly V1Extension[];
   rank: RankInputs;
+  metrics: ApiMetrics;
 }
 
 /** The authenticated v1 scope (registered under /svc/api/v1): one encapsulated plugin. */
@@ -42,8 +46,10 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
     const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
     route.preValidation = [canonicalizeQueryFor(route.schema?.querystring), ...own];
   });
-  resolveRoutes(scope, opts.resolution, opts.rank);
-  reverseResolveRoutes(scope, opts.resolution, opts.rank);
+  const endpoints = createV1Endpoints(opts.resolution, opts.rank, opts.metrics.answerCache);
+  resolveRoutes(scope, endpoints);
+  reverseResolveRoutes(scope, endpoints);
+  batchRoutes(scope, endpoints, opts.metrics);
   // The project's own DoH: the same zones, ranked under the key's project settings.
   const zones = createPublicZoneLookup(opts.ctx);
   await scope.register(dnsQueryRoutes, {

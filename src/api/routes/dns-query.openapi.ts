@@ -1,0 +1,63 @@
+import { DNS_JSON, DNS_MESSAGE } from "../../dns/doh.js";
+
+const text = { "text/plain": { schema: { type: "string" } } };
+
+const param = (name: string, description: string, example?: string) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  ...(example !== undefined ? { example } : {}),
+  schema: { type: "string" },
+});
+
+/**
+ * The OpenAPI operations of /dns-query (the routes check their input themselves, so this is
+ * documentation only: binary and DNS JSON bodies are no JSON Schema Fastify could validate).
+ * `isPublic`: the root endpoint, which takes no key.
+ */
+export function dohOperations(isPublic: boolean) {
+  const security = isPublic ? { security: [] } : {};
+  const errors = {
+    "4XX": {
+      description: isPublic
+        ? "Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason."
+        : "Not a DNS query (400, text/plain), key, allowlist or limits refusals (401/403/429, error envelope).",
+      content: text,
+    },
+  };
+  const answer = {
+    description: "The DNS answer; Cache-Control max-age is the answer's smallest TTL.",
+    content: {
+      [DNS_MESSAGE]: { schema: { type: "string", format: "binary" } },
+      [DNS_JSON]: { schema: { type: "object", description: "The JSON form (Google/Cloudflare style)." } },
+    },
+  };
+  const scope = isPublic ? "public zones, default ranking" : "the key's project settings";
+  return {
+    get: {
+      operationId: isPublic ? "dnsQueryPublic" : "dnsQuery",
+      summary: `DNS-over-HTTPS (RFC 8484) GET, or the JSON form (${scope}).`,
+      description:
+        "Either dns (an RFC 8484 DNS message, base64url without padding; answer application/dns-message) or name and type (answer application/dns-json). docs/dns.md.",
+      ...security,
+      parameters: [
+        param("dns", "RFC 8484 DNS query message, base64url without padding."),
+        param("name", "JSON form: the name to look up.", "alice.wallet"),
+        param("type", "JSON form: the record type (default A).", "A"),
+        param("cd", "JSON form: checking disabled (1 or true)."),
+      ],
+      responses: { "200": answer, ...errors },
+    },
+    post: {
+      operationId: isPublic ? "dnsQueryPublicPost" : "dnsQueryPost",
+      summary: `DNS-over-HTTPS (RFC 8484) POST (${scope}).`,
+      ...security,
+      requestBody: {
+        required: true,
+        content: { [DNS_MESSAGE]: { schema: { type: "string", format: "binary" } } },
+      },
+      responses: { "200": answer, ...errors },
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { type TSchema, Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, ERROR_CODES, isAppError } from "../../../domain/errors.js";
+import type { ApiMetrics } from "../../plugins/api-metrics.plugin.js";
+import { BATCH_MAX_BODY_BYTES, BATCH_MAX_INPUTS, itemError, parseBatchBody } from "./batch-body.js";
+import { JSON_CONTENT_TYPE } from "./record-json.js";
+import type { V1Answer, V1Endpoint, V1Endpoints } from "./v1.endpoints.js";
+import { canonicalizeQuery } from "./v1.params.js";
+import {
+  ERROR_RESPONSES,
+  ErrorEnvelope,
+  ForwardRecord,
+  NameQuery,
+  ok,
+  ReverseQuery,
+  ReverseRecord,
+} from "./v1.schemas.js";
+
+/** Items answered at once: enough to overlap PostgreSQL round trips, few enough to keep order cheap. */
+const CONCURRENCY = 64;
+
+const LIST_OPEN = Buffer.from('{"result":true,"data":[');
+const LIST_CLOSE = Buffer.from("]}");
+const COMMA = Buffer.from(",");
+
+/** `{"input":…,` + the rest of the single endpoint's `{"result":true,"data":…}`. */
+function okItem(input: string, answer: V1Answer): Buffer {
+  const body = Buffer.isBuffer(answer) ? answer : Buffer.from(JSON.stringify(answer));
+  return Buffer.concat([Buffer.from(`{"input":${JSON.stringify(input)},`), body.subarray(1)]);
+}
+
+function errorItem(input: string, e: AppError): Buffer {
+  return Buffer.from(JSON.stringify({ input, result: false, error: { code: e.code, message: e.message } }));
+}
+
+interface BatchSpec<Q> {
+  path: string;
+  operationId: string;
+  summary: string;
+  /** The body field holding the inputs, and the query parameter each input becomes. */
+  field: "domains" | "walletAddresses";
+  param: "domain" | "walletAddress";
+  querySchema: TSchema;
+  itemData: TSchema;
+  endpoint: V1Endpoint<Q>;
+}
+
+function batchResponse(data: TSchema) {
+  const input = Type.String({ description: "The input as sent." });
+  return ok(
+    Type.Array(
+      Type.Union([
+        Type.Object({ input, result: Type.Boolean({ const: true }), data }),
+        Type.Object({ input, result: Type.Boolean({ const: false }), error: ErrorEnvelope.properties.error }),
+      ]),
+      { description: "One item per input, in input order." },
+    ),
+  );
+}
+
+function batchBody(field: string, item: TSchema) {
+  return Type.Object({
+    [field]: Type.Array(item, { minItems: 1, maxItems: BATCH_MAX_INPUTS }),
+    network: Type.Optional(NameQuery.properties.network),
+    provider: Type.Optional(NameQuery.properties.provider),
+  });
+}
+
+function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: ApiMetrics): void {
+  const sizes = metrics.batchInputs.labels({ route: `${scope.prefix}${spec.path}` });
+  // Any string: an input that is not a valid name or address is its item's error, not the body's.
+  const single = (spec.querySchema as unknown as { properties: Record<string, TSchema> }).properties[
+    spec.param
+  ];
+  const itemSchema = Type.String({
+    description: `As the single endpoint's ${spec.param}: ${String(single.description ?? "")}`,
+  });
+  scope.post(
+    spec.path,
+    {
+      bodyLimit: BATCH_MAX_BODY_BYTES,
+      schema: {
+        operationId: spec.operationId,
+        summary: spec.summary,
+        description: `Up to ${BATCH_MAX_INPUTS} inputs (body up to 1 MiB). Each input counts against the key's rate and the project's quota; a batch that does not fit is refused whole (429, Retry-After) and counts nothing. A bad input, or a resolve without a match, is that item's error; a bad body is 400 (413 over 1 MiB).`,
+        requestBody: batchBody(spec.field, itemSchema),
+        response: { 200: batchResponse(spec.itemData), ...ERROR_RESPONSES },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply): Promise<Buffer> => {
+      const { inputs, filters } = parseBatchBody(request.body, spec.field, spec.querySchema);
+      sizes.observe(inputs.length);
+      await scope.chargeBatch(request, inputs.length);
+      const items: Buffer[] = new Array(inputs.length);
+      const answerOne = async (i: number): Promise<void> => {
+        const q: Record<string, string | undefined> = { [spec.param]: inputs[i] };
+        let refused = canonicalizeQuery(q, spec.querySchema);
+        if (refused === null && q[spec.param] === undefined)
+          refused = new AppError("MISSING_PARAMETER", `The parameter "${spec.param}" is empty.`);
+        if (refused !== null) {
+          items[i] = errorItem(inputs[i], itemError(refused, spec.param, spec.field, i));
+          return;
+        }
+        // The query each item's endpoint gets: the input and the batch's filters. An option of the
+        // single endpoints given on the batch URL (a declared querystring, canonicalized by the v1
+        // hook) joins here, so it reaches every item exactly as it reaches a single request.
+        Object.assign(q, filters);
+        try {
+          items[i] = okItem(inputs[i], await spec.endpoint(q as Q, request, reply));
+        } catch (e) {
+          // A refusal of this input is its item's; a failure of the server fails the call.
+          if (!isAppError(e) || ERROR_CODES[e.code].status >= 500) throw e;
+          items[i] = errorItem(inputs[i], itemError(e, spec.param, spec.field, i));
+        }
+      };
+      for (let start = 0; start < inputs.length; start += CONCURRENCY) {
+        const chunk: Array<Promise<void>> = [];
+        for (let i = start; i < Math.min(inputs.length, start + CONCURRENCY); i++) chunk.push(answerOne(i));
+        await Promise.all(chunk);
+      }
+      const parts: Buffer[] = [LIST_OPEN];
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0) parts.push(COMMA);
+        parts.push(items[i]);
+      }
+      parts.push(LIST_CLOSE);
+      reply.header("content-type", JSON_CONTENT_TYPE);
+      return Buffer.concat(parts);
+    },
+  );
+}
+
+/**
+ * POST batch/resolve, batch/deep-resolve and batch/reverse-resolve: many names or addresses in one
+ * call, each answered by the very function of its single endpoint (v1.endpoints.ts), in input order.
+ * The body is checked whole before anything is counted (batch-body.ts); the inputs are then
+ * counted against the limits all or nothing (rate-limit.plugin.ts, chargeBatch).
+ */
+export function batchRoutes(scope: FastifyInstance, endpoints: V1Endpoints, metrics: ApiMetrics): void {
+  addBatchRoute(
+    scope,
+    {
+      path: "/batch/resolve",
+      operationId: "batchResolve",
+      summary: "resolve for up to 1,000 domain names in one call.",
+      field: "domains",
+      param: "domain",
+      querySchema: NameQuery,
+      itemData: ForwardRecord,
+      endpoint: endpoints.resolve,
+    },
+    metrics,
+  );
+  addBatchRoute(
+    scope,
+    {
+      path: "/batch/deep-resolve",
+      operationId: "batchDeepResolve",
+      summary: "deep-resolve for up to 1,000 domain names in one call.",
+      field: "domains",
+      param: "domain",
+      querySchema: NameQuery,
+      itemData: Type.Array(ForwardRecord),
+      endpoint: endpoints.deepResolve,
+    },
+    metrics,
+  );
+  addBatchRoute(
+    scope,
+    {
+      path: "/batch/reverse-resolve",
+      operationId: "batchReverseResolve",
+      summary: "reverse-resolve for up to 1,000 wallet addresses in one call.",
+      field: "walletAddresses",
+      param: "walletAddress",
+      querySchema: ReverseQuery,
+      itemData: Type.Array(ReverseRecord),
+      endpoint: endpoints.reverseResolve,
+    },
+    metrics,
+  );
+}

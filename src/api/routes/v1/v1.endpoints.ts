@@ -1,0 +1,88 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../../../domain/errors.js";
+import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import type { Resolution } from "../../../resolution/resolution.js";
+import {
+  type CacheLookup,
+  createForwardAnswers,
+  createReverseAnswers,
+  type ForwardAnswers,
+  JSON_CONTENT_TYPE,
+  type ReverseAnswers,
+} from "./record-json.js";
+import { domainParamError, filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
+import { ForwardRecord, type NameQuery, type ReverseQuery, ReverseRecord } from "./v1.schemas.js";
+
+/**
+ * A v1 answer: `{"result":true,"data":…}` as bytes (record-json.ts), or the envelope as an object
+ * for Fastify's serializer (explain). Either way what the single endpoint sends with status 200.
+ */
+export type V1Answer = Buffer | { result: true; data: WireRecord | WireRecord[] };
+
+/** One v1 endpoint: the answer to one canonicalized query. Refusals and no-match are thrown AppErrors. */
+export type V1Endpoint<Q> = (query: Q, request: FastifyRequest, reply: FastifyReply) => Promise<V1Answer>;
+
+/**
+ * The three v1 endpoints as functions of the parsed query: the single GET routes and the batch
+ * calls run the very same function per name or address, so whatever a query option adds to the one
+ * reaches the other.
+ *
+ * Without `explain`, the answer is bytes assembled from memoized record JSON (record-json.ts): the
+ * bytes the response schema's serializer writes, without shaping, serializing and encoding the same
+ * domain again on every request. With `explain`, the envelope goes through the schema.
+ *
+ * @example
+ * const endpoints = createV1Endpoints(resolution, rank);
+ * const answer = await endpoints.resolve({ domain: "alice.wallet" }, request, reply);
+ */
+export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, onCacheLookup?: CacheLookup) {
+  let forward: ForwardAnswers | null = null;
+  let reverse: ReverseAnswers | null = null;
+  // Built on the first answer: the record schema's serializer comes from the routes' own
+  // serializer compiler (the one that serializes the envelope), through the reply.
+  const forwardFor = (reply: FastifyReply): ForwardAnswers => {
+    reply.header("content-type", JSON_CONTENT_TYPE);
+    forward ??= createForwardAnswers(
+      reply.compileSerializationSchema(ForwardRecord) as unknown as (record: WireRecord) => string,
+      onCacheLookup,
+    );
+    return forward;
+  };
+
+  const resolve: V1Endpoint<NameQuery> = async (q, request, reply) => {
+    const explain = q.explain === true;
+    const best = await resolution
+      .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+      .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
+    if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
+    if (explain) return { result: true, data: shapeRecord(best, "forward", true) };
+    return forwardFor(reply).resolveBody(best);
+  };
+
+  const deepResolve: V1Endpoint<NameQuery> = async (q, request, reply) => {
+    const explain = q.explain === true;
+    const ranked = await resolution
+      .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+      .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
+    if (explain) return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", true)) };
+    return forwardFor(reply).deepResolveBody(ranked);
+  };
+
+  const reverseResolve: V1Endpoint<ReverseQuery> = async (q, request, reply) => {
+    const ranked = await resolution.reverseResolve(
+      q.walletAddress,
+      filterOf(q),
+      rankContext(request, inputs, false),
+    );
+    reply.header("content-type", JSON_CONTENT_TYPE);
+    reverse ??= createReverseAnswers(
+      reply.compileSerializationSchema(ReverseRecord) as unknown as (record: WireRecord) => string,
+      onCacheLookup,
+    );
+    return reverse.listBody(ranked);
+  };
+
+  return { resolve, deepResolve, reverseResolve };
+}
+
+export type V1Endpoints = ReturnType<typeof createV1Endpoints>;
