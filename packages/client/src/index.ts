@@ -1,6 +1,6 @@
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { OmninameError, parseRetryAfter } from "./errors.js";
-import type { paths } from "./schema.js";
+import type { operations, paths } from "./schema.js";
 
 export { OmninameError, type OmninameErrorCode, type ClientErrorCode, parseRetryAfter } from "./errors.js";
 export type { paths, components } from "./schema.js";
@@ -17,6 +17,16 @@ type Data<P extends keyof paths> = paths[P]["get"] extends {
 export type DomainRecord = Data<"/svc/api/v1/resolve">;
 export type ResolveOptions = Omit<Query<"/svc/api/v1/resolve">, "domain" | "fullQualifiedDomain">;
 export type ReverseResolveOptions = Omit<Query<"/svc/api/v1/reverse-resolve">, "walletAddress">;
+
+type BatchOp = "batchResolve" | "batchDeepResolve" | "batchReverseResolve";
+type BatchBody<O extends BatchOp> = NonNullable<operations[O]["requestBody"]>["content"]["application/json"];
+/** One answer of a batch call, in input order: `{ input, result: true, data }` or `{ input, result: false, error }`. */
+export type BatchItem<O extends BatchOp> =
+  operations[O]["responses"][200]["content"]["application/json"]["data"][number];
+export type BatchOptions = Omit<BatchBody<"batchResolve">, "domains">;
+
+/** The server's limit of inputs per batch call; the client's *Many methods split longer lists. */
+export const MAX_BATCH_INPUTS = 1_000;
 
 export interface OmninameClientOptions {
   /** Where omniname listens, e.g. `https://resolver.example.com` (no path). */
@@ -102,7 +112,54 @@ export function createOmninameClient(options: OmninameClientOptions) {
       });
       return (data as { data: Data<"/svc/api/v1/reverse-resolve"> }).data;
     },
+    /**
+     * resolve for any number of names: batch calls of up to 1,000, one after the other, answers in
+     * input order. A bad name or a name without a match is its item's `error`, not a throw.
+     */
+    resolveMany(domains: readonly string[], opts: BatchOptions = {}): Promise<BatchItem<"batchResolve">[]> {
+      return inBatches(domains, (chunk) => post("/svc/api/v1/batch/resolve", { ...opts, domains: chunk }));
+    },
+    /** deep-resolve for any number of names (as resolveMany). */
+    deepResolveMany(
+      domains: readonly string[],
+      opts: BatchOptions = {},
+    ): Promise<BatchItem<"batchDeepResolve">[]> {
+      return inBatches(domains, (chunk) =>
+        post("/svc/api/v1/batch/deep-resolve", { ...opts, domains: chunk }),
+      );
+    },
+    /** reverse-resolve for any number of addresses (as resolveMany). */
+    reverseResolveMany(
+      walletAddresses: readonly string[],
+      opts: BatchOptions = {},
+    ): Promise<BatchItem<"batchReverseResolve">[]> {
+      return inBatches(walletAddresses, (chunk) =>
+        post("/svc/api/v1/batch/reverse-resolve", { ...opts, walletAddresses: chunk }),
+      );
+    },
   };
+
+  async function post<T>(
+    path:
+      | "/svc/api/v1/batch/resolve"
+      | "/svc/api/v1/batch/deep-resolve"
+      | "/svc/api/v1/batch/reverse-resolve",
+    body: Record<string, unknown>,
+  ): Promise<T[]> {
+    // The three bodies differ only in the list's field; the server validates each.
+    const { data } = await api.POST(path, { body: body as never });
+    return (data as unknown as { data: T[] }).data;
+  }
+}
+
+async function inBatches<T>(
+  inputs: readonly string[],
+  call: (chunk: string[]) => Promise<T[]>,
+): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < inputs.length; i += MAX_BATCH_INPUTS)
+    out.push(...(await call(inputs.slice(i, i + MAX_BATCH_INPUTS))));
+  return out;
 }
 
 export type OmninameClient = ReturnType<typeof createOmninameClient>;

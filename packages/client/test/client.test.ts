@@ -80,6 +80,26 @@ describe("@omniname/client against a real omniname", () => {
     expect(err).toMatchObject({ status, code });
   });
 
+  it("splits more than 1,000 inputs into batch calls, answers in input order, bad inputs as items", async () => {
+    const client = createOmninameClient({ baseUrl: server.url, apiKey: key });
+    const names: string[] = Array.from({ length: 1_001 }, (_, i) =>
+      i === 7 ? "bad name!.wallet" : "alice.wallet",
+    );
+    names[1_000] = "nobody-at-all.wallet";
+    const items = await client.resolveMany(names);
+    expect(items).toHaveLength(1_001);
+    expect(items.map((it) => it.input)).toEqual(names);
+    expect(items[0]).toMatchObject({ result: true, data: { domain: "alice.wallet" } });
+    expect(items[7]).toMatchObject({ result: false, error: { code: "INVALID_DOMAIN" } });
+    expect(items[1_000]).toMatchObject({ result: false, error: { code: "DOMAIN_NOT_FOUND" } });
+    const reverse = await client.reverseResolveMany([
+      "0xZZ",
+      (await client.resolve("alice.wallet")).ownerAddress,
+    ]);
+    expect(reverse.map((r) => r.result)).toEqual([false, true]);
+    expect(await client.deepResolveMany([])).toEqual([]);
+  });
+
   it("a wrong key is API_KEY_INVALID, and not retried", async () => {
     const client = createOmninameClient({ baseUrl: server.url, apiKey: "on_wrong" });
     await expect(client.resolve("alice.wallet")).rejects.toMatchObject({
