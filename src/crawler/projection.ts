@@ -53,6 +53,17 @@ interface Ownership {
   registeredBlock: number | null;
   registeredAt: number | null;
   contract: string;
+  /** The event that made `owner` the owner (provenance). */
+  setBy: JournalEvent | null;
+}
+
+/**
+ * Which event set what, filled by `foldToken` when asked (the API's provenance): the owner's
+ * event, and per emitting contract the event of each native record in force.
+ */
+export interface FoldTrace {
+  owner: JournalEvent | null;
+  natives: Map<string, Map<string, JournalEvent>>;
 }
 
 export interface TokenState {
@@ -90,6 +101,7 @@ function own(line: Ownership, to: string, e: JournalEvent): void {
     line.contract = e.contract;
   }
   line.owner = to;
+  line.setBy = e;
 }
 
 /**
@@ -101,6 +113,7 @@ export function foldToken(
   tokenId: string,
   events: readonly JournalEvent[],
   tree: NameTreeRules = {},
+  trace?: FoldTrace,
 ): TokenState {
   const s: TokenState = {
     tokenId,
@@ -121,7 +134,13 @@ export function foldToken(
   };
   // Two owner lines: the NFT holder's, and the latest of NFT holder and registry owner. The
   // protocol's tree rules say which one owns the token (the second by default).
-  const nft: Ownership = { owner: ZERO_ADDRESS, registeredBlock: null, registeredAt: null, contract: "" };
+  const nft: Ownership = {
+    owner: ZERO_ADDRESS,
+    registeredBlock: null,
+    registeredAt: null,
+    contract: "",
+    setBy: null,
+  };
   const any: Ownership = { ...nft };
   let firstContract = "";
   for (const e of events) {
@@ -153,10 +172,12 @@ export function foldToken(
         }
         m.delete(ev.nativeKey); // re-inserted last: the latest write wins a canonical-key collision
         if (ev.nativeValue !== "") m.set(ev.nativeKey, ev.nativeValue);
+        if (trace) traceRecord(trace, e, ev.nativeKey);
         break;
       }
       case "records-reset":
         s.natives.get(e.contract)?.clear();
+        trace?.natives.get(e.contract)?.clear();
         break;
       case "expiry":
         s.expiresAt = ev.expiresAt * 1000;
@@ -179,7 +200,28 @@ export function foldToken(
   s.registeredBlock = line.registeredBlock;
   s.registeredAt = line.registeredAt;
   s.contractAddress = line.contract || firstContract;
+  if (trace) trace.owner = line.setBy;
   return s;
+}
+
+function traceRecord(trace: FoldTrace, e: JournalEvent, nativeKey: string): void {
+  let m = trace.natives.get(e.contract);
+  if (!m) {
+    m = new Map();
+    trace.natives.set(e.contract, m);
+  }
+  m.set(nativeKey, e);
+}
+
+/** The event that set a native record in force in `s` (the current resolver's, when it has one). */
+export function recordEventOf(s: TokenState, trace: FoldTrace, nativeKey: string): JournalEvent | null {
+  if (s.resolver !== undefined)
+    return s.resolver === null ? null : (trace.natives.get(s.resolver)?.get(nativeKey) ?? null);
+  // Without resolvers every contract's records count and the last contract's win (effectiveNatives).
+  let found: JournalEvent | null = null;
+  for (const [contract, m] of s.natives)
+    if (m.has(nativeKey)) found = trace.natives.get(contract)?.get(nativeKey) ?? found;
+  return found;
 }
 
 /** Tokens that are not domains: no live owner, a reverse node, or the protocol's bookkeeping. */
