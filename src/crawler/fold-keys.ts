@@ -1,4 +1,4 @@
-import type { Domain } from "../domain/types.js";
+import type { Domain, DomainWrite } from "../domain/types.js";
 import type { JournalEntry } from "../store/crawler-log.port.js";
 import type { CrawlerSource } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
@@ -136,6 +136,29 @@ export async function foldKeys(
     out.reverseTargets.set(address, tokenId);
   }
   return out;
+}
+
+/** The fields of a projected domain of `source` as the store holds them, but the scoring ones. */
+export function domainFieldsOf(
+  source: Pick<CrawlerSource, "provider" | "network">,
+  p: ProjectedDomain,
+): Omit<DomainWrite, "baseScore" | "spam" | "csamOk" | "kyc" | "tags"> {
+  return {
+    provider: source.provider,
+    network: source.network,
+    tokenId: p.tokenId,
+    name: p.name,
+    sld: p.sld,
+    tld: p.tld,
+    owner: p.owner,
+    contractAddress: p.contractAddress,
+    resolver: p.resolver,
+    registeredAt: p.registeredAt,
+    registeredBlock: p.registeredBlock,
+    expiresAt: p.expiresAt,
+    lastUpdateBlock: p.lastUpdateBlock,
+    lastUpdateAt: p.lastUpdateAt,
+  };
 }
 
 /** Orders states so that a parent named in the batch comes before the children named after it. */

@@ -2,7 +2,7 @@ import type { DomainWrite } from "../domain/types.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
-import { type FoldReader, foldKeys } from "./fold-keys.js";
+import { domainFieldsOf, type FoldReader, foldKeys } from "./fold-keys.js";
 import type { DataIssue, JournalEvent } from "./projection.js";
 
 export interface ReprojectStats {
@@ -36,20 +36,7 @@ export async function reproject(
 
   const writes: DomainWrite[] = projected.map((p) => {
     const d: DomainWrite = {
-      provider: source.provider,
-      network: source.network,
-      tokenId: p.tokenId,
-      name: p.name,
-      sld: p.sld,
-      tld: p.tld,
-      owner: p.owner,
-      contractAddress: p.contractAddress,
-      resolver: p.resolver,
-      registeredAt: p.registeredAt,
-      registeredBlock: p.registeredBlock,
-      expiresAt: p.expiresAt,
-      lastUpdateBlock: p.lastUpdateBlock,
-      lastUpdateAt: p.lastUpdateAt,
+      ...domainFieldsOf(source, p),
       baseScore: 50,
       spam: false,
       csamOk: true,

@@ -4,7 +4,14 @@ import { AppError } from "../../../domain/errors.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { createForwardAnswers, type ForwardAnswers, JSON_CONTENT_TYPE } from "./record-json.js";
-import { domainParamError, filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
+import {
+  domainParamError,
+  filterOf,
+  historyOptionsOf,
+  quote,
+  type RankInputs,
+  rankContext,
+} from "./v1.params.js";
 import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
 
 /**
@@ -13,7 +20,7 @@ import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
  * Without `explain`, the answer is sent as bytes assembled from memoized record JSON
  * (record-json.ts): the bytes the response schema's serializer writes, without shaping, serializing
  * and encoding the same domain again on every request. With `explain`, the envelope goes through
- * the schema.
+ * the schema, as it does with `provenance` (the memoized bytes carry none).
  */
 export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, inputs: RankInputs): void {
   let answers: ForwardAnswers | null = null;
@@ -41,11 +48,12 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
     async (request, reply): Promise<Buffer | { result: true; data: WireRecord }> => {
       const q = request.query;
       const explain = q.explain === true;
+      const history = historyOptionsOf(q);
       const best = await resolution
-        .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+        .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain), history)
         .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
       if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
-      if (explain) return { result: true, data: shapeRecord(best, "forward", true) };
+      if (explain || history.provenance) return { result: true, data: shapeRecord(best, "forward", explain) };
       return answersFor(reply).resolveBody(best);
     },
   );
@@ -64,10 +72,12 @@ export function resolveRoutes(scope: FastifyInstance, resolution: Resolution, in
     async (request, reply): Promise<Buffer | { result: true; data: WireRecord[] }> => {
       const q = request.query;
       const explain = q.explain === true;
+      const history = historyOptionsOf(q);
       const ranked = await resolution
-        .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+        .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain), history)
         .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
-      if (explain) return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", true)) };
+      if (explain || history.provenance)
+        return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", explain)) };
       return answersFor(reply).deepResolveBody(ranked);
     },
   );

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { WireRecord } from "../../../resolution/record-shape.js";
+import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { createReverseAnswers, JSON_CONTENT_TYPE, type ReverseAnswers } from "./record-json.js";
-import { filterOf, type RankInputs, rankContext } from "./v1.params.js";
+import { filterOf, historyOptionsOf, type RankInputs, rankContext } from "./v1.params.js";
 import { ERROR_RESPONSES, ok, ReverseQuery, ReverseRecord } from "./v1.schemas.js";
 
 /**
@@ -28,13 +28,17 @@ export function reverseResolveRoutes(
         response: { 200: ok(Type.Array(ReverseRecord)), ...ERROR_RESPONSES },
       },
     },
-    async (request, reply): Promise<Buffer> => {
+    async (request, reply): Promise<Buffer | { result: true; data: WireRecord[] }> => {
       const q = request.query;
+      const history = historyOptionsOf(q);
       const ranked = await resolution.reverseResolve(
         q.walletAddress,
         filterOf(q),
         rankContext(request, inputs, false),
+        history,
       );
+      if (history.provenance)
+        return { result: true, data: ranked.map((r) => shapeRecord(r, "reverse", false)) };
       reply.header("content-type", JSON_CONTENT_TYPE);
       // Built on the first answer, from the routes' own serializer compiler (see resolve.routes.ts).
       answers ??= createReverseAnswers(
