@@ -88,7 +88,10 @@ export function createCoverage(
   };
   return async (at, filter, now) => {
     if (at.kind === "time" && at.time > now)
-      throw new AppError("AT_AFTER_INDEX", `The time ${new Date(at.time).toISOString()} is in the future.`);
+      throw new AppError(
+        "AT_AFTER_INDEX",
+        `The parameter "at" is in the future (${new Date(at.time).toISOString()}): the index answers up to now.`,
+      );
     const all = indexedSources(await log.listCheckpoints());
     let covered = all.filter((s) => matchesFilter(s.source, filter));
     if (at.kind === "block") {
@@ -96,14 +99,14 @@ export function createCoverage(
       if (onNetwork.length === 0)
         throw new AppError(
           "AT_BEFORE_INDEX",
-          `Nothing is indexed on ${at.network}: no block of it can be asked for.`,
+          `The parameter "atBlock" names ${at.network}, where nothing is indexed: no block of it can be asked for.`,
         );
       covered = covered.filter((s) => s.source.network === at.network);
       for (const s of onNetwork) {
         if (at.block > s.checkpoint.blockNumber)
           throw new AppError(
             "AT_AFTER_INDEX",
-            `Block ${at.block} of ${at.network} is past the last block indexed (${s.checkpoint.blockNumber}, source ${s.source.id}).`,
+            `The parameter "atBlock" asks for block ${at.block} of ${at.network}, past the last block indexed (${s.checkpoint.blockNumber}, source ${s.source.id}).`,
           );
       }
     }
@@ -121,9 +124,9 @@ export function createCoverage(
           first.blockTime === null ? "" : ` (${new Date(first.blockTime * 1000).toISOString()})`;
         throw new AppError(
           "AT_BEFORE_INDEX",
-          `The source ${s.source.id} is indexed from block ${first.blockNumber}${firstAt}: ${
+          `The parameter "${at.kind === "block" ? "atBlock" : "at"}" asks for ${
             at.kind === "block" ? `block ${at.block}` : new Date(at.time).toISOString()
-          } is before it.`,
+          }, before the first block indexed for source ${s.source.id}: block ${first.blockNumber}${firstAt}.`,
         );
       }
       answering.push(s);

@@ -212,6 +212,31 @@ describe.each<Backend>(["sqlite", "postgres"])("time travel and provenance (%s)"
     }
   });
 
+  it("reads at with an offset, its + sent encoded or not", async () => {
+    const local = iso(15).replace("Z", "+00:00");
+    const shifted = new Date(timeOf(15) * 1000 + 2 * 3_600_000).toISOString().replace("Z", "+02:00");
+    for (const at of [local, encodeURIComponent(local), shifted]) {
+      const r = await json(`/svc/api/v1/resolve?domain=alice.wallet&at=${at}`);
+      expect([r.status, r.body.data?.ownerAddress], at).toEqual([200, ALICE]);
+    }
+  });
+
+  it("counts each refused or answered time-travel request once in the quota", async () => {
+    const before = await t.services.limits.quotaUsed(t.projectId);
+    const urls = [
+      "resolve?domain=bob.wallet&provenance=maybe",
+      "resolve?domain=bob.wallet&at=yesterday",
+      "resolve?domain=bob.wallet&at=2024-05-01&atBlock=POLYGON:1",
+      "deep-resolve?domain=bob.wallet&atBlock=MOON:1",
+      "deep-resolve?domain=bob.wallet&atBlock=POLYGON:-1",
+      `reverse-resolve?walletAddress=${BOB}&atBlock=POLYGON:99999999999999999`,
+      "resolve?domain=bob.wallet&atBlock=POLYGON:41",
+      "resolve?domain=bob.wallet&atBlock=POLYGON:20&provenance=true",
+    ];
+    for (const url of urls) await t.get(`/svc/api/v1/${url}`);
+    expect((await t.services.limits.quotaUsed(t.projectId)) - before).toBe(urls.length);
+  });
+
   it("refuses points the index cannot answer for, each with its own code", async () => {
     const cases: Array<[string, string]> = [
       ["atBlock=POLYGON:41", "AT_AFTER_INDEX"],

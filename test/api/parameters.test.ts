@@ -146,6 +146,141 @@ function explainRows(route: "resolve" | "deep-resolve", base: string): Row[] {
   ];
 }
 
+const AT = "an ISO 8601 time with a time zone, such as 2024-05-01T12:00:00Z, or a date such as 2024-05-01";
+const AT_BLOCK =
+  "NETWORK:BLOCK, one of ETHEREUM, POLYGON, BSC, AURORA, SOLANA (or an alias) and a block number from 0 to 9007199254740991, such as POLYGON:51234567";
+
+/** provenance, at and atBlock: parameters of all three routes. */
+function historyRows(route: Row["route"], base: string): Row[] {
+  const r = (
+    param: string,
+    what: string,
+    query: string,
+    status: number,
+    code?: ErrorCode,
+    message?: string | RegExp,
+  ) => ({
+    route,
+    param,
+    what,
+    query: `${base}&${query}`,
+    status,
+    code,
+    message,
+  });
+  const ok = route === "resolve" ? 404 : 200; // the test world has no journal: nothing at any time
+  const badAt = (what: string, value: string) =>
+    r("at", what, `at=${encodeURIComponent(value)}`, 400, "INVALID_PARAMETER", mustBe("at", AT, value));
+  const badBlock = (what: string, value: string) =>
+    r(
+      "atBlock",
+      what,
+      `atBlock=${encodeURIComponent(value)}`,
+      400,
+      "INVALID_PARAMETER",
+      mustBe("atBlock", AT_BLOCK, value),
+    );
+  return [
+    r("provenance", "empty (ignored)", "provenance=", ok === 404 ? 200 : 200),
+    r("provenance", "yes", "provenance=yes", 200),
+    r(
+      "provenance",
+      "not a boolean",
+      "provenance=maybe",
+      400,
+      "INVALID_PARAMETER",
+      mustBe("provenance", EXPLAIN, "maybe"),
+    ),
+    r(
+      "provenance",
+      "oversized",
+      `provenance=${"t".repeat(3000)}`,
+      400,
+      "INVALID_PARAMETER",
+      mustBe("provenance", EXPLAIN, `${"t".repeat(64)}…`),
+    ),
+    r(
+      "provenance",
+      "duplicated",
+      "provenance=true&provenance=true",
+      400,
+      "INVALID_PARAMETER",
+      twice("provenance"),
+    ),
+    r("at", "empty (ignored)", "at=", 200),
+    r("at", "a date, long ago", "at=2020-01-01", ok),
+    badAt("not a time", "yesterday"),
+    badAt("no such day", "2024-02-30"),
+    badAt("no such hour", "2024-05-01T24:00:00Z"),
+    badAt("no time zone", "2024-05-01T12:00:00"),
+    badAt("a bare number", "1714564800"),
+    badAt("markup", "<script>"),
+    r(
+      "at",
+      "oversized",
+      `at=2024-05-01T12:00:00.${"0".repeat(80)}Z`,
+      400,
+      "PARAMETER_TOO_LONG",
+      'The parameter "at" is longer than 64 characters.',
+    ),
+    r("at", "in the future", "at=2999-01-01T00:00:00Z", 400, "AT_AFTER_INDEX", /^The parameter "at" /),
+    r("at", "duplicated", "at=2024-05-01&at=2024-05-01", 400, "INVALID_PARAMETER", twice("at")),
+    r(
+      "at",
+      "with atBlock",
+      "at=2024-05-01&atBlock=POLYGON:1",
+      400,
+      "INVALID_PARAMETER",
+      'The parameters "at" and "atBlock" exclude each other: give one of them.',
+    ),
+    r("atBlock", "empty (ignored)", "atBlock=", 200),
+    r(
+      "atBlock",
+      "nothing indexed on the network",
+      "atBlock=polygon:5",
+      400,
+      "AT_BEFORE_INDEX",
+      /^The parameter "atBlock" /,
+    ),
+    badBlock("no block", "POLYGON"),
+    badBlock("no network", ":5"),
+    badBlock("unknown network", "MOON:5"),
+    badBlock("negative block", "POLYGON:-1"),
+    badBlock("fractional block", "POLYGON:1.5"),
+    badBlock("hexadecimal block", "POLYGON:0x10"),
+    badBlock("above 2^53", "POLYGON:9007199254740992"),
+    badBlock("huge block", "POLYGON:99999999999999999"),
+    r(
+      "atBlock",
+      "oversized",
+      `atBlock=POLYGON:${"9".repeat(80)}`,
+      400,
+      "PARAMETER_TOO_LONG",
+      'The parameter "atBlock" is longer than 64 characters.',
+    ),
+    r(
+      "atBlock",
+      "another network than network",
+      "network=ETHEREUM&atBlock=POLYGON:1",
+      400,
+      "INVALID_PARAMETER",
+      /^The parameter "atBlock" names POLYGON but "network" is ETHEREUM/,
+    ),
+    r(
+      "atBlock",
+      "duplicated",
+      "atBlock=POLYGON:1&atBlock=POLYGON:1",
+      400,
+      "INVALID_PARAMETER",
+      twice("atBlock"),
+    ),
+  ].map((row) =>
+    row.status === 200 && route === "resolve" && row.what !== "empty (ignored)" && row.param !== "provenance"
+      ? { ...row, status: 404 }
+      : row,
+  );
+}
+
 function addressRows(): Row[] {
   const p = "walletAddress";
   const r = (what: string, value: string, status: number, code?: ErrorCode, message?: string) => ({
@@ -244,6 +379,7 @@ const ROWS: Row[] = [
     },
     ...filterRows(route, "domain=alice.wallet"),
     ...explainRows(route, "domain=alice.wallet"),
+    ...historyRows(route, "domain=alice.wallet"),
     ...keyRows(route, "domain=alice.wallet"),
   ]),
   {
@@ -265,6 +401,7 @@ const ROWS: Row[] = [
     query: `walletAddress=${ADDR.bob}&explain=maybe&explain=x`,
     status: 200,
   },
+  ...historyRows("reverse-resolve", `walletAddress=${ADDR.bob}`),
   ...keyRows("reverse-resolve", `walletAddress=${ADDR.bob}`),
   {
     route: "resolve",
@@ -299,7 +436,7 @@ describe("v1 parameters: every parameter of every route, with bad values", () =>
         headers["api-key"] = Array.isArray(key) ? key.map((k) => (k === KEY ? t.key : k)) : key;
       const res = await t.app.inject({ url: `${V1}/${row.route}?${row.query}`, headers });
       expect(res.statusCode, res.body.slice(0, 300)).toBe(row.status);
-      if (row.status === 200) return;
+      if (row.status === 200 || (row.status === 404 && row.code === undefined)) return;
       const body = res.json() as { result: boolean; error: { code: string; message: string } };
       expect(Object.keys(body).sort()).toEqual(["error", "result"]);
       expect(body.result).toBe(false);
