@@ -1,11 +1,10 @@
-import { type Abi, createPublicClient, type Hex, http, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { realAbi } from "../../src/devnet/real-artifacts.js";
 import { namehashId } from "../../src/devnet/token-ids.js";
 import {
   type Answer,
   type ApiRecord,
   canonical,
+  contractReader,
   differences,
   isZero,
   type JudgedName,
@@ -22,30 +21,7 @@ import {
  */
 describe("UNS and CNS names at past blocks: eth_call at the block against omniname's atBlock", () => {
   let w: UnsJudgeWorld;
-  const clients = new Map<string, PublicClient>();
-
-  const read = async <T>(
-    network: JudgedName["network"],
-    contract: string,
-    address: string,
-    fn: string,
-    args: unknown[],
-    block: number,
-  ) => {
-    const url = w.devnet.manifest.networks[network]!.rpcUrl;
-    let c = clients.get(url);
-    if (!c) {
-      c = createPublicClient({ transport: http(url, { batch: { batchSize: 50 } }) }) as PublicClient;
-      clients.set(url, c);
-    }
-    return (await c.readContract({
-      abi: realAbi(contract) as Abi,
-      address: address as Hex,
-      functionName: fn,
-      args,
-      blockNumber: BigInt(block),
-    })) as T;
-  };
+  const read = contractReader(() => w);
   const proxyReaderOf = (network: JudgedName["network"]) =>
     w.devnet.manifest.networks[network]!.contracts.NAMESPACE_B!.addresses.proxyReader;
   const sourceOf = (network: JudgedName["network"]) => `uns-${network.toLowerCase()}`;
