@@ -93,6 +93,11 @@ export function createCoverage(
         `The parameter "at" is in the future (${new Date(at.time).toISOString()}): the index answers up to now.`,
       );
     const all = indexedSources(await log.listCheckpoints());
+    if (all.length === 0)
+      throw new AppError(
+        "AT_BEFORE_INDEX",
+        `The parameter "${at.kind === "block" ? "atBlock" : "at"}" asks for a point before anything was indexed: the index holds no source yet.`,
+      );
     let covered = all.filter((s) => matchesFilter(s.source, filter));
     if (at.kind === "block") {
       const onNetwork = all.filter((s) => s.source.network === at.network);
