@@ -1,10 +1,10 @@
 import type { Domain, DomainWrite } from "../domain/types.js";
 import type { JournalEntry } from "../store/crawler-log.port.js";
 import type { CrawlerSource } from "./crawler-source.js";
+import type { FoldTrace } from "./fold-trace.js";
 import { pushEventsOf } from "./journal-entries.js";
 import {
   type DataIssue,
-  type FoldTrace,
   foldReverse,
   foldToken,
   isDomainState,

@@ -2,6 +2,7 @@ import { ZERO_ADDRESS } from "../domain/address.js";
 import { type NameResult, splitName } from "../domain/names.js";
 import type { Domain, DomainRecord } from "../domain/types.js";
 import type { DomainEvent, NameTreeRules, ProviderAdapter } from "../providers/provider.js";
+import { type FoldTrace, traceRecord } from "./fold-trace.js";
 
 /**
  * The projection of the event journal into domain state: a pure fold, so that applying a range,
@@ -55,15 +56,6 @@ interface Ownership {
   contract: string;
   /** The event that made `owner` the owner (provenance). */
   setBy: JournalEvent | null;
-}
-
-/**
- * Which event set what, filled by `foldToken` when asked (the API's provenance): the owner's
- * event, and per emitting contract the event of each native record in force.
- */
-export interface FoldTrace {
-  owner: JournalEvent | null;
-  natives: Map<string, Map<string, JournalEvent>>;
 }
 
 export interface TokenState {
@@ -202,26 +194,6 @@ export function foldToken(
   s.contractAddress = line.contract || firstContract;
   if (trace) trace.owner = line.setBy;
   return s;
-}
-
-function traceRecord(trace: FoldTrace, e: JournalEvent, nativeKey: string): void {
-  let m = trace.natives.get(e.contract);
-  if (!m) {
-    m = new Map();
-    trace.natives.set(e.contract, m);
-  }
-  m.set(nativeKey, e);
-}
-
-/** The event that set a native record in force in `s` (the current resolver's, when it has one). */
-export function recordEventOf(s: TokenState, trace: FoldTrace, nativeKey: string): JournalEvent | null {
-  if (s.resolver !== undefined)
-    return s.resolver === null ? null : (trace.natives.get(s.resolver)?.get(nativeKey) ?? null);
-  // Without resolvers every contract's records count and the last contract's win (effectiveNatives).
-  let found: JournalEvent | null = null;
-  for (const [contract, m] of s.natives)
-    if (m.has(nativeKey)) found = trace.natives.get(contract)?.get(nativeKey) ?? found;
-  return found;
 }
 
 /** Tokens that are not domains: no live owner, a reverse node, or the protocol's bookkeeping. */
