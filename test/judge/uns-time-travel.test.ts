@@ -1,4 +1,6 @@
+import { createPublicClient, type Hex, http, keccak256, toBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Provenance } from "../../src/domain/history.js";
 import { namehashId } from "../../src/devnet/token-ids.js";
 import {
   type Answer,
@@ -147,5 +149,46 @@ describe("UNS and CNS names at past blocks: eth_call at the block against omnina
     expect(problems, problems.join("\n")).toEqual([]);
     expect(compared).toBeGreaterThan(3);
     expect(primaries).toBeGreaterThan(1);
+  }, 300_000);
+
+  it("provenance points at real transactions: the receipt's log at that index, in that block, sets that owner", async () => {
+    const problems: string[] = [];
+    let checked = 0;
+    const TRANSFER = keccak256(toBytes("Transfer(address,address,uint256)"));
+    for (const n of w.names) {
+      const r = await w.api(
+        `resolve?domain=${encodeURIComponent(n.name)}&network=${n.network}&provider=NAMESPACE_B&provenance=true`,
+      );
+      if (r.status !== 200) continue;
+      const d = r.body.data as ApiRecord & { provenance: Provenance };
+      const client = createPublicClient({ transport: http(w.devnet.manifest.networks[n.network]!.rpcUrl) });
+      const origins = [
+        ["owner", d.provenance.owner] as const,
+        ...Object.entries(d.provenance.records).map(([k, o]) => [k, o] as const),
+      ];
+      for (const [what, o] of origins) {
+        const tag = `${n.network}/${n.name} ${what}`;
+        if (o === null) {
+          problems.push(`${tag}: no provenance`);
+          continue;
+        }
+        const receipt = await client.getTransactionReceipt({ hash: o.transactionHash as Hex });
+        const block = await client.getBlock({ blockNumber: BigInt(o.blockNumber) });
+        if (receipt.blockHash !== o.blockHash || Number(receipt.blockNumber) !== o.blockNumber)
+          problems.push(`${tag}: receipt in block ${receipt.blockNumber} ${receipt.blockHash}`);
+        if (new Date(Number(block.timestamp) * 1000).toISOString() !== o.blockTime)
+          problems.push(`${tag}: block time ${block.timestamp}, provenance ${o.blockTime}`);
+        const log = receipt.logs.find((l) => l.logIndex === o.logIndex);
+        if (!log) problems.push(`${tag}: no log ${o.logIndex} in ${o.transactionHash}`);
+        else if (what === "owner") {
+          const to = log.topics[2] ? `0x${log.topics[2].slice(26)}` : null;
+          if (log.topics[0] !== TRANSFER || to !== d.ownerAddress)
+            problems.push(`${tag}: log ${o.logIndex} is not a Transfer to ${d.ownerAddress}`);
+        }
+        checked++;
+      }
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+    expect(checked).toBeGreaterThan(30);
   }, 300_000);
 });
