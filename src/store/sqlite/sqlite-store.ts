@@ -57,6 +57,7 @@ function openWriter(file: string): BetterSqlite3.Database {
  */
 const JOURNAL_OF_TOKENS =
   "select * from journal where source_id = ? and token_id in (select value from json_each(?))";
+const JOURNAL_OF_TOKEN = "select * from journal where source_id = ? and token_id = ?";
 const JOURNAL_ORDER = "order by token_id, block_number, log_index";
 
 export class SqliteStore extends KyselyStore {
@@ -84,6 +85,8 @@ export class SqliteStore extends KyselyStore {
     keyByHash: BetterSqlite3.Statement;
     journalToBlock: BetterSqlite3.Statement;
     journalToTime: BetterSqlite3.Statement;
+    tokenJournalToBlock: BetterSqlite3.Statement;
+    tokenJournalToTime: BetterSqlite3.Statement;
   } | null = null;
 
   /** The writer connection as Kysely and `raw` see it: its commits are counted. */
@@ -175,6 +178,8 @@ export class SqliteStore extends KyselyStore {
       keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
       journalToBlock: r.prepare(`${JOURNAL_OF_TOKENS} and block_number <= ? ${JOURNAL_ORDER}`),
       journalToTime: r.prepare(`${JOURNAL_OF_TOKENS} and block_time <= ? ${JOURNAL_ORDER}`),
+      tokenJournalToBlock: r.prepare(`${JOURNAL_OF_TOKEN} and block_number <= ? ${JOURNAL_ORDER}`),
+      tokenJournalToTime: r.prepare(`${JOURNAL_OF_TOKEN} and block_time <= ? ${JOURNAL_ORDER}`),
     };
     // A first read on the reader connection opens its view of the WAL before the probe relies on it.
     this.stmts.dataVersion.get();
@@ -264,8 +269,21 @@ export class SqliteStore extends KyselyStore {
     upTo: JournalBound,
   ): Promise<JournalEntry[]> {
     if (!this.stmts || tokenIds.length > 500) return super.findJournalUpTo(sourceId, tokenIds, upTo);
-    const stmt = "block" in upTo ? this.stmts.journalToBlock : this.stmts.journalToTime;
-    const rows = stmt.all(sourceId, JSON.stringify(tokenIds), "block" in upTo ? upTo.block : upTo.time);
+    const byBlock = "block" in upTo;
+    const bound = byBlock ? upTo.block : upTo.time;
+    // One token (a name's lookup): an index seek without the JSON list.
+    const rows =
+      tokenIds.length === 1
+        ? (byBlock ? this.stmts.tokenJournalToBlock : this.stmts.tokenJournalToTime).all(
+            sourceId,
+            tokenIds[0],
+            bound,
+          )
+        : (byBlock ? this.stmts.journalToBlock : this.stmts.journalToTime).all(
+            sourceId,
+            JSON.stringify(tokenIds),
+            bound,
+          );
     return (rows as Array<Parameters<typeof toJournal>[0]>).map(toJournal);
   }
 
