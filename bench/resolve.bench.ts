@@ -2,23 +2,24 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { createApiKey } from "../src/accounts/api-keys.js";
-import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
-import { exportSnapshot, importSnapshot } from "../src/store/snapshot.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { cpuOf, startChild, stopChild } from "./support/child-server.js";
 import { type NpmStart, startNpmStart } from "./support/npm-start.js";
+import { copyToPostgres, PG_ADMIN_URL, pgAdmin } from "./support/pg-copy.js";
 import { seedBulk, shuffled } from "./support/seed-bulk.js";
+import { JOURNAL_MIDDLE, JOURNAL_T0, seedJournal } from "./support/seed-journal.js";
 
 /**
  * The three v1 endpoints under load (autocannon: keep-alive, 50 connections, 5 s) against a bare
  * Fastify route answering a fixed body of the same size, measured in the same run. Servers run in
  * child processes; this process only generates load.
  *
- * Rows: the bare route; resolve, deep-resolve and reverse-resolve on the app as the server role
+ * Rows: the bare route; resolve, deep-resolve, reverse-resolve and resolve with `at` (time travel,
+ * target >= 1,000 req/s, printed against plain resolve) on the app as the server role
  * runs it: the scoring ranker and the v1 hooks that every app installs (allowlists, the plan's rate
  * limit and quota, usage recording), for a project on the `internal` plan (limits that the load
  * never reaches, but counted on every request).
@@ -38,7 +39,6 @@ import { seedBulk, shuffled } from "./support/seed-bulk.js";
  * BENCH_PG_URL's server, default the local one; BENCH_PG=0 leaves the row out), with its read
  * caches and change channel as in production.
  */
-const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const WITH_PG = process.env.BENCH_PG !== "0";
 /** The row measured through `npm start` with DATABASE_URL (BENCH_NPM_START=0 leaves it out). */
 const WITH_NPM_START = process.env.BENCH_NPM_START !== "0";
@@ -47,6 +47,8 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** The timed run of each row is cut in this many slices, taken in turns over all rows. */
 const ROUNDS = 5;
 const CONNECTIONS = 50;
+/** resolve with `at`: each answer rebuilt from the journal of every source (all five of the world). */
+const TIME_TRAVEL = "resolve ?at= (time travel)";
 
 /** A server under load: its port and its CPU time so far (µs). */
 interface Server {
@@ -128,42 +130,6 @@ function combine(parts: Measured[]): Measured {
   };
 }
 
-/** Runs one statement on the PostgreSQL server's admin database. */
-async function pgAdmin(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
-
-/** A private PostgreSQL database holding the SQLite file's map and a key of its own. */
-async function copyToPostgres(
-  file: string,
-  name: string,
-  pepper: string,
-): Promise<{ url: string; key: string }> {
-  await pgAdmin(`create database ${name}`);
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const sqlite = createSqliteStore(file);
-  await sqlite.migrate();
-  const snap = join(dirname(file), "map.jsonl");
-  await exportSnapshot(sqlite, snap, { journal: false });
-  await sqlite.close();
-  const store = createPostgresStore(url.toString());
-  await store.migrate();
-  const t = performance.now();
-  await importSnapshot(store, snap);
-  console.log(`copied the map to PostgreSQL in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const project = await store.createProject({ name: "bench", plan: "internal" });
-  const { key } = await createApiKey(store, pepper, project.id, "bench");
-  await store.close();
-  return { url: url.toString(), key };
-}
-
 const dir = mkdtempSync(join(tmpdir(), "omniname-bench-"));
 const children: ChildProcess[] = [];
 const pgName = `omniname_bench_${randomBytes(6).toString("hex")}`;
@@ -180,6 +146,13 @@ try {
   console.log(
     `seeded ${await store.countDomains()} domains (6 records each) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
+  // The hot set of names, and their history in the journal (the time-travel row).
+  const hot = shuffled(world.names).slice(0, 20_000);
+  const hotSet = new Set(hot);
+  seedJournal(
+    store,
+    world.placements.filter((p) => hotSet.has(p.name)),
+  );
   const project = await store.createProject({ name: "bench" });
   // The limits+usage row counts every request against the plan's rate and quota: on `internal`
   // they are far above what the load can reach, so no answer is a 429.
@@ -195,9 +168,10 @@ try {
   children.push(api.child);
   const headers = { "api-key": key };
   const V1 = "/svc/api/v1";
-  const resolvePaths = shuffled(world.names)
-    .slice(0, 20_000)
-    .map((n) => `${V1}/resolve?domain=${encodeURIComponent(n)}`);
+  const resolvePaths = hot.map((n) => `${V1}/resolve?domain=${encodeURIComponent(n)}`);
+  // Between every name's first and second events: each answer is rebuilt from its journal.
+  const at = new Date((JOURNAL_T0 + JOURNAL_MIDDLE) * 1000).toISOString();
+  const timeTravelPaths = resolvePaths.map((p) => `${p}&at=${at}`);
   const deepPaths = shuffled([
     ...world.collisionNames,
     ...world.names.slice(0, world.collisionNames.length),
@@ -230,6 +204,7 @@ try {
     { label: "resolve", server: serverOf(api), paths: resolvePaths },
     { label: "deep-resolve", server: serverOf(api), paths: deepPaths },
     { label: "reverse-resolve", server: serverOf(api), paths: reversePaths },
+    { label: TIME_TRAVEL, server: serverOf(api), paths: timeTravelPaths },
   ];
   if (WITH_PG) {
     const copy = await copyToPostgres(file, pgName, pepper);
@@ -350,6 +325,10 @@ try {
     throw new Error(`non-2xx answers or errors under load: ${broken.map((r) => r.label).join(", ")}`);
   console.log(
     `\nresolve / bare = ${resolveRatio.toFixed(2)} (target >= 0.50): ${resolveRatio >= 0.5 ? "met" : "NOT met"}`,
+  );
+  const travel = rows.find((r) => r.label === TIME_TRAVEL)!;
+  console.log(
+    `${TIME_TRAVEL}: ${travel.rps.toFixed(0)} req/s (target >= 1,000): ${travel.rps >= 1000 ? "met" : "NOT met"}; ${(travel.rps / rows[1].rps).toFixed(2)} of plain resolve, ${(travel.cpuPerRequest / rows[1].cpuPerRequest).toFixed(1)}x its CPU per request`,
   );
   const pgRows = rows.filter((x) => x.label.includes("PG") || x.label.includes("PostgreSQL"));
   for (const r of pgRows)

@@ -5,6 +5,8 @@ export interface BulkWorld {
   names: string[];
   collisionNames: string[];
   owners: string[];
+  /** Every domain written: name, provider, network, owner (journal-seed.ts writes their history). */
+  placements: Array<{ name: string; provider: string; network: string; owner: string }>;
 }
 
 const TLDS = ["wallet", "crypto", "eth", "x", "nft", "dao", "blockchain", "bitcoin", "polygon", "888"];
@@ -40,6 +42,7 @@ export function seedBulk(store: SqliteStore, count: number): BulkWorld {
   const owners = Array.from({ length: Math.ceil(count / 5) }, (_, i) => `0x${hex(i + 1, 40)}`);
   const names: string[] = [];
   const collisionNames: string[] = [];
+  const placements: BulkWorld["placements"] = [];
   const t0 = Date.UTC(2024, 0, 1);
   db.transaction(() => {
     let written = 0;
@@ -53,6 +56,7 @@ export function seedBulk(store: SqliteStore, count: number): BulkWorld {
       for (let c = 0; c < copies && written < count; c++, written++) {
         const [provider, network, contract] = PAIRS[(i + c) % PAIRS.length];
         const owner = owners[written % owners.length];
+        placements.push({ name, provider, network, owner });
         const r = insertDomain.run(
           provider,
           network,
@@ -84,7 +88,7 @@ export function seedBulk(store: SqliteStore, count: number): BulkWorld {
       }
     }
   })();
-  return { names, collisionNames, owners };
+  return { names, collisionNames, owners, placements };
 }
 
 /** The same order on every run (a fixed-seed Fisher–Yates): the benches' query order. */

@@ -6,6 +6,7 @@ import type { AppContext } from "../app-context.js";
 import { LOG_REDACTION } from "../logger.js";
 import { lazyRequestLogger } from "./plugins/lazy-request-logger.js";
 import { createResolution } from "../resolution/resolution.js";
+import { createDomainHistory } from "../crawler/domain-history.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
 import { createApiMetrics, installApiMetrics } from "./plugins/api-metrics.plugin.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.plugin.js";
@@ -144,7 +145,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   const serveConsole = opts.console ?? true;
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
-  const resolution = createResolution({ store: ctx.store, ranker: ctx.ranker });
+  const resolution = createResolution({
+    store: ctx.store,
+    ranker: ctx.ranker,
+    history: createDomainHistory(ctx.store),
+  });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });
   await app.register(v1Routes, {

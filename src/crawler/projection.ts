@@ -2,6 +2,7 @@ import { ZERO_ADDRESS } from "../domain/address.js";
 import { type NameResult, splitName } from "../domain/names.js";
 import type { Domain, DomainRecord } from "../domain/types.js";
 import type { DomainEvent, NameTreeRules, ProviderAdapter } from "../providers/provider.js";
+import { type FoldTrace, traceRecord } from "./fold-trace.js";
 
 /**
  * The projection of the event journal into domain state: a pure fold, so that applying a range,
@@ -53,6 +54,8 @@ interface Ownership {
   registeredBlock: number | null;
   registeredAt: number | null;
   contract: string;
+  /** The event that made `owner` the owner (provenance). */
+  setBy: JournalEvent | null;
 }
 
 export interface TokenState {
@@ -90,6 +93,7 @@ function own(line: Ownership, to: string, e: JournalEvent): void {
     line.contract = e.contract;
   }
   line.owner = to;
+  line.setBy = e;
 }
 
 /**
@@ -101,6 +105,7 @@ export function foldToken(
   tokenId: string,
   events: readonly JournalEvent[],
   tree: NameTreeRules = {},
+  trace?: FoldTrace,
 ): TokenState {
   const s: TokenState = {
     tokenId,
@@ -121,7 +126,13 @@ export function foldToken(
   };
   // Two owner lines: the NFT holder's, and the latest of NFT holder and registry owner. The
   // protocol's tree rules say which one owns the token (the second by default).
-  const nft: Ownership = { owner: ZERO_ADDRESS, registeredBlock: null, registeredAt: null, contract: "" };
+  const nft: Ownership = {
+    owner: ZERO_ADDRESS,
+    registeredBlock: null,
+    registeredAt: null,
+    contract: "",
+    setBy: null,
+  };
   const any: Ownership = { ...nft };
   let firstContract = "";
   for (const e of events) {
@@ -153,10 +164,12 @@ export function foldToken(
         }
         m.delete(ev.nativeKey); // re-inserted last: the latest write wins a canonical-key collision
         if (ev.nativeValue !== "") m.set(ev.nativeKey, ev.nativeValue);
+        if (trace) traceRecord(trace, e, ev.nativeKey);
         break;
       }
       case "records-reset":
         s.natives.get(e.contract)?.clear();
+        trace?.natives.get(e.contract)?.clear();
         break;
       case "expiry":
         s.expiresAt = ev.expiresAt * 1000;
@@ -179,6 +192,7 @@ export function foldToken(
   s.registeredBlock = line.registeredBlock;
   s.registeredAt = line.registeredAt;
   s.contractAddress = line.contract || firstContract;
+  if (trace) trace.owner = line.setBy;
   return s;
 }
 

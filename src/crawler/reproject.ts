@@ -2,21 +2,8 @@ import type { DomainWrite } from "../domain/types.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
-import { pushEventsOf } from "./journal-entries.js";
-import {
-  type DataIssue,
-  foldReverse,
-  foldToken,
-  isDomainState,
-  isReverseKey,
-  type JournalEvent,
-  normalizeFor,
-  type ProjectedDomain,
-  projectDomain,
-  reverseKey,
-  reverseKeyAddress,
-  type TokenState,
-} from "./projection.js";
+import { domainFieldsOf, type FoldReader, foldKeys } from "./fold-keys.js";
+import type { DataIssue, JournalEvent } from "./projection.js";
 
 export interface ReprojectStats {
   domainsWritten: number;
@@ -38,67 +25,18 @@ export async function reproject(
   /** Complete, chain-ordered event lists already at hand (applyRange), not read again. */
   known: ReadonlyMap<string, JournalEvent[]> = new Map(),
 ): Promise<ReprojectStats> {
-  const requested = [...new Set(keys)];
   const stats: ReprojectStats = { domainsWritten: 0, domainsDeleted: 0, reverseWritten: 0, issues: [] };
-  if (requested.length === 0) return stats;
-  const byKey = new Map<string, JournalEvent[]>(known);
-  const load = async (list: string[]) => {
-    const fresh = list.filter((k) => !byKey.has(k));
-    for (const k of fresh) byKey.set(k, []);
-    if (fresh.length === 0) return;
-    for (const entry of await tx.findJournalByTokens(source.id, fresh)) {
-      const list = byKey.get(entry.tokenId as string);
-      if (list) pushEventsOf(entry, list);
-    }
+  const reader: FoldReader = {
+    journalOf: (sourceId, list) => tx.findJournalByTokens(sourceId, list),
+    findDomainByToken: (network, provider, tokenId) => tx.findDomainByToken(network, provider, tokenId),
   };
-  await load(requested);
-
-  const { adapter } = source;
-  const tree = adapter.tree ?? {};
-  const states = requested.filter((k) => !isReverseKey(k)).map((k) => foldToken(k, byKey.get(k) ?? [], tree));
-  // Where the protocol keeps primary names on an address's reverse node (a token), a change there
-  // re-projects the address, and an address's projection reads its reverse node.
-  const reverseKeys = new Set(requested.filter(isReverseKey));
-  for (const s of states) if (s.reverseOf !== null) reverseKeys.add(reverseKey(s.reverseOf));
-  const nodeOf = tree.reverseNodeOf;
-  await load([...reverseKeys, ...(nodeOf ? [...reverseKeys].map((k) => nodeOf(reverseKeyAddress(k))) : [])]);
-
-  const live = states.filter((s) => isDomainState(s, tree));
-  const dead = states.filter((s) => !isDomainState(s, tree)).map((s) => s.tokenId);
-
-  // Nodes named only by a `subnode` event take their parent's name: from this batch when it is in
-  // it (parents first), else from the store.
-  const names = new Map<string, string>();
-  const parents = new Set(live.flatMap((s) => (s.name === null && s.parentTokenId ? [s.parentTokenId] : [])));
-  const inBatch = new Set(live.map((s) => s.tokenId));
-  for (const p of parents) {
-    if (inBatch.has(p)) continue;
-    const d = await tx.findDomainByToken(source.network, source.provider, p);
-    if (d) names.set(p, d.name);
-  }
-  const projected: ProjectedDomain[] = [];
-  for (const s of parentsFirst(live)) {
-    const p = projectDomain(s, adapter, (id) => names.get(id) ?? null, stats.issues);
-    names.set(p.tokenId, p.name);
-    projected.push(p);
-  }
+  const { projected, dead, reverseTargets: targets, issues } = await foldKeys(reader, source, keys, known);
+  stats.issues = issues;
+  if (projected.length === 0 && dead.length === 0 && targets.size === 0) return stats;
 
   const writes: DomainWrite[] = projected.map((p) => {
     const d: DomainWrite = {
-      provider: source.provider,
-      network: source.network,
-      tokenId: p.tokenId,
-      name: p.name,
-      sld: p.sld,
-      tld: p.tld,
-      owner: p.owner,
-      contractAddress: p.contractAddress,
-      resolver: p.resolver,
-      registeredAt: p.registeredAt,
-      registeredBlock: p.registeredBlock,
-      expiresAt: p.expiresAt,
-      lastUpdateBlock: p.lastUpdateBlock,
-      lastUpdateAt: p.lastUpdateAt,
+      ...domainFieldsOf(source, p),
       baseScore: 50,
       spam: false,
       csamOk: true,
@@ -119,22 +57,7 @@ export async function reproject(
     stats.domainsDeleted = existing.size;
   }
 
-  if (reverseKeys.size > 0) {
-    const targets = new Map<string, string | null>();
-    for (const k of reverseKeys) {
-      const address = reverseKeyAddress(k);
-      const node = nodeOf?.(address);
-      const nodeName = node ? foldToken(node, byKey.get(node) ?? [], tree).nodeName : null;
-      const r = foldReverse(byKey.get(k) ?? [], nodeName);
-      let tokenId: string | null = null;
-      if (r && "tokenId" in r) tokenId = r.tokenId;
-      else if (r) {
-        const n = normalizeFor(adapter.normalizeName, r.name);
-        if (n.ok) tokenId = adapter.tokenIdOf(n.value.name);
-        else stats.issues.push({ reason: "reverse-name", tokenId: k, detail: n.reason });
-      }
-      targets.set(address, tokenId);
-    }
+  if (targets.size > 0) {
     const wanted = [...new Set([...targets.values()].filter((t): t is string => t !== null))];
     const idOf = await tx.findDomainIdsByTokens(source.network, source.provider, wanted);
     for (const [address, tokenId] of targets) {
@@ -148,18 +71,4 @@ export async function reproject(
     }
   }
   return stats;
-}
-
-/** Orders states so that a parent named in the batch comes before the children named after it. */
-function parentsFirst(states: TokenState[]): TokenState[] {
-  const pending = new Map(states.map((s) => [s.tokenId, s]));
-  const out: TokenState[] = [];
-  const visit = (s: TokenState) => {
-    if (!pending.delete(s.tokenId)) return;
-    const parent = s.name === null && s.parentTokenId ? pending.get(s.parentTokenId) : undefined;
-    if (parent) visit(parent);
-    out.push(s);
-  };
-  for (const s of states) visit(s);
-  return out;
 }

@@ -12,6 +12,16 @@ export const ERROR_CODES = {
   INVALID_NETWORK: { status: 400, rcode: "FORMERR", message: "Unknown network." },
   INVALID_PROVIDER: { status: 400, rcode: "FORMERR", message: "Unknown provider." },
   INVALID_ADDRESS: { status: 400, rcode: "FORMERR", message: "The wallet address is not valid." },
+  AT_BEFORE_INDEX: {
+    status: 400,
+    rcode: "FORMERR",
+    message: "The time asked for is before the first block the index holds.",
+  },
+  AT_AFTER_INDEX: {
+    status: 400,
+    rcode: "FORMERR",
+    message: "The time asked for is in the future, or past the last block the index holds.",
+  },
   API_KEY_MISSING: { status: 401, rcode: "REFUSED", message: "The api-key header is missing." },
   API_KEY_INVALID: { status: 401, rcode: "REFUSED", message: "The API key is not valid." },
   IP_NOT_ALLOWED: { status: 403, rcode: "REFUSED", message: "The caller's IP address is not allowed." },

@@ -1,3 +1,4 @@
+import type { Provenance } from "../domain/history.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { DomainRecord } from "../domain/types.js";
@@ -29,6 +30,8 @@ export interface WireRecord {
   spam: boolean;
   /** Only with `?explain=true` on resolve and deep-resolve. */
   scoreDetails?: ScoreDetail[];
+  /** Only with `?provenance=true`. */
+  provenance?: Provenance;
 }
 
 export type ShapeMode = "forward" | "reverse";
@@ -188,5 +191,6 @@ export function shapeRecord(ranked: RankedDomain, mode: ShapeMode, explain: bool
     spam: ranked.spam,
   };
   if (explain && mode === "forward") record.scoreDetails = ranked.details;
+  if (ranked.provenance) record.provenance = ranked.provenance;
   return record;
 }

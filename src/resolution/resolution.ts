@@ -1,7 +1,9 @@
 import { normalizeAddress } from "../domain/address.js";
 import { AppError } from "../domain/errors.js";
+import type { HistoryOptions } from "../domain/history.js";
 import { MAX_LABELS, MAX_NAME_BYTES, normalizeEnsName, normalizeName } from "../domain/names.js";
 import { type DomainFilter, type DomainWithRecords, matchesFilter } from "../domain/types.js";
+import type { DomainHistory, MapView } from "../store/domain-history.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
 import { toStoreError } from "./store-unavailable.js";
@@ -15,16 +17,35 @@ import { toStoreError } from "./store-unavailable.js";
  * const best = await resolution.resolve("alice.wallet", {}, { projectSettings: {}, country: null, now: Date.now(), explain: false });
  */
 export interface Resolution {
-  /** The highest-ranked domain of the name, or null. Throws INVALID_DOMAIN / PARAMETER_TOO_LONG. */
-  resolve(domain: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain | null>;
+  /**
+   * The highest-ranked domain of the name, or null. Throws INVALID_DOMAIN / PARAMETER_TOO_LONG.
+   * `history`: the answer as it was at `history.at` (time travel: AT_BEFORE_INDEX,
+   * AT_AFTER_INDEX), and/or each domain's `provenance`. The same for every operation.
+   */
+  resolve(
+    domain: string,
+    filter: DomainFilter,
+    ctx: RankContext,
+    history?: HistoryOptions,
+  ): Promise<RankedDomain | null>;
   /** Every domain of the name the caller may see, best first. */
-  deepResolve(domain: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain[]>;
+  deepResolve(
+    domain: string,
+    filter: DomainFilter,
+    ctx: RankContext,
+    history?: HistoryOptions,
+  ): Promise<RankedDomain[]>;
   /**
    * Domains owned by the address plus those whose reverse record names it, forward-verified
    * ({@link forwardVerified}); primary names first, then score descending, then name ascending.
    * Throws INVALID_ADDRESS.
    */
-  reverseResolve(address: string, filter: DomainFilter, ctx: RankContext): Promise<RankedDomain[]>;
+  reverseResolve(
+    address: string,
+    filter: DomainFilter,
+    ctx: RankContext,
+    history?: HistoryOptions,
+  ): Promise<RankedDomain[]>;
 }
 
 /**
@@ -96,8 +117,59 @@ async function fromStore<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Resolution {
-  const { store, ranker } = deps;
+export function createResolution(deps: {
+  store: DomainMap;
+  ranker: Ranker;
+  /** Time travel and provenance (crawler/domain-history.ts); without it both are refused. */
+  history?: DomainHistory;
+}): Resolution {
+  const { store, ranker, history } = deps;
+
+  function historyOf(): DomainHistory {
+    if (!history) throw new AppError("INTERNAL_ERROR", "time travel and provenance are not configured");
+    return history;
+  }
+
+  // The map as of the point asked for (or the store's), and the ranking context at that time.
+  async function viewFor(
+    opts: HistoryOptions | undefined,
+    filter: DomainFilter,
+    ctx: RankContext,
+  ): Promise<{ view: MapView; ctx: RankContext }> {
+    if (opts?.at === undefined) return { view: store, ctx };
+    const at = await fromStore(historyOf().viewAt(opts.at, filter, ctx.now));
+    return { view: at.view, ctx: { ...ctx, now: at.time } };
+  }
+
+  async function withProvenance(
+    ranked: RankedDomain[],
+    opts: HistoryOptions | undefined,
+    now: number,
+  ): Promise<RankedDomain[]> {
+    if (!opts?.provenance || ranked.length === 0) return ranked;
+    const p = await fromStore(
+      historyOf().provenanceOf(
+        ranked.map((r) => r.domain),
+        opts.at ?? null,
+        now,
+      ),
+    );
+    return ranked.map((r, i) => ({ ...r, provenance: p[i] }));
+  }
+
+  // Time travel and provenance: the same reads over the view, then the provenance of the answer.
+  async function deepResolveWith(
+    domain: string,
+    filter: DomainFilter,
+    ctx: RankContext,
+    opts: HistoryOptions,
+  ): Promise<RankedDomain[]> {
+    const names = lookupNames(domain);
+    const { view, ctx: at } = await viewFor(opts, filter, ctx);
+    const candidates = await fromStore(view.findDomainsByName(names, filter));
+    if (candidates.length === 0) return [];
+    return withProvenance(ranker.rank(candidates, at), opts, ctx.now);
+  }
 
   // The API's hot path: one async frame between the route and the store (each one more costs
   // a promise and its microtask turns on every request).
@@ -105,7 +177,10 @@ export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Re
     domain: string,
     filter: DomainFilter,
     ctx: RankContext,
+    opts?: HistoryOptions,
   ): Promise<RankedDomain[]> {
+    if (opts !== undefined && (opts.at !== undefined || opts.provenance))
+      return deepResolveWith(domain, filter, ctx, opts);
     const names = lookupNames(domain);
     let candidates: DomainWithRecords[];
     try {
@@ -120,22 +195,23 @@ export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Re
   return {
     deepResolve,
 
-    resolve(domain, filter, ctx) {
-      return deepResolve(domain, filter, ctx).then(first);
+    resolve(domain, filter, ctx, opts) {
+      return deepResolve(domain, filter, ctx, opts).then(first);
     },
 
-    async reverseResolve(address, filter, ctx) {
+    async reverseResolve(address, filter, ctx0, opts) {
       const addr = normalizeAddress(address);
       if (addr === null)
         throw new AppError(
           "INVALID_ADDRESS",
           "The wallet address is not a 0x-prefixed, 20-byte hex address.",
         );
+      const { view, ctx } = await viewFor(opts, filter, ctx0);
       // Reverse records are read without the filter: the filter applies to the domains they name,
       // and a reverse record of one registry may point at a domain of another network.
       const [owned, reverse] = await Promise.all([
-        fromStore(store.findDomainsByOwner(addr, filter)),
-        fromStore(store.findReverse(addr, {})),
+        fromStore(view.findDomainsByOwner(addr, filter)),
+        fromStore(view.findReverse(addr, {})),
       ]);
       const byId = new Map<number, DomainWithRecords>();
       for (const d of owned) byId.set(d.id, d);
@@ -148,16 +224,16 @@ export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Re
         }
         // Not among the owned domains read above (filtered out, past the owner query's cap, or an
         // ENS name the address does not own): read it, and count it only if it is forward-verified.
-        const d = await fromStore(store.findDomainById(r.domainId));
+        const d = await fromStore(view.findDomainById(r.domainId));
         if (d === null) continue;
-        const withRecords = { ...d, records: await fromStore(store.findRecords(d.id)) };
+        const withRecords = { ...d, records: await fromStore(view.findRecords(d.id)) };
         if (!forwardVerified(withRecords, addr) || !matchesFilter(withRecords, filter)) continue;
         byId.set(d.id, withRecords);
         primary.add(d.id);
       }
       if (byId.size === 0) return [];
       const ranked = ranker.rank([...byId.values()], ctx);
-      return ranked.sort((a, b) => {
+      ranked.sort((a, b) => {
         const pa = primary.has(a.domain.id) ? 0 : 1;
         const pb = primary.has(b.domain.id) ? 0 : 1;
         if (pa !== pb) return pa - pb;
@@ -165,6 +241,7 @@ export function createResolution(deps: { store: DomainMap; ranker: Ranker }): Re
         if (a.domain.name !== b.domain.name) return a.domain.name < b.domain.name ? -1 : 1;
         return a.domain.id - b.domain.id;
       });
+      return withProvenance(ranked, opts, ctx0.now);
     },
   };
 }

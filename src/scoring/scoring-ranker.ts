@@ -1,5 +1,6 @@
 import { NETWORK_ORDER } from "../domain/networks.js";
 import { PROVIDER_ORDER } from "../domain/providers.js";
+import type { Provenance } from "../domain/history.js";
 import type { DomainWithRecords } from "../domain/types.js";
 import { clampScore, computeBaseSignals, replayContext } from "./base-signals.js";
 import type { GeoBlockedWords } from "./geography.js";
@@ -20,6 +21,8 @@ export interface RankedDomain {
   tags: string[];
   /** The score's explanation; empty unless `explain` was asked. Effects sum to `score`. */
   details: ScoreDetail[];
+  /** Where the owner and records come from; set by resolution when `provenance` was asked. */
+  provenance?: Provenance;
 }
 
 /** What a ranking may depend on besides the domains: the caller's project, country and the time. */

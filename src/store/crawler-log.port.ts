@@ -24,6 +24,16 @@ export interface JournalEntry {
   blockTime?: number | null;
 }
 
+/** Time travel: entries up to a block (inclusive) or a block time (epoch seconds, inclusive). */
+export type JournalBound = { block: number } | { time: number };
+
+/** A source's first journal entry: the first block the index knows something of. */
+export interface JournalStart {
+  blockNumber: number;
+  /** Epoch seconds, or null when unknown. */
+  blockTime: number | null;
+}
+
 /** A recent block as the crawler saw it, kept for reorg detection. */
 export interface RecentBlock {
   blockNumber: number;
@@ -55,7 +65,8 @@ export interface SourceProgressReport {
 /**
  * The crawler's log: per source, its checkpoint, the journal of decoded events it applied (replayed
  * when a reorg touches a token) and the recent block hashes it compares to detect a reorg. Only
- * the crawler (and snapshots) read and write it.
+ * the crawler (and snapshots) write it; the crawler's time travel (the API's `at` and `provenance`)
+ * reads it too.
  *
  * @example
  * await log.appendJournal(entries);
@@ -81,6 +92,17 @@ export interface CrawlerLog {
   findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]>;
   /** The distinct tokens (fold keys) of a source's journal entries above a block. */
   findJournalTokensAfter(sourceId: string, blockNumber: number): Promise<string[]>;
+  /**
+   * Time travel and provenance: `findJournalByTokens` up to a block or a time. On SQLite it reads
+   * the last committed state (the API's reader connection).
+   */
+  findJournalUpTo(sourceId: string, tokenIds: string[], upTo: JournalBound): Promise<JournalEntry[]>;
+  /** Time travel: the fold keys of a source's entries up to `upTo` whose events name `address` (lower case). */
+  findJournalKeysMentioning(sourceId: string, address: string, upTo: JournalBound): Promise<string[]>;
+  /** The block time (epoch seconds) of a source's last entry at or before `block`, or null. */
+  findJournalTimeAt(sourceId: string, block: number): Promise<number | null>;
+  /** A source's first journal entry (lowest block), or null when it has none. */
+  findJournalStart(sourceId: string): Promise<JournalStart | null>;
   /** Every journal entry, in insertion order, in pages (snapshot export). */
   iterateJournal(pageSize?: number): AsyncIterable<JournalEntry[]>;
 

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
+import * as journalHistory from "./kysely/journal-history.queries.js";
 import * as scans from "./kysely/domain-map-scans.queries.js";
 import * as projects from "./kysely/projects.queries.js";
 import * as rescoreState from "./kysely/rescore-state.queries.js";
@@ -212,6 +213,18 @@ export class KyselyStore implements Store {
   }
   findJournalTokensAfter(...a: Args<"findJournalTokensAfter">) {
     return crawlerLog.findJournalTokensAfter(this.db, ...a);
+  }
+  findJournalUpTo(...a: Args<"findJournalUpTo">) {
+    return crawlerLog.findJournalByTokens(this.db, ...a);
+  }
+  findJournalKeysMentioning(...a: Args<"findJournalKeysMentioning">) {
+    return journalHistory.findJournalKeysMentioning(this.db, ...a);
+  }
+  findJournalTimeAt(...a: Args<"findJournalTimeAt">) {
+    return journalHistory.findJournalTimeAt(this.db, ...a);
+  }
+  findJournalStart(...a: Args<"findJournalStart">) {
+    return journalHistory.findJournalStart(this.db, ...a);
   }
   iterateJournal(...a: Args<"iterateJournal">) {
     return crawlerLog.iterateJournal(this.db, ...a);

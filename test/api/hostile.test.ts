@@ -165,7 +165,7 @@ function noise(): string {
 function badQuery(endpoint: string): string {
   const name = endpoint === "reverse-resolve" ? "walletAddress" : pick(["domain", "fullQualifiedDomain"]);
   const good = endpoint === "reverse-resolve" ? ADDR.bob : "alice.wallet";
-  const kind = int(0, 7);
+  const kind = int(0, 8);
   let q: string;
   if (kind <= 2) q = `${name}=${endpoint === "reverse-resolve" ? enc(pick(BAD_ADDRESSES)) : badDomain()}`;
   else if (kind === 3) q = `${name}=${good}&network=${enc(pick(BAD_VALUES))}`;
@@ -173,7 +173,17 @@ function badQuery(endpoint: string): string {
   else if (kind === 5)
     q = Array.from({ length: int(2, 2000) }, (_, i) => `${name}=${i % 2 ? good : "b.eth"}`).join("&");
   else if (kind === 6) q = `${name}=${good}&pad=${"x".repeat(int(8200, 20_000))}`;
-  else q = pick([`network=ETHEREUM&provider=ENS`, `${name}=`, `${name.toUpperCase()}=${good}`, `${name}`]);
+  else if (kind === 8) {
+    // provenance, at, atBlock: hostile values, both time parameters, points the index cannot answer
+    const bad = BAD_VALUES.filter((v) => v !== "1");
+    q = `${name}=${good}&${pick([
+      `provenance=${enc(pick(bad))}`,
+      `at=${enc(pick([...bad, "2024-13-01", "2024-05-01T12:00", "9999-12-31T23:59:59Z", "1970-01-01"]))}`,
+      `atBlock=${enc(pick([...bad, "POLYGON:-5", "POLYGON:1e9", `POLYGON:${"9".repeat(40)}`, "POLYGON:5", "MARS:1"]))}`,
+      "at=2024-05-01&atBlock=POLYGON:1",
+      `atBlock=POLYGON:1&network=ETHEREUM`,
+    ])}`;
+  } else q = pick([`network=ETHEREUM&provider=ENS`, `${name}=`, `${name.toUpperCase()}=${good}`, `${name}`]);
   const n = noise();
   return n ? (rand() < 0.5 ? `${q}&${n}` : `${n}&${q}`) : q;
 }

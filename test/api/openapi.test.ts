@@ -70,9 +70,21 @@ describe("OpenAPI document", () => {
   });
 
   it.each([
-    ["resolve", ["domain", "explain", "fullQualifiedDomain", "network", "provider"], ["domain"]],
-    ["deep-resolve", ["domain", "explain", "fullQualifiedDomain", "network", "provider"], ["domain"]],
-    ["reverse-resolve", ["network", "provider", "walletAddress"], ["walletAddress"]],
+    [
+      "resolve",
+      ["at", "atBlock", "domain", "explain", "fullQualifiedDomain", "network", "provenance", "provider"],
+      ["domain"],
+    ],
+    [
+      "deep-resolve",
+      ["at", "atBlock", "domain", "explain", "fullQualifiedDomain", "network", "provenance", "provider"],
+      ["domain"],
+    ],
+    [
+      "reverse-resolve",
+      ["at", "atBlock", "network", "provenance", "provider", "walletAddress"],
+      ["walletAddress"],
+    ],
   ])("documents the query parameters of %s", (endpoint, names, required) => {
     const params = doc.paths[`${V1}/${endpoint}`].get.parameters ?? [];
     expect(params.map((p) => p.name).sort()).toEqual(names);
@@ -89,6 +101,10 @@ describe("OpenAPI document", () => {
     ["deep-resolve", "domain=alice.wallet", "200"],
     ["deep-resolve", "domain=nobody.wallet", "200"],
     ["reverse-resolve", `walletAddress=${ADDR.bob}`, "200"],
+    ["resolve", "domain=alice.wallet&provenance=true", "200"],
+    ["deep-resolve", "domain=alice.wallet&provenance=true&explain=true", "200"],
+    ["reverse-resolve", `walletAddress=${ADDR.bob}&provenance=true`, "200"],
+    ["resolve", "domain=alice.wallet&atBlock=POLYGON:1", "4XX"],
     ["resolve", "domain=nobody.wallet", "4XX"],
     ["resolve", "domain=alice", "4XX"],
   ])("a live %s?%s answer validates against its %s schema", async (endpoint, qs, status) => {

@@ -1,11 +1,7 @@
-import { type Hex, keccak256, zeroAddress } from "viem";
+import { zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixtureDomain } from "../../src/devnet/fixtures.js";
-import { loadRealArtifact } from "../../src/devnet/real-artifacts.js";
-import { OLD_RESOLVER_RECORD } from "../../src/devnet/seed-ens-real.js";
-import { labelhash, namehash, reverseNode } from "../../src/devnet/token-ids.js";
-import { rrsetKey } from "../../src/devnet/verify-ens-real.js";
-import { mapEnsRecord } from "../../src/providers/ens/ens-records.js";
+import { namehash, reverseNode } from "../../src/devnet/token-ids.js";
 import { ensAdapter } from "../../src/providers/ens/ens.adapter.js";
 import {
   type ApiRecord,
@@ -14,112 +10,17 @@ import {
   reversePath,
   startEnsJudgeWorld,
 } from "./ens-judge-harness.js";
+import { addr, type ChainView, ensCaller, readChain as readChainAt } from "./ens-chain-view.js";
 
 // The judge: every seeded ENS name read straight from the real contracts with eth_call (no event
 // decoding), compared with what omniname's API serves after crawling the chain.
-
-const PARENT_CANNOT_CONTROL = 1 << 16;
-
-interface ChainView {
-  /** The owner ENS clients show: wrapper token holder, registrant of an unwrapped .eth 2LD, else the registry owner. */
-  owner: string | null;
-  /** The last holder, kept by the contracts after expiry (wrapper token data, registry owner). */
-  lastOwner: string;
-  /** Registrar expiry (.eth 2LD), or a subname's wrapper expiry when PARENT_CANNOT_CONTROL is burnt. */
-  expiresAt: number | null;
-  expired: boolean;
-  records: Record<string, string>;
-}
 
 describe("ENS judge: eth_call on the real contracts against the API", () => {
   let w: EnsJudgeWorld;
   const now = () => Math.floor(Date.now() / 1000);
 
-  const call = async (contract: string, address: string, fn: string, args: readonly unknown[] = []) => {
-    try {
-      return await w.client.readContract({
-        abi: loadRealArtifact(contract).abi,
-        address: address as Hex,
-        functionName: fn,
-        args,
-      });
-    } catch {
-      return undefined; // reverted (an expired registrar token's ownerOf)
-    }
-  };
-  const addr = (v: unknown) => (v === undefined ? null : String(v).toLowerCase());
-
-  /** The native keys worth asking the resolver for: every key the seeding ever wrote. */
-  function nativeKeys(d: FixtureDomain): Map<string, string> {
-    const keys = new Map<string, string>();
-    for (const [k, v] of [...(d.history?.resetRecordsBefore ?? []), ...d.records, OLD_RESOLVER_RECORD])
-      keys.set(k, v);
-    return keys;
-  }
-
-  async function readChain(d: FixtureDomain): Promise<ChainView> {
-    const a = w.ens;
-    const node = namehash(d.name);
-    const labels = d.name.split(".");
-    const is2ld = labels.length === 2;
-    const registryOwner = addr(await call("ENSRegistry", a.registry, "owner", [node]))!;
-    const resolver = addr(await call("ENSRegistry", a.registry, "resolver", [node]))!;
-    const [, fuses, wrapperExpiry] = (await call("NameWrapper", a.nameWrapper, "getData", [
-      BigInt(node),
-    ])) as [string, number, bigint];
-    const wrapped = registryOwner === a.nameWrapper;
-    let owner: string | null;
-    let lastOwner: string;
-    let expiresAt: number | null = null;
-    if (wrapped) {
-      owner = addr(await call("NameWrapper", a.nameWrapper, "ownerOf", [BigInt(node)]));
-      // The raw token word keeps the holder after the wrapper stops answering for it.
-      const raw = (await call("NameWrapper", a.nameWrapper, "_tokens", [BigInt(node)])) as bigint;
-      lastOwner = `0x${(raw & ((1n << 160n) - 1n)).toString(16).padStart(40, "0")}`;
-      if (owner === zeroAddress) owner = null;
-      if (!is2ld && (fuses & PARENT_CANNOT_CONTROL) !== 0) expiresAt = Number(wrapperExpiry);
-    } else if (is2ld) {
-      owner = addr(
-        await call("BaseRegistrarImplementation", a.baseRegistrar, "ownerOf", [BigInt(labelhash(labels[0]))]),
-      );
-      lastOwner = registryOwner;
-    } else {
-      owner = registryOwner;
-      lastOwner = registryOwner;
-    }
-    if (is2ld) {
-      expiresAt = Number(
-        await call("BaseRegistrarImplementation", a.baseRegistrar, "nameExpires", [
-          BigInt(labelhash(labels[0])),
-        ]),
-      );
-    }
-    const records: Record<string, string> = {};
-    if (resolver !== zeroAddress) {
-      for (const [k, sample] of nativeKeys(d)) {
-        let v: unknown;
-        if (k.startsWith("addr."))
-          v = await call("PublicResolver", resolver, "addr", [node, BigInt(k.slice(5))]);
-        else if (k.startsWith("text."))
-          v = await call("PublicResolver", resolver, "text", [node, k.slice(5)]);
-        else if (k === "contenthash") v = await call("PublicResolver", resolver, "contenthash", [node]);
-        else if (k.startsWith("dns.")) {
-          const { name, type } = rrsetKey(sample as Hex);
-          v = await call("PublicResolver", resolver, "dnsRecord", [node, keccak256(name), type]);
-        }
-        const value =
-          v === undefined || v === "0x" ? "" : k.startsWith("text.") ? String(v) : String(v).toLowerCase();
-        if (value !== "") for (const m of mapEnsRecord(k, value)) records[m.key] = m.value;
-      }
-    }
-    return {
-      owner,
-      lastOwner,
-      expiresAt,
-      expired: expiresAt !== null && is2ld && expiresAt <= now(),
-      records,
-    };
-  }
+  const call = ensCaller(() => w);
+  const readChain = (d: FixtureDomain) => readChainAt(() => w, d, now());
 
   beforeAll(async () => {
     w = await startEnsJudgeWorld();

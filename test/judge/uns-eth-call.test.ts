@@ -1,11 +1,10 @@
-import { type Abi, createPublicClient, type Hex, http, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { realAbi } from "../../src/devnet/real-artifacts.js";
 import { namehashId } from "../../src/devnet/token-ids.js";
 import {
   type Answer,
   apiAnswer,
   canonical,
+  contractReader,
   differences,
   isZero,
   type JudgedName,
@@ -22,28 +21,7 @@ import {
  */
 describe("UNS and CNS names: eth_call on ProxyReader and the registries against omniname's API", () => {
   let w: UnsJudgeWorld;
-  const clients = new Map<string, PublicClient>();
-
-  const read = async <T>(
-    network: JudgedName["network"],
-    contract: string,
-    address: string,
-    fn: string,
-    args: unknown[],
-  ) => {
-    const url = w.devnet.manifest.networks[network]!.rpcUrl;
-    let c = clients.get(url);
-    if (!c) {
-      c = createPublicClient({ transport: http(url, { batch: { batchSize: 50 } }) }) as PublicClient;
-      clients.set(url, c);
-    }
-    return (await c.readContract({
-      abi: realAbi(contract) as Abi,
-      address: address as Hex,
-      functionName: fn,
-      args,
-    })) as T;
-  };
+  const read = contractReader(() => w);
   const addressesOf = (network: JudgedName["network"]) =>
     w.devnet.manifest.networks[network]!.contracts.NAMESPACE_B!.addresses;
 

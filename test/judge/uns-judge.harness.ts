@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pino from "pino";
-import type { Hex } from "viem";
+import { type Abi, createPublicClient, type Hex, http, type PublicClient } from "viem";
+import { realAbi } from "../../src/devnet/real-artifacts.js";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
@@ -226,3 +227,34 @@ export function differences(tag: string, judge: Answer, api: Answer, judgeName: 
 export const ZERO = "0x0000000000000000000000000000000000000000";
 export const isZero = (a: string | null | undefined) => !a || /^0x0{40}$/i.test(a);
 export type { Hex };
+
+/** A view function of a real UNS/CNS contract on a judged chain, at its latest block or at `block`. */
+export type ContractRead = <T>(
+  network: JudgedName["network"],
+  contract: string,
+  address: string,
+  fn: string,
+  args: unknown[],
+  block?: number,
+) => Promise<T>;
+
+/** eth_call on the world's chains (one batching client per chain). */
+export function contractReader(w: () => UnsJudgeWorld): ContractRead {
+  const clients = new Map<string, PublicClient>();
+  const read: ContractRead = async (network, contract, address, fn, args, block) => {
+    const url = w().devnet.manifest.networks[network]!.rpcUrl;
+    let c = clients.get(url);
+    if (!c) {
+      c = createPublicClient({ transport: http(url, { batch: { batchSize: 50 } }) }) as PublicClient;
+      clients.set(url, c);
+    }
+    return (await c.readContract({
+      abi: realAbi(contract) as Abi,
+      address: address as Hex,
+      functionName: fn,
+      args,
+      ...(block === undefined ? {} : { blockNumber: BigInt(block) }),
+    })) as never;
+  };
+  return read;
+}

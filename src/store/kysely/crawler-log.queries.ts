@@ -1,5 +1,6 @@
 import type {
   Checkpoint,
+  JournalBound,
   JournalEntry,
   RecentBlock,
   SourceLease,
@@ -98,7 +99,7 @@ async function appendJournalPostgres(db: Db, entries: JournalEntry[]): Promise<n
   return inserted;
 }
 
-function isPostgres(db: Db): boolean {
+export function isPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -139,27 +140,29 @@ export async function deleteJournalAfter(db: Db, sourceId: string, blockNumber: 
   return Number(res.numDeletedRows);
 }
 
+/** `upTo`: only the entries up to a block or a block time (time travel). */
 export async function findJournalByTokens(
   db: Db,
   sourceId: string,
   tokenIds: string[],
+  upTo?: JournalBound,
 ): Promise<JournalEntry[]> {
   const out: JournalEntry[] = [];
   const postgres = isPostgres(db);
   for (let i = 0; i < tokenIds.length; i += MAX_IN) {
     const chunk = tokenIds.slice(i, i + MAX_IN);
-    const rows = await db
+    let q = db
       .selectFrom("journal")
       .selectAll()
       .where("source_id", "=", sourceId)
       // PostgreSQL: the chunk as one array parameter rather than 500 (the same rows).
       .where((eb) =>
         postgres ? eb("token_id", "=", sql<string>`any(${chunk}::text[])`) : eb("token_id", "in", chunk),
-      )
-      .orderBy("token_id")
-      .orderBy("block_number")
-      .orderBy("log_index")
-      .execute();
+      );
+    if (upTo !== undefined)
+      q =
+        "block" in upTo ? q.where("block_number", "<=", upTo.block) : q.where("block_time", "<=", upTo.time);
+    const rows = await q.orderBy("token_id").orderBy("block_number").orderBy("log_index").execute();
     for (const r of rows) out.push(toJournal(r));
   }
   return out;

@@ -20,7 +20,8 @@ import {
   narrowed,
 } from "../domain-read-cache.js";
 import { KyselyStore } from "../kysely-store.js";
-import { attachRecords, toDomain } from "../kysely/rows.js";
+import { attachRecords, toDomain, toJournal } from "../kysely/rows.js";
+import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
@@ -54,6 +55,11 @@ function openWriter(file: string): BetterSqlite3.Database {
  * reader on the writer's connection would see a crawler transaction's uncommitted rows, while WAL
  * gives the reader the last committed snapshot.
  */
+const JOURNAL_OF_TOKENS =
+  "select * from journal where source_id = ? and token_id in (select value from json_each(?))";
+const JOURNAL_OF_TOKEN = "select * from journal where source_id = ? and token_id = ?";
+const JOURNAL_ORDER = "order by token_id, block_number, log_index";
+
 export class SqliteStore extends KyselyStore {
   private reader: BetterSqlite3.Database | null = null;
   /**
@@ -77,6 +83,10 @@ export class SqliteStore extends KyselyStore {
     records: BetterSqlite3.Statement;
     reverse: BetterSqlite3.Statement;
     keyByHash: BetterSqlite3.Statement;
+    journalToBlock: BetterSqlite3.Statement;
+    journalToTime: BetterSqlite3.Statement;
+    tokenJournalToBlock: BetterSqlite3.Statement;
+    tokenJournalToTime: BetterSqlite3.Statement;
   } | null = null;
 
   /** The writer connection as Kysely and `raw` see it: its commits are counted. */
@@ -178,6 +188,10 @@ export class SqliteStore extends KyselyStore {
       records: r.prepare("select * from records where domain_id = ? order by key"),
       reverse: r.prepare("select * from reverse_records where address = ?"),
       keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
+      journalToBlock: r.prepare(`${JOURNAL_OF_TOKENS} and block_number <= ? ${JOURNAL_ORDER}`),
+      journalToTime: r.prepare(`${JOURNAL_OF_TOKENS} and block_time <= ? ${JOURNAL_ORDER}`),
+      tokenJournalToBlock: r.prepare(`${JOURNAL_OF_TOKEN} and block_number <= ? ${JOURNAL_ORDER}`),
+      tokenJournalToTime: r.prepare(`${JOURNAL_OF_TOKEN} and block_time <= ? ${JOURNAL_ORDER}`),
     };
     // A first read on the reader connection opens its view of the WAL before the probe relies on it.
     this.stmts.dataVersion.get();
@@ -258,6 +272,31 @@ export class SqliteStore extends KyselyStore {
       frozenEntry(this.filtered(this.stmts!.byOwner.all(address) as Row[], {})),
     );
     return narrowed(hit, filter) as DomainWithRecords[];
+  }
+
+  /** Time travel's journal reads, on the reader connection: committed entries only. */
+  override async findJournalUpTo(
+    sourceId: string,
+    tokenIds: string[],
+    upTo: JournalBound,
+  ): Promise<JournalEntry[]> {
+    if (!this.stmts || tokenIds.length > 500) return super.findJournalUpTo(sourceId, tokenIds, upTo);
+    const byBlock = "block" in upTo;
+    const bound = byBlock ? upTo.block : upTo.time;
+    // One token (a name's lookup): an index seek without the JSON list.
+    const rows =
+      tokenIds.length === 1
+        ? (byBlock ? this.stmts.tokenJournalToBlock : this.stmts.tokenJournalToTime).all(
+            sourceId,
+            tokenIds[0],
+            bound,
+          )
+        : (byBlock ? this.stmts.journalToBlock : this.stmts.journalToTime).all(
+            sourceId,
+            JSON.stringify(tokenIds),
+            bound,
+          );
+    return (rows as Array<Parameters<typeof toJournal>[0]>).map(toJournal);
   }
 
   override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {

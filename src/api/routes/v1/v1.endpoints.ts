@@ -10,7 +10,14 @@ import {
   JSON_CONTENT_TYPE,
   type ReverseAnswers,
 } from "./record-json.js";
-import { domainParamError, filterOf, quote, type RankInputs, rankContext } from "./v1.params.js";
+import {
+  domainParamError,
+  filterOf,
+  historyOptionsOf,
+  quote,
+  type RankInputs,
+  rankContext,
+} from "./v1.params.js";
 import { ForwardRecord, type NameQuery, type ReverseQuery, ReverseRecord } from "./v1.schemas.js";
 
 /**
@@ -29,7 +36,9 @@ export type V1Endpoint<Q> = (query: Q, request: FastifyRequest, reply: FastifyRe
  *
  * Without `explain`, the answer is bytes assembled from memoized record JSON (record-json.ts): the
  * bytes the response schema's serializer writes, without shaping, serializing and encoding the same
- * domain again on every request. With `explain`, the envelope goes through the schema.
+ * domain again on every request. With `explain` or `provenance`, the envelope goes through the
+ * schema (the memoized bytes carry neither). `at` / `atBlock` answer from the map as it was then
+ * (docs/api.md, "Time travel").
  *
  * @example
  * const endpoints = createV1Endpoints(resolution, rank);
@@ -51,29 +60,36 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
 
   const resolve: V1Endpoint<NameQuery> = async (q, request, reply) => {
     const explain = q.explain === true;
+    const history = historyOptionsOf(q);
     const best = await resolution
-      .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+      .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain), history)
       .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
     if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
-    if (explain) return { result: true, data: shapeRecord(best, "forward", true) };
+    if (explain || history.provenance) return { result: true, data: shapeRecord(best, "forward", explain) };
     return forwardFor(reply).resolveBody(best);
   };
 
   const deepResolve: V1Endpoint<NameQuery> = async (q, request, reply) => {
     const explain = q.explain === true;
+    const history = historyOptionsOf(q);
     const ranked = await resolution
-      .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain))
+      .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain), history)
       .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
-    if (explain) return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", true)) };
+    if (explain || history.provenance)
+      return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", explain)) };
     return forwardFor(reply).deepResolveBody(ranked);
   };
 
   const reverseResolve: V1Endpoint<ReverseQuery> = async (q, request, reply) => {
+    const history = historyOptionsOf(q);
     const ranked = await resolution.reverseResolve(
       q.walletAddress,
       filterOf(q),
       rankContext(request, inputs, false),
+      history,
     );
+    if (history.provenance)
+      return { result: true, data: ranked.map((r) => shapeRecord(r, "reverse", false)) };
     reply.header("content-type", JSON_CONTENT_TYPE);
     reverse ??= createReverseAnswers(
       reply.compileSerializationSchema(ReverseRecord) as unknown as (record: WireRecord) => string,

@@ -39,6 +39,30 @@ const ExplainParam = Type.Boolean({
     "Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no; empty: absent.",
 });
 
+const ProvenanceParam = Type.Boolean({
+  default: false,
+  description:
+    "Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent.",
+});
+const AtParam = Type.String({
+  maxLength: 64,
+  description:
+    "Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.",
+  examples: ["2024-05-01T12:00:00Z"],
+});
+const AtBlockParam = Type.String({
+  maxLength: 64,
+  description:
+    "Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.",
+  examples: ["POLYGON:51234567"],
+});
+
+const HISTORY_PARAMS = {
+  provenance: Type.Optional(ProvenanceParam),
+  at: Type.Optional(AtParam),
+  atBlock: Type.Optional(AtBlockParam),
+};
+
 export const NameQuery = Type.Object({
   domain: Type.String({
     minLength: 1,
@@ -53,6 +77,7 @@ export const NameQuery = Type.Object({
   network: Type.Optional(NetworkParam),
   provider: Type.Optional(ProviderParam),
   explain: Type.Optional(ExplainParam),
+  ...HISTORY_PARAMS,
 });
 export type NameQuery = Static<typeof NameQuery>;
 
@@ -66,6 +91,7 @@ export const ReverseQuery = Type.Object({
   }),
   network: Type.Optional(NetworkParam),
   provider: Type.Optional(ProviderParam),
+  ...HISTORY_PARAMS,
 });
 export type ReverseQuery = Static<typeof ReverseQuery>;
 
@@ -74,6 +100,56 @@ const ScoreDetail = Type.Object({
   effect: Type.Number({ description: "Points the rule added (negative: removed)." }),
   reason: Type.String(),
 });
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+const EventOrigin = Type.Object(
+  {
+    chainId: Type.Integer(),
+    blockNumber: Type.Integer(),
+    blockHash: Type.String(),
+    transactionHash: Type.String(),
+    logIndex: Type.Integer(),
+    blockTime: Nullable(
+      Type.String({ format: "date-time", description: "ISO 8601 UTC; null when unknown." }),
+    ),
+  },
+  { description: "The chain event that set the value." },
+);
+
+const Provenance = Type.Object(
+  {
+    owner: Nullable(EventOrigin),
+    records: Type.Object(
+      {},
+      {
+        additionalProperties: Nullable(EventOrigin),
+        description:
+          "Per record key of the answer: the event that set it (null when the journal does not hold it).",
+      },
+    ),
+    asOf: Nullable(
+      Type.Object(
+        {
+          block: Type.Integer({
+            description: "The last block indexed on the domain's network (its source).",
+          }),
+          blockHash: Type.String(),
+          lagBlocks: Nullable(
+            Type.Integer({ description: "Blocks behind the chain head the crawler last saw." }),
+          ),
+          secondsBehind: Nullable(
+            Type.Integer({
+              description: "0 at the head; else seconds since the index was last at the head.",
+            }),
+          ),
+        },
+        { description: "Where the index of the domain's network stood when it answered." },
+      ),
+    ),
+  },
+  { description: "Only with provenance=true." },
+);
 
 function info(withContract: boolean) {
   return Type.Object({
@@ -111,6 +187,7 @@ function domainRecord(forward: boolean) {
       ...(forward
         ? { scoreDetails: Type.Optional(Type.Array(ScoreDetail, { description: "Only with explain=true." })) }
         : {}),
+      provenance: Type.Optional(Provenance),
     },
     { additionalProperties: false },
   );
