@@ -375,7 +375,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -388,7 +388,20 @@ export interface operations {
     };
     batchDeepResolve: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
+                 * @example 2024-05-01T12:00:00Z
+                 */
+                at?: string;
+                /**
+                 * @description Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.
+                 * @example POLYGON:51234567
+                 */
+                atBlock?: string;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
+                provenance?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -423,7 +436,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -444,7 +457,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -488,6 +501,35 @@ export interface operations {
                                 network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
                                 /** @description Lower-case owner address. */
                                 ownerAddress: string;
+                                /** @description Only with provenance=true. */
+                                provenance?: {
+                                    asOf: {
+                                        /** @description The last block indexed on the domain's network (its source). */
+                                        block: number;
+                                        blockHash: string;
+                                        lagBlocks: number | null;
+                                        secondsBehind: number | null;
+                                    } | null;
+                                    owner: {
+                                        blockHash: string;
+                                        blockNumber: number;
+                                        blockTime: string | null;
+                                        chainId: number;
+                                        logIndex: number;
+                                        transactionHash: string;
+                                    } | null;
+                                    /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
+                                    records: {
+                                        [key: string]: {
+                                            blockHash: string;
+                                            blockNumber: number;
+                                            blockTime: string | null;
+                                            chainId: number;
+                                            logIndex: number;
+                                            transactionHash: string;
+                                        } | null;
+                                    };
+                                };
                                 /** @enum {string} */
                                 provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                                 /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
@@ -517,7 +559,7 @@ export interface operations {
                                  * @description Stable code; see docs/errors.md.
                                  * @enum {string}
                                  */
-                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                                 /** @description Human-readable explanation. */
                                 message: string;
                             };
@@ -535,7 +577,20 @@ export interface operations {
     };
     batchResolve: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
+                 * @example 2024-05-01T12:00:00Z
+                 */
+                at?: string;
+                /**
+                 * @description Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.
+                 * @example POLYGON:51234567
+                 */
+                atBlock?: string;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
+                provenance?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -570,7 +625,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -591,7 +646,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -635,6 +690,35 @@ export interface operations {
                                 network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
                                 /** @description Lower-case owner address. */
                                 ownerAddress: string;
+                                /** @description Only with provenance=true. */
+                                provenance?: {
+                                    asOf: {
+                                        /** @description The last block indexed on the domain's network (its source). */
+                                        block: number;
+                                        blockHash: string;
+                                        lagBlocks: number | null;
+                                        secondsBehind: number | null;
+                                    } | null;
+                                    owner: {
+                                        blockHash: string;
+                                        blockNumber: number;
+                                        blockTime: string | null;
+                                        chainId: number;
+                                        logIndex: number;
+                                        transactionHash: string;
+                                    } | null;
+                                    /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
+                                    records: {
+                                        [key: string]: {
+                                            blockHash: string;
+                                            blockNumber: number;
+                                            blockTime: string | null;
+                                            chainId: number;
+                                            logIndex: number;
+                                            transactionHash: string;
+                                        } | null;
+                                    };
+                                };
                                 /** @enum {string} */
                                 provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                                 /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
@@ -664,7 +748,7 @@ export interface operations {
                                  * @description Stable code; see docs/errors.md.
                                  * @enum {string}
                                  */
-                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                                 /** @description Human-readable explanation. */
                                 message: string;
                             };
@@ -682,7 +766,20 @@ export interface operations {
     };
     batchReverseResolve: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
+                 * @example 2024-05-01T12:00:00Z
+                 */
+                at?: string;
+                /**
+                 * @description Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.
+                 * @example POLYGON:51234567
+                 */
+                atBlock?: string;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
+                provenance?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -717,7 +814,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -738,7 +835,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -780,6 +877,35 @@ export interface operations {
                                 network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
                                 /** @description Lower-case owner address. */
                                 ownerAddress: string;
+                                /** @description Only with provenance=true. */
+                                provenance?: {
+                                    asOf: {
+                                        /** @description The last block indexed on the domain's network (its source). */
+                                        block: number;
+                                        blockHash: string;
+                                        lagBlocks: number | null;
+                                        secondsBehind: number | null;
+                                    } | null;
+                                    owner: {
+                                        blockHash: string;
+                                        blockNumber: number;
+                                        blockTime: string | null;
+                                        chainId: number;
+                                        logIndex: number;
+                                        transactionHash: string;
+                                    } | null;
+                                    /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
+                                    records: {
+                                        [key: string]: {
+                                            blockHash: string;
+                                            blockNumber: number;
+                                            blockTime: string | null;
+                                            chainId: number;
+                                            logIndex: number;
+                                            transactionHash: string;
+                                        } | null;
+                                    };
+                                };
                                 /** @enum {string} */
                                 provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                                 /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
@@ -801,7 +927,7 @@ export interface operations {
                                  * @description Stable code; see docs/errors.md.
                                  * @enum {string}
                                  */
-                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                                 /** @description Human-readable explanation. */
                                 message: string;
                             };
@@ -821,6 +947,16 @@ export interface operations {
         parameters: {
             query: {
                 /**
+                 * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
+                 * @example 2024-05-01T12:00:00Z
+                 */
+                at?: string;
+                /**
+                 * @description Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.
+                 * @example POLYGON:51234567
+                 */
+                atBlock?: string;
+                /**
                  * @description Full domain name (second-level label, dot, top-level label). Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 bytes and 255 labels.
                  * @example alice.wallet
                  */
@@ -831,6 +967,8 @@ export interface operations {
                 fullQualifiedDomain?: string;
                 /** @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
                 network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
+                provenance?: boolean;
                 /** @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
             };
@@ -852,7 +990,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -873,7 +1011,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -915,6 +1053,35 @@ export interface operations {
                             network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
                             /** @description Lower-case owner address. */
                             ownerAddress: string;
+                            /** @description Only with provenance=true. */
+                            provenance?: {
+                                asOf: {
+                                    /** @description The last block indexed on the domain's network (its source). */
+                                    block: number;
+                                    blockHash: string;
+                                    lagBlocks: number | null;
+                                    secondsBehind: number | null;
+                                } | null;
+                                owner: {
+                                    blockHash: string;
+                                    blockNumber: number;
+                                    blockTime: string | null;
+                                    chainId: number;
+                                    logIndex: number;
+                                    transactionHash: string;
+                                } | null;
+                                /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
+                                records: {
+                                    [key: string]: {
+                                        blockHash: string;
+                                        blockNumber: number;
+                                        blockTime: string | null;
+                                        chainId: number;
+                                        logIndex: number;
+                                        transactionHash: string;
+                                    } | null;
+                                };
+                            };
                             /** @enum {string} */
                             provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                             /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
@@ -1024,6 +1191,16 @@ export interface operations {
         parameters: {
             query: {
                 /**
+                 * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
+                 * @example 2024-05-01T12:00:00Z
+                 */
+                at?: string;
+                /**
+                 * @description Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.
+                 * @example POLYGON:51234567
+                 */
+                atBlock?: string;
+                /**
                  * @description Full domain name (second-level label, dot, top-level label). Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 bytes and 255 labels.
                  * @example alice.wallet
                  */
@@ -1034,6 +1211,8 @@ export interface operations {
                 fullQualifiedDomain?: string;
                 /** @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
                 network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
+                provenance?: boolean;
                 /** @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
             };
@@ -1055,7 +1234,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1076,7 +1255,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1118,6 +1297,35 @@ export interface operations {
                             network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
                             /** @description Lower-case owner address. */
                             ownerAddress: string;
+                            /** @description Only with provenance=true. */
+                            provenance?: {
+                                asOf: {
+                                    /** @description The last block indexed on the domain's network (its source). */
+                                    block: number;
+                                    blockHash: string;
+                                    lagBlocks: number | null;
+                                    secondsBehind: number | null;
+                                } | null;
+                                owner: {
+                                    blockHash: string;
+                                    blockNumber: number;
+                                    blockTime: string | null;
+                                    chainId: number;
+                                    logIndex: number;
+                                    transactionHash: string;
+                                } | null;
+                                /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
+                                records: {
+                                    [key: string]: {
+                                        blockHash: string;
+                                        blockNumber: number;
+                                        blockTime: string | null;
+                                        chainId: number;
+                                        logIndex: number;
+                                        transactionHash: string;
+                                    } | null;
+                                };
+                            };
                             /** @enum {string} */
                             provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                             /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */
@@ -1147,8 +1355,20 @@ export interface operations {
     reverseResolve: {
         parameters: {
             query: {
+                /**
+                 * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
+                 * @example 2024-05-01T12:00:00Z
+                 */
+                at?: string;
+                /**
+                 * @description Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.
+                 * @example POLYGON:51234567
+                 */
+                atBlock?: string;
                 /** @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
                 network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
+                provenance?: boolean;
                 /** @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                 /**
@@ -1175,7 +1395,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1196,7 +1416,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1236,6 +1456,35 @@ export interface operations {
                             network: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
                             /** @description Lower-case owner address. */
                             ownerAddress: string;
+                            /** @description Only with provenance=true. */
+                            provenance?: {
+                                asOf: {
+                                    /** @description The last block indexed on the domain's network (its source). */
+                                    block: number;
+                                    blockHash: string;
+                                    lagBlocks: number | null;
+                                    secondsBehind: number | null;
+                                } | null;
+                                owner: {
+                                    blockHash: string;
+                                    blockNumber: number;
+                                    blockTime: string | null;
+                                    chainId: number;
+                                    logIndex: number;
+                                    transactionHash: string;
+                                } | null;
+                                /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
+                                records: {
+                                    [key: string]: {
+                                        blockHash: string;
+                                        blockNumber: number;
+                                        blockTime: string | null;
+                                        chainId: number;
+                                        logIndex: number;
+                                        transactionHash: string;
+                                    } | null;
+                                };
+                            };
                             /** @enum {string} */
                             provider: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
                             /** @description Record key → value, ordered by key with numeric indexes in numeric order (record.A.2 before record.A.10). */

@@ -6,15 +6,25 @@ import { BATCH_MAX_BODY_BYTES, BATCH_MAX_INPUTS, itemError, parseBatchBody } fro
 import { JSON_CONTENT_TYPE } from "./record-json.js";
 import type { V1Answer, V1Endpoint, V1Endpoints } from "./v1.endpoints.js";
 import { canonicalizeQuery } from "./v1.params.js";
+
 import {
   ERROR_RESPONSES,
   ErrorEnvelope,
   ForwardRecord,
+  HISTORY_PARAMS,
   NameQuery,
   ok,
   ReverseQuery,
   ReverseRecord,
 } from "./v1.schemas.js";
+
+/** The URL's provenance / at / atBlock (already checked) as the strings a single request carries. */
+function historyQueryOf(query: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ["provenance", "at", "atBlock"])
+    if (query[name] !== undefined && query[name] !== "") out[name] = String(query[name]);
+  return out;
+}
 
 /** Items answered at once: enough to overlap PostgreSQL round trips, few enough to keep order cheap. */
 const CONCURRENCY = 64;
@@ -83,6 +93,9 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
         operationId: spec.operationId,
         summary: spec.summary,
         description: `Up to ${BATCH_MAX_INPUTS} inputs (body up to 1 MiB). Each input counts against the key's rate and the project's quota; a batch that does not fit is refused whole (429, Retry-After) and counts nothing. A bad input, or a resolve without a match, is that item's error; a bad body is 400 (413 over 1 MiB).`,
+        // provenance, at and atBlock on the batch's URL: checked by the v1 hook before any work,
+        // then given to every item's endpoint as to a single request.
+        querystring: Type.Object(HISTORY_PARAMS),
         requestBody: batchBody(spec.field, itemSchema),
         response: { 200: batchResponse(spec.itemData), ...ERROR_RESPONSES },
       },
@@ -92,8 +105,12 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
       sizes.observe(inputs.length);
       await scope.chargeBatch(request, inputs.length);
       const items: Buffer[] = new Array(inputs.length);
+      const options = historyQueryOf(request.query as Record<string, unknown>);
       const answerOne = async (i: number): Promise<void> => {
-        const q: Record<string, string | undefined> = { [spec.param]: inputs[i] };
+        // The query each item's endpoint gets: the input, the batch's filters and the URL's
+        // options, checked as a single request's (an atBlock of another network than the
+        // filter's is each item's INVALID_PARAMETER, as it is a single request's).
+        const q: Record<string, string | undefined> = { [spec.param]: inputs[i], ...filters, ...options };
         let refused = canonicalizeQuery(q, spec.querySchema);
         if (refused === null && q[spec.param] === undefined)
           refused = new AppError("MISSING_PARAMETER", `The parameter "${spec.param}" is empty.`);
@@ -101,10 +118,6 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
           items[i] = errorItem(inputs[i], itemError(refused, spec.param, spec.field, i));
           return;
         }
-        // The query each item's endpoint gets: the input and the batch's filters. An option of the
-        // single endpoints given on the batch URL (a declared querystring, canonicalized by the v1
-        // hook) joins here, so it reaches every item exactly as it reaches a single request.
-        Object.assign(q, filters);
         try {
           items[i] = okItem(inputs[i], await spec.endpoint(q as Q, request, reply));
         } catch (e) {

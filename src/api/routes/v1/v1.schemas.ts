@@ -57,7 +57,8 @@ const AtBlockParam = Type.String({
   examples: ["POLYGON:51234567"],
 });
 
-const HISTORY_PARAMS = {
+/** The options of provenance and time travel: of the three endpoints, and of the batch calls' URL. */
+export const HISTORY_PARAMS = {
   provenance: Type.Optional(ProvenanceParam),
   at: Type.Optional(AtParam),
   atBlock: Type.Optional(AtBlockParam),
