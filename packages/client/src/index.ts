@@ -23,7 +23,9 @@ type BatchBody<O extends BatchOp> = NonNullable<operations[O]["requestBody"]>["c
 /** One answer of a batch call, in input order: `{ input, result: true, data }` or `{ input, result: false, error }`. */
 export type BatchItem<O extends BatchOp> =
   operations[O]["responses"][200]["content"]["application/json"]["data"][number];
-export type BatchOptions = Omit<BatchBody<"batchResolve">, "domains">;
+/** The batch's filters (body) and its provenance / time-travel options (URL), as a single request's. */
+export type BatchOptions = Omit<BatchBody<"batchResolve">, "domains"> &
+  NonNullable<operations["batchResolve"]["parameters"]["query"]>;
 
 /** The server's limit of inputs per batch call; the client's *Many methods split longer lists. */
 export const MAX_BATCH_INPUTS = 1_000;
@@ -146,8 +148,13 @@ export function createOmninameClient(options: OmninameClientOptions) {
       | "/svc/api/v1/batch/reverse-resolve",
     body: Record<string, unknown>,
   ): Promise<T[]> {
-    // The three bodies differ only in the list's field; the server validates each.
-    const { data } = await api.POST(path, { body: body as never });
+    // The three bodies differ only in the list's field; the server validates each. provenance,
+    // at and atBlock go on the URL.
+    const { provenance, at, atBlock, ...rest } = body as BatchOptions & Record<string, unknown>;
+    const { data } = await api.POST(path, {
+      params: { query: { provenance, at, atBlock } },
+      body: rest as never,
+    });
     return (data as unknown as { data: T[] }).data;
   }
 }
