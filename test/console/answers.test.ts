@@ -49,6 +49,8 @@ describe("console answers match console.answers.ts", () => {
     const invitationToken = new URL(link).searchParams.get("token")!;
     const browser = new Agent(t.app);
     expectShape(A.CsrfAnswer, await browser.get("csrf"));
+    const signedOut = expectShape(A.SessionProbeAnswer, await browser.get("session"));
+    expect(signedOut.account).toBeNull();
     expectShape(A.InvitationInfoAnswer, await browser.get(`auth/invitation?token=${invitationToken}`));
     expectShape(
       A.RegisterAnswer,
@@ -66,6 +68,8 @@ describe("console answers match console.answers.ts", () => {
     expectShape(A.AcceptedAnswer, await browser.post("auth/resend-verification", { email }), 202);
     expectShape(A.SessionAnswer, await browser.post("auth/login", { email, password: PASSWORD }));
     expectShape(A.SessionAnswer, await browser.get("account"));
+    const signedIn = expectShape(A.SessionProbeAnswer, await browser.get("session"));
+    expect(signedIn.account?.email).toBe(email);
 
     const p = expectShape(
       A.ProjectListItem,

@@ -100,6 +100,8 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
   const contexts: BrowserContext[] = [];
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];
+  /** Per page, what it printed to the browser console as errors since it was last checked. */
+  const consoleErrors = new Map<Page, string[]>();
   const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
   const audited: Record<string, number> = {};
   const metrics: Record<string, number> = {};
@@ -148,6 +150,11 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
     page.on("pageerror", (e) => pageErrors.push(String(e)));
+    const errors: string[] = [];
+    consoleErrors.set(page, errors);
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(`${m.text()} [${m.location().url}]`);
+    });
     page.setDefaultTimeout(20_000); // generous: CI runs other test files beside this one
     return page;
   }
@@ -186,8 +193,23 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     audited[name] = violations.length;
   }
 
-  async function shot(page: Page, name: string): Promise<void> {
+  /**
+   * The console errors the page printed since the last check: none, but for the failed requests
+   * the test provoked on purpose (`provoked`: e.g. the 401 of a wrong password, which Chromium
+   * logs as "Failed to load resource" whatever the page does with the answer).
+   */
+  function expectNoConsoleErrors(page: Page, name: string, provoked?: RegExp): void {
+    const errors = consoleErrors.get(page) ?? [];
+    const unexpected = errors.filter(
+      (e) => !(provoked && /^Failed to load resource/.test(e) && provoked.test(e)),
+    );
+    errors.length = 0;
+    expect(unexpected, `console errors on ${name}`).toEqual([]);
+  }
+
+  async function shot(page: Page, name: string, provoked?: RegExp): Promise<void> {
     await audit(page, name);
+    expectNoConsoleErrors(page, name, provoked);
     await page.screenshot({ path: join(shotsDir, `${name}.png`) });
   }
 
@@ -272,7 +294,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     // Wrong password: one clear message, still on the sign-in page.
     await signIn(page, email, "not my password at all");
     await page.getByRole("alert").filter({ hasText: "Wrong e-mail address or password" }).waitFor();
-    await shot(page, "05-sign-in-wrong-password");
+    await shot(page, "05-sign-in-wrong-password", /status of 401 .*\/auth\/login\]/);
     await signIn(page, email);
     await page.getByRole("heading", { name: "Projects" }).waitFor();
     await page.getByText("No projects yet").waitFor();
@@ -347,7 +369,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await dry.getByRole("heading", { name: "1 name changes winner" }).waitFor();
     expect(await dry.getByRole("cell", { name: "shared.wallet" }).count()).toBe(1);
     expect(await resolve(key).then((x) => x.body.data?.provider)).toBe("NAMESPACE_A");
-    await shot(page, "11-collisions-dry-run");
+    await shot(page, "11-collisions-dry-run", /status of 400 .*\/settings\]/);
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Saved. The API applies").waitFor();
     r = await resolve(key);
@@ -479,7 +501,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     const leaveOwner = page.getByRole("dialog");
     await leaveOwner.getByRole("button", { name: "Leave project" }).click();
     await leaveOwner.getByText("A project keeps at least one owner.").waitFor();
-    await shot(page, "18b-project-about");
+    await shot(page, "18b-project-about", /status of 409 .*\/leave\]/);
     await leaveOwner.getByRole("button", { name: "Stay" }).click();
     await viewer.getByRole("link", { name: "Overview" }).click();
     await viewer.reload(); // the project as this page loaded it is older than the owner's edit
@@ -540,14 +562,14 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.getByRole("button", { name: "Move Unstoppable Domains up" }).click();
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText(/refused for your security/).waitFor();
-    await shot(page, "21-csrf-refused");
+    await shot(page, "21-csrf-refused", /status of 403 .*\/settings\]/);
     await page.unroute("**/console/api/**");
 
     // The session ends while the person edits: sign in again, back to the page, the draft kept.
     t.clock.now += 25 * 3_600_000;
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Your session has ended. Sign in to continue").waitFor();
-    await shot(page, "22-session-expired");
+    await shot(page, "22-session-expired", /status of 401 .*\/settings\]/);
     await signIn(page, state.email);
     await page.getByRole("heading", { name: "Collision management" }).waitFor();
     await page.getByText("Your unsaved changes from before you signed in again are restored").waitFor();
@@ -568,7 +590,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await signedOut.getByRole("button", { name: "Set the new password" }).click();
     await signedOut.getByText("This link is invalid, already used or expired").waitFor();
     await signedOut.getByRole("link", { name: "Ask for a new link" }).waitFor();
-    await shot(signedOut, "23-expired-link");
+    await shot(signedOut, "23-expired-link", /status of 400 .*\/password-reset\/confirm\]/);
 
     // Too many failed sign-ins for an address: a 429 with the time to wait.
     await signedOut.goto(`${base}/console/sign-in`);
@@ -591,12 +613,76 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await signedOut
       .getByText(/Too many attempts\. For your security, please wait \d+ (minutes?|seconds?)/)
       .waitFor();
-    await shot(signedOut, "24-too-many-attempts");
+    // 401s of the guesses, the 429; and one 403: the guesses' own GET /csrf replaced the page's
+    // pre-session cookie, so the page's token is refused once and fetched again.
+    await shot(signedOut, "24-too-many-attempts", /status of (401|403|429) .*\/auth\/login\]/);
   }, 180_000);
+
+  it("prints no console error on a signed-out page, and fits the header on a phone (390 px)", async () => {
+    expect(state.projectId).toBeGreaterThan(0);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    const errors: string[] = [];
+    consoleErrors.set(page, errors);
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(`${m.text()} [${m.location().url}]`);
+    });
+    page.setDefaultTimeout(20_000);
+
+    // Signed out: the session probe as each page loads is an answer, not a failed request.
+    const out: string[] = [];
+    const invited = "phone@partner.example";
+    await runAdmin(t.ctx, ["invite", invited], { out: (x) => out.push(x), err: (x) => out.push(x) });
+    const invitation = new URL(linkOf(await t.smtp.waitFor(invited, /invitation/i)));
+    const pages = [
+      ["sign-in", "Sign in"],
+      ["register", "Accept your invitation"],
+      [`register${invitation.search}`, "Create your account"],
+      ["forgot-password", "Reset your password"],
+      ["reset-password", "Choose a new password"],
+      ["verify-email", "Verify your e-mail address"],
+      ["no-such-page", "Page not found"],
+    ] as const;
+    for (const [path, heading] of pages) {
+      await page.goto(`${base}/console/${path}`);
+      await page.getByRole("heading", { name: heading }).waitFor();
+      await settled(page);
+      await page.waitForLoadState("networkidle");
+      expectNoConsoleErrors(page, `signed out: /console/${path}`);
+    }
+
+    // Signed in on a phone: the whole header is on screen, the page does not scroll sideways.
+    await page.goto(`${base}/console/sign-in`);
+    await signIn(page, state.email);
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    await page.goto(`${base}/console/projects/${state.projectId}`);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const fits = async () =>
+      page.evaluate(() => {
+        const right = (sel: string) => document.querySelector(sel)?.getBoundingClientRect().right ?? Infinity;
+        return {
+          pageWidth: document.documentElement.scrollWidth,
+          headerWidth: document.querySelector(".topbar")!.scrollWidth,
+          signOutRight: right(".topnav button"),
+          accountRight: right(".whoami"),
+        };
+      });
+    const f = await fits();
+    expect(f.headerWidth, JSON.stringify(f)).toBeLessThanOrEqual(390);
+    expect(f.pageWidth, JSON.stringify(f)).toBeLessThanOrEqual(390);
+    expect(f.signOutRight, JSON.stringify(f)).toBeLessThanOrEqual(390);
+    expect(f.accountRight, JSON.stringify(f)).toBeLessThanOrEqual(390);
+    expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+    await shot(page, "25-phone-header");
+  }, 120_000);
 
   it("loaded every page under the CSP without a violation or a script error", () => {
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
+    // Nothing printed after a page's last check either.
+    for (const errors of consoleErrors.values()) expect(errors).toEqual([]);
     expect(Object.keys(audited).length).toBeGreaterThanOrEqual(20);
     const sizes = JSON.parse(readFileSync(join(distDir, ".bundle-sizes.json"), "utf8"));
     const report = { ...metrics, entryGzipBytes: sizes.entryGzipBytes, axeMinorOrModerate: audited };

@@ -7,18 +7,36 @@ import { Loading } from "./ui";
 
 // Route-level code splitting: the sign-in page loads only what it needs; charts load with the dashboard.
 const Auth = {
-  SignIn: lazy(() => import("./pages/auth").then((m) => ({ default: m.SignInPage }))),
-  Register: lazy(() => import("./pages/auth").then((m) => ({ default: m.RegisterPage }))),
-  Verify: lazy(() => import("./pages/auth").then((m) => ({ default: m.VerifyPage }))),
-  Forgot: lazy(() => import("./pages/auth").then((m) => ({ default: m.ForgotPage }))),
-  Reset: lazy(() => import("./pages/auth").then((m) => ({ default: m.ResetPage }))),
-  Password: lazy(() => import("./pages/auth").then((m) => ({ default: m.ChangePasswordPage }))),
+  SignIn: lazy(() =>
+    import("./features/auth/components/sign-in-page").then((m) => ({ default: m.SignInPage })),
+  ),
+  Register: lazy(() =>
+    import("./features/auth/components/register-page").then((m) => ({ default: m.RegisterPage })),
+  ),
+  Verify: lazy(() =>
+    import("./features/auth/components/verify-email-page").then((m) => ({ default: m.VerifyPage })),
+  ),
+  Forgot: lazy(() =>
+    import("./features/auth/components/forgot-password-page").then((m) => ({ default: m.ForgotPage })),
+  ),
+  Reset: lazy(() =>
+    import("./features/auth/components/reset-password-page").then((m) => ({ default: m.ResetPage })),
+  ),
+  Password: lazy(() =>
+    import("./features/auth/components/change-password-page").then((m) => ({
+      default: m.ChangePasswordPage,
+    })),
+  ),
 };
 const Projects = lazy(() => import("./pages/projects").then((m) => ({ default: m.ProjectsPage })));
 const ProjectLayout = lazy(() => import("./pages/project").then((m) => ({ default: m.ProjectLayout })));
 const Dashboard = lazy(() => import("./pages/dashboard").then((m) => ({ default: m.DashboardPage })));
-const Resolution = lazy(() => import("./pages/settings").then((m) => ({ default: m.ResolutionPage })));
-const Collisions = lazy(() => import("./pages/settings").then((m) => ({ default: m.CollisionsPage })));
+const Resolution = lazy(() =>
+  import("./features/settings/components/resolution-page").then((m) => ({ default: m.ResolutionPage })),
+);
+const Collisions = lazy(() =>
+  import("./features/settings/components/collisions-page").then((m) => ({ default: m.CollisionsPage })),
+);
 const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
 const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
 const Keys = lazy(() => import("./pages/keys").then((m) => ({ default: m.KeysPage })));

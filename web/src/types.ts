@@ -26,6 +26,7 @@ export type {
   Role,
   Security,
   SessionAnswer as AccountAnswer,
+  SessionProbeAnswer,
   Settings,
   TryAnswer,
   TryBody,

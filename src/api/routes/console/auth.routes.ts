@@ -205,6 +205,21 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
     },
   );
 
+  // The console's probe as a page loads: signed out is an answer (200, account null, a pre-session
+  // CSRF token), not a 401, so a signed-out page logs no failed request in the browser.
+  scope.get(
+    "/session",
+    {
+      config: PUBLIC,
+      schema: { ...doc("The signed-in account or null, and the CSRF token to write with"), security: [] },
+    },
+    async (request, reply) => {
+      const s = request.session;
+      if (s) return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });
+      return ok({ account: null, csrfToken: issuePreSessionToken(reply, services.secret, config) });
+    },
+  );
+
   scope.get("/account", { schema: doc("The signed-in account and its CSRF token") }, async (request) => {
     const s = request.session!;
     return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });

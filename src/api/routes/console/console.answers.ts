@@ -51,6 +51,11 @@ export const AccountAnswer = Type.Object({
 
 export const SessionAnswer = Type.Object({ account: AccountAnswer, csrfToken: Type.String() });
 export const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
+/** GET /session: the account or null (signed out), and the token to write with. */
+export const SessionProbeAnswer = Type.Object({
+  account: Type.Union([AccountAnswer, Type.Null()]),
+  csrfToken: Type.String(),
+});
 export const RegisterAnswer = Type.Object({ account: AccountAnswer, message: Type.String() });
 export const VerifyAnswer = Type.Object({ account: AccountAnswer });
 export const AcceptedAnswer = Type.Object({ accepted: Type.Literal(true), message: Type.String() });

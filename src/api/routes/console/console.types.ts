@@ -22,6 +22,8 @@ export type Provider = Static<typeof A.ProviderValue>;
 export type Account = Static<typeof A.AccountAnswer>;
 /** POST /auth/login, GET /account */
 export type SessionAnswer = Static<typeof A.SessionAnswer>;
+/** GET /session (signed out: account null) */
+export type SessionProbeAnswer = Static<typeof A.SessionProbeAnswer>;
 /** GET /csrf */
 export type CsrfAnswer = Static<typeof A.CsrfAnswer>;
 /** GET /auth/invitation?token= */
