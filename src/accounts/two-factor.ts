@@ -61,9 +61,9 @@ export function parseTotpCode(input: string): string {
   return code;
 }
 
-// Recovery codes: 10 characters of a 32-letter alphabet without look-alikes (0/o, 1/l/i), shown as
-// xxxxx-xxxxx: 50 random bits each, enough for a code that works once and is throttled like a password.
-const ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz";
+// Recovery codes: 10 characters of a 31-character alphabet without look-alikes (0/o, 1/l/i), shown as
+// xxxxx-xxxxx: about 49.5 random bits each, enough for a code that works once and is throttled.
+const ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"; // 31 characters
 const RECOVERY_LENGTH = 10;
 
 export function newRecoveryCodes(): string[] {

@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { ApiError, post, setCsrfToken } from "../../../api";
 import { ACCOUNT_KEY, safeNext, useSession } from "../../../session";
-import type { AccountAnswer } from "../../../types";
+import type { AccountAnswer, LoginAnswer } from "../../../types";
 import { ErrorMessage, Field, Notice } from "../../../ui";
 import { PUBLIC } from "../api/password-strength";
+import { TwoFactorStep } from "../../two-factor/components/two-factor-step";
 import { AuthCard, EmailField } from "./auth-card";
 
 export function SignInPage() {
@@ -16,13 +17,16 @@ export function SignInPage() {
   const client = useQueryClient();
   const { account } = useSession();
   const form = useForm<{ email: string; password: string }>({ defaultValues: { email: "", password: "" } });
+  // With two-factor sign-in on, the password answers a token for the second step instead of a session.
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const signedIn = (me: AccountAnswer) => {
+    setCsrfToken(me.csrfToken);
+    client.setQueryData(ACCOUNT_KEY, me.account);
+    navigate(next, { replace: true });
+  };
   const login = useMutation({
-    mutationFn: (v: { email: string; password: string }) => post<AccountAnswer>("/auth/login", v, PUBLIC),
-    onSuccess: (me) => {
-      setCsrfToken(me.csrfToken);
-      client.setQueryData(ACCOUNT_KEY, me.account);
-      navigate(next, { replace: true });
-    },
+    mutationFn: (v: { email: string; password: string }) => post<LoginAnswer>("/auth/login", v, PUBLIC),
+    onSuccess: (r) => ("twoFactorRequired" in r ? setChallenge(r.challengeToken) : signedIn(r)),
   });
   const resend = useMutation({
     mutationFn: (email: string) => post("/auth/resend-verification", { email }, PUBLIC),
@@ -32,6 +36,17 @@ export function SignInPage() {
   }, [account, login.isPending, login.isSuccess, navigate, next]);
   const err = login.error;
   const notVerified = err instanceof ApiError && err.code === "EMAIL_NOT_VERIFIED";
+  if (challenge !== null)
+    return (
+      <AuthCard title="Two-factor sign-in" intro="Your password is right. One more step.">
+        <TwoFactorStep challengeToken={challenge} onSignedIn={signedIn} />
+        <p className="auth-links">
+          <button type="button" className="btn btn-link" onClick={() => setChallenge(null)}>
+            Start again
+          </button>
+        </p>
+      </AuthCard>
+    );
   return (
     <AuthCard title="Sign in" intro="Welcome back. Sign in to manage your projects and API keys.">
       {params.get("expired") && (
