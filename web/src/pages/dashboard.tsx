@@ -214,7 +214,7 @@ export function DashboardPage() {
                 </BarChart>
               </ResponsiveContainer>
             </div>
-            <TableWrap label="Requests per endpoint">
+            <TableWrap label="Requests per endpoint, table">
               <table className="table">
                 <thead>
                   <tr>

@@ -132,7 +132,7 @@ export function TeamPage() {
       {q.data && (
         <>
           <Card title="Members" className="card-flush">
-            <TableWrap label="Members">
+            <TableWrap label="Members table">
               <table className="table">
                 <thead>
                   <tr>
@@ -198,7 +198,7 @@ export function TeamPage() {
             {q.data.invitations.length === 0 ? (
               <Empty title="No pending invitations" />
             ) : (
-              <TableWrap label="Pending invitations">
+              <TableWrap label="Pending invitations table">
                 <table className="table">
                   <thead>
                     <tr>
