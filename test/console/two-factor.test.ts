@@ -190,6 +190,45 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))(
       }
     });
 
+    it("answers bad bodies of the account's and the project's two-factor routes with a clear 4xx", async () => {
+      const a = await signedIn(t, "hostile");
+      const p = await createProject(t, [{ id: a.id, role: "owner" }]);
+      const cases: Array<[string, string, unknown, number, string]> = [
+        ["POST", "account/two-factor/confirm", {}, 400, "MISSING_PARAMETER"],
+        ["POST", "account/two-factor/confirm", { code: { a: 1 } }, 400, "INVALID_PARAMETER"],
+        ["POST", "account/two-factor/confirm", { code: "1".repeat(21) }, 400, "PARAMETER_TOO_LONG"],
+        ["POST", "account/two-factor/confirm", { code: "123456" }, 409, "CONFLICT"], // nothing set up
+        ["POST", "account/two-factor/disable", {}, 400, "MISSING_PARAMETER"],
+        [
+          "POST",
+          "account/two-factor/disable",
+          { password: "x".repeat(1025), code: "123456" },
+          400,
+          "PARAMETER_TOO_LONG",
+        ],
+        [
+          "POST",
+          "account/two-factor/disable",
+          { password: PASSWORD, code: "123456" },
+          401,
+          "TWO_FACTOR_INVALID",
+        ],
+        ["PUT", `projects/${p.id}/two-factor`, {}, 400, "MISSING_PARAMETER"],
+        ["PUT", `projects/${p.id}/two-factor`, [], 400, "BAD_REQUEST"],
+        ["PUT", `projects/${p.id}/two-factor`, { required: "yes" }, 400, "INVALID_PARAMETER"],
+      ];
+      for (const [method, path, body, status, code] of cases) {
+        const r = await a.agent.request(method, path, body);
+        expect(r.statusCode, `${method} ${path} ${JSON.stringify(body)}: ${r.body}`).toBe(status);
+        expect(r.json().error.code).toBe(code);
+      }
+      // Signed out: every account route is 401, the project's 401 too.
+      const anon = await new Agent(t.app).start();
+      for (const path of ["account/two-factor", `projects/${p.id}/two-factor`])
+        expect((await anon.get(path)).statusCode).toBe(401);
+      expect((await anon.post("account/two-factor/setup")).statusCode).toBe(401);
+    });
+
     it("counts wrong second factors in the sign-in throttle, even with the right password", async () => {
       const a = await enrolled("throttle");
       const s = await passwordStep(a.email);
