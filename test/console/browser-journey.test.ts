@@ -3,45 +3,26 @@
 // meets (wrong password, expired link, CSRF refusal, a session that ends mid-edit, a 429). axe-core
 // checks every page; every page is photographed: into docs/console/ (shown in docs/console.md) when
 // UPDATE_SCREENSHOTS=1, else into a temporary directory, so `npm test` leaves the tree clean.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { totpCode } from "../../src/accounts/two-factor.js";
 import { runAdmin } from "../../src/cli/admin.command.js";
 import type { Store } from "../../src/store/store.js";
-import { createAccount } from "./helpers/accounts.js";
-import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./helpers/console-app.js";
+import {
+  type BrowserHarness,
+  CHROMIUM,
+  distDir,
+  hasChromium,
+  repo,
+  startBrowserHarness,
+} from "./helpers/browser.js";
+import { type ConsoleTestApp, type Mail, PASSWORD } from "./helpers/console-app.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-const distDir = join(repo, "web", "dist");
-const shotsDir =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? join(repo, "docs", "console")
-    : mkdtempSync(join(tmpdir(), "omniname-console-shots-"));
-const require = createRequire(import.meta.url);
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
   console.warn(
     `browser-journey: SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium fonts-liberation)`,
   );
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The console link of a mail (invitation, verification, reset). */
 function linkOf(mail: Mail): string {
@@ -96,130 +77,29 @@ async function seedCollision(store: Store, now: number): Promise<void> {
 }
 
 describe.skipIf(!hasChromium)("the web console in Chromium", () => {
+  let h: BrowserHarness;
   let t: ConsoleTestApp;
   let base: string;
   let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-  /** Per page, what it printed to the browser console as errors since it was last checked. */
-  const consoleErrors = new Map<Page, string[]>();
-  const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-  const audited: Record<string, number> = {};
   const metrics: Record<string, number> = {};
   /** What the second test continues from: the partner's address and project. */
   const state = { email: "", projectId: 0 };
 
   beforeAll(async () => {
-    // CI builds before testing; a fresh tree gets the web build here (the stamps skip the rest).
-    if (!existsSync(join(distDir, "index.html")))
-      execFileSync(process.execPath, [join(repo, "scripts", "build.mjs")], { cwd: repo, stdio: "inherit" });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createConsoleTestApp({ consoleDistDir: distDir, config: { publicUrl: base } });
-    await seedCollision(t.store, t.clock.now);
-    await t.app.listen({ port, host: "127.0.0.1" });
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
-    mkdirSync(shotsDir, { recursive: true });
+    h = await startBrowserHarness((app) => seedCollision(app.store, app.clock.now));
+    ({ t, base, browser } = h);
   }, 300_000);
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close();
-    await t?.close();
-    if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shotsDir, { recursive: true, force: true });
+    await h?.close();
   });
 
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-GB" });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on("console", (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    page.on("pageerror", (e) => pageErrors.push(String(e)));
-    const errors: string[] = [];
-    consoleErrors.set(page, errors);
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(`${m.text()} [${m.location().url}]`);
-    });
-    page.setDefaultTimeout(20_000); // generous: CI runs other test files beside this one
-    return page;
-  }
-
-  /** Waits until no loading indicator is left. */
-  async function settled(page: Page): Promise<void> {
-    await page.locator("main h1").first().waitFor();
-    await page.waitForFunction(() => document.querySelectorAll(".state-loading").length === 0);
-  }
-
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function audit(page: Page, name: string): Promise<void> {
-    await settled(page);
-    // Evaluated over the DevTools protocol, so the page's CSP (no inline script) does not block it.
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: {
-            run: (
-              c: unknown,
-              o: unknown,
-            ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-          };
-        }
-      ).axe;
-      const r = await axe.run(document, { resultTypes: ["violations"] });
-      return r.violations.map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        targets: v.nodes.map((n) => n.target.join(" ")),
-      }));
-    });
-    // None of any impact (minor and moderate included).
-    expect(violations, `axe on ${name}`).toEqual([]);
-    audited[name] = violations.length;
-  }
-
-  /**
-   * The console errors the page printed since the last check: none, but for the failed requests
-   * the test provoked on purpose (`provoked`: e.g. the 401 of a wrong password, which Chromium
-   * logs as "Failed to load resource" whatever the page does with the answer).
-   */
-  function expectNoConsoleErrors(page: Page, name: string, provoked?: RegExp): void {
-    const errors = consoleErrors.get(page) ?? [];
-    const unexpected = errors.filter(
-      (e) => !(provoked && /^Failed to load resource/.test(e) && provoked.test(e)),
-    );
-    errors.length = 0;
-    expect(unexpected, `console errors on ${name}`).toEqual([]);
-  }
-
-  async function shot(page: Page, name: string, provoked?: RegExp): Promise<void> {
-    await audit(page, name);
-    expectNoConsoleErrors(page, name, provoked);
-    await page.screenshot({ path: join(shotsDir, `${name}.png`) });
-  }
-
-  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
-    await page.getByLabel("E-mail address").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
+  const newPage = (viewport?: { width: number; height: number }) => h.newPage(viewport);
+  const settled = (page: Page) => h.settled(page);
+  const shot = (page: Page, name: string, provoked?: RegExp) => h.shot(page, name, provoked);
+  const expectNoConsoleErrors = (page: Page, name: string, provoked?: RegExp) =>
+    h.expectNoConsoleErrors(page, name, provoked);
+  const signIn = (page: Page, email: string, password = PASSWORD) => h.signIn(page, email, password);
 
   async function resolve(key: string, domain = "shared.wallet") {
     const res = await fetch(`${base}/svc/api/v1/resolve?domain=${domain}`, { headers: { "api-key": key } });
@@ -622,16 +502,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
 
   it("prints no console error on a signed-out page, and fits the header on a phone (390 px)", async () => {
     expect(state.projectId).toBeGreaterThan(0);
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on("pageerror", (e) => pageErrors.push(String(e)));
-    const errors: string[] = [];
-    consoleErrors.set(page, errors);
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(`${m.text()} [${m.location().url}]`);
-    });
-    page.setDefaultTimeout(20_000);
+    const page = await newPage({ width: 390, height: 844 });
 
     // Signed out: the session probe as each page loads is an answer, not a failed request.
     const out: string[] = [];
@@ -680,97 +551,14 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await shot(page, "25-phone-header");
   }, 120_000);
 
-  it("turns on two-factor sign-in, signs in with a code and a recovery code, and stops a member without it", async () => {
-    expect(state.projectId).toBeGreaterThan(0);
-    const page = await newPage();
-    await page.goto(`${base}/console/sign-in`);
-    await signIn(page, state.email);
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
-
-    // Enrolment: the QR code and the key; the test's "app" computes the code from the shown key.
-    await page.getByRole("link", { name: "Two-factor" }).click();
-    await page.getByRole("heading", { name: "Two-factor sign-in is off" }).waitFor();
-    await shot(page, "26-two-factor-off");
-    await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
-    await page.getByRole("img", { name: /QR code of your two-factor key/ }).waitFor();
-    const secret = (await page.getByTestId("totp-secret").textContent())!.replace(/\s/g, "");
-    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    await shot(page, "27-two-factor-qr");
-    // A code of the wrong length: said next to the field.
-    await page.getByLabel("Code from your app").fill("12345");
-    await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
-    await page.getByText("Must be 6 digits (this one has 5).").waitFor();
-    expectNoConsoleErrors(page, "two-factor code too short", /status of 400 .*\/two-factor\/confirm\]/);
-    await page.getByLabel("Code from your app").fill(totpCode(secret, t.clock.now));
-    await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
-    const list = page.getByTestId("recovery-codes");
-    await list.waitFor();
-    const recoveryCodes = (await list.locator("li").allTextContents()).map((c) => c.trim());
-    expect(recoveryCodes).toHaveLength(10);
-    await shot(page, "28-recovery-codes");
-    await page.getByRole("button", { name: "I have stored them" }).click();
-    await page.getByRole("heading", { name: "Two-factor sign-in is on" }).waitFor();
-    expect(await page.getByTestId("totp-secret").count()).toBe(0);
-
-    // The project requires two factors of its members.
-    await page.goto(`${base}/console/projects/${state.projectId}/security`);
-    await page.getByRole("switch", { name: "Require two-factor sign-in of every member" }).click();
-    await page.getByText("Saved. Members without two-factor sign-in are stopped").waitFor();
-    await shot(page, "29-security-two-factor");
-
-    // Signing in now asks for a code: a wrong one is refused, the app's current one lets in.
-    t.clock.now += 30_000; // the next step: the enrolment's code is spent
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await signIn(page, state.email);
-    await page.getByRole("heading", { name: "Two-factor sign-in" }).waitFor();
-    await page.getByLabel("Authentication code").fill(totpCode(secret, t.clock.now + 600_000));
-    await page.getByRole("button", { name: "Verify" }).click();
-    await page.getByText("Wrong or expired. Enter the code your app shows now.").waitFor();
-    await shot(page, "30-two-factor-wrong-code", /status of 401 .*\/auth\/login\/two-factor\]/);
-    await page.getByLabel("Authentication code").fill(totpCode(secret, t.clock.now));
-    await page.getByRole("button", { name: "Verify" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
-    expect(page.url()).toMatch(/\/console\/projects$/); // signed out, not sent back to the last page
-
-    // And with a recovery code, once.
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await signIn(page, state.email);
-    await page.getByRole("button", { name: "Use a recovery code instead" }).click();
-    await page.getByLabel("Recovery code").fill(recoveryCodes[0]);
-    await page.getByRole("button", { name: "Verify" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
-    await page.getByRole("link", { name: "Two-factor" }).click();
-    await page.getByText(/Recovery codes left:\s*9 of 10/).waitFor();
-
-    // A member without two factors is stopped before seeing the project, and asked to enrol.
-    const dev = await createAccount(t, "dev-no-2fa");
-    await t.services.projects.repo.addMember(state.projectId, dev.id, "developer", t.clock.now);
-    const member = await newPage();
-    await member.goto(`${base}/console/sign-in`);
-    await signIn(member, dev.email);
-    await member.getByRole("link", { name: "Wallet app" }).click();
-    await member.getByRole("heading", { name: "Two-factor sign-in required" }).waitFor();
-    expect(await member.getByRole("link", { name: "API keys" }).count()).toBe(0);
-    await shot(member, "31-two-factor-required", /status of 403 .*\/projects\/\d+\]/);
-    await member.getByRole("link", { name: "Set up two-factor sign-in" }).click();
-    await member.getByText("This project requires two-factor sign-in of its members").waitFor();
-    await member.getByRole("button", { name: "Set up two-factor sign-in" }).click();
-    const memberSecret = (await member.getByTestId("totp-secret").textContent())!.replace(/\s/g, "");
-    await member.getByLabel("Code from your app").fill(totpCode(memberSecret, t.clock.now));
-    await member.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
-    await member.getByRole("button", { name: "I have stored them" }).click();
-    await member.getByRole("link", { name: "Continue to the project" }).click();
-    await member.getByRole("heading", { name: "Overview" }).waitFor();
-  }, 180_000);
-
   it("loaded every page under the CSP without a violation or a script error", () => {
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(h.cspViolations).toEqual([]);
+    expect(h.pageErrors).toEqual([]);
     // Nothing printed after a page's last check either.
-    for (const errors of consoleErrors.values()) expect(errors).toEqual([]);
-    expect(Object.keys(audited).length).toBeGreaterThanOrEqual(20);
+    for (const errors of h.consoleErrors.values()) expect(errors).toEqual([]);
+    expect(Object.keys(h.audited).length).toBeGreaterThanOrEqual(20);
     const sizes = JSON.parse(readFileSync(join(distDir, ".bundle-sizes.json"), "utf8"));
-    const report = { ...metrics, entryGzipBytes: sizes.entryGzipBytes, axeMinorOrModerate: audited };
+    const report = { ...metrics, entryGzipBytes: sizes.entryGzipBytes, axeViolations: h.audited };
     mkdirSync(join(repo, ".tmp"), { recursive: true });
     writeFileSync(join(repo, ".tmp", "browser-journey.json"), `${JSON.stringify(report, null, 2)}\n`);
     console.log(`browser-journey: ${JSON.stringify(report)}`);
