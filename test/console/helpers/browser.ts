@@ -11,13 +11,21 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
-import { type ConsoleTestApp, createConsoleTestApp, PASSWORD } from "./console-app.js";
+import type { Store } from "../../../src/store/store.js";
+import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./console-app.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
 export const repo = fileURLToPath(new URL("../../../", import.meta.url));
 export const distDir = join(repo, "web", "dist");
 const require = createRequire(import.meta.url);
+
+export /** The console link of a mail (invitation, verification, reset). */
+function linkOf(mail: Mail): string {
+  const m = /https?:\/\/[^\s"<>]+\/console\/[a-z-]+\?token=[A-Za-z0-9_-]+/.exec(mail.text);
+  if (!m) throw new Error(`no console link in mail: ${mail.text}`);
+  return m[0];
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -174,4 +182,49 @@ export async function startBrowserHarness(
     },
   };
   return h;
+}
+
+/** Two names in two namespaces: a collision the settings can settle either way. */
+export async function seedCollision(store: Store, now: number): Promise<void> {
+  const base = {
+    name: "shared.wallet",
+    sld: "shared",
+    tld: "wallet",
+    resolver: null,
+    registeredBlock: 1,
+    expiresAt: null,
+    lastUpdateBlock: 1,
+    spam: false,
+    csamOk: true,
+    kyc: false,
+    tags: [],
+  };
+  const rows = [
+    {
+      provider: "NAMESPACE_A" as const,
+      network: "POLYGON" as const,
+      owner: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+      baseScore: 75,
+      registeredAt: now - 200 * 86_400_000,
+    },
+    {
+      provider: "NAMESPACE_B" as const,
+      network: "ETHEREUM" as const,
+      owner: "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+      baseScore: 60,
+      registeredAt: now - 100 * 86_400_000,
+    },
+  ];
+  for (const [i, r] of rows.entries()) {
+    const id = await store.upsertDomain({
+      ...base,
+      ...r,
+      tokenId: `0x${String(i + 1).repeat(64)}`,
+      contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+      lastUpdateAt: r.registeredAt,
+    });
+    await store.replaceRecords(id, [
+      { key: "token.ETH.0", value: r.owner, nativeKey: "token.ETH.0", nativeValue: "x" },
+    ]);
+  }
 }
