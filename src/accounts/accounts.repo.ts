@@ -22,7 +22,14 @@ interface Session {
   lastSeenAt: number;
 }
 
-export const TOKEN_KINDS = { invite: "invite", verify: "verify", reset: "reset", login: "login" } as const;
+export const TOKEN_KINDS = {
+  invite: "invite",
+  verify: "verify",
+  reset: "reset",
+  login: "login",
+  /** The second step of a sign-in whose password was right (two-factor.service.ts). */
+  twoFactor: "two-factor",
+} as const;
 export type TokenKind = (typeof TOKEN_KINDS)[keyof typeof TOKEN_KINDS];
 
 export interface OneTimeToken {

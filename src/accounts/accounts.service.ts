@@ -259,13 +259,10 @@ export class AccountService {
   }
 
   /**
-   * Checks the password and opens a new session (a new token every time: the session id rotates at
-   * login, and a session cookie the browser already had is ended).
+   * Checks the password (throttled; an unknown address costs the same time). The failure count is
+   * cleared only when the sign-in completes (`startSession`), so a second factor is throttled with it.
    */
-  async login(input: { email: string; password: string; ip: string; previousSession?: string }): Promise<{
-    account: Account;
-    sessionToken: string;
-  }> {
+  async checkPassword(input: { email: string; password: string; ip: string }): Promise<Account> {
     const email = normalizeEmail(input.email);
     await this.d.throttle.check(email, input.ip);
     const account = email.length <= 254 ? await this.repo.findAccountByEmail(email) : null;
@@ -278,10 +275,25 @@ export class AccountService {
       throw new AppError("INVALID_CREDENTIALS");
     }
     if (!account.emailVerified) throw new AppError("EMAIL_NOT_VERIFIED");
-    await this.d.throttle.succeed(email);
-    if (input.previousSession && isTokenShape(input.previousSession))
-      await this.repo.deleteSession(hashToken(input.previousSession));
-    return { account: publicAccount(account), sessionToken: await this.newSession(account.id) };
+    return publicAccount(account);
+  }
+
+  /**
+   * Completes a sign-in: clears the failure count and opens a new session (a new token every time:
+   * the session id rotates at login, and a session cookie the browser already had is ended).
+   */
+  async startSession(account: Account, previousSession?: string): Promise<string> {
+    await this.d.throttle.succeed(account.email);
+    if (previousSession && isTokenShape(previousSession))
+      await this.repo.deleteSession(hashToken(previousSession));
+    return this.newSession(account.id);
+  }
+
+  /** A single-use token for the second step of a sign-in (the password was right). */
+  async issueTwoFactorChallenge(account: Account, ttlMs: number): Promise<string> {
+    await this.repo.retireTokens(TOKEN_KINDS.twoFactor, account.email, this.d.clock());
+    return (await this.issueToken(TOKEN_KINDS.twoFactor, account.email, ttlMs, { accountId: account.id }))
+      .token;
   }
 
   /**

@@ -10,6 +10,7 @@ import { type LimiterBackend, memoryBackend, redisBackend } from "./limiter-back
 import { DEFAULT_THROTTLE, LoginThrottle, type ThrottleOptions } from "./login-throttle.js";
 import { getPlan } from "./plans.js";
 import { ProjectService } from "./projects.service.js";
+import { TwoFactorService } from "./two-factor.service.js";
 import { loadQuotaUsed, UsageRecorder } from "./usage.js";
 
 export interface ConsoleServicesOptions {
@@ -33,6 +34,7 @@ export interface ConsoleServices {
   usage: UsageRecorder;
   access: AccessRulesCache;
   throttle: LoginThrottle;
+  twoFactor: TwoFactorService;
   mailer: Mailer;
   /** The caller's IP, from the socket or, behind TRUSTED_PROXY, from X-Forwarded-For. */
   clientIp: (socketIp: string | undefined, xff: unknown) => string | null;
@@ -73,6 +75,13 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   const throttle = new LoginThrottle(backend, { ...DEFAULT_THROTTLE, ...opts.throttle });
   const accounts = new AccountService({ store, config, logger, mailer, throttle, clock });
+  const twoFactor = new TwoFactorService({
+    db: store.accountsDb,
+    accounts,
+    throttle,
+    pepper: ctx.pepper,
+    clock,
+  });
   const usage = new UsageRecorder(store.accountsDb, logger, config.usageFlushMs, (m) =>
     store.touchApiKeys(m),
   );
@@ -112,6 +121,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     usage,
     access,
     throttle,
+    twoFactor,
     mailer,
     clientIp: createClientIpResolver(config.trustedProxy),
     clock,

@@ -2,7 +2,8 @@ import type { Provider } from "../domain/providers.js";
 import type { LogFilter, RawLog, SourceContracts } from "../providers/provider.js";
 import { logDecoder } from "./decode-pool.js";
 import { type FetchedLog, isDecodedBatch, logsOfBatch, type RpcLog, toFetchedLog } from "./log-batch.js";
-import { rpcError, type RpcClient } from "./rpc-client.js";
+import type { RpcClient } from "./rpc-client.js";
+import { rpcError } from "./rpc-faults.js";
 
 export interface BlockHeader {
   number: number;

@@ -6,7 +6,7 @@ import {
   type DecodeJob,
   WORKER_READY,
 } from "./decode-worker.js";
-import { rpcError } from "./rpc-client.js";
+import { rpcError } from "./rpc-faults.js";
 
 /**
  * The main thread's side of the decode worker: one worker thread per process, started on first

@@ -1,6 +1,6 @@
 import { hexToBigInt } from "viem";
 import { describe, expect, it } from "vitest";
-import { faultOf } from "./rpc-client.js";
+import { faultOf } from "./rpc-faults.js";
 import { buildLog, hex32 } from "../providers/build-log.testing.js";
 import { ALICE, ALICE_ETH, ANY, BOB, SUB, A as ENS } from "../providers/ens/ens.testing.js";
 import { ensAdapter } from "../providers/ens/ens.adapter.js";

@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRpcClient } from "./rpc-client.js";
 import {
   classifyRpcError,
-  createRpcClient,
   deferEndpoint,
   endpointNotBefore,
   faultOf,
   MAX_RETRY_AFTER_MS,
   parseRetryAfter,
-} from "./rpc-client.js";
+} from "./rpc-faults.js";
 
 type Handler = (body: unknown, res: ServerResponse) => void;
 

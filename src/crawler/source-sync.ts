@@ -10,7 +10,7 @@ import type { FetchedLog } from "./log-batch.js";
 import { writePart } from "./part-writer.js";
 import { RangeFetcher, type RangePart } from "./range-fetch.js";
 import { type BlockRef, isBeyondFinality, rollBackReorg, storedHashOf } from "./reorg.js";
-import { faultOf, RPC_FAULTS } from "./rpc-client.js";
+import { faultOf, RPC_FAULTS } from "./rpc-faults.js";
 import { SourceProgress, type SourceState, type SourceStatus } from "./source-progress.js";
 import { createSourceReader } from "./source-rpc.js";
 import { type HeadWatch, watchNewHeads } from "./new-heads.js";

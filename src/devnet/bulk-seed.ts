@@ -3,7 +3,7 @@ import type { Provider } from "../domain/providers.js";
 import { callData, type EnsAddresses } from "./deploy.js";
 import { unsCall } from "./real-uns.js";
 import { MIN_COMMITMENT_AGE } from "./real-ens.js";
-import { controllerRegistration } from "./seed-ens-real.js";
+import { controllerRegistration } from "./real-ens-transactions.js";
 import type { DevnetChain } from "./seed.js";
 import { syntheticOwners } from "./synthetic-owners.js";
 import type { TxRequest } from "./tx-sender.js";
@@ -73,7 +73,7 @@ function batchTxs(
 
 /**
  * ENS has no batch registration: each name is a controller commit and, a minute later, its
- * `register` carrying the two records as resolver calls (seed-ens-real.ts).
+ * `register` carrying the two records as resolver calls (real-ens-transactions.ts).
  */
 function ensTxs(
   a: EnsAddresses,

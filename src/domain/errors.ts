@@ -41,6 +41,16 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, rcode: "REFUSED", message: "Your role does not allow this." },
   CSRF_REJECTED: { status: 403, rcode: "REFUSED", message: "Missing or invalid CSRF token or origin." },
   EMAIL_NOT_VERIFIED: { status: 403, rcode: "REFUSED", message: "Verify your e-mail address first." },
+  TWO_FACTOR_INVALID: {
+    status: 401,
+    rcode: "REFUSED",
+    message: "The two-factor code is wrong, already used or expired.",
+  },
+  TWO_FACTOR_REQUIRED: {
+    status: 403,
+    rcode: "REFUSED",
+    message: "This project requires two-factor sign-in: turn it on for your account first.",
+  },
   PLAN_LIMIT_REACHED: { status: 403, rcode: "REFUSED", message: "The plan's limit is reached." },
   TOKEN_INVALID: { status: 400, rcode: "FORMERR", message: "The link is invalid, used or expired." },
   TERMS_NOT_ACCEPTED: { status: 400, rcode: "FORMERR", message: "The terms must be accepted." },

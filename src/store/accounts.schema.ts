@@ -72,6 +72,34 @@ export interface UsageCountersTable {
   count: number;
 }
 
+/** An account's TOTP secret (migration 0016-two-factor). */
+export interface AccountTotpTable {
+  account_id: number;
+  /** AES-256-GCM under a key derived from the server's pepper (two-factor.ts): never the secret itself. */
+  secret_enc: string;
+  created_at: number;
+  /** Null while enrolment waits for its first code; two-factor sign-in is on once set. */
+  confirmed_at: number | null;
+  /** The last TOTP time step accepted: a code of this step or an earlier one is refused (replay). */
+  last_step: number;
+}
+
+/** Single-use recovery codes, as HMAC-SHA-256 under the pepper (two-factor.ts). */
+export interface AccountRecoveryCodesTable {
+  id: Generated<number>;
+  account_id: number;
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** A row: the project requires two-factor sign-in of its members. */
+export interface ProjectTwoFactorTable {
+  project_id: number;
+  required_at: number;
+  required_by: number | null;
+}
+
 export interface AccountsDatabase {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -79,4 +107,7 @@ export interface AccountsDatabase {
   memberships: MembershipsTable;
   project_access: ProjectAccessTable;
   usage_counters: UsageCountersTable;
+  account_totp: AccountTotpTable;
+  account_recovery_codes: AccountRecoveryCodesTable;
+  project_two_factor: ProjectTwoFactorTable;
 }

@@ -11,6 +11,7 @@ import * as m0010 from "./migrations/0010-tld-registrations.js";
 import * as m0011 from "./migrations/0011-journal-indexes.js";
 import * as m0012 from "./migrations/0012-journal-history.js";
 import * as m0014 from "./migrations/0014-incremental-rescore.js";
+import * as m0016 from "./migrations/0016-two-factor.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0011-journal-indexes", up: m0011.up },
   { name: "0012-journal-history", up: m0012.up },
   { name: "0014-incremental-rescore", up: m0014.up },
+  { name: "0016-two-factor", up: m0016.up },
 ];

@@ -144,4 +144,7 @@ export interface Database {
   memberships: AccountsDatabase["memberships"];
   project_access: AccountsDatabase["project_access"];
   usage_counters: AccountsDatabase["usage_counters"];
+  account_totp: AccountsDatabase["account_totp"];
+  account_recovery_codes: AccountsDatabase["account_recovery_codes"];
+  project_two_factor: AccountsDatabase["project_two_factor"];
 }

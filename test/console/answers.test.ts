@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { FormatRegistry, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { totpCode } from "../../src/accounts/two-factor.js";
 import * as A from "../../src/api/routes/console/console.answers.js";
 import {
   Agent,
@@ -49,6 +50,8 @@ describe("console answers match console.answers.ts", () => {
     const invitationToken = new URL(link).searchParams.get("token")!;
     const browser = new Agent(t.app);
     expectShape(A.CsrfAnswer, await browser.get("csrf"));
+    const signedOut = expectShape(A.SessionProbeAnswer, await browser.get("session"));
+    expect(signedOut.account).toBeNull();
     expectShape(A.InvitationInfoAnswer, await browser.get(`auth/invitation?token=${invitationToken}`));
     expectShape(
       A.RegisterAnswer,
@@ -66,6 +69,8 @@ describe("console answers match console.answers.ts", () => {
     expectShape(A.AcceptedAnswer, await browser.post("auth/resend-verification", { email }), 202);
     expectShape(A.SessionAnswer, await browser.post("auth/login", { email, password: PASSWORD }));
     expectShape(A.SessionAnswer, await browser.get("account"));
+    const signedIn = expectShape(A.SessionProbeAnswer, await browser.get("session"));
+    expect(signedIn.account?.email).toBe(email);
 
     const p = expectShape(
       A.ProjectListItem,
@@ -118,6 +123,38 @@ describe("console answers match console.answers.ts", () => {
     expectShape(A.KeysAnswer, await browser.get(`projects/${p.id}/keys`));
     expectShape(A.RevokedAnswer, await browser.delete(`projects/${p.id}/keys/${key.id}`));
     expectShape(A.KeysAnswer, await browser.get(`projects/${p.id}/keys`));
+
+    // Two-factor sign-in: status, set-up, recovery codes, the project rule, the sign-in's two steps.
+    expectShape(A.TwoFactorStatusAnswer, await browser.get("account/two-factor"));
+    const setup = expectShape(A.TwoFactorSetupAnswer, await browser.post("account/two-factor/setup"));
+    expectShape(
+      A.RecoveryCodesAnswer,
+      await browser.post("account/two-factor/confirm", { code: totpCode(setup.secret, t.clock.now) }),
+    );
+    expectShape(A.TwoFactorRuleAnswer, await browser.put(`projects/${p.id}/two-factor`, { required: true }));
+    expectShape(A.TwoFactorRuleAnswer, await browser.get(`projects/${p.id}/two-factor`));
+    expectShape(A.TwoFactorRuleAnswer, await browser.put(`projects/${p.id}/two-factor`, { required: false }));
+    const second = await new Agent(t.app).start();
+    const challenge = expectShape(
+      A.LoginAnswer,
+      await second.post("auth/login", { email, password: PASSWORD }),
+    );
+    expect(challenge.twoFactorRequired).toBe(true);
+    t.clock.now += 30_000;
+    expectShape(
+      A.SessionAnswer,
+      await second.post("auth/login/two-factor", {
+        challengeToken: challenge.challengeToken,
+        code: totpCode(setup.secret, t.clock.now),
+      }),
+    );
+    expectShape(
+      A.TwoFactorDisabledAnswer,
+      await second.post("account/two-factor/disable", {
+        password: PASSWORD,
+        code: totpCode(setup.secret, t.clock.now + 30_000),
+      }),
+    );
 
     const other = uniqueEmail("answers-other");
     await signUp(t, other);

@@ -1,190 +1,50 @@
 // The web console in a real Chromium (Debian's /usr/bin/chromium driven by playwright-core): a new
-// partner's whole journey over the real HTTP server, store and SMTP sink, plus the failures a person
-// meets (wrong password, expired link, CSRF refusal, a session that ends mid-edit, a 429). axe-core
-// checks every page; every page is photographed: into docs/console/ (shown in docs/console.md) when
-// UPDATE_SCREENSHOTS=1, else into a temporary directory, so `npm test` leaves the tree clean.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+// partner's whole journey over the real HTTP server, store and SMTP sink. The failures a person
+// meets, signed-out pages and phones are in browser-failures.test.ts, two-factor sign-in in
+// browser-two-factor.test.ts, the harness in helpers/browser.ts. axe-core checks every page; every
+// page is photographed: into docs/console/ (shown in docs/console.md) when UPDATE_SCREENSHOTS=1,
+// else into a temporary directory, so `npm test` leaves the tree clean.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin.command.js";
-import type { Store } from "../../src/store/store.js";
-import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./helpers/console-app.js";
-import { freePort } from "../helpers/free-port.js";
+import {
+  type BrowserHarness,
+  CHROMIUM,
+  distDir,
+  hasChromium,
+  linkOf,
+  repo,
+  seedCollision,
+  startBrowserHarness,
+} from "./helpers/browser.js";
+import { type ConsoleTestApp, PASSWORD } from "./helpers/console-app.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-const distDir = join(repo, "web", "dist");
-const shotsDir =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? join(repo, "docs", "console")
-    : mkdtempSync(join(tmpdir(), "omniname-console-shots-"));
-const require = createRequire(import.meta.url);
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
   console.warn(
     `browser-journey: SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium fonts-liberation)`,
   );
 
-/** The console link of a mail (invitation, verification, reset). */
-function linkOf(mail: Mail): string {
-  const m = /https?:\/\/[^\s"<>]+\/console\/[a-z-]+\?token=[A-Za-z0-9_-]+/.exec(mail.text);
-  if (!m) throw new Error(`no console link in mail: ${mail.text}`);
-  return m[0];
-}
-
-/** Two names in two namespaces: a collision the settings can settle either way. */
-async function seedCollision(store: Store, now: number): Promise<void> {
-  const base = {
-    name: "shared.wallet",
-    sld: "shared",
-    tld: "wallet",
-    resolver: null,
-    registeredBlock: 1,
-    expiresAt: null,
-    lastUpdateBlock: 1,
-    spam: false,
-    csamOk: true,
-    kyc: false,
-    tags: [],
-  };
-  const rows = [
-    {
-      provider: "NAMESPACE_A" as const,
-      network: "POLYGON" as const,
-      owner: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-      baseScore: 75,
-      registeredAt: now - 200 * 86_400_000,
-    },
-    {
-      provider: "NAMESPACE_B" as const,
-      network: "ETHEREUM" as const,
-      owner: "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
-      baseScore: 60,
-      registeredAt: now - 100 * 86_400_000,
-    },
-  ];
-  for (const [i, r] of rows.entries()) {
-    const id = await store.upsertDomain({
-      ...base,
-      ...r,
-      tokenId: `0x${String(i + 1).repeat(64)}`,
-      contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
-      lastUpdateAt: r.registeredAt,
-    });
-    await store.replaceRecords(id, [
-      { key: "token.ETH.0", value: r.owner, nativeKey: "token.ETH.0", nativeValue: "x" },
-    ]);
-  }
-}
-
 describe.skipIf(!hasChromium)("the web console in Chromium", () => {
+  let h: BrowserHarness;
   let t: ConsoleTestApp;
   let base: string;
   let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-  const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-  const audited: Record<string, number> = {};
   const metrics: Record<string, number> = {};
-  /** What the second test continues from: the partner's address and project. */
-  const state = { email: "", projectId: 0 };
 
   beforeAll(async () => {
-    // CI builds before testing; a fresh tree gets the web build here (the stamps skip the rest).
-    if (!existsSync(join(distDir, "index.html")))
-      execFileSync(process.execPath, [join(repo, "scripts", "build.mjs")], { cwd: repo, stdio: "inherit" });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createConsoleTestApp({ consoleDistDir: distDir, config: { publicUrl: base } });
-    await seedCollision(t.store, t.clock.now);
-    await t.app.listen({ port, host: "127.0.0.1" });
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
-    mkdirSync(shotsDir, { recursive: true });
+    h = await startBrowserHarness((app) => seedCollision(app.store, app.clock.now));
+    ({ t, base, browser } = h);
   }, 300_000);
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close();
-    await t?.close();
-    if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shotsDir, { recursive: true, force: true });
+    await h?.close();
   });
 
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-GB" });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on("console", (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    page.on("pageerror", (e) => pageErrors.push(String(e)));
-    page.setDefaultTimeout(20_000); // generous: CI runs other test files beside this one
-    return page;
-  }
-
-  /** Waits until no loading indicator is left. */
-  async function settled(page: Page): Promise<void> {
-    await page.locator("main h1").first().waitFor();
-    await page.waitForFunction(() => document.querySelectorAll(".state-loading").length === 0);
-  }
-
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function audit(page: Page, name: string): Promise<void> {
-    await settled(page);
-    // Evaluated over the DevTools protocol, so the page's CSP (no inline script) does not block it.
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: {
-            run: (
-              c: unknown,
-              o: unknown,
-            ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-          };
-        }
-      ).axe;
-      const r = await axe.run(document, { resultTypes: ["violations"] });
-      return r.violations.map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        targets: v.nodes.map((n) => n.target.join(" ")),
-      }));
-    });
-    const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(bad, `axe on ${name}`).toEqual([]);
-    audited[name] = violations.length;
-  }
-
-  async function shot(page: Page, name: string): Promise<void> {
-    await audit(page, name);
-    await page.screenshot({ path: join(shotsDir, `${name}.png`) });
-  }
-
-  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
-    await page.getByLabel("E-mail address").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
+  const newPage = (viewport?: { width: number; height: number }) => h.newPage(viewport);
+  const shot = (page: Page, name: string, provoked?: RegExp) => h.shot(page, name, provoked);
+  const signIn = (page: Page, email: string, password = PASSWORD) => h.signIn(page, email, password);
 
   async function resolve(key: string, domain = "shared.wallet") {
     const res = await fetch(`${base}/svc/api/v1/resolve?domain=${domain}`, { headers: { "api-key": key } });
@@ -261,7 +121,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     // Wrong password: one clear message, still on the sign-in page.
     await signIn(page, email, "not my password at all");
     await page.getByRole("alert").filter({ hasText: "Wrong e-mail address or password" }).waitFor();
-    await shot(page, "05-sign-in-wrong-password");
+    await shot(page, "05-sign-in-wrong-password", /status of 401 .*\/auth\/login\]/);
     await signIn(page, email);
     await page.getByRole("heading", { name: "Projects" }).waitFor();
     await page.getByText("No projects yet").waitFor();
@@ -336,7 +196,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await dry.getByRole("heading", { name: "1 name changes winner" }).waitFor();
     expect(await dry.getByRole("cell", { name: "shared.wallet" }).count()).toBe(1);
     expect(await resolve(key).then((x) => x.body.data?.provider)).toBe("NAMESPACE_A");
-    await shot(page, "11-collisions-dry-run");
+    await shot(page, "11-collisions-dry-run", /status of 400 .*\/settings\]/);
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Saved. The API applies").waitFor();
     r = await resolve(key);
@@ -468,7 +328,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     const leaveOwner = page.getByRole("dialog");
     await leaveOwner.getByRole("button", { name: "Leave project" }).click();
     await leaveOwner.getByText("A project keeps at least one owner.").waitFor();
-    await shot(page, "18b-project-about");
+    await shot(page, "18b-project-about", /status of 409 .*\/leave\]/);
     await leaveOwner.getByRole("button", { name: "Stay" }).click();
     await viewer.getByRole("link", { name: "Overview" }).click();
     await viewer.reload(); // the project as this page loaded it is older than the owner's edit
@@ -506,89 +366,16 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     await page.getByRole("heading", { name: "Change your password" }).waitFor();
     await shot(page, "20-change-password");
     expect(projectId).toBeGreaterThan(0);
-    state.email = email;
-    state.projectId = projectId;
-  }, 180_000);
-
-  it("shows the failures a person meets: CSRF refusal, a session ending mid-edit, an expired link, a 429", async () => {
-    expect(state.projectId).toBeGreaterThan(0);
-    const page = await newPage();
-    await page.goto(`${base}/console/projects/${state.projectId}/collisions`);
-    // Signed out: sign in first, and come back to the page asked for.
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    await signIn(page, state.email);
-    await page.getByRole("heading", { name: "Collision management" }).waitFor();
-    expect(page.url()).toContain(`/projects/${state.projectId}/collisions`);
-
-    // A write without its CSRF header is refused, and said so.
-    await page.route("**/console/api/**", async (route) => {
-      const headers = { ...route.request().headers() };
-      delete headers["x-csrf-token"];
-      await route.continue({ headers });
-    });
-    await page.getByRole("button", { name: "Move Unstoppable Domains up" }).click();
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText(/refused for your security/).waitFor();
-    await shot(page, "21-csrf-refused");
-    await page.unroute("**/console/api/**");
-
-    // The session ends while the person edits: sign in again, back to the page, the draft kept.
-    t.clock.now += 25 * 3_600_000;
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Your session has ended. Sign in to continue").waitFor();
-    await shot(page, "22-session-expired");
-    await signIn(page, state.email);
-    await page.getByRole("heading", { name: "Collision management" }).waitFor();
-    await page.getByText("Your unsaved changes from before you signed in again are restored").waitFor();
-    expect(await page.locator(".priority-name").first().textContent()).toContain("Unstoppable Domains");
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Saved. The API applies").waitFor();
-
-    // An expired reset link: told plainly, with the way to get a new one.
-    const signedOut = await newPage();
-    await signedOut.goto(`${base}/console/forgot-password`);
-    await signedOut.getByLabel("E-mail address").fill(state.email);
-    await signedOut.getByRole("button", { name: "Send the link" }).click();
-    await signedOut.getByText(/a reset link is on its way/).waitFor();
-    const reset = await t.smtp.waitFor(state.email, /reset/i);
-    t.clock.now += 61 * 60_000;
-    await signedOut.goto(linkOf(reset));
-    await signedOut.getByLabel("New password").fill("a brand new passphrase for ada");
-    await signedOut.getByRole("button", { name: "Set the new password" }).click();
-    await signedOut.getByText("This link is invalid, already used or expired").waitFor();
-    await signedOut.getByRole("link", { name: "Ask for a new link" }).waitFor();
-    await shot(signedOut, "23-expired-link");
-
-    // Too many failed sign-ins for an address: a 429 with the time to wait.
-    await signedOut.goto(`${base}/console/sign-in`);
-    const target = "someone@partner.example";
-    const statuses = await signedOut.evaluate(async (email) => {
-      const { data } = await (await fetch("/console/api/csrf")).json();
-      const out: number[] = [];
-      for (let i = 0; i < 10; i++) {
-        const res = await fetch("/console/api/auth/login", {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-csrf-token": data.csrfToken },
-          body: JSON.stringify({ email, password: `wrong password ${i}` }),
-        });
-        out.push(res.status);
-      }
-      return out;
-    }, target);
-    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
-    await signIn(signedOut, target, "one more guess");
-    await signedOut
-      .getByText(/Too many attempts\. For your security, please wait \d+ (minutes?|seconds?)/)
-      .waitFor();
-    await shot(signedOut, "24-too-many-attempts");
   }, 180_000);
 
   it("loaded every page under the CSP without a violation or a script error", () => {
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    expect(Object.keys(audited).length).toBeGreaterThanOrEqual(20);
+    expect(h.cspViolations).toEqual([]);
+    expect(h.pageErrors).toEqual([]);
+    // Nothing printed after a page's last check either.
+    for (const errors of h.consoleErrors.values()) expect(errors).toEqual([]);
+    expect(Object.keys(h.audited).length).toBeGreaterThanOrEqual(20);
     const sizes = JSON.parse(readFileSync(join(distDir, ".bundle-sizes.json"), "utf8"));
-    const report = { ...metrics, entryGzipBytes: sizes.entryGzipBytes, axeMinorOrModerate: audited };
+    const report = { ...metrics, entryGzipBytes: sizes.entryGzipBytes, axeViolations: h.audited };
     mkdirSync(join(repo, ".tmp"), { recursive: true });
     writeFileSync(join(repo, ".tmp", "browser-journey.json"), `${JSON.stringify(report, null, 2)}\n`);
     console.log(`browser-journey: ${JSON.stringify(report)}`);

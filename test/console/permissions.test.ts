@@ -173,6 +173,8 @@ describe("the permission matrix (docs/permissions.md)", () => {
         "POST /console/api/projects/:projectId/settings/dry-run": { settings: { providerPriority: ["ENS"] } },
         "POST /console/api/projects/:projectId/try": { method: "resolve", domain: "alice.wallet" },
         "PUT /console/api/projects/:projectId/security": { allowedIps: ["10.0.0.0/8"], allowedOrigins: [] },
+        // Not requiring it: requiring it needs the caller's own second factor (two-factor.test.ts).
+        "PUT /console/api/projects/:projectId/two-factor": { required: false },
         "POST /console/api/projects/:projectId/members": { email: uniqueEmail("new"), role: "viewer" },
         "PATCH /console/api/projects/:projectId/members/:accountId": { role: "viewer" },
         "POST /console/api/projects/:projectId/keys": { name: "new" },

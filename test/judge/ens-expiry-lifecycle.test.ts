@@ -4,7 +4,7 @@ import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
 import { GRACE_PERIOD } from "../../src/devnet/real-ens.js";
 import { loadRealArtifact } from "../../src/devnet/real-artifacts.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
-import { controllerRegistration } from "../../src/devnet/seed-ens-real.js";
+import { controllerRegistration } from "../../src/devnet/real-ens-transactions.js";
 import { labelhash, namehash } from "../../src/devnet/token-ids.js";
 import { createTxSender, pauseMining, type TxSender } from "../../src/devnet/tx-sender.js";
 import { mapEnsRecord } from "../../src/providers/ens/ens-records.js";

@@ -1,24 +1,44 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { lazy, type ReactNode, Suspense, useEffect } from "react";
-import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation, useNavigate } from "react-router";
+import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation } from "react-router";
 import { post, setCsrfToken } from "./api";
-import { ACCOUNT_KEY, RequireAuth, SessionProvider, useSession } from "./session";
+import { RequireAuth, SessionProvider, useSession } from "./session";
 import { Loading } from "./ui";
 
 // Route-level code splitting: the sign-in page loads only what it needs; charts load with the dashboard.
 const Auth = {
-  SignIn: lazy(() => import("./pages/auth").then((m) => ({ default: m.SignInPage }))),
-  Register: lazy(() => import("./pages/auth").then((m) => ({ default: m.RegisterPage }))),
-  Verify: lazy(() => import("./pages/auth").then((m) => ({ default: m.VerifyPage }))),
-  Forgot: lazy(() => import("./pages/auth").then((m) => ({ default: m.ForgotPage }))),
-  Reset: lazy(() => import("./pages/auth").then((m) => ({ default: m.ResetPage }))),
-  Password: lazy(() => import("./pages/auth").then((m) => ({ default: m.ChangePasswordPage }))),
+  SignIn: lazy(() =>
+    import("./features/auth/components/sign-in-page").then((m) => ({ default: m.SignInPage })),
+  ),
+  Register: lazy(() =>
+    import("./features/auth/components/register-page").then((m) => ({ default: m.RegisterPage })),
+  ),
+  Verify: lazy(() =>
+    import("./features/auth/components/verify-email-page").then((m) => ({ default: m.VerifyPage })),
+  ),
+  Forgot: lazy(() =>
+    import("./features/auth/components/forgot-password-page").then((m) => ({ default: m.ForgotPage })),
+  ),
+  Reset: lazy(() =>
+    import("./features/auth/components/reset-password-page").then((m) => ({ default: m.ResetPage })),
+  ),
+  Password: lazy(() =>
+    import("./features/auth/components/change-password-page").then((m) => ({
+      default: m.ChangePasswordPage,
+    })),
+  ),
 };
+const TwoFactor = lazy(() =>
+  import("./features/two-factor/components/two-factor-page").then((m) => ({ default: m.TwoFactorPage })),
+);
 const Projects = lazy(() => import("./pages/projects").then((m) => ({ default: m.ProjectsPage })));
 const ProjectLayout = lazy(() => import("./pages/project").then((m) => ({ default: m.ProjectLayout })));
 const Dashboard = lazy(() => import("./pages/dashboard").then((m) => ({ default: m.DashboardPage })));
-const Resolution = lazy(() => import("./pages/settings").then((m) => ({ default: m.ResolutionPage })));
-const Collisions = lazy(() => import("./pages/settings").then((m) => ({ default: m.CollisionsPage })));
+const Resolution = lazy(() =>
+  import("./features/settings/components/resolution-page").then((m) => ({ default: m.ResolutionPage })),
+);
+const Collisions = lazy(() =>
+  import("./features/settings/components/collisions-page").then((m) => ({ default: m.CollisionsPage })),
+);
 const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
 const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
 const Keys = lazy(() => import("./pages/keys").then((m) => ({ default: m.KeysPage })));
@@ -44,16 +64,15 @@ function RouteAnnouncer() {
 
 function TopBar() {
   const { account } = useSession();
-  const client = useQueryClient();
-  const navigate = useNavigate();
+  // A full page load after signing out: nothing of the account stays in memory (queries, the
+  // CSRF token), and no page under way can send the person back where they were (clearing the
+  // cache in place raced the sign-in page, which saw the old account and went on to /projects).
   const signOut = async () => {
     try {
       await post("/auth/logout");
     } finally {
       setCsrfToken(null);
-      client.clear();
-      client.setQueryData(ACCOUNT_KEY, null);
-      navigate("/sign-in?signedOut=1");
+      window.location.assign("/console/sign-in?signedOut=1");
     }
   };
   return (
@@ -70,6 +89,7 @@ function TopBar() {
             Projects
           </NavLink>
           <NavLink to="/account/password">Password</NavLink>
+          <NavLink to="/account/two-factor">Two-factor</NavLink>
           <span className="whoami" title={account.email}>
             {account.fullName}
           </span>
@@ -136,6 +156,14 @@ export function App() {
             element={
               <Authed>
                 <Auth.Password />
+              </Authed>
+            }
+          />
+          <Route
+            path="account/two-factor"
+            element={
+              <Authed>
+                <TwoFactor />
               </Authed>
             }
           />

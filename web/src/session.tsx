@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useContext, useEffect, useState } from "react";
 import { Navigate, useLocation } from "react-router";
-import { ApiError, get, setCsrfToken, setUnauthenticatedHandler } from "./api";
-import type { Account, AccountAnswer } from "./types";
+import { get, setCsrfToken, setUnauthenticatedHandler } from "./api";
+import type { Account, SessionProbeAnswer } from "./types";
 import { Loading } from "./ui";
 
 interface SessionState {
@@ -16,19 +16,14 @@ const SessionContext = createContext<SessionState>({ account: null, loading: tru
 
 export const ACCOUNT_KEY = ["account"] as const;
 
-/** The signed-in account (GET /account), or null; its CSRF token goes to the API client. */
+/**
+ * The signed-in account, or null (GET /session: signed out is a 200, so a signed-out page logs no
+ * failed request); its CSRF token (the session's, or a pre-session one) goes to the API client.
+ */
 async function loadAccount(): Promise<Account | null> {
-  try {
-    const me = await get<AccountAnswer>("/account", { public: true });
-    setCsrfToken(me.csrfToken);
-    return me.account;
-  } catch (e) {
-    if (e instanceof ApiError && e.code === "UNAUTHENTICATED") {
-      setCsrfToken(null);
-      return null;
-    }
-    throw e;
-  }
+  const me = await get<SessionProbeAnswer>("/session", { public: true });
+  setCsrfToken(me.csrfToken, me.account === null);
+  return me.account;
 }
 
 /** Where to come back to after signing in: only paths of this app. */

@@ -218,3 +218,24 @@ export function formatDateTime(iso: string | null | undefined): string {
 }
 
 export const nf = new Intl.NumberFormat("en-US");
+
+/**
+ * A table that scrolls sideways on a narrow screen: a named region in the tab order, so a
+ * keyboard can scroll it too (axe's scrollable-region-focusable).
+ */
+export function TableWrap({
+  label,
+  className,
+  children,
+}: {
+  label: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+    <section className={`table-wrap ${className ?? ""}`} aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  );
+}

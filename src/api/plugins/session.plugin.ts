@@ -15,6 +15,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** "public": no session needed. Default: a session is required. */
     auth?: "public" | "session";
+    /** A project route a member may use while the project's two-factor rule stops them (leave). */
+    twoFactorExempt?: boolean;
     /** The permission a project route needs (src/accounts/permissions.ts, docs/permissions.md). */
     permission?: Permission;
   }
@@ -91,7 +93,9 @@ function projectIdOf(request: FastifyRequest): number | null {
  * 3. routes with a `permission` and a `:projectId` need a membership in that project whose role
  *    holds the permission. A non-member gets 404 NOT_FOUND, exactly as for a project that does not
  *    exist, so another team's project ids cannot be probed; a member without the permission gets
- *    403 FORBIDDEN.
+ *    403 FORBIDDEN;
+ * 4. a project that requires two-factor sign-in answers 403 TWO_FACTOR_REQUIRED to a member who
+ *    has not turned it on.
  */
 export function installSession(scope: FastifyInstance, services: ConsoleServices, config: Config): void {
   scope.decorateRequest("session", null);
@@ -107,6 +111,13 @@ export function installSession(scope: FastifyInstance, services: ConsoleServices
     const role = await services.projects.repo.findRole(projectId, request.session.account.id);
     if (role === null) throw new AppError("NOT_FOUND", "No such project.");
     if (!can(role, cfg.permission)) throw new AppError("FORBIDDEN");
+    // A project that requires two factors: its members without them see nothing of it until they
+    // turn two-factor sign-in on (leaving it is still allowed).
+    if (
+      cfg.twoFactorExempt !== true &&
+      (await services.twoFactor.blocks(projectId, request.session.account.id))
+    )
+      throw new AppError("TWO_FACTOR_REQUIRED");
     request.membership = { projectId, role };
   });
 }

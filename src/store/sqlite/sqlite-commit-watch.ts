@@ -126,6 +126,9 @@ const CACHE_FREE_TABLES = new Set([
   "account_tokens",
   "memberships",
   "project_access",
+  "account_totp",
+  "account_recovery_codes",
+  "project_two_factor",
 ]);
 
 const CONTROL_SQL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;

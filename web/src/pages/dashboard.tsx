@@ -14,7 +14,7 @@ import {
 } from "recharts";
 import { get } from "../api";
 import type { Dashboard } from "../types";
-import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader } from "../ui";
+import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader, TableWrap } from "../ui";
 import { useProject } from "./project";
 import { ProjectAbout } from "./project-about";
 
@@ -219,7 +219,7 @@ export function DashboardPage() {
                 </BarChart>
               </ResponsiveContainer>
             </div>
-            <div className="table-wrap">
+            <TableWrap label="Requests per endpoint, table">
               <table className="table">
                 <thead>
                   <tr>
@@ -263,7 +263,7 @@ export function DashboardPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           </>
         )}
       </Card>

@@ -13,6 +13,7 @@ import {
   formatDateTime,
   Loading,
   PageHeader,
+  TableWrap,
 } from "../ui";
 import { useProject } from "./project";
 
@@ -109,7 +110,7 @@ export function KeysPage() {
       )}
       {q.data && q.data.length > 0 && (
         <Card title="Keys" className="card-flush">
-          <div className="table-wrap">
+          <TableWrap label="Your API keys">
             <table className="table">
               <thead>
                 <tr>
@@ -154,7 +155,7 @@ export function KeysPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </Card>
       )}
       <Dialog open={created !== null} title="Your new API key" onClose={() => setCreated(null)}>

@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { Suspense } from "react";
-import { NavLink, Outlet, useOutletContext, useParams } from "react-router";
+import { Link, NavLink, Outlet, useOutletContext, useParams } from "react-router";
 import { can as canRole, type Permission } from "../../../src/accounts/permissions";
-import { get } from "../api";
+import { ApiError, get } from "../api";
 import type { ProjectDetail } from "../types";
-import { Badge, ErrorMessage, Loading } from "../ui";
+import { Badge, ErrorMessage, Loading, Notice } from "../ui";
 
 export interface ProjectContext {
   project: ProjectDetail;
@@ -36,6 +36,21 @@ export function ProjectLayout() {
     queryFn: () => get<ProjectDetail>(`/projects/${projectId}`),
   });
   if (q.isPending) return <Loading label="Loading the project" />;
+  if (q.error instanceof ApiError && q.error.code === "TWO_FACTOR_REQUIRED")
+    return (
+      <div className="narrow">
+        <h1>Two-factor sign-in required</h1>
+        <Notice tone="warning">
+          This project requires two-factor sign-in of every member. Turn it on for your account to open it.
+        </Notice>
+        <Link
+          className="btn btn-primary"
+          to={`/account/two-factor?next=${encodeURIComponent(`/projects/${projectId}`)}`}
+        >
+          Set up two-factor sign-in
+        </Link>
+      </div>
+    );
   if (q.isError)
     return (
       <div className="narrow">

@@ -5,7 +5,7 @@ import { Link, useNavigate } from "react-router";
 import { can } from "../../../src/accounts/permissions";
 import { ApiError, del, get, post } from "../api";
 import type { ProjectAllowance, ProjectListItem } from "../types";
-import { Badge, Dialog, Empty, ErrorMessage, Field, formatDate, Loading, PageHeader } from "../ui";
+import { Badge, Dialog, Empty, ErrorMessage, Field, formatDate, Loading, PageHeader, TableWrap } from "../ui";
 
 export const PROJECTS_KEY = ["projects"] as const;
 
@@ -198,7 +198,7 @@ export function ProjectsPage() {
         </Empty>
       )}
       {list.data && list.data.length > 0 && (
-        <div className="table-wrap card card-flush">
+        <TableWrap label="Your projects" className="card card-flush">
           <table className="table">
             <thead>
               <tr>
@@ -242,7 +242,7 @@ export function ProjectsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <Dialog open={creating} title="New project" onClose={() => setCreating(false)}>
         {creating && <CreateProject onDone={() => setCreating(false)} limitText={limitText} />}

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { ApiError, get, put } from "../api";
 import type { Security } from "../types";
 import { Card, ErrorMessage, Field, formatDateTime, Loading, Notice, nf, PageHeader } from "../ui";
+import { TwoFactorRuleCard } from "../features/two-factor/components/two-factor-rule-card";
 import { useProject } from "./project";
 
 const lines = (s: string) =>
@@ -119,6 +120,7 @@ export function SecurityPage() {
           <p className="muted small">Owners and admins can change the allowlists.</p>
         )}
       </form>
+      <TwoFactorRuleCard projectId={project.id} editable={editable} />
       <Card title={`Plan limits (${l.name})`}>
         <dl className="deflist deflist-row">
           <dt>Requests per second per key</dt>

@@ -16,6 +16,7 @@ import {
   Loading,
   Notice,
   PageHeader,
+  TableWrap,
 } from "../ui";
 import { useProject } from "./project";
 
@@ -131,7 +132,7 @@ export function TeamPage() {
       {q.data && (
         <>
           <Card title="Members" className="card-flush">
-            <div className="table-wrap">
+            <TableWrap label="Members table">
               <table className="table">
                 <thead>
                   <tr>
@@ -191,13 +192,13 @@ export function TeamPage() {
                   })}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           </Card>
           <Card title="Pending invitations">
             {q.data.invitations.length === 0 ? (
               <Empty title="No pending invitations" />
             ) : (
-              <div className="table-wrap">
+              <TableWrap label="Pending invitations table">
                 <table className="table">
                   <thead>
                     <tr>
@@ -232,7 +233,7 @@ export function TeamPage() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             )}
           </Card>
         </>

@@ -3,9 +3,9 @@ import { useState } from "react";
 import { NETWORK_ORDER, NETWORKS } from "../../../src/domain/networks";
 import { post } from "../api";
 import type { TryAnswer, TryBody, TryMethod } from "../types";
-import { Card, Empty, ErrorMessage, Field, PageHeader } from "../ui";
+import { Card, Empty, ErrorMessage, Field, PageHeader, TableWrap } from "../ui";
 import { useProject } from "./project";
-import { providerLabel } from "./settings";
+import { providerLabel } from "../features/settings/components/labels";
 
 const METHODS: { value: TryMethod; label: string; help: string }[] = [
   {
@@ -27,7 +27,7 @@ function Records({ data }: { data: Rec }) {
   const list = Array.isArray(data) ? data : [data];
   if (list.length === 0) return <Empty title="No record" />;
   return (
-    <div className="table-wrap">
+    <TableWrap label="Records">
       <table className="table">
         <thead>
           <tr>
@@ -58,7 +58,7 @@ function Records({ data }: { data: Rec }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ONE_TIME_LOGIN_TTL_MINUTES } from "../../../accounts/accounts.service.js";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
@@ -7,6 +7,7 @@ import { passwordStrength } from "../../../accounts/password.js";
 import { AppError } from "../../../domain/errors.js";
 import { issuePreSessionToken, sessionCsrfToken } from "../../plugins/csrf.plugin.js";
 import { sessionCookieName, sessionTokenOf, setCookie } from "../../plugins/session.plugin.js";
+import { clientIpOf, sessionStarter } from "./console-session.js";
 import {
   CONSOLE_BODY_LIMIT,
   doc,
@@ -27,14 +28,8 @@ const ACCEPTED = { accepted: true, message: "If the address has an account, an e
 /** Registration, e-mail verification, login/logout, password reset and change, the session. */
 export function authRoutes(scope: FastifyInstance, services: ConsoleServices, config: Config): void {
   const { accounts } = services;
-  const ipOf = (request: FastifyRequest) =>
-    services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]) ?? "unknown";
-
-  function startSession(reply: FastifyReply, token: string): string {
-    setCookie(reply, config, sessionCookieName(config), token, config.sessionTtlHours * 3600);
-    // The new session's CSRF token: the cookie's token is hashed into the session id.
-    return sessionCsrfToken(services.secret, accounts.sessionIdOf(token));
-  }
+  const ipOf = clientIpOf(services);
+  const startSession = sessionStarter(services, config);
 
   scope.get(
     "/csrf",
@@ -156,15 +151,21 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
     {
       config: PUBLIC,
       bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: { ...doc("Sign in; sets the session cookie"), security: [], body: LoginBody },
+      schema: {
+        ...doc("Sign in; sets the session cookie, or asks for the second factor"),
+        security: [],
+        body: LoginBody,
+      },
     },
     async (request, reply) => {
-      const { account, sessionToken } = await accounts.login({
-        email: request.body.email,
-        password: request.body.password,
-        ip: ipOf(request),
-        previousSession: sessionTokenOf(request, config),
-      });
+      const account = await accounts.checkPassword({ ...request.body, ip: ipOf(request) });
+      // Two-factor sign-in: no session yet; the second step (POST /auth/login/two-factor) names this.
+      if (await services.twoFactor.isEnabled(account.id))
+        return ok({
+          twoFactorRequired: true,
+          challengeToken: await services.twoFactor.issueChallenge(account),
+        });
+      const sessionToken = await accounts.startSession(account, sessionTokenOf(request, config));
       return ok({ account, csrfToken: startSession(reply, sessionToken) });
     },
   );
@@ -202,6 +203,21 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
     async (request) => {
       await accounts.resetPassword(request.body.token, request.body.password);
       return ok({ reset: true });
+    },
+  );
+
+  // The console's probe as a page loads: signed out is an answer (200, account null, a pre-session
+  // CSRF token), not a 401, so a signed-out page logs no failed request in the browser.
+  scope.get(
+    "/session",
+    {
+      config: PUBLIC,
+      schema: { ...doc("The signed-in account or null, and the CSRF token to write with"), security: [] },
+    },
+    async (request, reply) => {
+      const s = request.session;
+      if (s) return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });
+      return ok({ account: null, csrfToken: issuePreSessionToken(reply, services.secret, config) });
     },
   );
 

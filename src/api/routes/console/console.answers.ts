@@ -50,7 +50,31 @@ export const AccountAnswer = Type.Object({
 });
 
 export const SessionAnswer = Type.Object({ account: AccountAnswer, csrfToken: Type.String() });
+/** POST /auth/login when the account has two-factor sign-in: the second step names this token. */
+export const TwoFactorChallengeAnswer = Type.Object({
+  twoFactorRequired: Type.Literal(true),
+  challengeToken: Type.String(),
+});
+export const LoginAnswer = Type.Union([SessionAnswer, TwoFactorChallengeAnswer]);
+export const TwoFactorStatusAnswer = Type.Object({
+  enabled: Type.Boolean(),
+  pending: Type.Boolean({ description: "A secret waits for its first code" }),
+  recoveryCodesLeft: Type.Number(),
+});
+export const TwoFactorSetupAnswer = Type.Object({
+  secret: Type.String({ description: "Base32, for typing into the app; shown only until confirmed" }),
+  otpauthUri: Type.String(),
+  qrCode: Type.String({ description: "The URI as a QR code: a data: URI of an SVG image" }),
+});
+export const RecoveryCodesAnswer = Type.Object({ recoveryCodes: Type.Array(Type.String()) });
+export const TwoFactorDisabledAnswer = Type.Object({ disabled: Type.Literal(true) });
+export const TwoFactorRuleAnswer = Type.Object({ required: Type.Boolean() });
 export const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
+/** GET /session: the account or null (signed out), and the token to write with. */
+export const SessionProbeAnswer = Type.Object({
+  account: Type.Union([AccountAnswer, Type.Null()]),
+  csrfToken: Type.String(),
+});
 export const RegisterAnswer = Type.Object({ account: AccountAnswer, message: Type.String() });
 export const VerifyAnswer = Type.Object({ account: AccountAnswer });
 export const AcceptedAnswer = Type.Object({ accepted: Type.Literal(true), message: Type.String() });

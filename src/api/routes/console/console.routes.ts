@@ -10,6 +10,7 @@ import { authRoutes } from "./auth.routes.js";
 import { projectRoutes } from "./projects.routes.js";
 import { teamRoutes } from "./team.routes.js";
 import { tryRoutes } from "./try.routes.js";
+import { twoFactorRoutes } from "./two-factor.routes.js";
 
 export const CONSOLE_PREFIX = "/console/api";
 
@@ -72,4 +73,5 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   projectRoutes(scope, services);
   teamRoutes(scope, services);
   tryRoutes(scope, services, resolution);
+  twoFactorRoutes(scope, services, config);
 }

@@ -45,6 +45,24 @@ export const PasswordChangeBody = Type.Object(
   { additionalProperties: false },
 );
 
+// Two-factor codes: the lengths are checked by the service, so a wrong one gets its own message.
+const TotpCode = Type.String({ maxLength: 20, description: "The 6-digit code of the authenticator app" });
+const RecoveryCode = Type.String({ maxLength: 40, description: "A recovery code, xxxxx-xxxxx" });
+export const TwoFactorLoginBody = Type.Object(
+  {
+    challengeToken: Type.String({ minLength: 1, maxLength: 200, description: "From POST /auth/login" }),
+    code: Type.Optional(TotpCode),
+    recoveryCode: Type.Optional(RecoveryCode),
+  },
+  { additionalProperties: false },
+);
+export const TwoFactorCodeBody = Type.Object({ code: TotpCode }, { additionalProperties: false });
+export const TwoFactorDisableBody = Type.Object(
+  { password: Password, code: Type.Optional(TotpCode), recoveryCode: Type.Optional(RecoveryCode) },
+  { additionalProperties: false },
+);
+export const TwoFactorRuleBody = Type.Object({ required: Type.Boolean() }, { additionalProperties: false });
+
 export const ProjectCreateBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),

@@ -22,6 +22,19 @@ export type Provider = Static<typeof A.ProviderValue>;
 export type Account = Static<typeof A.AccountAnswer>;
 /** POST /auth/login, GET /account */
 export type SessionAnswer = Static<typeof A.SessionAnswer>;
+/** POST /auth/login: a session, or the second step's token */
+export type LoginAnswer = Static<typeof A.LoginAnswer>;
+export type TwoFactorChallengeAnswer = Static<typeof A.TwoFactorChallengeAnswer>;
+/** GET /account/two-factor */
+export type TwoFactorStatus = Static<typeof A.TwoFactorStatusAnswer>;
+/** POST /account/two-factor/setup */
+export type TwoFactorSetup = Static<typeof A.TwoFactorSetupAnswer>;
+/** POST /account/two-factor/confirm */
+export type RecoveryCodesAnswer = Static<typeof A.RecoveryCodesAnswer>;
+/** GET and PUT /projects/:id/two-factor */
+export type TwoFactorRule = Static<typeof A.TwoFactorRuleAnswer>;
+/** GET /session (signed out: account null) */
+export type SessionProbeAnswer = Static<typeof A.SessionProbeAnswer>;
 /** GET /csrf */
 export type CsrfAnswer = Static<typeof A.CsrfAnswer>;
 /** GET /auth/invitation?token= */

@@ -81,7 +81,7 @@ export function teamRoutes(scope: FastifyInstance, services: ConsoleServices): v
   scope.post<P>(
     "/projects/:projectId/leave",
     {
-      config: { permission: "project.read" },
+      config: { permission: "project.read", twoFactorExempt: true },
       schema: { ...doc("Leave the project (not as its last owner)"), params: ProjectParams },
     },
     async (request) => {
