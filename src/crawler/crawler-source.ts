@@ -4,6 +4,7 @@ import type { Provider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { ProviderAdapter, SourceContracts } from "../providers/provider.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
+import type { ChangeLog } from "../store/change-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { StoreConnection } from "../store/store.js";
 import type { ChainReader } from "./chain-reader.js";
@@ -33,7 +34,7 @@ export type SignalsFn = (
  * The store parts the crawler uses: its log (checkpoints, journal, recent blocks), the map it
  * writes, and transactions.
  */
-export type CrawlerStore = CrawlerLog & DomainMap & Pick<StoreConnection, "transaction">;
+export type CrawlerStore = CrawlerLog & DomainMap & ChangeLog & Pick<StoreConnection, "transaction">;
 
 /** What the parts of one source's sync loop share: the source, its store, chain and rules. */
 export interface SourceContext {

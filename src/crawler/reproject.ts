@@ -1,6 +1,8 @@
-import type { DomainWrite } from "../domain/types.js";
+import type { DomainWithRecords, DomainWrite } from "../domain/types.js";
+import type { ChangeLog } from "../store/change-log.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
+import { type ChangeLogging, changeEventsOf } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
 import {
@@ -31,12 +33,14 @@ export interface ReprojectStats {
  * truth and the domain tables are its projection. Must run inside the caller's transaction.
  */
 export async function reproject(
-  tx: CrawlerLog & DomainMap,
+  tx: CrawlerLog & DomainMap & ChangeLog,
   source: CrawlerSource,
   keys: Iterable<string>,
   signals: SignalsFn,
   /** Complete, chain-ordered event lists already at hand (applyRange), not read again. */
   known: ReadonlyMap<string, JournalEvent[]> = new Map(),
+  /** Log the changes to the change log (change-events.ts), in this transaction. */
+  logging?: ChangeLogging,
 ): Promise<ReprojectStats> {
   const requested = [...new Set(keys)];
   const stats: ReprojectStats = { domainsWritten: 0, domainsDeleted: 0, reverseWritten: 0, issues: [] };
@@ -109,6 +113,12 @@ export async function reproject(
     // the stored name, exactly as a later rescoring will, so the two never disagree.
     return { ...d, ...signals(d, p.records) };
   });
+  // The state before, for the change log: only tokens with an earlier journal entry can have one.
+  let before = new Map<string, DomainWithRecords>();
+  if (logging) {
+    const read = states.filter((s) => !logging.fresh.has(s.tokenId)).map((s) => s.tokenId);
+    if (read.length > 0) before = await tx.findDomainsByTokens(source.network, source.provider, read);
+  }
   const ids = await tx.upsertDomains(writes);
   await tx.replaceRecordsMany(ids.map((domainId, i) => ({ domainId, records: projected[i].records })));
   stats.domainsWritten = ids.length;
@@ -117,6 +127,10 @@ export async function reproject(
     const existing = await tx.findDomainIdsByTokens(source.network, source.provider, dead);
     for (const id of existing.values()) await tx.deleteDomain(id);
     stats.domainsDeleted = existing.size;
+  }
+  if (logging) {
+    const written = writes.map((w, i) => ({ ...w, records: projected[i].records }));
+    await tx.appendChangeEvents(changeEventsOf(source, logging, before, written, dead));
   }
 
   if (reverseKeys.size > 0) {

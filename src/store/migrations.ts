@@ -9,6 +9,7 @@ import * as m0007 from "./migrations/0007-source-progress.js";
 import * as m0009 from "./migrations/0009-name-index.js";
 import * as m0010 from "./migrations/0010-tld-registrations.js";
 import * as m0011 from "./migrations/0011-journal-indexes.js";
+import * as m0013 from "./migrations/0013-change-events.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0010-tld-registrations", up: m0010.up },
   { name: "0009-name-index", up: m0009.up },
   { name: "0011-journal-indexes", up: m0011.up },
+  { name: "0013-change-events", up: m0013.up },
 ];
