@@ -1,4 +1,6 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
+import type { Registry } from "prom-client";
+import { createChangeHub } from "./changes/change-hub.js";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
@@ -58,6 +60,8 @@ export interface BuildAppOptions {
   closeServices?: boolean;
   /** Serve the console API (/console/api) and its pages. Default true. */
   console?: boolean;
+  /** The Prometheus registry of GET /metrics: the change feed's metrics are registered on it. */
+  registry?: Registry | null;
 }
 
 /**
@@ -131,6 +135,13 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
   const resolution = createResolution({ store: ctx.store, ranker: ctx.ranker });
+  const hub = await createChangeHub({
+    store: ctx.store,
+    registry: opts.registry,
+    retentionMs: ctx.config.changesRetentionDays * 86_400_000,
+    clock: ctx.clock,
+  });
+  app.addHook("onClose", async () => hub.close());
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx) });
   await app.register(v1Routes, {
@@ -140,6 +151,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     verifier,
     extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
     rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
+    changes: {
+      hub,
+      store: ctx.store,
+      verifier,
+      heartbeatMs: ctx.config.changesHeartbeatMs,
+      maxClients: ctx.config.changesMaxClients,
+      stallMs: ctx.config.changesStallMs,
+    },
   });
   if (serveConsole) {
     await app.register(consoleRoutes, {

@@ -5,6 +5,7 @@ import { createConsoleServices } from "../accounts/console-services.js";
 import { DEMO_EMAIL, type DemoAccountState, ensureDemoAccount } from "../accounts/demo-account.js";
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
+import { Registry } from "prom-client";
 import { statusRoutes } from "../api/routes/status.routes.js";
 import type { AppContext } from "../app-context.js";
 import type { Config } from "../config/config.schema.js";
@@ -139,8 +140,10 @@ export const startCommand: Command = {
           config: { ...config, demoApiKey: key },
         });
         const services = createConsoleServices(ctx);
+        const registry = role?.registry ?? new Registry();
         app = await buildApp(ctx, {
           services,
+          registry,
           closeServices: true,
           countryHeader: config.geoCountryHeader || undefined,
         }).catch(async (e: unknown) => {
@@ -150,7 +153,7 @@ export const startCommand: Command = {
         await app.register(statusRoutes, {
           store: ctx.store,
           crawler: role?.crawler ?? null,
-          registry: role?.registry ?? null,
+          registry,
         });
         const address = await app.listen({ port: config.port, host: config.host });
         followBoundPort(config, app.server.address(), ctx.logger);

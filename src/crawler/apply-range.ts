@@ -122,6 +122,6 @@ function retraction(e: ChangeEvent, at: ChangePosition, now: number): ChangeEven
     ...at,
     retracts: e.id,
     projectId: e.projectId,
-    payload: {},
+    payload: { retracted: { type: e.type, payload: e.payload } },
   };
 }

@@ -50,7 +50,7 @@ function diffRecords(
  * The event of one domain's write: `after` undefined is a removal. Null when nothing a client sees
  * changed (or a token that was no domain stays none).
  *
- * @example diffDomain(undefined, { ...write, records }) // { type: "domain.created", payload: { domain } }
+ * @example diffDomain(undefined, { ...write, records }) // { type: "domain.created", payload: { state } }
  */
 export function diffDomain(
   before: DomainWithRecords | undefined,
@@ -65,9 +65,9 @@ export function diffDomain(
       payload: { owner: { from: before.owner, to: null } },
     };
   }
-  const domain = { owner: after.owner, expiresAt: after.expiresAt, records: shown(after.records) };
+  const state = { owner: after.owner, expiresAt: after.expiresAt, records: shown(after.records) };
   if (before === undefined)
-    return { type: "domain.created", name: after.name, tld: after.tld, payload: { domain } };
+    return { type: "domain.created", name: after.name, tld: after.tld, payload: { state } };
   const payload: ChangePayload = {};
   if (before.owner !== after.owner) payload.owner = { from: before.owner, to: after.owner };
   const records = diffRecords(before.records, after.records);
@@ -76,7 +76,7 @@ export function diffDomain(
     payload.expiresAt = { from: before.expiresAt, to: after.expiresAt };
   if (before.name !== after.name) payload.nameChanged = { from: before.name, to: after.name };
   if (Object.keys(payload).length === 0) return null;
-  payload.domain = domain;
+  payload.state = state;
   return { type: "domain.updated", name: after.name, tld: after.tld, payload };
 }
 

@@ -27,12 +27,12 @@ export interface ChangedRecord {
 
 /**
  * What an event says beyond its position. Every field is optional: each type fills its own
- * (`owner`, `records` for `domain.updated`; `domain` for created and the state after an update;
+ * (`owner`, `records` for `domain.updated`; `state` for created and the state after an update;
  * `winner` for `winner.changed`).
  */
 export interface ChangePayload {
   /** The domain as it stands after the change (absent for `domain.removed` and retractions). */
-  domain?: { owner: string; expiresAt: number | null; records: ChangedRecord[] };
+  state?: { owner: string; expiresAt: number | null; records: ChangedRecord[] };
   /** The owner before a removal, or `from → to` of an update that changed it. */
   owner?: { from: string | null; to: string | null };
   records?: {
@@ -42,6 +42,8 @@ export interface ChangePayload {
   };
   expiresAt?: { from: number | null; to: number | null };
   nameChanged?: { from: string; to: string };
+  /** `change.retracted`: the event undone, as it was sent. */
+  retracted?: { type: ChangeType; payload: ChangePayload };
   /** `winner.changed`: the winning domain before and after, as network/provider/token (null: none). */
   winner?: { from: WinnerRef | null; to: WinnerRef | null };
 }

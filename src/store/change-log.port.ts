@@ -18,7 +18,7 @@ export interface ChangeLogBounds {
  * @example
  * await tx.appendChangeEvents([{ type: "domain.created", createdAt: now, sourceId, network, provider,
  *   tokenId, name, tld, blockNumber, blockHash, txHash, blockTime, retracts: null, projectId: null,
- *   payload: { domain } }]);
+ *   payload: { state } }]);
  * const page = await store.findChangeEventsAfter(cursor, 500);
  */
 export interface ChangeLog {

@@ -166,7 +166,7 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
         blockNumber: 2,
         blockHash: hashOf(2),
         retracts: null,
-        payload: { domain: { owner: ALICE, records: [{ key: "token.ETH.0", value: ALICE }] } },
+        payload: { state: { owner: ALICE, records: [{ key: "token.ETH.0", value: ALICE }] } },
       });
       expect(created[0].txHash).toMatch(/^0x[0-9a-f]{64}$/);
       expect(created[0].blockTime).toBe((1_700_000_000 + 2 * 12) * 1000);

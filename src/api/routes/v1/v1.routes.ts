@@ -1,8 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import type { ApiKeyVerifier } from "../../../accounts/api-keys.js";
 import type { AppContext } from "../../../app-context.js";
 import { createPublicZoneLookup } from "../../../dns/dns-role.js";
 import type { Resolution } from "../../../resolution/resolution.js";
+import fastifySse from "@fastify/sse";
+import { type ChangesRoutesOptions, changesRoutes } from "../../changes/changes.routes.js";
 import { requireApiKey } from "../../plugins/api-key.plugin.js";
 import { dnsQueryRoutes } from "../dns-query.routes.js";
 import { resolveRoutes } from "./resolve.routes.js";
@@ -31,6 +33,7 @@ interface V1Options {
   verifier: ApiKeyVerifier;
   extensions: readonly V1Extension[];
   rank: RankInputs;
+  changes: ChangesRoutesOptions;
 }
 
 /** The authenticated v1 scope (registered under /svc/api/v1): one encapsulated plugin. */
@@ -42,7 +45,11 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
     const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
     route.preValidation = [canonicalizeQueryFor(route.schema?.querystring), ...own];
   });
+  // The package's default export is the plugin wrapped by fastify-plugin (so its route hook applies
+  // to this scope's routes); its type declarations describe the CommonJS module object instead.
+  await scope.register(fastifySse as unknown as FastifyPluginAsync);
   resolveRoutes(scope, opts.resolution, opts.rank);
+  changesRoutes(scope, opts.changes);
   reverseResolveRoutes(scope, opts.resolution, opts.rank);
   // The project's own DoH: the same zones, ranked under the key's project settings.
   const zones = createPublicZoneLookup(opts.ctx);
