@@ -12,14 +12,19 @@ import { loadConfig } from "../../src/config/load-config.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { callData } from "../../src/devnet/deploy.js";
-import { DEVNET_DEPLOYER, type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { DEVNET_DEPLOYER, type Devnet } from "../../src/devnet/devnet.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
-import { devnetRpc } from "../../src/devnet/rpc.js";
-import { pauseMining } from "../../src/devnet/tx-sender.js";
 import { fnsAdapter } from "../../src/providers/fns/fns.adapter.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
-import { rpcCall, senderFor, startCrawler, tempStore, waitFor } from "../crawler/crawler-harness.js";
+import {
+  rpcCall,
+  senderFor,
+  startCrawler,
+  startPausedDevnet,
+  tempStore,
+  waitFor,
+} from "../crawler/crawler-harness.js";
 import { openFeed, type Received } from "../helpers/sse-client.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -59,18 +64,8 @@ describe("the change feed on the devnet", () => {
     const t = await tempStore();
     store = t.store;
     cleanup = t.cleanup;
-    devnet = await startDevnet({
-      dataDir: t.dir,
-      persist: false,
-      seed: false,
-      blockTime: 0,
-      logs: false,
-      networks: ["POLYGON", "BSC"],
-      basePort: 20_000 + Math.floor(Math.random() * 20_000),
-    });
+    devnet = await startPausedDevnet(t.dir, ["POLYGON", "BSC"]);
     polygon = devnet.manifest.networks.POLYGON!.rpcUrl;
-    await pauseMining(devnetRpc(polygon));
-    await pauseMining(devnetRpc(devnet.manifest.networks.BSC!.rpcUrl));
     sources = sourcesFromManifest(devnet.manifest);
     ({ crawler } = startCrawler(store, sources, { finality: 10, sync: { pollIntervalMs: 50 } }));
     const ctx: AppContext = {

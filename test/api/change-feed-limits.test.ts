@@ -1,0 +1,201 @@
+import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChangeEventWrite } from "../../src/domain/change-events.js";
+import { waitFor } from "../crawler/crawler-harness.js";
+import { openFeed } from "../helpers/sse-client.js";
+import { createTestApp, type TestApp } from "./helpers/test-app.js";
+
+const TOKEN = `0x${"ab".repeat(32)}`;
+const event = (i: number, pad = 0): ChangeEventWrite => ({
+  type: "domain.created",
+  createdAt: Date.now(),
+  sourceId: "fns-polygon",
+  network: "POLYGON",
+  provider: "NAMESPACE_A",
+  tokenId: TOKEN,
+  name: `n${i}.limits`,
+  tld: "limits",
+  blockNumber: i,
+  blockHash: TOKEN,
+  txHash: TOKEN,
+  blockTime: null,
+  retracts: null,
+  projectId: null,
+  payload: {
+    state: {
+      owner: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+      expiresAt: null,
+      records: [{ key: "pad", value: "x".repeat(pad) }],
+    },
+  },
+});
+
+/** Status and JSON body of a plain GET (not an SSE client): the refusals come before the stream. */
+function get(base: string, path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { headers }, (res) => {
+      let body = "";
+      res.on("data", (c) => {
+        body += c;
+        if ((res.headers["content-type"] ?? "").startsWith("text/event-stream")) req.destroy();
+      });
+      res.on("close", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the change feed's refusals and limits", () => {
+  let t: TestApp;
+  const registry = new Registry();
+  let base: string;
+  const V1 = "/svc/api/v1/changes";
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: { changesHeartbeatMs: 100, changesStallMs: 300, changesMaxClients: 1_000 },
+      app: { console: false, registry },
+    });
+    base = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    await t.store.appendChangeEvents([1, 2, 3].map((i) => event(i)));
+  });
+  afterAll(async () => t?.close());
+
+  it.each([
+    ["no key", V1, {}, 401, "API_KEY_MISSING"],
+    ["a wrong key", V1, { "api-key": "on_live_wrong" }, 401, "API_KEY_INVALID"],
+    ["an unknown network", `${V1}?networks=POLYGON,MARS`, null, 400, "INVALID_PARAMETER"],
+    ["an unknown type", `${V1}?types=domain.renamed`, null, 400, "INVALID_PARAMETER"],
+    ["an invalid domain", `${V1}?domains=a..b`, null, 400, "INVALID_PARAMETER"],
+    ["a repeated filter", `${V1}?tlds=a&tlds=b`, null, 400, "INVALID_PARAMETER"],
+    ["a cursor that is no number", `${V1}?after=1e5`, null, 400, "INVALID_PARAMETER"],
+    ["a negative cursor", `${V1}?after=-1`, null, 400, "INVALID_PARAMETER"],
+    [
+      "1,001 filter values",
+      `${V1}?tlds=${Array.from({ length: 1_001 }, (_, i) => `t${i}`).join(",")}`,
+      null,
+      400,
+      "PARAMETER_TOO_LONG",
+    ],
+  ])("refuses %s before the stream opens", async (_what, path, headers, status, code) => {
+    const r = await get(base, path, headers ?? { "api-key": t.key });
+    expect(r.status).toBe(status);
+    expect(JSON.parse(r.body).error.code).toBe(code);
+  });
+
+  it("takes 1,000 filter values, and refuses a URL too long for the server with a 4xx", async () => {
+    const tlds = Array.from({ length: 1_000 }, (_, i) => `t${i}`).join(",");
+    const ok = await get(base, `${V1}?tlds=limits,${tlds.slice(0, tlds.lastIndexOf(","))}`, {
+      "api-key": t.key,
+    });
+    expect(ok.status).toBe(200);
+    const addresses = Array.from({ length: 1_000 }, (_, i) => `0x${i.toString(16).padStart(40, "0")}`).join(
+      ",",
+    );
+    const long = await get(base, `${V1}?addresses=${addresses}`, { "api-key": t.key });
+    expect(long.status).toBeGreaterThanOrEqual(400);
+    expect(long.status).toBeLessThan(500);
+  });
+
+  it("sends a feed.error event for a cursor from the future or older than the retention window", async () => {
+    const { newest } = await t.store.changeLogBounds();
+    const future = openFeed(`${base}${V1}?after=${newest + 1_000}`, { "api-key": t.key });
+    const e1 = await waitFor(async () => future.events[0] ?? null, 5_000, "the future cursor's error");
+    future.close();
+    expect(e1).toMatchObject({ type: "feed.error", data: { code: "CURSOR_FROM_FUTURE" } });
+
+    expect(await t.store.pruneChangeEvents(Date.now() + 1, 1)).toBe(1);
+    const expired = openFeed(`${base}${V1}`, { "api-key": t.key, "last-event-id": "0" });
+    const e2 = await waitFor(async () => expired.events[0] ?? null, 5_000, "the expired cursor's error");
+    expired.close();
+    expect(e2).toMatchObject({ type: "feed.error", data: { code: "CURSOR_EXPIRED" } });
+    expect(e2.data.message).toMatch(/retention window/);
+  });
+
+  it("sends heartbeats carrying the cursor on an idle stream", async () => {
+    const { newest } = await t.store.changeLogBounds();
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(`${base}${V1}?tlds=none`, { headers: { "api-key": t.key } }, (res) => {
+        let body = "";
+        res.on("data", (c) => {
+          body += c;
+          if (body.split(": heartbeat").length > 2) {
+            req.destroy();
+            resolve(body);
+          }
+        });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(text).toContain(`: heartbeat\nid: ${newest}\n\n`);
+  });
+
+  it("disconnects a client that stops reading, and holds 1,000 clients at once that all get an event", async () => {
+    const socket = connect(Number(new URL(base).port), "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    socket.write(`GET ${V1} HTTP/1.1\r\nHost: 127.0.0.1\r\napi-key: ${t.key}\r\n\r\n`);
+    socket.pause();
+    const closed = new Promise((r) => socket.once("close", r));
+    await waitFor(
+      async () => ((await metric("omniname_feed_clients")) >= 1 ? true : null),
+      5_000,
+      "the client",
+    );
+    // About 64 MB of events: more than the socket buffers hold (loopback autotunes them up to
+    // 32 MB here) for a reader that reads nothing.
+    for (let i = 0; i < 8; i++)
+      await t.store.appendChangeEvents(Array.from({ length: 125 }, (_, k) => event(k, 64_000)));
+    await waitFor(
+      async () => ((await metric("omniname_feed_clients")) === 0 ? true : null),
+      10_000,
+      "the drop",
+    );
+    socket.resume();
+    await closed;
+
+    const before = process.memoryUsage().rss;
+    const clients = Array.from({ length: 1_000 }, () => {
+      let got = "";
+      const seen = new Promise<void>((resolve, reject) => {
+        const req = httpRequest(
+          `${base}${V1}?types=domain.removed`,
+          { headers: { "api-key": t.key } },
+          (res) => {
+            res.on("data", (c) => {
+              got += c;
+              if (got.includes("event: domain.removed")) resolve();
+            });
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+      return seen;
+    });
+    await waitFor(
+      async () => ((await metric("omniname_feed_clients")) === 1_000 ? true : null),
+      30_000,
+      "1,000 clients",
+    );
+    const held = process.memoryUsage().rss - before;
+    await t.store.appendChangeEvents([{ ...event(9), type: "domain.removed" }]);
+    const sent = Date.now();
+    await Promise.all(clients);
+    console.log(
+      `1,000 clients: ${Math.round(held / 1e6)} MB RSS (server and clients in one process); the event reached all in ${Date.now() - sent} ms`,
+    );
+    // One stream more than CHANGES_MAX_CLIENTS (1,000 here) is refused.
+    const busy = await get(base, V1, { "api-key": t.key });
+    expect(busy.status).toBe(503);
+    expect(JSON.parse(busy.body).error.code).toBe("FEED_BUSY");
+  }, 90_000);
+
+  async function metric(name: string): Promise<number> {
+    const m = await registry.getSingleMetric(name)?.get();
+    return m?.values[0]?.value ?? -1;
+  }
+});
