@@ -40,7 +40,14 @@ describe("OpenAPI document", () => {
 
   it("lists every route with its operation, and nothing else", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ["/healthz", "/readyz", `${V1}/deep-resolve`, `${V1}/resolve`, `${V1}/reverse-resolve`].sort(),
+      [
+        "/healthz",
+        "/readyz",
+        `${V1}/changes`,
+        `${V1}/deep-resolve`,
+        `${V1}/resolve`,
+        `${V1}/reverse-resolve`,
+      ].sort(),
     );
     for (const p of Object.values(doc.paths)) expect(Object.keys(p)).toEqual(["get"]);
     expect(doc.paths["/healthz"].get.security).toEqual([]);
@@ -99,7 +106,14 @@ describe("OpenAPI document with the console mounted", () => {
     try {
       const paths = Object.keys((await t.app.inject({ url: `${V1}/openapi.json` })).json().paths);
       expect(paths.sort()).toEqual(
-        ["/healthz", "/readyz", `${V1}/deep-resolve`, `${V1}/resolve`, `${V1}/reverse-resolve`].sort(),
+        [
+          "/healthz",
+          "/readyz",
+          `${V1}/changes`,
+          `${V1}/deep-resolve`,
+          `${V1}/resolve`,
+          `${V1}/reverse-resolve`,
+        ].sort(),
       );
       // The console's hooks run in the v1 scope and the API still answers.
       expect((await t.get(`${V1}/resolve?domain=alice.wallet`)).statusCode).toBe(200);

@@ -77,6 +77,7 @@ export class ChangeHub {
   private backlogSlots: number;
   private backlogQueue: Array<() => void> = [];
   private closed = false;
+  private ready = false;
   readonly clients: Gauge;
   readonly sent: Counter<"type">;
 
@@ -92,10 +93,16 @@ export class ChangeHub {
     });
   }
 
+  /** Starts at the log's head; with the store down, at its first read that succeeds. */
+  private async init(): Promise<void> {
+    this.newest = (await this.opts.store.changeLogBounds()).newest;
+    this.ringFrom = this.newest;
+    this.ready = true;
+  }
+
   async start(): Promise<void> {
     const { store } = this.opts;
-    this.newest = (await store.changeLogBounds()).newest;
-    this.ringFrom = this.newest;
+    await this.init().catch(() => {});
     const feed = store.changes;
     if (feed) {
       this.off = feed.on((topic) => {
@@ -142,8 +149,10 @@ export class ChangeHub {
       return this.reading;
     }
     this.reading = (async () => {
+      if (!this.ready) await this.init().catch(() => {});
       do {
         this.again = false;
+        if (!this.ready) break;
         for (;;) {
           const page = await this.opts.store.findChangeEventsAfter(this.newest, 500).catch(() => []);
           if (page.length === 0) break;

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyVerifier } from "../../accounts/api-keys.js";
 import { AppError, type ErrorCode } from "../../domain/errors.js";
+import { toStoreError } from "../../resolution/store-unavailable.js";
 import { compiledRulesOf } from "../../scoring/project-rules.js";
 import type { ChangeLog } from "../../store/change-log.port.js";
 import { ERROR_RESPONSES } from "../routes/v1/v1.schemas.js";
@@ -113,7 +114,9 @@ export function changesRoutes(scope: FastifyInstance, opts: ChangesRoutesOptions
           "FEED_BUSY",
           `This server holds ${opts.maxClients} change feed streams; retry later.`,
         );
-      const bounds = await opts.store.changeLogBounds();
+      const bounds = await opts.store.changeLogBounds().catch((e: unknown) => {
+        throw toStoreError(e);
+      });
       const newest = Math.max(bounds.newest, opts.hub.newest);
       const cursor = raw === undefined ? newest : Number(raw.trim());
 
