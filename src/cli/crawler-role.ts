@@ -88,6 +88,7 @@ export function syncOptionsOf(config: Config) {
     maxRange: config.crawlerMaxRange,
     initialRange: Math.min(config.crawlerInitialRange, config.crawlerMaxRange),
     requestTimeoutMs: config.crawlerRpcTimeoutMs,
+    changeRetentionMs: config.changesRetentionDays * 86_400_000,
   };
 }
 

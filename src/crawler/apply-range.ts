@@ -12,6 +12,8 @@ export interface RangeWrite {
   recentBlocks: RecentBlock[];
   /** Recent blocks below this number are pruned. */
   pruneBelow: number;
+  /** Changes in blocks older than this (epoch ms) are not logged; null or absent: all are. */
+  changesSince?: number | null;
 }
 
 /** A range's journal entries, their projection and the checkpoint: one transaction. */
@@ -60,6 +62,7 @@ export async function applyRange(
     const inserted = await tx.appendJournal(write.entries);
     const stats = await reproject(tx, source, keys, signals, known, {
       now: write.checkpoint.updatedAt,
+      since: write.changesSince ?? null,
       fresh,
       positionOf: (tokenId) => positions.get(tokenId) ?? top,
     });
@@ -92,6 +95,7 @@ export async function rollbackTo(
     await tx.appendChangeEvents(orphaned.map((e) => retraction(e, at, now)));
     const stats = await reproject(tx, source, keys, signals, new Map(), {
       now,
+      since: null,
       fresh: new Set(),
       positionOf: () => at,
     });

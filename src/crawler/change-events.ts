@@ -20,9 +20,16 @@ export interface ChangePosition {
 /** What reproject needs to log the changes it writes (absent: nothing is logged). */
 export interface ChangeLogging {
   now: number;
+  /** Changes in blocks older than this (epoch ms; the retention window's start) are not logged. */
+  since: number | null;
   /** Tokens with no earlier journal entry: no domain row can exist, nothing is read back for them. */
   fresh: ReadonlySet<string>;
   positionOf(tokenId: string): ChangePosition;
+}
+
+/** False for a change older than the retention window: it is neither logged nor read back. */
+export function isLogged(logging: ChangeLogging, at: ChangePosition): boolean {
+  return logging.since === null || at.blockTime === null || at.blockTime >= logging.since;
 }
 
 const shown = (records: readonly DomainRecord[]): ChangedRecord[] =>
@@ -92,6 +99,7 @@ export function changeEventsOf(
   const push = (tokenId: string, diff: ReturnType<typeof diffDomain>) => {
     if (diff === null) return;
     const at = logging.positionOf(tokenId);
+    if (!isLogged(logging, at)) return;
     out.push({
       ...diff,
       createdAt: logging.now,

@@ -46,6 +46,8 @@ export interface SourceContext {
   clock: () => number;
   log: Logger;
   metrics?: CrawlerMetrics;
+  /** Changes in blocks older than this (ms) are not logged to the change log: they would be pruned. */
+  changeRetentionMs?: number;
 }
 
 /** The options of one source's sync loop (source-sync.ts). */
@@ -64,6 +66,11 @@ export interface SyncOptions {
   /** The scoring fields written with every domain (src/scoring's base signals). */
   signals: SignalsFn;
   clock?: () => number;
+  /**
+   * The change log's retention (CHANGES_RETENTION_DAYS): a change in a block older than this is not
+   * logged, so a backfill of years writes the log of the last days only. Default: every change.
+   */
+  changeRetentionMs?: number;
   /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
   decodeInWorker?: boolean;
   /**

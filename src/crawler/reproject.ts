@@ -2,7 +2,7 @@ import type { DomainWithRecords, DomainWrite } from "../domain/types.js";
 import type { ChangeLog } from "../store/change-log.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
-import { type ChangeLogging, changeEventsOf } from "./change-events.js";
+import { type ChangeLogging, changeEventsOf, isLogged } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
 import {
@@ -116,7 +116,9 @@ export async function reproject(
   // The state before, for the change log: only tokens with an earlier journal entry can have one.
   let before = new Map<string, DomainWithRecords>();
   if (logging) {
-    const read = states.filter((s) => !logging.fresh.has(s.tokenId)).map((s) => s.tokenId);
+    const read = states
+      .filter((s) => !logging.fresh.has(s.tokenId) && isLogged(logging, logging.positionOf(s.tokenId)))
+      .map((s) => s.tokenId);
     if (read.length > 0) before = await tx.findDomainsByTokens(source.network, source.provider, read);
   }
   const ids = await tx.upsertDomains(writes);

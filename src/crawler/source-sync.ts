@@ -374,6 +374,7 @@ export class SourceSync {
       clock: this.clock,
       log,
       metrics: this.metrics,
+      changeRetentionMs: this.options.changeRetentionMs,
     };
   }
 }

@@ -51,7 +51,7 @@ const set = (block: number, key: string, value: string) =>
   );
 const reverse = (block: number, addr: string) => log(block, [UNS_TOPICS.SetReverse, pad(addr as Hex), TOKEN]);
 
-async function apply(store: Store, logs: FetchedLog[], to: number) {
+async function apply(store: Store, logs: FetchedLog[], to: number, changesSince: number | null = null) {
   const entries = journalEntriesOf(source, logs, new Map(), []);
   await applyRange(
     store,
@@ -73,6 +73,7 @@ async function apply(store: Store, logs: FetchedLog[], to: number) {
         parentHash: hashOf(n - 1),
       })),
       pruneBelow: 0,
+      changesSince,
     },
     NEUTRAL_SIGNALS,
   );
@@ -150,6 +151,20 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
 });
 
 describe.each(backends)("change log written with the map (%s)", (_name, open) => {
+  it("logs nothing for blocks older than the retention window (a backfill of old history)", async () => {
+    const a = await open();
+    try {
+      const blockTimeOf2 = (1_700_000_000 + 2 * 12) * 1000;
+      await apply(a.store, rangeA(), 2, blockTimeOf2 + 1);
+      expect(await a.store.countDomains()).toBe(1);
+      expect(await a.store.findChangeEventsAfter(0, 100)).toEqual([]);
+      await apply(a.store, rangeB(), 4, blockTimeOf2 + 1);
+      expect((await a.store.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual(["domain.updated"]);
+    } finally {
+      await a.cleanup();
+    }
+  });
+
   it("logs creation, owner and record changes, retracts a reorg's events and logs the corrected state", async () => {
     const a = await open();
     try {
