@@ -92,7 +92,14 @@ export async function findRetractableChangeEvents(
     .where("e.block_number", ">", blockNumber)
     .where("e.type", "!=", "change.retracted")
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom("change_events as r").select("r.id").whereRef("r.retracts", "=", "e.id"))),
+      not(
+        exists(
+          selectFrom("change_events as r")
+            .select("r.id")
+            .where("r.retracts", "is not", null)
+            .whereRef("r.retracts", "=", "e.id"),
+        ),
+      ),
     )
     .orderBy("e.id")
     .execute();

@@ -7,7 +7,8 @@ import type { Dialect } from "../store.js";
  * (change-log.queries.ts):
  * - `change_events_source_block` (source, block): a reorg's retraction of the events above its
  *   common ancestor;
- * - `change_events_retracts` (retracts): an event already retracted is not retracted again;
+ * - `change_events_retracts` (retracts), partial: an event already retracted is not retracted
+ *   again. Only retractions are in it, so the crawler's inserts of ordinary events skip it;
  * - `change_events_created` (created_at): pruning of the retention window.
  * `change_log_state` holds one row per key; `pruned_through` is the highest id pruned, so that a
  * cursor below it is told it expired even when the ids are not contiguous.
@@ -35,7 +36,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     project_id bigint,
     payload text not null)`.execute(db);
   await sql`create index change_events_source_block on change_events (source_id, block_number)`.execute(db);
-  await sql`create index change_events_retracts on change_events (retracts)`.execute(db);
+  await sql`create index change_events_retracts on change_events (retracts) where retracts is not null`.execute(
+    db,
+  );
   await sql`create index change_events_created on change_events (created_at)`.execute(db);
   await sql`create table change_log_state (key text primary key, value bigint not null)`.execute(db);
 }
