@@ -17,7 +17,8 @@ const APPEND_LOCK = 0x6f6d6e69; // "omni"
 const ROWS_PER_INSERT = 500;
 const PRUNED_THROUGH = "pruned_through";
 
-function toRow(e: ChangeEventWrite): Omit<ChangeEventsTable, "id"> {
+/** A change event as its row (the SQLite bulk path binds the same columns). */
+export function changeEventRow(e: ChangeEventWrite): Omit<ChangeEventsTable, "id"> {
   return {
     type: e.type,
     created_at: e.createdAt,
@@ -65,7 +66,7 @@ export async function appendChangeEvents(db: Db, events: ChangeEventWrite[]): Pr
   for (let i = 0; i < events.length; i += ROWS_PER_INSERT)
     await db
       .insertInto("change_events")
-      .values(events.slice(i, i + ROWS_PER_INSERT).map(toRow))
+      .values(events.slice(i, i + ROWS_PER_INSERT).map(changeEventRow))
       .execute();
 }
 
