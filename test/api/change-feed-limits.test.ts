@@ -1,6 +1,4 @@
 import { request as httpRequest } from "node:http";
-import { connect } from "node:net";
-import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEventWrite } from "../../src/domain/change-events.js";
 import { waitFor } from "../crawler/crawler-harness.js";
@@ -50,14 +48,12 @@ function get(base: string, path: string, headers: Record<string, string>) {
 
 describe("the change feed's refusals and limits", () => {
   let t: TestApp;
-  const registry = new Registry();
   let base: string;
   const V1 = "/svc/api/v1/changes";
 
   beforeAll(async () => {
     t = await createTestApp({
-      config: { changesHeartbeatMs: 100, changesStallMs: 300, changesMaxClients: 1_000 },
-      app: { console: false, registry },
+      config: { changesHeartbeatMs: 500, changesStallMs: 300, changesMaxClients: 10 },
     });
     base = await t.app.listen({ host: "127.0.0.1", port: 0 });
     await t.store.appendChangeEvents([1, 2, 3].map((i) => event(i)));
@@ -133,69 +129,4 @@ describe("the change feed's refusals and limits", () => {
     });
     expect(text).toContain(`: heartbeat\nid: ${newest}\n\n`);
   });
-
-  it("disconnects a client that stops reading, and holds 1,000 clients at once that all get an event", async () => {
-    const socket = connect(Number(new URL(base).port), "127.0.0.1");
-    await new Promise((r) => socket.once("connect", r));
-    socket.write(`GET ${V1} HTTP/1.1\r\nHost: 127.0.0.1\r\napi-key: ${t.key}\r\n\r\n`);
-    socket.pause();
-    const closed = new Promise((r) => socket.once("close", r));
-    await waitFor(
-      async () => ((await metric("omniname_feed_clients")) >= 1 ? true : null),
-      5_000,
-      "the client",
-    );
-    // About 64 MB of events: more than the socket buffers hold (loopback autotunes them up to
-    // 32 MB here) for a reader that reads nothing.
-    for (let i = 0; i < 8; i++)
-      await t.store.appendChangeEvents(Array.from({ length: 125 }, (_, k) => event(k, 64_000)));
-    await waitFor(
-      async () => ((await metric("omniname_feed_clients")) === 0 ? true : null),
-      10_000,
-      "the drop",
-    );
-    socket.resume();
-    await closed;
-
-    const before = process.memoryUsage().rss;
-    const clients = Array.from({ length: 1_000 }, () => {
-      let got = "";
-      const seen = new Promise<void>((resolve, reject) => {
-        const req = httpRequest(
-          `${base}${V1}?types=domain.removed`,
-          { headers: { "api-key": t.key } },
-          (res) => {
-            res.on("data", (c) => {
-              got += c;
-              if (got.includes("event: domain.removed")) resolve();
-            });
-          },
-        );
-        req.on("error", reject);
-        req.end();
-      });
-      return seen;
-    });
-    await waitFor(
-      async () => ((await metric("omniname_feed_clients")) === 1_000 ? true : null),
-      30_000,
-      "1,000 clients",
-    );
-    const held = process.memoryUsage().rss - before;
-    await t.store.appendChangeEvents([{ ...event(9), type: "domain.removed" }]);
-    const sent = Date.now();
-    await Promise.all(clients);
-    console.log(
-      `1,000 clients: ${Math.round(held / 1e6)} MB RSS (server and clients in one process); the event reached all in ${Date.now() - sent} ms`,
-    );
-    // One stream more than CHANGES_MAX_CLIENTS (1,000 here) is refused.
-    const busy = await get(base, V1, { "api-key": t.key });
-    expect(busy.status).toBe(503);
-    expect(JSON.parse(busy.body).error.code).toBe("FEED_BUSY");
-  }, 90_000);
-
-  async function metric(name: string): Promise<number> {
-    const m = await registry.getSingleMetric(name)?.get();
-    return m?.values[0]?.value ?? -1;
-  }
 });

@@ -14,6 +14,8 @@ export interface ChangeHubOptions {
   store: ChangeLog & Pick<DomainMap, "readVersion"> & Pick<StoreConnection, "changes">;
   /** Events kept in memory for the clients at the head (older ones are read from the store). */
   ringSize?: number;
+  /** And at most this many characters of their text (an event's records may be large). Default 16 Mi. */
+  ringChars?: number;
   /** Without a change channel (SQLite): how often the commit watch is asked. Default 50 ms. */
   pollMs?: number;
   /** With a channel: a read anyway this often, for a notification lost while it was down. Default 1 s. */
@@ -66,6 +68,8 @@ export function formatEvent(e: ChangeEvent): string {
 export class ChangeHub {
   /** Every event with an id in (ringFrom, newest] is in `ring`, ascending. */
   private ring: FeedEvent[] = [];
+  /** Characters of the ring's texts. */
+  private chars = 0;
   private ringFrom = 0;
   newest = 0;
   private waiters = new Set<() => void>();
@@ -156,10 +160,13 @@ export class ChangeHub {
         for (;;) {
           const page = await this.opts.store.findChangeEventsAfter(this.newest, 500).catch(() => []);
           if (page.length === 0) break;
-          for (const e of page) this.ring.push({ event: e, text: formatEvent(e) });
+          for (const e of page) {
+            const text = formatEvent(e);
+            this.ring.push({ event: e, text });
+            this.chars += text.length;
+          }
           this.newest = page[page.length - 1].id;
-          const over = this.ring.length - (this.opts.ringSize ?? 4_096);
-          if (over > 0) this.ringFrom = this.ring.splice(0, over)[over - 1].event.id;
+          this.trim();
           this.wake();
           if (page.length < 500) break;
         }
@@ -168,6 +175,18 @@ export class ChangeHub {
       this.reading = null;
     });
     return this.reading;
+  }
+
+  /** Drops the oldest events beyond the ring's bounds (count and size); clients behind read the store. */
+  private trim(): void {
+    const maxCount = this.opts.ringSize ?? 4_096;
+    const maxChars = this.opts.ringChars ?? 16 * 1024 * 1024;
+    let over = 0;
+    while (over < this.ring.length && (this.ring.length - over > maxCount || this.chars > maxChars)) {
+      this.chars -= this.ring[over].text.length;
+      over++;
+    }
+    if (over > 0) this.ringFrom = this.ring.splice(0, over)[over - 1].event.id;
   }
 
   private wake(): void {
