@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { Registry } from "prom-client";
+import { createChangeHub } from "./changes/change-hub.js";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
@@ -106,9 +107,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
 
   await installSecurityHeaders(app, { https });
   installErrorHandling(app);
-  const metrics = createApiMetrics(opts.metricsRegistry ?? new Registry(), () =>
-    opts.services.usage.flushLagSeconds(),
-  );
+  // The API's metrics and the change feed's (GET /metrics serves the registry the caller passes).
+  const metricsRegistry = opts.metricsRegistry ?? new Registry();
+  const metrics = createApiMetrics(metricsRegistry, () => opts.services.usage.flushLagSeconds());
   installApiMetrics(app, metrics);
   installOpenApi(
     app,
@@ -150,6 +151,13 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     ranker: ctx.ranker,
     history: createDomainHistory(ctx.store),
   });
+  const hub = await createChangeHub({
+    store: ctx.store,
+    registry: metricsRegistry,
+    retentionMs: ctx.config.changesRetentionDays * 86_400_000,
+    clock: ctx.clock,
+  });
+  app.addHook("onClose", async () => hub.close());
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });
   await app.register(v1Routes, {
@@ -160,6 +168,14 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
     rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
     metrics,
+    changes: {
+      hub,
+      store: ctx.store,
+      verifier,
+      heartbeatMs: ctx.config.changesHeartbeatMs,
+      maxClients: ctx.config.changesMaxClients,
+      stallMs: ctx.config.changesStallMs,
+    },
   });
   if (serveConsole) {
     await app.register(consoleRoutes, {

@@ -111,6 +111,7 @@ export function syncOptionsOf(config: Config) {
     initialRange: Math.min(config.crawlerInitialRange, config.crawlerMaxRange),
     requestTimeoutMs: config.crawlerRpcTimeoutMs,
     newHeadsUrl: newHeadsUrlOf(config),
+    changeRetentionMs: config.changesRetentionDays * 86_400_000,
   };
 }
 

@@ -386,6 +386,35 @@ export const ConfigSchema = Type.Object({
     env: "USAGE_FLUSH_MS",
     description: "How often usage counters kept in memory are written to the store, in one batch",
   }),
+  // --- Change feed (docs/api.md, "Change feed") ---
+  changesRetentionDays: Type.Number({
+    minimum: 0.001,
+    maximum: 365,
+    default: 7,
+    env: "CHANGES_RETENTION_DAYS",
+    description: "How long the change log keeps events: a feed cursor older than this has expired",
+  }),
+  changesHeartbeatMs: Type.Integer({
+    minimum: 50,
+    maximum: 300_000,
+    default: 15_000,
+    env: "CHANGES_HEARTBEAT_MS",
+    description: "Interval of the change feed's heartbeat comments on an idle stream",
+  }),
+  changesMaxClients: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 2_000,
+    env: "CHANGES_MAX_CLIENTS",
+    description: "Concurrent change feed streams per API process; one more is refused (503)",
+  }),
+  changesStallMs: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 30_000,
+    env: "CHANGES_STALL_MS",
+    description: "A feed client that reads nothing this long while events wait is disconnected",
+  }),
   // --- DNS (docs/dns.md) ---
   dnsHost: Type.String({
     minLength: 1,

@@ -1,4 +1,6 @@
 import type { Checkpoint, JournalEntry, RecentBlock } from "../store/crawler-log.port.js";
+import type { ChangePosition } from "./change-events.js";
+import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
 import type { JournalEvent } from "./projection.js";
@@ -10,6 +12,8 @@ export interface RangeWrite {
   recentBlocks: RecentBlock[];
   /** Recent blocks below this number are pruned. */
   pruneBelow: number;
+  /** Changes in blocks older than this (epoch ms) are not logged; null or absent: all are. */
+  changesSince?: number | null;
 }
 
 /** A range's journal entries, their projection and the checkpoint: one transaction. */
@@ -26,8 +30,10 @@ export async function applyRange(
     for (const e of write.entries) if (!known.has(e.tokenId as string)) known.set(e.tokenId as string, []);
     const keys = [...known.keys()];
     const seen = new Set<string>();
+    const seenTokens = new Set<string>();
     for (const e of await tx.findJournalByTokens(source.id, keys)) {
       seen.add(`${e.blockHash}:${e.logIndex}:${e.tokenId}`);
+      seenTokens.add(e.tokenId as string);
       const list = known.get(e.tokenId as string);
       if (list) pushEventsOf(e, list);
     }
@@ -36,8 +42,30 @@ export async function applyRange(
       if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) continue;
       pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[]);
     }
+    // Tokens whose only events are this range's: no domain row to read back for the change log.
+    const fresh = new Set<string>();
+    for (const [k, list] of known) if (!seenTokens.has(k) && list.length > 0) fresh.add(k);
+    const positions = new Map<string, ChangePosition>();
+    for (const e of write.entries)
+      positions.set(e.tokenId as string, {
+        blockNumber: e.blockNumber,
+        blockHash: e.blockHash,
+        txHash: e.txHash,
+        blockTime: e.blockTime == null ? null : e.blockTime * 1000,
+      });
+    const top: ChangePosition = {
+      blockNumber: write.checkpoint.blockNumber,
+      blockHash: write.checkpoint.blockHash,
+      txHash: null,
+      blockTime: null,
+    };
     const inserted = await tx.appendJournal(write.entries);
-    const stats = await reproject(tx, source, keys, signals, known);
+    const stats = await reproject(tx, source, keys, signals, known, {
+      now: write.checkpoint.updatedAt,
+      since: write.changesSince ?? null,
+      fresh,
+      positionOf: (tokenId) => positions.get(tokenId) ?? top,
+    });
     if (write.recentBlocks.length > 0) await tx.putRecentBlocks(source.id, write.recentBlocks);
     await tx.deleteRecentBlocks(source.id, { below: write.pruneBelow });
     await tx.setCheckpoint(write.checkpoint);
@@ -61,7 +89,16 @@ export async function rollbackTo(
     const keys = await tx.findJournalTokensAfter(source.id, ancestor.blockNumber);
     const entriesDeleted = await tx.deleteJournalAfter(source.id, ancestor.blockNumber);
     await tx.deleteRecentBlocks(source.id, { above: ancestor.blockNumber });
-    const stats = await reproject(tx, source, keys, signals);
+    // The events of the orphaned blocks are retracted; the corrected state follows as events.
+    const at: ChangePosition = { ...ancestor, txHash: null, blockTime: null };
+    const orphaned = await tx.findRetractableChangeEvents(source.id, ancestor.blockNumber);
+    await tx.appendChangeEvents(orphaned.map((e) => retraction(e, at, now)));
+    const stats = await reproject(tx, source, keys, signals, new Map(), {
+      now,
+      since: null,
+      fresh: new Set(),
+      positionOf: () => at,
+    });
     await tx.setCheckpoint({
       sourceId: source.id,
       chainId: source.chainId,
@@ -73,4 +110,22 @@ export async function rollbackTo(
     });
     return { ...stats, entriesDeleted, tokens: keys.length };
   });
+}
+
+/** The `change.retracted` of an event a reorg undid, at the common ancestor. */
+function retraction(e: ChangeEvent, at: ChangePosition, now: number): ChangeEventWrite {
+  return {
+    type: "change.retracted",
+    createdAt: now,
+    sourceId: e.sourceId,
+    network: e.network,
+    provider: e.provider,
+    tokenId: e.tokenId,
+    name: e.name,
+    tld: e.tld,
+    ...at,
+    retracts: e.id,
+    projectId: e.projectId,
+    payload: { retracted: { type: e.type, payload: e.payload } },
+  };
 }

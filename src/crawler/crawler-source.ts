@@ -4,6 +4,7 @@ import type { Provider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { ProviderAdapter, SourceContracts } from "../providers/provider.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
+import type { ChangeLog } from "../store/change-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { StoreConnection } from "../store/store.js";
 import type { ChainReader } from "./chain-reader.js";
@@ -33,7 +34,7 @@ export type SignalsFn = (
  * The store parts the crawler uses: its log (checkpoints, journal, recent blocks), the map it
  * writes, and transactions.
  */
-export type CrawlerStore = CrawlerLog & DomainMap & Pick<StoreConnection, "transaction">;
+export type CrawlerStore = CrawlerLog & DomainMap & ChangeLog & Pick<StoreConnection, "transaction">;
 
 /** What the parts of one source's sync loop share: the source, its store, chain and rules. */
 export interface SourceContext {
@@ -45,6 +46,8 @@ export interface SourceContext {
   clock: () => number;
   log: Logger;
   metrics?: CrawlerMetrics;
+  /** Changes in blocks older than this (ms) are not logged to the change log: they would be pruned. */
+  changeRetentionMs?: number;
 }
 
 /** The options of one source's sync loop (source-sync.ts). */
@@ -63,6 +66,11 @@ export interface SyncOptions {
   /** The scoring fields written with every domain (src/scoring's base signals). */
   signals: SignalsFn;
   clock?: () => number;
+  /**
+   * The change log's retention (CHANGES_RETENTION_DAYS): a change in a block older than this is not
+   * logged, so a backfill of years writes the log of the last days only. Default: every change.
+   */
+  changeRetentionMs?: number;
   /** Parse and decode eth_getLogs replies in the decode worker (decode-pool.ts). Default true. */
   decodeInWorker?: boolean;
   /**

@@ -57,6 +57,7 @@ export async function writePart(
       },
       recentBlocks: recent,
       pruneBelow: unfinalizedFrom - 1,
+      changesSince: ctx.changeRetentionMs === undefined ? null : started - ctx.changeRetentionMs,
     },
     ctx.signals,
   );

@@ -1,6 +1,8 @@
-import type { DomainWrite } from "../domain/types.js";
+import type { DomainWithRecords, DomainWrite } from "../domain/types.js";
+import type { ChangeLog } from "../store/change-log.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
+import { type ChangeLogging, changeEventsOf, isLogged } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
 import { domainFieldsOf, type FoldReader, foldKeys } from "./fold-keys.js";
 import type { DataIssue, JournalEvent } from "./projection.js";
@@ -18,12 +20,14 @@ export interface ReprojectStats {
  * truth and the domain tables are its projection. Must run inside the caller's transaction.
  */
 export async function reproject(
-  tx: CrawlerLog & DomainMap,
+  tx: CrawlerLog & DomainMap & ChangeLog,
   source: CrawlerSource,
   keys: Iterable<string>,
   signals: SignalsFn,
   /** Complete, chain-ordered event lists already at hand (applyRange), not read again. */
   known: ReadonlyMap<string, JournalEvent[]> = new Map(),
+  /** Log the changes to the change log (change-events.ts), in this transaction. */
+  logging?: ChangeLogging,
 ): Promise<ReprojectStats> {
   const stats: ReprojectStats = { domainsWritten: 0, domainsDeleted: 0, reverseWritten: 0, issues: [] };
   const reader: FoldReader = {
@@ -47,6 +51,15 @@ export async function reproject(
     // the stored name, exactly as a later rescoring will, so the two never disagree.
     return { ...d, ...signals(d, p.records) };
   });
+  // The state before, for the change log: only tokens with an earlier journal entry can have one.
+  let before = new Map<string, DomainWithRecords>();
+  if (logging) {
+    // Every folded token: the live ones written below and the dead ones deleted.
+    const read = [...projected.map((p) => p.tokenId), ...dead].filter(
+      (tokenId) => !logging.fresh.has(tokenId) && isLogged(logging, logging.positionOf(tokenId)),
+    );
+    if (read.length > 0) before = await tx.findDomainsByTokens(source.network, source.provider, read);
+  }
   const ids = await tx.upsertDomains(writes);
   await tx.replaceRecordsMany(ids.map((domainId, i) => ({ domainId, records: projected[i].records })));
   stats.domainsWritten = ids.length;
@@ -55,6 +68,10 @@ export async function reproject(
     const existing = await tx.findDomainIdsByTokens(source.network, source.provider, dead);
     for (const id of existing.values()) await tx.deleteDomain(id);
     stats.domainsDeleted = existing.size;
+  }
+  if (logging) {
+    const written = writes.map((w, i) => ({ ...w, records: projected[i].records }));
+    await tx.appendChangeEvents(changeEventsOf(source, logging, before, written, dead));
   }
 
   if (targets.size > 0) {

@@ -387,6 +387,7 @@ export class SourceSync {
       clock: this.clock,
       log,
       metrics: this.metrics,
+      changeRetentionMs: this.options.changeRetentionMs,
     };
   }
 }

@@ -35,6 +35,22 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: { status: 431, rcode: "FORMERR", message: "The request headers are too large." },
   RATE_LIMITED: { status: 429, rcode: "REFUSED", message: "Too many requests." },
   QUOTA_EXCEEDED: { status: 429, rcode: "REFUSED", message: "The monthly quota is exhausted." },
+  // The change feed (GET /changes): sent as an SSE `feed.error` event, or the status before the stream.
+  CURSOR_EXPIRED: {
+    status: 410,
+    rcode: "REFUSED",
+    message: "The cursor is older than the change log keeps.",
+  },
+  CURSOR_FROM_FUTURE: {
+    status: 400,
+    rcode: "FORMERR",
+    message: "The cursor names an event that does not exist yet.",
+  },
+  FEED_BUSY: {
+    status: 503,
+    rcode: "SERVFAIL",
+    message: "This server holds as many change feed streams as it may.",
+  },
   // Console API (accounts, projects, team): docs/console-api.md.
   UNAUTHENTICATED: { status: 401, rcode: "REFUSED", message: "Sign in first." },
   INVALID_CREDENTIALS: { status: 401, rcode: "REFUSED", message: "Wrong e-mail address or password." },

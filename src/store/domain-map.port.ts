@@ -90,6 +90,12 @@ export interface DomainMap {
     provider: Provider,
     tokenIds: string[],
   ): Promise<Map<string, number>>;
+  /** The domains of these tokens with their records, by token; absent tokens are absent. */
+  findDomainsByTokens(
+    network: Network,
+    provider: Provider,
+    tokenIds: string[],
+  ): Promise<Map<string, DomainWithRecords>>;
   /** `replaceRecords` for many domains at once. */
   replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import * as changeLog from "./kysely/change-log.queries.js";
 import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
 import * as journalHistory from "./kysely/journal-history.queries.js";
@@ -20,6 +21,7 @@ const CHAIN_TABLES = [
   "checkpoints",
   "crawler_blocks",
 ] as const;
+// The change log is kept: its cursors stay valid, and its events age out of the retention window.
 
 /** The arguments of a port method: each method below hands them, with its handle, to its part's query. */
 type Args<K extends keyof Store> = Store[K] extends (...a: infer A) => unknown ? A : never;
@@ -176,11 +178,31 @@ export class KyselyStore implements Store {
   upsertDomains(...a: Args<"upsertDomains">) {
     return map.upsertDomains(this.db, ...a);
   }
+  findDomainsByTokens(...a: Args<"findDomainsByTokens">) {
+    return map.findDomainsByTokens(this.db, ...a);
+  }
   findDomainIdsByTokens(...a: Args<"findDomainIdsByTokens">) {
     return map.findDomainIdsByTokens(this.db, ...a);
   }
   replaceRecordsMany(...a: Args<"replaceRecordsMany">) {
     return map.replaceRecordsMany(this.db, ...a);
+  }
+
+  // The change log (change-log.port.ts).
+  appendChangeEvents(...a: Args<"appendChangeEvents">) {
+    return changeLog.appendChangeEvents(this.db, ...a);
+  }
+  findChangeEventsAfter(...a: Args<"findChangeEventsAfter">) {
+    return changeLog.findChangeEventsAfter(this.db, ...a);
+  }
+  findRetractableChangeEvents(...a: Args<"findRetractableChangeEvents">) {
+    return changeLog.findRetractableChangeEvents(this.db, ...a);
+  }
+  changeLogBounds() {
+    return changeLog.changeLogBounds(this.db);
+  }
+  pruneChangeEvents(...a: Args<"pruneChangeEvents">) {
+    return this.inTransaction((db) => changeLog.pruneChangeEvents(db, ...a));
   }
 
   // The crawler log (crawler-log.port.ts).

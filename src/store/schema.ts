@@ -127,6 +127,33 @@ export interface TldRegistrationsTable {
   first_registered_at: number | string | null;
 }
 
+/** The change log (migration 0013, change-log.port.ts): one row per change of the map; `id` is the cursor. */
+export interface ChangeEventsTable {
+  id: Generated<number>;
+  type: string;
+  created_at: number;
+  source_id: string;
+  network: string;
+  provider: string;
+  token_id: string;
+  name: string;
+  tld: string;
+  block_number: number;
+  block_hash: string;
+  tx_hash: string | null;
+  block_time: number | null;
+  retracts: number | null;
+  project_id: number | null;
+  /** JSON of the event's ChangePayload. */
+  payload: string;
+}
+
+/** Small counters of the change log (migration 0013): `pruned_through`, the highest id pruned. */
+export interface ChangeLogStateTable {
+  key: string;
+  value: number;
+}
+
 export interface Database {
   domains: DomainsTable;
   tld_registrations: TldRegistrationsTable;
@@ -138,6 +165,8 @@ export interface Database {
   source_leases: SourceLeasesTable;
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
+  change_events: ChangeEventsTable;
+  change_log_state: ChangeLogStateTable;
   accounts: AccountsDatabase["accounts"];
   sessions: AccountsDatabase["sessions"];
   account_tokens: AccountsDatabase["account_tokens"];

@@ -1,5 +1,6 @@
 import type { ChangeFeed } from "./change-feed.port.js";
 import type { AccountsTables, ProjectsStore } from "./accounts.port.js";
+import type { ChangeLog } from "./change-log.port.js";
 import type { CrawlerLog, SourceLocks } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
 import type { ScoringData } from "./scoring-data.port.js";
@@ -52,6 +53,7 @@ export interface StoreConnection {
  *
  * - `DomainMap` (domain-map.port.ts): domains, records, reverse records. Resolution reads it.
  * - `CrawlerLog` (crawler-log.port.ts): checkpoints, journal, recent blocks. The crawler's.
+ * - `ChangeLog` (change-log.port.ts): the ordered log of map changes the change feed streams.
  * - `ScoringData` (scoring-data.port.ts): index-wide facts and the KYC list. The scoring jobs'.
  * - `ProjectsStore` (accounts.port.ts): projects and API keys, the one owner of project lookups.
  * - `AccountsTables` (accounts.port.ts): the accounts feature's tables, for its repositories.
@@ -64,6 +66,7 @@ export interface Store
   extends StoreConnection,
     DomainMap,
     CrawlerLog,
+    ChangeLog,
     ScoringData,
     ProjectsStore,
     AccountsTables {}

@@ -56,6 +56,7 @@ describe("OpenAPI document", () => {
         `${V1}/reverse-resolve`,
         `${V1}/dns-query`,
         ...BATCH.map((b) => `${V1}/batch/${b}`),
+        `${V1}/changes`,
       ].sort(),
     );
     for (const [path, p] of Object.entries(doc.paths))
@@ -195,6 +196,7 @@ describe("OpenAPI document with the console mounted", () => {
       const paths = Object.keys((await t.app.inject({ url: `${V1}/openapi.json` })).json().paths);
       expect(paths.filter((p) => p.startsWith("/console"))).toEqual([]);
       expect(paths).toContain(`${V1}/batch/resolve`);
+      expect(paths).toContain(`${V1}/changes`);
       // The console's hooks run in the v1 scope and the API still answers.
       expect((await t.get(`${V1}/resolve?domain=alice.wallet`)).statusCode).toBe(200);
     } finally {

@@ -8,10 +8,11 @@ import type { CrawlerSource, SignalsFn } from "../../src/crawler/crawler-source.
 import { type Crawler, createCrawler } from "../../src/crawler/crawler.js";
 import { type CrawlerMetrics, createCrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
 import type { SyncOptions } from "../../src/crawler/crawler-source.js";
-import { DEVNET_DEPLOYER } from "../../src/devnet/devnet.js";
+import type { DevnetNetworkName } from "../../src/devnet/deploy.js";
+import { DEVNET_DEPLOYER, type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { unsCall } from "../../src/devnet/real-uns.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
-import { createTxSender, type TxSender } from "../../src/devnet/tx-sender.js";
+import { createTxSender, pauseMining, type TxSender } from "../../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
 import { rawDb } from "../helpers/raw-db.js";
@@ -168,4 +169,19 @@ export function unsMint(mintingManager: string, to: string, name: string, record
       false,
     ]),
   };
+}
+
+/** An unseeded devnet of `networks` whose chains mine only when told (`sender.mine()`), on random ports. */
+export async function startPausedDevnet(dataDir: string, networks: DevnetNetworkName[]): Promise<Devnet> {
+  const devnet = await startDevnet({
+    dataDir,
+    persist: false,
+    seed: false,
+    blockTime: 0,
+    logs: false,
+    networks,
+    basePort: 20_000 + Math.floor(Math.random() * 20_000),
+  });
+  for (const n of networks) await pauseMining(devnetRpc(devnet.manifest.networks[n]!.rpcUrl));
+  return devnet;
 }

@@ -51,7 +51,7 @@ const set = (block: number, key: string, value: string) =>
   );
 const reverse = (block: number, addr: string) => log(block, [UNS_TOPICS.SetReverse, pad(addr as Hex), TOKEN]);
 
-async function apply(store: Store, logs: FetchedLog[], to: number) {
+async function apply(store: Store, logs: FetchedLog[], to: number, changesSince: number | null = null) {
   const entries = journalEntriesOf(source, logs, new Map(), []);
   await applyRange(
     store,
@@ -73,6 +73,7 @@ async function apply(store: Store, logs: FetchedLog[], to: number) {
         parentHash: hashOf(n - 1),
       })),
       pruneBelow: 0,
+      changesSince,
     },
     NEUTRAL_SIGNALS,
   );
@@ -145,6 +146,98 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
     } finally {
       await a.cleanup();
       await b.cleanup();
+    }
+  });
+});
+
+describe.each(backends)("change log written with the map (%s)", (_name, open) => {
+  it("logs nothing for blocks older than the retention window (a backfill of old history)", async () => {
+    const a = await open();
+    try {
+      const blockTimeOf2 = (1_700_000_000 + 2 * 12) * 1000;
+      await apply(a.store, rangeA(), 2, blockTimeOf2 + 1);
+      expect(await a.store.countDomains()).toBe(1);
+      expect(await a.store.findChangeEventsAfter(0, 100)).toEqual([]);
+      await apply(a.store, rangeB(), 4, blockTimeOf2 + 1);
+      expect((await a.store.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual(["domain.updated"]);
+    } finally {
+      await a.cleanup();
+    }
+  });
+
+  it("logs creation, owner and record changes, retracts a reorg's events and logs the corrected state", async () => {
+    const a = await open();
+    try {
+      await apply(a.store, rangeA(), 2);
+      const created = await a.store.findChangeEventsAfter(0, 100);
+      expect(created).toHaveLength(1);
+      expect(created[0]).toMatchObject({
+        type: "domain.created",
+        name: "replay.crypto",
+        tld: "crypto",
+        network: "ETHEREUM",
+        provider: "NAMESPACE_B",
+        tokenId: TOKEN,
+        blockNumber: 2,
+        blockHash: hashOf(2),
+        retracts: null,
+        payload: { state: { owner: ALICE, records: [{ key: "token.ETH.0", value: ALICE }] } },
+      });
+      expect(created[0].txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(created[0].blockTime).toBe((1_700_000_000 + 2 * 12) * 1000);
+
+      await apply(a.store, rangeB(), 4);
+      const [updated] = await a.store.findChangeEventsAfter(created[0].id, 100);
+      expect(updated).toMatchObject({
+        type: "domain.updated",
+        blockNumber: 4,
+        payload: {
+          owner: { from: ALICE, to: BOB },
+          records: {
+            added: [{ key: "token.BTC.0", value: "bc1q" }],
+            removed: [],
+            changed: [{ key: "token.ETH.0", from: ALICE, to: BOB }],
+          },
+        },
+      });
+      // A range applied again (a resume after a crash) changes nothing: no event.
+      await apply(a.store, rangeB(), 4);
+      expect(await a.store.findChangeEventsAfter(updated.id, 100)).toEqual([]);
+
+      await rollbackTo(a.store, source, { blockNumber: 2, blockHash: hashOf(2) }, "live", 7, NEUTRAL_SIGNALS);
+      const [retracted, corrected, ...rest] = await a.store.findChangeEventsAfter(updated.id, 100);
+      expect(rest).toEqual([]);
+      expect(retracted).toMatchObject({ type: "change.retracted", retracts: updated.id, blockNumber: 2 });
+      expect(corrected).toMatchObject({
+        type: "domain.updated",
+        txHash: null,
+        payload: { owner: { from: BOB, to: ALICE } },
+      });
+      // Rolling back past the mint: the creation is retracted, the removal follows; the retracted
+      // update is not retracted twice.
+      await rollbackTo(a.store, source, { blockNumber: 0, blockHash: hashOf(0) }, "live", 8, NEUTRAL_SIGNALS);
+      const tail = await a.store.findChangeEventsAfter(corrected.id, 100);
+      expect(tail.map((e) => [e.type, e.retracts])).toEqual([
+        ["change.retracted", created[0].id],
+        ["change.retracted", corrected.id],
+        ["domain.removed", null],
+      ]);
+      expect(tail[2].payload).toEqual({ owner: { from: ALICE, to: null } });
+
+      const newest = tail[2].id;
+      expect(await a.store.changeLogBounds()).toEqual({ prunedThrough: 0, newest });
+      // Pruning: everything written before t=8 (the events of t=0 and t=7) goes, a page at a time.
+      expect(await a.store.pruneChangeEvents(8, 2)).toBe(2);
+      expect(await a.store.pruneChangeEvents(8, 100)).toBe(2);
+      expect(await a.store.pruneChangeEvents(8, 100)).toBe(0);
+      expect((await a.store.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual([
+        "change.retracted",
+        "change.retracted",
+        "domain.removed",
+      ]);
+      expect(await a.store.changeLogBounds()).toEqual({ prunedThrough: corrected.id, newest });
+    } finally {
+      await a.cleanup();
     }
   });
 });

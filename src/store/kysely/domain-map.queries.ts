@@ -309,6 +309,30 @@ export async function findDomainIdsByTokens(
   return out;
 }
 
+export async function findDomainsByTokens(
+  db: Db,
+  network: Network,
+  provider: Provider,
+  tokenIds: string[],
+): Promise<Map<string, DomainWithRecords>> {
+  const out = new Map<string, DomainWithRecords>();
+  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+    const rows = await db
+      .selectFrom("domains")
+      .selectAll()
+      .where("network", "=", network)
+      .where("provider", "=", provider)
+      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+      .execute();
+    for (const d of await withRecords(
+      db,
+      rows.map((r) => toDomain(r as DomainRow)),
+    ))
+      out.set(d.tokenId, d);
+  }
+  return out;
+}
+
 export async function replaceRecordsMany(
   db: Db,
   items: Array<{ domainId: number; records: DomainRecord[] }>,

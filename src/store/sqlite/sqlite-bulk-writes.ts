@@ -7,6 +7,8 @@ import { KyselyStore } from "../kysely-store.js";
 import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
+import type { ChangeEventWrite } from "../../domain/change-events.js";
+import { changeEventRow } from "../kysely/change-log.queries.js";
 
 /**
  * The crawler's bulk writes on SQLite, as prepared better-sqlite3 statements on the writer
@@ -28,12 +30,31 @@ interface BulkStatements {
   domainIdsByTokens: BetterSqlite3.Statement;
   deleteRecords: BetterSqlite3.Statement;
   insertRecord: BetterSqlite3.Statement;
+  appendChangeEvent: BetterSqlite3.Statement;
 }
 
 /** Tokens per lookup statement, as the Kysely path's `in (…)` lists. */
 const CHUNK = 500;
 
 type JournalRow = Parameters<typeof toJournal>[0];
+
+const CHANGE_EVENT_COLUMNS = [
+  "type",
+  "created_at",
+  "source_id",
+  "network",
+  "provider",
+  "token_id",
+  "name",
+  "tld",
+  "block_number",
+  "block_hash",
+  "tx_hash",
+  "block_time",
+  "retracts",
+  "project_id",
+  "payload",
+] as const;
 
 // Statements belong to their connection; the cache must not keep a closed connection alive.
 const prepared = new WeakMap<BetterSqlite3.Database, BulkStatements>();
@@ -48,6 +69,9 @@ function statementsOf(db: BetterSqlite3.Database): BulkStatements {
     .map((c) => `${c} = excluded.${c}`)
     .join(", ");
   s = {
+    appendChangeEvent: db.prepare(
+      `insert into change_events (${CHANGE_EVENT_COLUMNS.join(", ")}) values (${CHANGE_EVENT_COLUMNS.map(() => "?").join(", ")})`,
+    ),
     appendJournal: db.prepare(
       `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -98,6 +122,15 @@ export class SqliteTransactionStore extends KyselyStore {
 
   private get stmts(): BulkStatements {
     return statementsOf(this.conn);
+  }
+
+  /** The change log's appends of a crawler transaction (SQLite has one writer: ids are in commit order). */
+  override async appendChangeEvents(events: ChangeEventWrite[]): Promise<void> {
+    const stmt = this.stmts.appendChangeEvent;
+    for (const e of events) {
+      const row = changeEventRow(e);
+      stmt.run(CHANGE_EVENT_COLUMNS.map((c) => row[c]));
+    }
   }
 
   override async appendJournal(entries: JournalEntry[]): Promise<number> {

@@ -9,6 +9,7 @@ import { type ConsoleServices, createConsoleServices } from "../../../src/accoun
 import { type BuildAppOptions, buildApp } from "../../../src/api/app.js";
 import type { AppContext } from "../../../src/app-context.js";
 import { loadConfig } from "../../../src/config/load-config.js";
+import type { Config } from "../../../src/config/config.schema.js";
 import { createScoringRanker, type Ranker } from "../../../src/resolution/rank.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
@@ -52,6 +53,8 @@ export async function createTestApp(
     env?: Record<string, string>;
     /** The test project's plan (default "internal", which these tests rarely reach). */
     plan?: string;
+    /** Settings over the defaults (loadConfig's overrides). */
+    config?: Partial<Config>;
     /** Runs on the built app before ready(): add test-only routes here. */
     beforeReady?: (app: FastifyInstance, store: Store) => void;
   } = {},
@@ -72,7 +75,7 @@ export async function createTestApp(
   if (opts.seed) await opts.seed(store);
   else ids = await seedWorld(store, opts.world ?? WORLD);
   const ctx: AppContext = {
-    config: loadConfig(opts.env ?? {}, { dataDir: "." }),
+    config: loadConfig(opts.env ?? {}, { dataDir: ".", ...opts.config }),
     logger: opts.logger ?? pino({ level: "silent" }),
     store,
     ranker: opts.ranker ?? createScoringRanker(),

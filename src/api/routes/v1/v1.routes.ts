@@ -1,8 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import type { ApiKeyVerifier } from "../../../accounts/api-keys.js";
 import type { AppContext } from "../../../app-context.js";
 import { createPublicZoneLookup } from "../../../dns/dns-role.js";
 import type { Resolution } from "../../../resolution/resolution.js";
+import fastifySse from "@fastify/sse";
+import { type ChangesRoutesOptions, changesRoutes } from "../../changes/changes.routes.js";
 import { requireApiKey } from "../../plugins/api-key.plugin.js";
 import type { ApiMetrics } from "../../plugins/api-metrics.plugin.js";
 import { dnsQueryRoutes } from "../dns-query.routes.js";
@@ -35,6 +37,7 @@ interface V1Options {
   extensions: readonly V1Extension[];
   rank: RankInputs;
   metrics: ApiMetrics;
+  changes: ChangesRoutesOptions;
 }
 
 /** The authenticated v1 scope (registered under /svc/api/v1): one encapsulated plugin. */
@@ -46,10 +49,14 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
     const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
     route.preValidation = [canonicalizeQueryFor(route.schema?.querystring), ...own];
   });
+  // The package's default export is the plugin wrapped by fastify-plugin (so its route hook applies
+  // to this scope's routes); its type declarations describe the CommonJS module object instead.
+  await scope.register(fastifySse as unknown as FastifyPluginAsync);
   const endpoints = createV1Endpoints(opts.resolution, opts.rank, opts.metrics.answerCache);
   resolveRoutes(scope, endpoints);
   reverseResolveRoutes(scope, endpoints);
   batchRoutes(scope, endpoints, opts.metrics);
+  changesRoutes(scope, opts.changes);
   // The project's own DoH: the same zones, ranked under the key's project settings.
   const zones = createPublicZoneLookup(opts.ctx);
   await scope.register(dnsQueryRoutes, {

@@ -1,0 +1,84 @@
+import type { Network } from "./networks.js";
+import type { Provider } from "./providers.js";
+
+/**
+ * The change feed's event types (docs/api.md, "Change feed"). `domain.*` describe a change of the
+ * map, `winner.changed` a change of which domain a colliding name resolves to under a project's
+ * settings, `change.retracted` an earlier event a reorg undid.
+ */
+export const CHANGE_TYPES = [
+  "domain.created",
+  "domain.updated",
+  "domain.removed",
+  "winner.changed",
+  "change.retracted",
+] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+export function isChangeType(s: string): s is ChangeType {
+  return (CHANGE_TYPES as readonly string[]).includes(s);
+}
+
+/** A record as the feed shows it: canonical key and value (docs/records.md). */
+export interface ChangedRecord {
+  key: string;
+  value: string;
+}
+
+/**
+ * What an event says beyond its position. Every field is optional: each type fills its own
+ * (`owner`, `records` for `domain.updated`; `state` for created and the state after an update;
+ * `winner` for `winner.changed`).
+ */
+export interface ChangePayload {
+  /** The domain as it stands after the change (absent for `domain.removed` and retractions). */
+  state?: { owner: string; expiresAt: number | null; records: ChangedRecord[] };
+  /** The owner before a removal, or `from → to` of an update that changed it. */
+  owner?: { from: string | null; to: string | null };
+  records?: {
+    added: ChangedRecord[];
+    removed: ChangedRecord[];
+    changed: Array<{ key: string; from: string; to: string }>;
+  };
+  expiresAt?: { from: number | null; to: number | null };
+  nameChanged?: { from: string; to: string };
+  /** `change.retracted`: the event undone, as it was sent. */
+  retracted?: { type: ChangeType; payload: ChangePayload };
+  /** `winner.changed`: the winning domain before and after, as network/provider/token (null: none). */
+  winner?: { from: WinnerRef | null; to: WinnerRef | null };
+}
+
+export interface WinnerRef {
+  network: Network;
+  provider: Provider;
+  tokenId: string;
+}
+
+/** One change of the map, as the crawler writes it (change-log.port.ts). */
+export interface ChangeEventWrite {
+  type: ChangeType;
+  /** Epoch ms of the write (the retention window counts from it). */
+  createdAt: number;
+  sourceId: string;
+  network: Network;
+  provider: Provider;
+  tokenId: string;
+  name: string;
+  tld: string;
+  blockNumber: number;
+  blockHash: string;
+  /** The transaction of the domain's last change in the block range; null for corrections after a reorg. */
+  txHash: string | null;
+  /** Epoch ms of that block, when known. */
+  blockTime: number | null;
+  /** `change.retracted`: the id of the event the reorg undid. */
+  retracts: number | null;
+  /** Set when the event concerns one project only (null: every project's stream). */
+  projectId: number | null;
+  payload: ChangePayload;
+}
+
+/** A stored event: its `id` is the feed's cursor, increasing in commit order. */
+export interface ChangeEvent extends ChangeEventWrite {
+  id: number;
+}
