@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { TRANSPORT_SETTINGS } from "./transports.schema.js";
 
 /**
  * The single source of truth for configuration: every setting, its environment variable, its
@@ -389,6 +390,8 @@ export const ConfigSchema = Type.Object({
     env: "DNS_TCP_MAX_CLIENTS",
     description: "Concurrent DNS TCP connections; one more is closed at once",
   }),
+  // --- TLS and the dns role's processes (docs/dns.md, docs/operations.md) ---
+  ...TRANSPORT_SETTINGS,
 });
 
 /** The parsed configuration: `publicUrl` is always set (derived from HOST and PORT when absent). */

@@ -2,7 +2,8 @@ import type { AppContext } from "../app-context.js";
 import { loadIcannTlds } from "../scoring/iana-tlds.js";
 import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
-import { createDnsServer, type DnsServer } from "./dns-server.js";
+import { createDnsServer } from "./dns-server.js";
+import { startDotServer } from "./dot-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
 
 /** Comma-separated host names of the config, in order. */
@@ -29,27 +30,55 @@ export function createPublicZoneLookup(ctx: AppContext): StoreZoneLookup {
   });
 }
 
+/** The `dns` role of one process: UDP and TCP, and DNS-over-TLS when TLS is configured. */
+export interface DnsRole {
+  host: string;
+  port: number;
+  /** The DoT port; null without TLS_CERT_FILE. */
+  tlsPort: number | null;
+  close(): Promise<void>;
+}
+
 /**
- * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, answering from the
- * live map.
+ * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, and DoT on
+ * DNS_TLS_PORT when TLS_CERT_FILE is set, answering from the live map.
  */
-export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
+export async function startDnsRole(ctx: AppContext): Promise<DnsRole> {
   const lookup = createPublicZoneLookup(ctx);
   // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
   // the port opens, not on the first query.
   await lookup.findZone(".");
-  return createDnsServer({
+  const opts = {
     lookup,
     host: ctx.config.dnsHost,
-    port: ctx.config.dnsPort,
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
+  };
+  const server = await createDnsServer({ ...opts, port: ctx.config.dnsPort });
+  const dot = await startDotServer(ctx.config, opts).catch(async (e: unknown) => {
+    await server.close();
+    throw e;
   });
+  return {
+    host: server.host,
+    port: server.port,
+    tlsPort: dot?.port ?? null,
+    async close() {
+      await Promise.all([server.close(), dot?.close()]);
+    },
+  };
 }
 
-/** The banner line of the dns role, with a query to try. */
-export function dnsBannerLine(server: DnsServer): string {
-  return `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.eth TXT`;
+/** The banner lines of the dns role, with a query to try. */
+export function dnsBannerLine(server: Pick<DnsRole, "host" | "port" | "tlsPort">): string {
+  const lines = [
+    `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.eth TXT`,
+  ];
+  if (server.tlsPort !== null)
+    lines.push(
+      `DNS-over-TLS:   ${server.host}:${server.tlsPort}   try: kdig @${server.host} -p ${server.tlsPort} +tls alice.eth TXT`,
+    );
+  return lines.join("\n");
 }
