@@ -72,6 +72,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw invalid(key, e.message, withDefaults[key]);
   }
   const config = withDefaults as Config;
+  // One without the other would serve plain HTTP where TLS was meant (or fail at the first handshake).
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    const missing = config.tlsCertFile === undefined ? "tlsCertFile" : "tlsKeyFile";
+    throw invalid(missing, "TLS_CERT_FILE and TLS_KEY_FILE are set together or not at all", undefined);
+  }
   config.publicUrl =
     typeof withDefaults.publicUrl === "string"
       ? normalizePublicUrl(withDefaults.publicUrl)

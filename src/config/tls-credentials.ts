@@ -19,13 +19,8 @@ type TlsFiles = Pick<Config, "tlsCertFile" | "tlsKeyFile">;
  */
 export function readTlsCredentials(config: TlsFiles): TlsCredentials | null {
   const { tlsCertFile: certFile, tlsKeyFile: keyFile } = config;
-  if (certFile === undefined && keyFile === undefined) return null;
-  if (certFile === undefined || keyFile === undefined)
-    throw new AppError(
-      "CONFIG_INVALID",
-      `Invalid configuration ${certFile === undefined ? "TLS_CERT_FILE" : "TLS_KEY_FILE"}: TLS_CERT_FILE and TLS_KEY_FILE are set together or not at all`,
-      { details: { variable: certFile === undefined ? "TLS_CERT_FILE" : "TLS_KEY_FILE" } },
-    );
+  // Both or neither: loadConfig refuses one without the other.
+  if (certFile === undefined || keyFile === undefined) return null;
   const read = (file: string, variable: string) => {
     try {
       return readFileSync(file);

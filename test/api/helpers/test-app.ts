@@ -8,6 +8,7 @@ import { createApiKey } from "../../../src/accounts/api-keys.js";
 import { type ConsoleServices, createConsoleServices } from "../../../src/accounts/console-services.js";
 import { type BuildAppOptions, buildApp } from "../../../src/api/app.js";
 import type { AppContext } from "../../../src/app-context.js";
+import type { Config } from "../../../src/config/config.schema.js";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { createScoringRanker, type Ranker } from "../../../src/resolution/rank.js";
 import { createStore } from "../../../src/store/create-store.js";
@@ -48,6 +49,8 @@ export async function createTestApp(
     /** The ranking (default: the one production runs, `createScoringRanker()`). */
     ranker?: Ranker;
     logger?: Logger;
+    /** Settings over the defaults (TLS files, …). */
+    config?: Partial<Config>;
     /** Runs on the built app before ready(): add test-only routes here. */
     beforeReady?: (app: FastifyInstance) => void;
   } = {},
@@ -68,7 +71,7 @@ export async function createTestApp(
   if (opts.seed) await opts.seed(store);
   else ids = await seedWorld(store, opts.world ?? WORLD);
   const ctx: AppContext = {
-    config: loadConfig({}, { dataDir: "." }),
+    config: loadConfig({}, { dataDir: ".", ...opts.config }),
     logger: opts.logger ?? pino({ level: "silent" }),
     store,
     ranker: opts.ranker ?? createScoringRanker(),
