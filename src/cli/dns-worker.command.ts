@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { startDnsRole } from "../dns/dns-role.js";
@@ -34,6 +35,8 @@ export const dnsWorkerCommand: Command = {
     await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
     await dns.close();
     await ctx.store.close();
+    // The IPC channel keeps the process alive: let go of it, and the process ends.
+    cluster.worker?.disconnect();
     return 0;
   },
 };
