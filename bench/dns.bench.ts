@@ -174,6 +174,8 @@ try {
   // The dns role over WORKERS processes, as an operator runs it.
   const cluster = await startRole(
     {
+      ...process.env,
+      LOG_LEVEL: "warn",
       OMNINAME_ROLES: "dns",
       DNS_WORKERS: String(WORKERS),
       DNS_PORT: "0",
@@ -229,6 +231,8 @@ try {
   const cert = makeTestCertificate(dir);
   const api = await startRole(
     {
+      ...process.env,
+      LOG_LEVEL: "warn",
       OMNINAME_ROLES: "api",
       PORT: "0",
       DATABASE_URL: `sqlite:${file}`,

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 
 /**
- * `omniname start` from the build (bin/omniname.js), with `env` over the bench's environment, up
- * once its output matches `ready` (a banner line); `stop` sends SIGTERM and waits for the exit
- * (its DNS workers go with it).
+ * `omniname start` from the build (bin/omniname.js) with exactly `env`, up once its output
+ * matches `ready` (a banner line); `stop` sends SIGTERM and waits for the exit (its DNS workers go
+ * with it), SIGKILL after 30 s.
  */
 export interface RunningRole {
   child: ChildProcess;
@@ -17,7 +17,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
 export function startRole(env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 180_000): Promise<RunningRole> {
   const child = spawn(process.execPath, [join(ROOT, "bin", "omniname.js"), "start"], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
