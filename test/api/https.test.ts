@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { connect as connectTcp } from "node:net";
+import { connect as connectTls } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -143,13 +144,42 @@ describe("the HTTP server with TLS_CERT_FILE and TLS_KEY_FILE: HTTPS, HTTP/2 and
     }
   });
 
+  it("a renewed certificate written over the files is served without a restart (checked every 10 s)", async () => {
+    expect(await servedFingerprint(port)).toBe(cert.fingerprint256);
+    const renewed = makeTestCertificate(dir, ["api.wallet"], "renewed-");
+    copyFileSync(renewed.certFile, cert.certFile);
+    copyFileSync(renewed.keyFile, cert.keyFile);
+    const end = Date.now() + 25_000;
+    while ((await servedFingerprint(port)) !== renewed.fingerprint256) {
+      if (Date.now() > end) throw new Error("the renewed certificate was not served within 25 s");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const after = await curl("--cacert", renewed.certFile, `${origin}/healthz`);
+    expect(after.status).toBe("200 2");
+  }, 40_000);
+
   it("plain HTTP to the HTTPS port: the connection is closed, no HTTP answer; HTTPS still works", async () => {
     const plain = await closedAfter(port, Buffer.from("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
     expect(plain.ms).toBeLessThan(3_000);
-    const after = await curl("--cacert", cert.certFile, `${origin}/healthz`);
+    const after = await curl("-k", `${origin}/healthz`);
     expect(after.status).toBe("200 2");
   });
 });
+
+/** The SHA-256 fingerprint of the certificate the server at 127.0.0.1:port presents. */
+function servedFingerprint(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connectTls(
+      { host: "127.0.0.1", port, rejectUnauthorized: false, ALPNProtocols: ["h2"] },
+      () => {
+        const fp = s.getPeerX509Certificate()?.fingerprint256 ?? "";
+        s.destroy();
+        resolve(fp);
+      },
+    );
+    s.once("error", reject);
+  });
+}
 
 describe("the HTTP server without TLS settings", () => {
   it("is plain HTTP/1.1, as before", async () => {
