@@ -74,6 +74,9 @@ export async function startDnsCluster(logger: Logger, count: number): Promise<Dn
   const workers = new Set<Worker>();
   let closing = false;
   let restartDelay = 0;
+  // Not unref'd: with OMNINAME_ROLES=dns and every worker dead, this timer is what keeps the
+  // primary alive until the next worker is up. Cleared on close.
+  const restarts = new Set<NodeJS.Timeout>();
 
   const first = forkReady({});
   workers.add(first.worker);
@@ -85,7 +88,11 @@ export async function startDnsCluster(logger: Logger, count: number): Promise<Dn
   // socket by the address and port asked for and, for port 0, by the order of the worker's
   // listens (TCP, then DoT), so each worker's TCP joins the first one's chosen port, and its UDP
   // socket, bound to that port number, joins the first one's too.
-  const env: Record<string, string> = {};
+  let env: Record<string, string> = {};
+  // Once every worker is gone, node:cluster has closed the shared sockets: the next workers would
+  // get new ones, and with port 0 a new port. From then on they ask for the ports in use by number.
+  const samePorts: Record<string, string> = { DNS_PORT: String(ports.port) };
+  if (ports.tlsPort !== null) samePorts.DNS_TLS_PORT = String(ports.tlsPort);
 
   const supervise = (worker: Worker, startedAt: number) => {
     worker.once("exit", (code, signal) => {
@@ -97,11 +104,16 @@ export async function startDnsCluster(logger: Logger, count: number): Promise<Dn
         { pid: worker.process.pid, code, signal, restartInMs: restartDelay },
         "dns worker died: starting another",
       );
-      setTimeout(spawn, restartDelay).unref();
+      const timer = setTimeout(() => {
+        restarts.delete(timer);
+        spawn();
+      }, restartDelay);
+      restarts.add(timer);
     });
   };
   const spawn = () => {
     if (closing) return;
+    if (workers.size === 0) env = samePorts;
     const next = forkReady(env);
     workers.add(next.worker);
     supervise(next.worker, Date.now());
@@ -120,6 +132,8 @@ export async function startDnsCluster(logger: Logger, count: number): Promise<Dn
   }
   const close = async () => {
     closing = true;
+    for (const t of restarts) clearTimeout(t);
+    restarts.clear();
     await Promise.all(
       [...workers].map(
         (w) =>

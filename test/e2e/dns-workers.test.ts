@@ -196,6 +196,20 @@ describe.each(BACKENDS)("the dns role over DNS_WORKERS=2 processes ($name)", (ba
     });
   }, 60_000);
 
+  it("every worker killed at once: the primary (no other role) stays and starts them again", async () => {
+    const before = workersOf(child.pid!);
+    for (const pid of before) process.kill(pid, "SIGKILL");
+    const after = await until("two new workers", () => {
+      const now = workersOf(child.pid!);
+      return now.length === 2 && now.every((p) => !before.includes(p)) ? now : null;
+    });
+    expect(after).toHaveLength(2);
+    expect(child.exitCode).toBeNull();
+    await until("an answer from the new workers", async () =>
+      (await ask("bob.x", "A").catch(() => null))?.rcode === "NOERROR" ? true : null,
+    );
+  }, 60_000);
+
   it("SIGKILL of the primary leaves no worker behind, and frees the ports", async () => {
     const workers = workersOf(child.pid!);
     expect(workers).toHaveLength(2);
