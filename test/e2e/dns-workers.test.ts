@@ -232,3 +232,15 @@ describe.each(BACKENDS)("the dns role over DNS_WORKERS=2 processes ($name)", (ba
     );
   }, 60_000);
 });
+
+describe("omniname dns-worker by hand", () => {
+  it("refuses to run outside omniname start: exit 2 and why", async () => {
+    const r = await run(process.execPath, ["--import", "tsx", MAIN, "dns-worker"]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect((r as { code?: number }).code).toBe(2);
+    expect((r as { stderr: string }).stderr).toMatch(
+      /started by omniname start \(DNS_WORKERS\), not by hand/,
+    );
+  }, 60_000);
+});
