@@ -1,4 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
+import { createSocket } from "node:dgram";
+import { type AddressInfo, createServer, isIPv6 } from "node:net";
 import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.schema.js";
@@ -20,6 +22,40 @@ export interface DnsCluster extends DnsRole {
 /** DNS_WORKERS as a count: 0 is one per core. */
 export function dnsWorkerCount(config: Pick<Config, "dnsWorkers">): number {
   return config.dnsWorkers === 0 ? availableParallelism() : config.dnsWorkers;
+}
+
+/** A port free for TCP and UDP on `host` now (the system's choice), for DNS_PORT=0. */
+async function freeDnsPort(host: string, udp: boolean): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const tcp = createServer();
+    const port = await new Promise<number>((resolve, reject) => {
+      tcp.once("error", reject);
+      tcp.listen({ host, port: 0 }, () => resolve((tcp.address() as AddressInfo).port));
+    });
+    const udpFree =
+      !udp ||
+      (await new Promise<boolean>((resolve) => {
+        const s = createSocket(isIPv6(host) ? "udp6" : "udp4");
+        s.once("error", () => resolve(false));
+        s.bind({ address: host, port }, () => s.close(() => resolve(true)));
+      }));
+    await new Promise<void>((r) => tcp.close(() => r()));
+    if (udpFree || attempt >= 20) return port;
+  }
+}
+
+/** DNS_PORT and DNS_TLS_PORT as numbers every worker asks for (0 resolved to a free port). */
+async function fixedPorts(
+  config: Pick<Config, "dnsHost" | "dnsPort" | "dnsTlsPort" | "tlsCertFile">,
+): Promise<Record<string, string>> {
+  const env: Record<string, string> = {
+    DNS_PORT: String(config.dnsPort === 0 ? await freeDnsPort(config.dnsHost, true) : config.dnsPort),
+  };
+  if (config.tlsCertFile !== undefined)
+    env.DNS_TLS_PORT = String(
+      config.dnsTlsPort === 0 ? await freeDnsPort(config.dnsHost, false) : config.dnsTlsPort,
+    );
+  return env;
 }
 
 /** A worker that dies sooner than this after its start is restarted after a growing delay. */
@@ -65,9 +101,13 @@ function forkReady(env: Record<string, string>): { worker: Worker; ready: Promis
  * may be busy crawling or serving the API. A worker that dies is forked again; when this process dies, even by
  * SIGKILL, the workers' IPC channel closes and Node's cluster ends them (no orphan).
  *
- * @example const dns = await startDnsCluster(logger, 2); // then dns.port, dns.close()
+ * @example const dns = await startDnsCluster(config, logger, 2); // then dns.port, dns.close()
  */
-export async function startDnsCluster(logger: Logger, count: number): Promise<DnsCluster> {
+export async function startDnsCluster(
+  config: Pick<Config, "dnsHost" | "dnsPort" | "dnsTlsPort" | "tlsCertFile">,
+  logger: Logger,
+  count: number,
+): Promise<DnsCluster> {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   // The same program and runtime flags (tsx in tests), the worker's command instead of ours.
   cluster.setupPrimary({ exec: process.argv[1], args: ["dns-worker"] });
@@ -78,21 +118,17 @@ export async function startDnsCluster(logger: Logger, count: number): Promise<Dn
   // primary alive until the next worker is up. Cleared on close.
   const restarts = new Set<NodeJS.Timeout>();
 
-  const first = forkReady({});
+  // Every worker asks for the same port numbers: node:cluster shares a listening socket between
+  // workers that ask for the same address and port, and keeps it while one of them lives (after a
+  // total loss the next workers bind the same numbers again). Port 0 would be keyed by the order of
+  // listens and get a new port after such a loss, so it is resolved here first.
+  const env = await fixedPorts(config);
+  const first = forkReady(env);
   workers.add(first.worker);
   const ports = await first.ready.catch((e: unknown) => {
     workers.clear();
     throw e;
   });
-  // Every worker gets the same settings, DNS_PORT=0 included: node:cluster keys a shared listening
-  // socket by the address and port asked for and, for port 0, by the order of the worker's
-  // listens (TCP, then DoT), so each worker's TCP joins the first one's chosen port, and its UDP
-  // socket, bound to that port number, joins the first one's too.
-  let env: Record<string, string> = {};
-  // Once every worker is gone, node:cluster has closed the shared sockets: the next workers would
-  // get new ones, and with port 0 a new port. From then on they ask for the ports in use by number.
-  const samePorts: Record<string, string> = { DNS_PORT: String(ports.port) };
-  if (ports.tlsPort !== null) samePorts.DNS_TLS_PORT = String(ports.tlsPort);
 
   const supervise = (worker: Worker, startedAt: number) => {
     worker.once("exit", (code, signal) => {
@@ -113,7 +149,6 @@ export async function startDnsCluster(logger: Logger, count: number): Promise<Dn
   };
   const spawn = () => {
     if (closing) return;
-    if (workers.size === 0) env = samePorts;
     const next = forkReady(env);
     workers.add(next.worker);
     supervise(next.worker, Date.now());

@@ -136,7 +136,8 @@ export const startCommand: Command = {
       // One process per core by default (DNS_WORKERS), each with its own store connections.
       const dnsWorkers = dnsWorkerCount(config);
       if (roles.dns)
-        dns = dnsWorkers > 1 ? await startDnsCluster(ctx.logger, dnsWorkers) : await startDnsRole(ctx);
+        dns =
+          dnsWorkers > 1 ? await startDnsCluster(config, ctx.logger, dnsWorkers) : await startDnsRole(ctx);
       if (roles.api) {
         const key = demoKey(ctx);
         const { project: demoProject } = await ensureDemoProject({
