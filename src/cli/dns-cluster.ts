@@ -62,6 +62,7 @@ async function fixedPorts(
 const EARLY_DEATH_MS = 5_000;
 const MAX_RESTART_DELAY_MS = 10_000;
 const READY_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 10_000;
 
 function isReady(m: unknown): m is DnsWorkerReady {
   return typeof m === "object" && m !== null && (m as { type?: unknown }).type === "omniname-dns-ready";
@@ -174,8 +175,16 @@ export async function startDnsCluster(
         (w) =>
           new Promise<void>((resolve) => {
             if (w.isDead()) return resolve();
-            w.once("exit", () => resolve());
-            w.kill("SIGTERM");
+            // A worker that does not finish its stop in time is killed: it must not keep the
+            // primary (whose IPC channel to it keeps the process alive) from exiting.
+            const force = setTimeout(() => w.process.kill("SIGKILL"), STOP_TIMEOUT_MS);
+            w.once("exit", () => {
+              clearTimeout(force);
+              resolve();
+            });
+            // The signal itself, not worker.kill(): that cuts the IPC channel first, and a worker whose
+            // channel is cut exits at once (node:cluster), without closing its sockets and store.
+            w.process.kill("SIGTERM");
           }),
       ),
     );
