@@ -1,26 +1,34 @@
 import { type ChildProcess, execFileSync, fork, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createUdpDnsClient } from "../src/dns/dns-client.testing.js";
 import { buildTestQuery } from "../src/dns/dns.testing.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { makeTestCertificate } from "../test/helpers/tls-cert.js";
+import { dohOverHttp1, dohOverHttp2 } from "./support/doh-load.js";
+import { type RunningRole, startRole } from "./support/omniname-role.js";
 import { seedBulk } from "./support/seed-bulk.js";
 
 /**
  * The authoritative server over UDP against NSD serving the same exported zones, in one run:
  * dnsperf (10 clients, 100 queries outstanding, BENCH_SECONDS each) on the same query file for
- * both, then the ratio. NSD runs one server process (one core), as does ours (one event loop).
+ * each, then the ratios. Twice: NSD with one server process against our server in one process,
+ * and NSD with BENCH_DNS_WORKERS server processes (default: the cores) against the `dns` role as
+ * `omniname start` runs it with DNS_WORKERS the same (node:cluster workers sharing the port).
  * Latency: p50 and p99 of 5,000 sequential queries measured by this process (dnsperf prints no
- * percentiles). Also: the zone export of the bench world, its time and peak RSS.
+ * percentiles). Also: DoH throughput (GET /dns-query over TLS, HTTP/1.1 by autocannon and
+ * HTTP/2 by a node:http2 client) of the API role, and the zone export of the bench world, its
+ * time and peak RSS.
  *
- * Aim: ours >= 0.5 × NSD, p99 under 5 ms on loopback. BENCH_DOMAINS (default 100,000) and
- * BENCH_SECONDS (5) size the run.
+ * Aim: the workers >= 1.0 × NSD with as many processes, p99 under 1 ms on loopback.
+ * BENCH_DOMAINS (default 100,000) and BENCH_SECONDS (5) size the run.
  */
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WORKERS = Number(process.env.BENCH_DNS_WORKERS ?? availableParallelism());
 const here = dirname(fileURLToPath(import.meta.url));
 
 function freePort(): Promise<number> {
@@ -78,6 +86,7 @@ async function latency(port: number, names: string[]): Promise<{ p50: number; p9
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-dns-bench-"));
 const children: ChildProcess[] = [];
+const roles: RunningRole[] = [];
 try {
   const file = join(dir, "bench.sqlite");
   const store = createSqliteStore(file);
@@ -121,27 +130,31 @@ try {
   const queryFile = join(dir, "queries.txt");
   writeFileSync(queryFile, `${lines.join("\n")}\n`);
 
-  const nsdPort = await freePort();
-  const conf = [
-    "server:",
-    `  ip-address: 127.0.0.1@${nsdPort}`,
-    '  username: ""',
-    '  chroot: ""',
-    '  database: ""',
-    `  pidfile: "${join(dir, "nsd.pid")}"`,
-    `  xfrdfile: "${join(dir, "xfrd.state")}"`,
-    `  zonelistfile: "${join(dir, "zone.list")}"`,
-    `  logfile: "${join(dir, "nsd.log")}"`,
-    "  server-count: 1",
-    "  minimal-responses: yes",
-    "  rrl-ratelimit: 0",
-    "remote-control:",
-    "  control-enable: no",
-    ...exported.files.flatMap((z) => ["zone:", `  name: ${z.tld}`, `  zonefile: "${z.file}"`]),
-  ].join("\n");
-  writeFileSync(join(dir, "nsd.conf"), `${conf}\n`);
-  const nsd = spawn("nsd", ["-d", "-c", join(dir, "nsd.conf")], { stdio: "ignore" });
-  children.push(nsd);
+  const startNsd = async (servers: number) => {
+    const port = await freePort();
+    const conf = [
+      "server:",
+      `  ip-address: 127.0.0.1@${port}`,
+      '  username: ""',
+      '  chroot: ""',
+      '  database: ""',
+      `  pidfile: "${join(dir, `nsd${servers}.pid`)}"`,
+      `  xfrdfile: "${join(dir, `xfrd${servers}.state`)}"`,
+      `  zonelistfile: "${join(dir, `zone${servers}.list`)}"`,
+      `  logfile: "${join(dir, `nsd${servers}.log`)}"`,
+      `  server-count: ${servers}`,
+      "  minimal-responses: yes",
+      "  rrl-ratelimit: 0",
+      "remote-control:",
+      "  control-enable: no",
+      ...exported.files.flatMap((z) => ["zone:", `  name: ${z.tld}`, `  zonefile: "${z.file}"`]),
+    ].join("\n");
+    writeFileSync(join(dir, `nsd${servers}.conf`), `${conf}\n`);
+    children.push(spawn("nsd", ["-d", "-c", join(dir, `nsd${servers}.conf`)], { stdio: "ignore" }));
+    return port;
+  };
+  const nsdPort = await startNsd(1);
+  const nsdNPort = await startNsd(WORKERS);
 
   // Ours as the dns role runs (with its answer cache), and once more without the cache, for the record.
   const startOurs = async (cache: boolean) => {
@@ -158,37 +171,107 @@ try {
   };
   const ourPort = await startOurs(true);
   const uncachedPort = await startOurs(false);
+  // The dns role over WORKERS processes, as an operator runs it.
+  const cluster = await startRole(
+    {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      OMNINAME_ROLES: "dns",
+      DNS_WORKERS: String(WORKERS),
+      DNS_PORT: "0",
+      DATABASE_URL: `sqlite:${file}`,
+      DATA_DIR: dir,
+    },
+    /DNS \(UDP\+TCP\):\s+127\.0\.0\.1:(\d+)/,
+  );
+  roles.push(cluster);
+  const workersPort = Number(cluster.match[1]);
   // NSD is ready once it answers (it loads the zones first).
-  for (let ready = false; !ready; ) {
-    const client = createUdpDnsClient("127.0.0.1", nsdPort);
-    ready = await Promise.race([
-      client.ask(buildTestQuery("wallet", "SOA", { id: 1 })).then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 500)),
-    ]);
-    client.close();
-  }
+  for (const port of [nsdPort, nsdNPort])
+    for (let ready = false; !ready; ) {
+      const client = createUdpDnsClient("127.0.0.1", port);
+      ready = await Promise.race([
+        client.ask(buildTestQuery("wallet", "SOA", { id: 1 })).then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 500)),
+      ]);
+      client.close();
+    }
 
-  // Warm both (our first pass reads SQLite pages from disk), then measure, NSD and ours in turns.
-  dnsperf(ourPort, queryFile);
-  dnsperf(uncachedPort, queryFile);
-  dnsperf(nsdPort, queryFile);
+  // Warm each (our first pass reads SQLite pages from disk), then measure, NSD and ours in turns.
+  for (const port of [ourPort, uncachedPort, workersPort, nsdPort, nsdNPort]) dnsperf(port, queryFile);
+  // Each worker has its own answer cache and sees only its share of the queries: after one pass a
+  // worker holds about 1/WORKERS of them. Two more passes, so that the workers are measured as
+  // warm as the single process (each holding ~90 % of the file with 2 workers).
+  for (let i = 0; i < 2; i++) dnsperf(workersPort, queryFile);
   const nsdRun = dnsperf(nsdPort, queryFile);
   const ourRun = dnsperf(ourPort, queryFile);
+  const nsdNRun = dnsperf(nsdNPort, queryFile);
+  const workersRun = dnsperf(workersPort, queryFile);
   const uncachedRun = dnsperf(uncachedPort, queryFile);
   const nsdLat = await latency(nsdPort, world.names);
   const ourLat = await latency(ourPort, world.names);
+  const nsdNLat = await latency(nsdNPort, world.names);
+  const workersLat = await latency(workersPort, world.names);
   const uncachedLat = await latency(uncachedPort, world.names);
   const row = (label: string, r: typeof ourRun, l: typeof ourLat, ratio: number) =>
     `| ${label} | ${Math.round(r.qps).toLocaleString("en-US")} | ${r.lost} | ${r.avgMs.toFixed(2)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${ratio.toFixed(2)} |`;
   console.log("\n| Server | queries/s | lost | avg ms (dnsperf) | p50 ms | p99 ms | ratio |");
   console.log("|---|---|---|---|---|---|---|");
   console.log(row("NSD 4 (1 server process)", nsdRun, nsdLat, 1));
-  console.log(row("omniname dns role", ourRun, ourLat, ourRun.qps / nsdRun.qps));
-  console.log(row("omniname, answer cache off", uncachedRun, uncachedLat, uncachedRun.qps / nsdRun.qps));
+  console.log(row("omniname dns role, 1 process", ourRun, ourLat, ourRun.qps / nsdRun.qps));
   console.log(
-    `\nratio ${(ourRun.qps / nsdRun.qps).toFixed(2)} (aim >= 0.5); p99 ${ourLat.p99.toFixed(2)} ms (aim < 5 ms); load average ${loadavg()[0].toFixed(1)}`,
+    row("omniname, 1 process, answer cache off", uncachedRun, uncachedLat, uncachedRun.qps / nsdRun.qps),
+  );
+  console.log(row(`NSD 4 (${WORKERS} server processes)`, nsdNRun, nsdNLat, 1));
+  console.log(
+    row(`omniname dns role, DNS_WORKERS=${WORKERS}`, workersRun, workersLat, workersRun.qps / nsdNRun.qps),
+  );
+  console.log(
+    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
+  );
+  await cluster.stop();
+
+  // DoH: the API role over TLS (HTTP/2 and HTTP/1.1 by ALPN) on the same store.
+  const cert = makeTestCertificate(dir);
+  const api = await startRole(
+    {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      OMNINAME_ROLES: "api",
+      PORT: "0",
+      DATABASE_URL: `sqlite:${file}`,
+      DATA_DIR: dir,
+      TLS_CERT_FILE: cert.certFile,
+      TLS_KEY_FILE: cert.keyFile,
+    },
+    /omniname is up: (https:\/\/[^\s/]+)\/svc/,
+  );
+  roles.push(api);
+  const origin = api.match[1];
+  const dohPaths = lines.slice(0, 2_000).map((l) => {
+    const [name, type] = l.split(" ");
+    return `/dns-query?dns=${buildTestQuery(name, type, { id: 0 }).toString("base64url")}`;
+  });
+  // Warm (every path computed once, SQLite pages read, JIT) before either is measured.
+  await dohOverHttp1(origin, dohPaths, SECONDS);
+  await dohOverHttp2(origin, dohPaths, 1);
+  const h2 = await dohOverHttp2(origin, dohPaths, SECONDS);
+  const h1 = await dohOverHttp1(origin, dohPaths, SECONDS);
+  console.log("\n| DoH (GET /dns-query, TLS, one API process) | requests/s | not 200 | p99 ms |");
+  console.log("|---|---|---|---|");
+  console.log(
+    `| HTTP/2 (4 connections × 50 streams) | ${Math.round(h2.rps).toLocaleString("en-US")} | ${h2.errors} | ${h2.p99Ms.toFixed(2)} |`,
+  );
+  console.log(
+    `| HTTP/1.1 (autocannon, 50 connections) | ${Math.round(h1.rps).toLocaleString("en-US")} | ${h1.errors} | ${h1.p99Ms.toFixed(2)} |`,
+  );
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
   );
 } finally {
+  await Promise.all(roles.map((r) => r.stop()));
   for (const c of children) {
     if (c.exitCode !== null) continue;
     if (c.connected) c.disconnect();

@@ -24,6 +24,8 @@ import { consoleSpa, defaultConsoleDistDir } from "./routes/console/console-spa.
 import { CONSOLE_PREFIX, consoleRoutes } from "./routes/console/console.routes.js";
 import { parseQueryString } from "./query-string.js";
 import { createPublicZoneLookup } from "../dns/dns-role.js";
+import { readTlsCredentials } from "../config/tls-credentials.js";
+import { httpsServerOptions, reloadCertificatesOnChange } from "./https-server.js";
 import { dnsQueryRoutes } from "./routes/dns-query.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { subscribeAccountCaches } from "./change-subscriber.js";
@@ -85,7 +87,9 @@ export interface BuildAppOptions {
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<FastifyInstance> {
   const https = ctx.config.publicUrl.startsWith("https:");
   const headers = securityHeaderList(https);
+  const tls = readTlsCredentials(ctx.config);
   const app = Fastify({
+    ...httpsServerOptions(ctx.config, tls),
     // Secrets never reach the logs, whatever a serializer or a hook decides to log: the child keeps
     // the process's redaction (a child's own `redact` would replace it).
     loggerInstance: ctx.logger.child({ component: "api" }, { redact: LOG_REDACTION }),
@@ -105,6 +109,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     clientErrorHandler,
   }) as unknown as FastifyInstance;
 
+  if (tls !== null) reloadCertificatesOnChange(app, ctx.config);
   await installSecurityHeaders(app, { https });
   installErrorHandling(app);
   // The API's metrics and the change feed's (GET /metrics serves the registry the caller passes).

@@ -10,14 +10,15 @@ import { Registry } from "prom-client";
 import type { AppContext } from "../app-context.js";
 import type { Config } from "../config/config.schema.js";
 import { dataDirSecret } from "../config/data-dir-secret.js";
-import { loadConfig, publicUrlFor } from "../config/load-config.js";
+import { loadConfig, publicUrlFor, schemeOf } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext } from "../context.js";
-import { dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
+import { type DnsRole, dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
 import { fixtureWorld } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
 import { type Command, parseArgs } from "./command.js";
+import { dnsWorkerCount, startDnsCluster } from "./dns-cluster.js";
 import { type CrawlerRole, configuredNetworks, startCrawlerRole } from "./crawler-role.js";
 
 /**
@@ -38,8 +39,9 @@ function demoKey(ctx: AppContext): string {
  */
 function followBoundPort(config: Config, bound: AddressInfo | string | null, logger: Logger): void {
   if (bound === null || typeof bound === "string") return;
-  const derived = publicUrlFor(config.host, config.port);
-  if (config.publicUrl === derived) config.publicUrl = publicUrlFor(config.host, bound.port);
+  const derived = publicUrlFor(config.host, config.port, schemeOf(config));
+  if (config.publicUrl === derived)
+    config.publicUrl = publicUrlFor(config.host, bound.port, schemeOf(config));
   logger.info({ address: `${bound.address}:${bound.port}`, publicUrl: config.publicUrl }, "listening");
 }
 
@@ -118,7 +120,7 @@ export const startCommand: Command = {
 
     let role: CrawlerRole | null = null;
     let app: Awaited<ReturnType<typeof buildApp>> | null = null;
-    let dns: Awaited<ReturnType<typeof startDnsRole>> | null = null;
+    let dns: DnsRole | null = null;
     const stopAll = async () => {
       await dns?.close();
       await app?.close();
@@ -132,7 +134,11 @@ export const startCommand: Command = {
         await rescoreAll(ctx.store, ctx.scoringLists);
       }
       if (roles.crawler) role = await startCrawlerRole(ctx, { embedDevnet: true, rescore: true });
-      if (roles.dns) dns = await startDnsRole(ctx);
+      // One process per core by default (DNS_WORKERS), each with its own store connections.
+      const dnsWorkers = dnsWorkerCount(config);
+      if (roles.dns)
+        dns =
+          dnsWorkers > 1 ? await startDnsCluster(config, ctx.logger, dnsWorkers) : await startDnsRole(ctx);
       if (roles.api) {
         const key = demoKey(ctx);
         const { project: demoProject } = await ensureDemoProject({
@@ -167,6 +173,7 @@ export const startCommand: Command = {
         process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");
       }
       if (dns) process.stdout.write(`${dnsBannerLine(dns)}\n`);
+      if (dns && dnsWorkers > 1) process.stdout.write(`DNS processes:  ${dnsWorkers} (DNS_WORKERS)\n`);
     } catch (e) {
       await stopAll().catch(() => {});
       throw e;

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { TRANSPORT_SETTINGS } from "./transports.schema.js";
 
 /**
  * The single source of truth for configuration: every setting, its environment variable, its
@@ -478,6 +479,8 @@ export const ConfigSchema = Type.Object({
       "Secondaries sent a NOTIFY when a zone's serial changes, `host:port`, comma-separated (signed with the first DNS_TSIG_KEYS key)",
     expected: "a comma-separated list of host:port",
   }),
+  // --- TLS and the dns role's processes (docs/dns.md, docs/operations.md) ---
+  ...TRANSPORT_SETTINGS,
 });
 
 /** The parsed configuration: `publicUrl` is always set (derived from HOST and PORT when absent). */

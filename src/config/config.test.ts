@@ -42,6 +42,12 @@ describe("loadConfig", () => {
     [{ OMNINAME_DEMO_API_KEY: "short" }, "OMNINAME_DEMO_API_KEY"],
     [{ REDIS_KEY_PREFIX: "two words" }, "REDIS_KEY_PREFIX"],
     [{ REDIS_KEY_PREFIX: "a:b" }, "REDIS_KEY_PREFIX"],
+    [{ TLS_CERT_FILE: "/etc/omniname/cert.pem" }, "TLS_KEY_FILE"],
+    [{ TLS_KEY_FILE: "/etc/omniname/key.pem" }, "TLS_CERT_FILE"],
+    [{ DNS_TLS_PORT: "70000" }, "DNS_TLS_PORT"],
+    [{ DNS_WORKERS: "-1" }, "DNS_WORKERS"],
+    [{ DNS_WORKERS: "many" }, "DNS_WORKERS"],
+    [{ TLS_HANDSHAKE_TIMEOUT_MS: "0" }, "TLS_HANDSHAKE_TIMEOUT_MS"],
   ])("stops on a bad value and names the variable: %j", (env, name) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`Invalid configuration ${name}`));
   });
@@ -54,6 +60,8 @@ describe("loadConfig", () => {
     [{ HOST: "::1", PORT: "18080" }, "http://[::1]:18080"],
     [{ HOST: "omniname.internal", PORT: "80" }, "http://omniname.internal"],
     [{ PORT: "18080", PUBLIC_URL: "https://console.example.com" }, "https://console.example.com"],
+    // The server speaks TLS itself: https.
+    [{ PORT: "8443", TLS_CERT_FILE: "c.pem", TLS_KEY_FILE: "k.pem" }, "https://127.0.0.1:8443"],
   ])("derives PUBLIC_URL from HOST and PORT unless it is set: %j", (env, url) => {
     expect(loadConfig(env).publicUrl).toBe(url);
   });

@@ -72,10 +72,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw invalid(key, e.message, withDefaults[key]);
   }
   const config = withDefaults as Config;
+  // One without the other would serve plain HTTP where TLS was meant (or fail at the first handshake).
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    const missing = config.tlsCertFile === undefined ? "tlsCertFile" : "tlsKeyFile";
+    throw invalid(missing, "TLS_CERT_FILE and TLS_KEY_FILE are set together or not at all", undefined);
+  }
   config.publicUrl =
     typeof withDefaults.publicUrl === "string"
       ? normalizePublicUrl(withDefaults.publicUrl)
-      : publicUrlFor(config.host, config.port);
+      : publicUrlFor(config.host, config.port, schemeOf(config));
   return config;
 }
 
@@ -100,12 +105,17 @@ function normalizePublicUrl(raw: string): string {
   }
 }
 
+/** The API's scheme: https when TLS_CERT_FILE is set (the server speaks TLS itself). */
+export function schemeOf(config: Pick<Config, "tlsCertFile">): "http" | "https" {
+  return config.tlsCertFile === undefined ? "http" : "https";
+}
+
 /**
  * The console's origin when PUBLIC_URL is not set: the address the API binds. A wildcard address
  * is not one a browser can open, so links use the loopback name: 0.0.0.0 → 127.0.0.1, :: →
  * localhost. Behind a proxy, or for people on other machines, set PUBLIC_URL.
  */
-export function publicUrlFor(host: string, port: number): string {
+export function publicUrlFor(host: string, port: number, scheme: "http" | "https" = "http"): string {
   const h = host.trim().toLowerCase();
   const name =
     h === "0.0.0.0"
@@ -116,7 +126,7 @@ export function publicUrlFor(host: string, port: number): string {
           ? `[${h}]`
           : h;
   try {
-    return new URL(`http://${name}:${port}`).origin;
+    return new URL(`${scheme}://${name}:${port}`).origin;
   } catch (e) {
     throw invalid("host", `not a host name or address (${(e as Error).message})`, host);
   }

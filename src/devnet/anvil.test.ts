@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { anvilArgs, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
 import { devnetRpc } from "./rpc.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
+import { isAlive } from "../../test/helpers/processes.js";
 
 function listen(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -13,15 +14,6 @@ function listen(port: number): Promise<Server> {
     s.once("error", reject);
     s.listen({ port, host: "127.0.0.1" }, () => resolve(s));
   });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe("anvil", () => {

@@ -24,6 +24,7 @@ import { dnsEncode, fnsTokenId, labelhash, namehash, tokenIdHex } from "./token-
 import { loadRealArtifact, realAbi } from "./real-artifacts.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
 import { verifyWorld } from "./verify.js";
+import { isAlive } from "../../test/helpers/processes.js";
 
 interface Log {
   address: string;
@@ -80,15 +81,6 @@ async function allLogs(m: DevnetManifest, network: DevnetNetworkName): Promise<L
   return devnetRpc(m.networks[network]!.rpcUrl).call<Log[]>("eth_getLogs", [
     { fromBlock: "0x0", toBlock: "latest" },
   ]);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe("devnet", () => {

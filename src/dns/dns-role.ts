@@ -2,7 +2,8 @@ import type { AppContext } from "../app-context.js";
 import { loadIcannTlds } from "../scoring/iana-tlds.js";
 import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
-import { createDnsServer, type DnsServer } from "./dns-server.js";
+import { createDnsServer } from "./dns-server.js";
+import { startDotServer } from "./dot-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
 import { startZoneTransfers, type ZoneTransfers } from "./xfr-role.js";
 
@@ -31,43 +32,67 @@ export function createPublicZoneLookup(ctx: AppContext, serialOf?: () => number 
   });
 }
 
+/** The `dns` role of one process: UDP and TCP, and DNS-over-TLS when TLS is configured. */
+export interface DnsRole {
+  host: string;
+  port: number;
+  /** The DoT port; null without TLS_CERT_FILE. */
+  tlsPort: number | null;
+  close(): Promise<void>;
+}
+
 /**
- * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, answering from the
- * live map.
+ * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, and DoT on
+ * DNS_TLS_PORT when TLS_CERT_FILE is set, answering from the live map.
  */
-export async function startDnsRole(ctx: AppContext): Promise<DnsServer> {
+export async function startDnsRole(ctx: AppContext): Promise<DnsRole> {
   // With zone transfers, SOA answers give the transfers' serial (xfr-role.ts).
   let transfers: ZoneTransfers | null = null;
   const lookup = createPublicZoneLookup(ctx, () => transfers?.zones?.serial() ?? null);
   // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
   // the port opens, not on the first query.
   await lookup.findZone(".");
-  // Zone transfers and NOTIFY (xfr-role.ts): refused unless DNS_TSIG_KEYS is set.
+  // Zone transfers and NOTIFY (xfr-role.ts): refused unless DNS_TSIG_KEYS is set. With DNS
+  // workers, every worker answers transfers and only one sends NOTIFY (dns-cluster.ts).
   const started = startZoneTransfers(ctx, lookup, nameServersOf(ctx.config.dnsNameServers));
   transfers = started;
-  const server = await createDnsServer({
+  const opts = {
     lookup,
     host: ctx.config.dnsHost,
-    port: ctx.config.dnsPort,
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
     xfr: started.service,
-  }).catch((e) => {
+  };
+  const server = await createDnsServer({ ...opts, port: ctx.config.dnsPort }).catch((e: unknown) => {
     started.close();
     throw e;
   });
+  const dot = await startDotServer(ctx.config, opts).catch(async (e: unknown) => {
+    started.close();
+    await server.close();
+    throw e;
+  });
   return {
-    ...server,
-    close: async () => {
+    host: server.host,
+    port: server.port,
+    tlsPort: dot?.port ?? null,
+    async close() {
       started.close();
-      await server.close();
+      await Promise.all([server.close(), dot?.close()]);
     },
   };
 }
 
-/** The banner line of the dns role, with a query to try. */
-export function dnsBannerLine(server: DnsServer): string {
-  return `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.eth TXT`;
+/** The banner lines of the dns role, with a query to try. */
+export function dnsBannerLine(server: Pick<DnsRole, "host" | "port" | "tlsPort">): string {
+  const lines = [
+    `DNS (UDP+TCP):  ${server.host}:${server.port}   try: dig @${server.host} -p ${server.port} alice.eth TXT`,
+  ];
+  if (server.tlsPort !== null)
+    lines.push(
+      `DNS-over-TLS:   ${server.host}:${server.tlsPort}   try: kdig @${server.host} -p ${server.tlsPort} +tls alice.eth TXT`,
+    );
+  return lines.join("\n");
 }

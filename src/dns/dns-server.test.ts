@@ -12,6 +12,7 @@ import type { Store } from "../store/store.js";
 import { testDomain, tokenIdOf } from "../../test/helpers/store-world.js";
 import { buildTestQuery, decodeTestAnswer } from "./dns.testing.js";
 import { AnswerCache } from "./answer-cache.js";
+import { readFrames, tcpFrame } from "./dns-client.testing.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
 import { createStoreZoneLookup } from "./store-zone-lookup.js";
 
@@ -32,44 +33,12 @@ async function addDomain(
   );
 }
 
-function tcpFrame(packet: Buffer): Buffer {
-  const f = Buffer.alloc(2 + packet.length);
-  f.writeUInt16BE(packet.length, 0);
-  packet.copy(f, 2);
-  return f;
-}
-
-/** Opens a TCP connection; resolves with the socket and a promise of its first frame or its close. */
+/** Opens a TCP connection; resolves with the socket and a promise of its next frame or its close. */
 function openTcp(port: number): Promise<{ socket: Socket; next: () => Promise<Buffer | "closed"> }> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port }, () => {
-      let buf = Buffer.alloc(0);
-      let closed = false;
-      const frames: Buffer[] = [];
-      const waiters: Array<(v: Buffer | "closed") => void> = [];
-      socket.on("data", (d) => {
-        buf = Buffer.concat([buf, d]);
-        while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-          const frame = buf.subarray(2, 2 + buf.readUInt16BE(0));
-          buf = buf.subarray(2 + frame.length);
-          const w = waiters.shift();
-          if (w) w(frame);
-          else frames.push(frame);
-        }
-      });
-      socket.on("close", () => {
-        closed = true;
-        for (const w of waiters.splice(0)) w("closed");
-      });
-      resolve({
-        socket,
-        next: () => {
-          const f = frames.shift();
-          if (f) return Promise.resolve(f);
-          return closed ? Promise.resolve("closed") : new Promise((r) => waiters.push(r));
-        },
-      });
-    });
+    const socket = connect({ host: "127.0.0.1", port }, () =>
+      resolve({ socket, next: readFrames(socket).next }),
+    );
     socket.on("error", reject);
   });
 }

@@ -40,7 +40,8 @@ function answerOf(packet: Buffer, opts: DnsServerOptions, transport: Transport):
   return hit !== null ? Promise.resolve(hit) : cache.answer(packet, transport);
 }
 
-function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
+/** One DNS-over-TCP connection (RFC 7766): also the DoT server's, once its TLS handshake is done. */
+export function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
   let pending: Buffer = Buffer.alloc(0);
   let inFlight = 0;
   socket.setNoDelay(true);
@@ -79,7 +80,7 @@ function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void {
   });
 }
 
-function listenTcp(server: Server, host: string, port: number): Promise<number> {
+export function listenTcp(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen({ host, port }, () => {

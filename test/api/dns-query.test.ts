@@ -1,11 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dnsQueryRoutes } from "../../src/api/routes/dns-query.routes.js";
 import { createPublicZoneLookup } from "../../src/dns/dns-role.js";
 import { buildTestQuery, decodeTestAnswer } from "../../src/dns/dns.testing.js";
 import { answerQuery } from "../../src/dns/query-handler.js";
@@ -13,7 +6,6 @@ import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
 import { ADDR } from "./helpers/world.js";
 
-const run = promisify(execFile);
 const b64url = (b: Buffer) => b.toString("base64url");
 
 describe("DoH (RFC 8484) at /dns-query", () => {
@@ -124,72 +116,6 @@ describe("DoH (RFC 8484) at /dns-query", () => {
     ],
   ])("%s -> %i", async (_label, send, status) => {
     expect((await send()).statusCode).toBe(status);
-  });
-});
-
-describe("DoH judged by kdig +https (HTTP/2 over TLS)", () => {
-  let t: TestApp;
-  let dir: string;
-  let doh: FastifyInstance;
-  let port = 0;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    dir = mkdtempSync(join(tmpdir(), "omniname-doh-"));
-    // kdig speaks DoH over HTTP/2 and TLS only: the same plugin on an h2 server with a throwaway certificate.
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-      ],
-      { stdio: "ignore" },
-    );
-    doh = Fastify({
-      http2: true,
-      https: {
-        key: readFileSync(join(dir, "key.pem")),
-        cert: readFileSync(join(dir, "cert.pem")),
-        allowHTTP1: true,
-      },
-    }) as unknown as FastifyInstance;
-    await doh.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(t.ctx) });
-    await doh.listen({ host: "127.0.0.1", port: 0 });
-    port = (doh.server.address() as { port: number }).port;
-  });
-  afterAll(async () => {
-    await doh.close();
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it.each(["+https", "+https-get"])("kdig %s gets the authoritative answer", async (mode) => {
-    const { stdout } = await run("kdig", [
-      `@127.0.0.1`,
-      "-p",
-      String(port),
-      mode,
-      "+tls-ca=" + join(dir, "cert.pem"),
-      "alice.wallet",
-      "A",
-    ]);
-    expect(stdout).toMatch(/status: NOERROR/);
-    expect(stdout).toMatch(/HTTP session \(HTTP\/2-(POST|GET)\)-\(127.0.0.1\/dns-query\)-\(status: 200\)/);
-    expect(stdout).toMatch(/Flags: qr aa rd;/);
-    expect(stdout).toMatch(/alice\.wallet\.\s+300\s+IN\s+A\s+192\.0\.2\.1/);
   });
 });
 

@@ -1,9 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childrenOf, isAlive } from "../helpers/processes.js";
 
 const main = new URL("../../src/main.ts", import.meta.url).pathname;
 const run = promisify(execFile);
@@ -42,9 +43,12 @@ describe("omniname start with OMNINAME_ROLES=dns", () => {
 
   afterAll(async () => {
     if (child && child.exitCode === null) {
+      const workers = childrenOf(child.pid!, "dns-worker");
       const exited = new Promise((r) => child!.once("exit", r));
       child.kill("SIGTERM");
-      await exited;
+      // A graceful stop: exit 0, and the workers stopped before the primary.
+      expect(await exited).toBe(0);
+      expect(workers.filter(isAlive)).toEqual([]);
     }
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -58,6 +62,10 @@ describe("omniname start with OMNINAME_ROLES=dns", () => {
     expect(udp.stdout).toMatch(/alice\.wallet\.\s+300\s+IN\s+CNAME\s+alice\.example\.net\./);
     const tcp = await run("kdig", [`@${host}`, "-p", String(port), "+tcp", "wallet", "SOA"]);
     expect(tcp.stdout).toMatch(/wallet\.\s+3600\s+IN\s+SOA\s+ns1\.omniname\.test\./);
+  });
+
+  it("runs the dns role in one worker process per core by default (DNS_WORKERS=0)", () => {
+    expect(childrenOf(child!.pid!, "dns-worker")).toHaveLength(availableParallelism());
   });
 
   it("never answers for an ICANN TLD, though the demo world holds acme.com and shop.com", async () => {

@@ -108,7 +108,9 @@ function send(reply: FastifyReply, error: AppError): FastifyReply {
   const message = status >= 500 ? ERROR_CODES[error.code].message : error.message;
   if (error.code === "METHOD_NOT_ALLOWED" && typeof error.details?.allow === "string")
     reply.header("allow", error.details.allow);
-  if (error.code === "SHUTTING_DOWN") reply.header("connection", "close");
+  // HTTP/2 has no Connection header (RFC 9113 §8.2.2: setting it throws); the session's GOAWAY does its job.
+  if (error.code === "SHUTTING_DOWN" && reply.request.raw.httpVersionMajor < 2)
+    reply.header("connection", "close");
   if (error.code === "STORE_UNAVAILABLE" || error.code === "SHUTTING_DOWN") reply.header("retry-after", "1");
   return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(error.code, message));
 }

@@ -1,0 +1,39 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** True while a process with this id exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The fields of /proc/PID/stat after the command name (which may hold spaces): state, ppid, … */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** The live (not zombie) children of `ppid` whose command line contains `marker` (from /proc). */
+export function childrenOf(ppid: number, marker: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const [state, parent] = statFields(entry);
+      if (Number(parent) !== ppid || state === "Z") continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU time a process has used, in clock ticks (user + system). */
+export function cpuTicks(pid: number): number {
+  const f = statFields(pid);
+  return Number(f[11]) + Number(f[12]);
+}
