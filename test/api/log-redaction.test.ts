@@ -15,6 +15,10 @@ const SECRETS = {
   RPC_URL_POLYGON: "https://polytokenQZ@polygon.example/",
   RPC_URL_BSC: "https://bscuserQZ:bscpassQZ@bsc.example/",
   RPC_URL_AURORA: "https://aurora.example/rpc?key=auroraqueryQZ",
+  RPC_WS_URL_ETHEREUM: "wss://wsethuserQZ:wsethpassQZ@eth.example/ws/wsethkeyQZ0123456789abc",
+  RPC_WS_URL_POLYGON: "wss://wspolytokenQZ@polygon.example/",
+  RPC_WS_URL_BSC: "wss://bsc.example/ws?apikey=wsbscqueryQZ",
+  RPC_WS_URL_AURORA: "wss://aurora.example/ws?key=wsauroraqueryQZ",
   SMTP_URL: "smtps://smtpuserQZ:smtppassQZ@mail.example:465",
   REDIS_URL: "redis://redisuserQZ:redispassQZ@127.0.0.1:1",
   API_KEY_PEPPER: "pepperQZ-pepperQZ-pepperQZ",
@@ -24,7 +28,7 @@ const SECRETS = {
 };
 const NEVER_LOGGED = [
   ...Object.values(SECRETS).map((v) => v.replace(/\/$/, "")),
-  ..."dbuserQZ dbpassQZ ethuserQZ ethpassQZ ethpathkeyQZ ethqueryQZ polytokenQZ bscuserQZ bscpassQZ auroraqueryQZ smtpuserQZ smtppassQZ redisuserQZ redispassQZ pepperQZ demoQZ dHNpZ3NlY3JldFFaMTIzNDU2Nzg5MA== c2Vjb25kc2VjcmV0UVoxMjM0NTY=".split(
+  ..."dbuserQZ dbpassQZ ethuserQZ ethpassQZ ethpathkeyQZ ethqueryQZ polytokenQZ bscuserQZ bscpassQZ auroraqueryQZ wsethuserQZ wsethpassQZ wsethkeyQZ wspolytokenQZ wsbscqueryQZ wsauroraqueryQZ smtpuserQZ smtppassQZ redisuserQZ redispassQZ pepperQZ demoQZ dHNpZ3NlY3JldFFaMTIzNDU2Nzg5MA== c2Vjb25kc2VjcmV0UVoxMjM0NTY=".split(
     " ",
   ),
 ];
