@@ -11,6 +11,7 @@ import { DEFAULT_THROTTLE, LoginThrottle, type ThrottleOptions } from "./login-t
 import { getPlan } from "./plans.js";
 import { ProjectService } from "./projects.service.js";
 import { loadQuotaUsed, UsageRecorder } from "./usage.js";
+import { createUsageAlerts, type UsageAlerts } from "./usage-alerts.js";
 
 export interface ConsoleServicesOptions {
   /** Where limit counters live; default: Redis when REDIS_URL is set, else process memory. */
@@ -31,6 +32,8 @@ export interface ConsoleServices {
   projects: ProjectService;
   limits: ApiLimits;
   usage: UsageRecorder;
+  /** Quota and rate-limit alerts (mails to owners and admins, listed in the console). */
+  alerts: UsageAlerts;
   access: AccessRulesCache;
   throttle: LoginThrottle;
   mailer: Mailer;
@@ -99,6 +102,15 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     access,
     ranker: ctx.ranker,
   });
+  const alerts = createUsageAlerts({
+    db: store.accountsDb,
+    projects: projects.repo,
+    backend,
+    config,
+    clock,
+    logger,
+    send: (m) => accounts.notify(m),
+  });
   usage.start();
   const purge = setInterval(() => {
     accounts.purgeSessions().catch((e: unknown) => logger.warn({ err: e }, "session purge failed"));
@@ -110,6 +122,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     projects,
     limits,
     usage,
+    alerts,
     access,
     throttle,
     mailer,
@@ -121,6 +134,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     async close() {
       clearInterval(purge);
       await usage.close();
+      await alerts.drain();
       await accounts.drainMail();
       if (!opts.mailer) mailer.close();
       redis?.disconnect();

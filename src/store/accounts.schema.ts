@@ -72,6 +72,22 @@ export interface UsageCountersTable {
   count: number;
 }
 
+/**
+ * Usage alerts sent (migration 0015): unique on (project, kind, subject, day), inserted before the
+ * mail goes out so that one process only sends it. `subject` is the API key's id for the rate
+ * kind, "" for the quota kinds; `details` is JSON (quota used and limit, or the key and its refusals).
+ */
+export interface UsageAlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  kind: string;
+  subject: string;
+  day: string;
+  created_at: number;
+  details: string;
+  recipients: number;
+}
+
 export interface AccountsDatabase {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -79,4 +95,5 @@ export interface AccountsDatabase {
   memberships: MembershipsTable;
   project_access: ProjectAccessTable;
   usage_counters: UsageCountersTable;
+  usage_alerts: UsageAlertsTable;
 }

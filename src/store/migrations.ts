@@ -10,6 +10,7 @@ import * as m0009 from "./migrations/0009-name-index.js";
 import * as m0010 from "./migrations/0010-tld-registrations.js";
 import * as m0011 from "./migrations/0011-journal-indexes.js";
 import * as m0014 from "./migrations/0014-incremental-rescore.js";
+import * as m0015 from "./migrations/0015-usage-alerts.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0009-name-index", up: m0009.up },
   { name: "0011-journal-indexes", up: m0011.up },
   { name: "0014-incremental-rescore", up: m0014.up },
+  { name: "0015-usage-alerts", up: m0015.up },
 ];

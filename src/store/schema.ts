@@ -144,4 +144,5 @@ export interface Database {
   memberships: AccountsDatabase["memberships"];
   project_access: AccountsDatabase["project_access"];
   usage_counters: AccountsDatabase["usage_counters"];
+  usage_alerts: AccountsDatabase["usage_alerts"];
 }

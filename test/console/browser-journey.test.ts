@@ -15,8 +15,8 @@ import { runAdmin } from "../../src/cli/admin.command.js";
 import type { Store } from "../../src/store/store.js";
 import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./helpers/console-app.js";
 import { freePort } from "../helpers/free-port.js";
+import { CHROMIUM, launchChromium } from "./helpers/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const distDir = join(repo, "web", "dist");
 const shotsDir =
@@ -104,20 +104,7 @@ describe.skipIf(!hasChromium)("the web console in Chromium", () => {
     t = await createConsoleTestApp({ consoleDistDir: distDir, config: { publicUrl: base } });
     await seedCollision(t.store, t.clock.now);
     await t.app.listen({ port, host: "127.0.0.1" });
-    const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
     mkdirSync(shotsDir, { recursive: true });
   }, 300_000);
 

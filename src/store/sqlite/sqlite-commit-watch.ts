@@ -126,6 +126,7 @@ const CACHE_FREE_TABLES = new Set([
   "account_tokens",
   "memberships",
   "project_access",
+  "usage_alerts",
 ]);
 
 const CONTROL_SQL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
