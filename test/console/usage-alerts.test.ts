@@ -229,3 +229,27 @@ for (const backend of ["sqlite", "postgres"] as const) {
     });
   });
 }
+
+describe("usage alerts turned off (USAGE_ALERTS=false)", () => {
+  let t: ConsoleTestApp;
+  beforeAll(async () => {
+    t = await createConsoleTestApp({ config: { plans: PLANS, usageAlerts: false, alertRateRefusals: 1 } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("neither writes nor mails at 100 % of the quota or on rate refusals", async () => {
+    const owner = await createAccount(t, "owner");
+    const metered = await createProject(t, [{ id: owner.id, role: "owner" }], "metered");
+    const slow = await createProject(t, [{ id: owner.id, role: "owner" }], "slow");
+    for (const p of [metered, slow]) {
+      const { key } = await t.services.projects.createKey(p.id, "k");
+      for (let i = 0; i < 30; i++) await t.app.inject({ url: RESOLVE, headers: { "api-key": key } });
+    }
+    await t.services.alerts.drain();
+    await t.services.accounts.drainMail();
+    expect(t.services.alerts.claims).toBe(0);
+    expect(t.smtp.mails.filter((m) => m.to === owner.email)).toEqual([]);
+  });
+});
