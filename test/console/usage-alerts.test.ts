@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsoleServices, createConsoleServices } from "../../src/accounts/console-services.js";
 import { redisBackend } from "../../src/accounts/limiter-backend.js";
 import { buildApp } from "../../src/api/app.js";
+import { rawDb } from "../helpers/raw-db.js";
 import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
 import { Agent, type ConsoleTestApp, createConsoleTestApp, PASSWORD, V1 } from "./helpers/console-app.js";
 
@@ -186,6 +187,12 @@ for (const backend of ["sqlite", "postgres"] as const) {
       expect(alerts[0].details).toMatchObject({ keyId: a.id, windowSeconds: 60 });
       expect(Number(alerts[0].details.refusals)).toBeGreaterThanOrEqual(5);
       expect((await owner.agent.get(`projects/${p.id}/alerts?limit=1`)).json().data.alerts).toHaveLength(1);
+      // Deleting the project deletes its alerts.
+      const rows = () =>
+        rawDb(t.store).selectFrom("usage_alerts").select("id").where("project_id", "=", p.id).execute();
+      expect(await rows()).toHaveLength(3);
+      await t.services.projects.delete(p.id);
+      expect(await rows()).toEqual([]);
     });
 
     it("lists alerts to owners and admins only, and refuses bad input", async () => {
