@@ -105,6 +105,9 @@ describe.skipIf(!hasChromium)("usage alerts on the dashboard in Chromium", () =>
     });
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);
+    // The picture of docs/console.md, refreshed with UPDATE_SCREENSHOTS=1 like the journey's.
+    if (process.env.UPDATE_SCREENSHOTS === "1")
+      await page.screenshot({ path: join(repo, "docs", "console", "14c-usage-alerts.png") });
 
     const devView = await signedInPage(dev.email);
     const asked: string[] = [];
