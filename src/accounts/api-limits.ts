@@ -8,7 +8,7 @@ export interface LimitState {
   quota: { limit: number; used: number; remaining: number; resetS: number; windowS: number };
 }
 
-type LimitDecision =
+export type LimitDecision =
   | { allowed: true; state: LimitState }
   | { allowed: false; code: "RATE_LIMITED" | "QUOTA_EXCEEDED"; retryAfterS: number; state: LimitState };
 

@@ -12,6 +12,7 @@ import { getPlan } from "./plans.js";
 import { ProjectService } from "./projects.service.js";
 import { TwoFactorService } from "./two-factor.service.js";
 import { loadQuotaUsed, UsageRecorder } from "./usage.js";
+import { createUsageAlerts, type UsageAlerts } from "./usage-alerts.js";
 
 export interface ConsoleServicesOptions {
   /** Where limit counters live; default: Redis when REDIS_URL is set, else process memory. */
@@ -32,6 +33,8 @@ export interface ConsoleServices {
   projects: ProjectService;
   limits: ApiLimits;
   usage: UsageRecorder;
+  /** Quota and rate-limit alerts (mails to owners and admins, listed in the console). */
+  alerts: UsageAlerts;
   access: AccessRulesCache;
   throttle: LoginThrottle;
   twoFactor: TwoFactorService;
@@ -108,6 +111,15 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     access,
     ranker: ctx.ranker,
   });
+  const alerts = createUsageAlerts({
+    db: store.accountsDb,
+    projects: projects.repo,
+    backend,
+    config,
+    clock,
+    logger,
+    send: (m) => accounts.notify(m),
+  });
   usage.start();
   const purge = setInterval(() => {
     accounts.purgeSessions().catch((e: unknown) => logger.warn({ err: e }, "session purge failed"));
@@ -119,6 +131,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     projects,
     limits,
     usage,
+    alerts,
     access,
     throttle,
     twoFactor,
@@ -131,6 +144,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     async close() {
       clearInterval(purge);
       await usage.close();
+      await alerts.drain();
       await accounts.drainMail();
       if (!opts.mailer) mailer.close();
       redis?.disconnect();

@@ -11,6 +11,7 @@ export const PERMISSIONS = {
   "project.update": ["owner", "admin"],
   "project.delete": ["owner"],
   "usage.read": ["owner", "admin", "developer", "viewer"],
+  "alerts.read": ["owner", "admin"],
   "settings.read": ["owner", "admin", "developer", "viewer"],
   "settings.write": ["owner", "admin", "developer"],
   "security.read": ["owner", "admin", "developer", "viewer"],

@@ -161,6 +161,7 @@ export class ProjectsRepo {
     await this.db.deleteFrom("account_tokens").where("project_id", "=", id).execute();
     await this.db.deleteFrom("project_access").where("project_id", "=", id).execute();
     await this.db.deleteFrom("usage_counters").where("project_id", "=", id).execute();
+    await this.db.deleteFrom("usage_alerts").where("project_id", "=", id).execute();
     await this.db.deleteFrom("projects").where("id", "=", id).execute();
   }
 

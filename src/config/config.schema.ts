@@ -242,6 +242,27 @@ export const ConfigSchema = Type.Object({
     env: "USAGE_FLUSH_MS",
     description: "How often usage counters kept in memory are written to the store, in one batch",
   }),
+  usageAlerts: Type.Boolean({
+    default: true,
+    env: "USAGE_ALERTS",
+    description:
+      "E-mail a project's owners and admins at 80 % and 100 % of the monthly quota and when a key keeps hitting its rate limit (at most once a day each); false: no alerts",
+  }),
+  alertRateRefusals: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 100,
+    env: "ALERT_RATE_REFUSALS",
+    description:
+      'A key "keeps hitting" its rate limit when refused this many times within ALERT_RATE_WINDOW_S',
+  }),
+  alertRateWindowS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 600,
+    env: "ALERT_RATE_WINDOW_S",
+    description: "The window, in seconds, over which a key's rate-limit refusals are counted for an alert",
+  }),
   // --- Change feed (docs/api.md, "Change feed") ---
   changesRetentionDays: Type.Number({
     minimum: 0.001,

@@ -64,3 +64,44 @@ export function addedMail(to: string, project: string, role: string, link: strin
     text: [`You are now ${role} of the project "${project}".`, "", `Open the console: ${link}`].join("\n"),
   };
 }
+
+/** A project reached 80 % or 100 % of its monthly quota (sent once a day at most). */
+export function quotaAlertMail(
+  to: string,
+  a: { project: string; percent: 80 | 100; used: number; limit: number; resetsAt: string; link: string },
+): MailMessage {
+  const reached = a.percent === 100;
+  return {
+    to,
+    subject: reached
+      ? `${a.project} has used all of its monthly quota on omniname`
+      : `${a.project} has used 80 % of its monthly quota on omniname`,
+    text: [
+      `The project "${a.project}" has used ${a.used} of its ${a.limit} requests this month (${a.percent} %).`,
+      reached
+        ? "Its API keys are refused with 429 QUOTA_EXCEEDED until the quota resets."
+        : "When the quota is used up, its API keys are refused with 429 QUOTA_EXCEEDED until it resets.",
+      `The quota resets on ${a.resetsAt}.`,
+      "",
+      `Usage and alerts: ${a.link}`,
+    ].join("\n"),
+  };
+}
+
+/** A key of a project keeps hitting its rate limit (sent once a day per key at most). */
+export function rateAlertMail(
+  to: string,
+  a: { project: string; keyName: string; keyPrefix: string; refusals: number; windowS: number; link: string },
+): MailMessage {
+  return {
+    to,
+    subject: `An API key of ${a.project} keeps hitting its rate limit on omniname`,
+    text: [
+      `The API key "${a.keyName}" (${a.keyPrefix}…) of the project "${a.project}" was refused with`,
+      `429 RATE_LIMITED ${a.refusals} times within ${a.windowS} seconds.`,
+      "Spread its requests out, or use more keys or a plan with a higher rate.",
+      "",
+      `Usage and alerts: ${a.link}`,
+    ].join("\n"),
+  };
+}

@@ -100,6 +100,22 @@ export interface ProjectTwoFactorTable {
   required_by: number | null;
 }
 
+/**
+ * Usage alerts sent (migration 0015): unique on (project, kind, subject, day), inserted before the
+ * mail goes out so that one process only sends it. `subject` is the API key's id for the rate
+ * kind, "" for the quota kinds; `details` is JSON (quota used and limit, or the key and its refusals).
+ */
+export interface UsageAlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  kind: string;
+  subject: string;
+  day: string;
+  created_at: number;
+  details: string;
+  recipients: number;
+}
+
 export interface AccountsDatabase {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -110,4 +126,5 @@ export interface AccountsDatabase {
   account_totp: AccountTotpTable;
   account_recovery_codes: AccountRecoveryCodesTable;
   project_two_factor: ProjectTwoFactorTable;
+  usage_alerts: UsageAlertsTable;
 }

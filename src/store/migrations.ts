@@ -12,6 +12,7 @@ import * as m0011 from "./migrations/0011-journal-indexes.js";
 import * as m0012 from "./migrations/0012-journal-history.js";
 import * as m0013 from "./migrations/0013-change-events.js";
 import * as m0014 from "./migrations/0014-incremental-rescore.js";
+import * as m0015 from "./migrations/0015-usage-alerts.js";
 import * as m0016 from "./migrations/0016-two-factor.js";
 import type { Dialect } from "./store.js";
 
@@ -38,5 +39,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0012-journal-history", up: m0012.up },
   { name: "0013-change-events", up: m0013.up },
   { name: "0014-incremental-rescore", up: m0014.up },
+  { name: "0015-usage-alerts", up: m0015.up },
   { name: "0016-two-factor", up: m0016.up },
 ];

@@ -176,4 +176,5 @@ export interface Database {
   account_totp: AccountsDatabase["account_totp"];
   account_recovery_codes: AccountsDatabase["account_recovery_codes"];
   project_two_factor: AccountsDatabase["project_two_factor"];
+  usage_alerts: AccountsDatabase["usage_alerts"];
 }

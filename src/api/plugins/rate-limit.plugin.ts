@@ -124,6 +124,7 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
         services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
           (decision) => {
             request.limitState = decision.state;
+            services.alerts.observe(key, project, decision);
             if (!decision.allowed) {
               request.retryAfterS = decision.retryAfterS;
               return done(new AppError(decision.code));

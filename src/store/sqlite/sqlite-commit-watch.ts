@@ -129,6 +129,7 @@ const CACHE_FREE_TABLES = new Set([
   "account_totp",
   "account_recovery_codes",
   "project_two_factor",
+  "usage_alerts",
 ]);
 
 const CONTROL_SQL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;

@@ -17,6 +17,7 @@ import type { Dashboard } from "../types";
 import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader, TableWrap } from "../ui";
 import { useProject } from "./project";
 import { ProjectAbout } from "./project-about";
+import { UsageAlerts } from "./usage-alerts";
 
 const COLORS = { requests: "#4f46e5", errors: "#dc2626", p50: "#0891b2", p95: "#7c3aed", p99: "#db2777" };
 const shortDay = (d: string) =>
@@ -109,6 +110,7 @@ export function DashboardPage() {
         title="Overview"
         subtitle={`Usage from ${formatDate(d.from)} to ${formatDate(d.to)} (UTC days)`}
       />
+      <UsageAlerts />
       <div className="stats">
         <Stat
           label="Requests (30 days)"

@@ -6,6 +6,7 @@ import { AppError, ERROR_CODES } from "../../../domain/errors.js";
 import { errorEnvelope, toAppError } from "../../plugins/errors.plugin.js";
 import { installCsrf } from "../../plugins/csrf.plugin.js";
 import { installSession } from "../../plugins/session.plugin.js";
+import { alertRoutes } from "./alerts.routes.js";
 import { authRoutes } from "./auth.routes.js";
 import { projectRoutes } from "./projects.routes.js";
 import { teamRoutes } from "./team.routes.js";
@@ -71,6 +72,7 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
 
   authRoutes(scope, services, config);
   projectRoutes(scope, services);
+  alertRoutes(scope, services);
   teamRoutes(scope, services);
   tryRoutes(scope, services, resolution);
   twoFactorRoutes(scope, services, config);
