@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import { createPublicClient, webSocket } from "viem";
+import WebSocket from "ws";
 import { redactUrl } from "../config/redact.js";
 
 /**
  * Wakes a caught-up source when its chain announces a new block, over the node's WebSocket
- * (`eth_subscribe("newHeads")`, through viem's WebSocket transport: one socket per URL, shared by
- * the sources of one chain, reconnected when it drops). Polling stays the fallback: `next` also
+ * (`eth_subscribe("newHeads")` over the `ws` client: one socket per watcher, subscribed again 5 s
+ * after it drops). Polling stays the fallback: `next` also
  * returns after the poll interval, so a node without a WebSocket, a socket that is down or a
  * missed notification costs at most one interval, never a stall.
  */
@@ -42,7 +42,7 @@ export function watchNewHeads(wsUrl: string, log: Logger): HeadWatch {
   let closed = false;
   let warned = false;
   let waiters: Array<() => void> = [];
-  let unwatch: (() => void) | null = null;
+  let socket: WebSocket | null = null;
   let retry: NodeJS.Timeout | null = null;
 
   const wake = () => {
@@ -51,43 +51,47 @@ export function watchNewHeads(wsUrl: string, log: Logger): HeadWatch {
     waiters = [];
     for (const f of w) f();
   };
-  // viem keeps one socket per URL for the process; its own reconnection prints failures to the
-  // console, so it is off: a failed subscription closes the socket and subscribes anew later.
-  const transport = webSocket(wsUrl, { retryCount: 0, reconnect: false });
-  let client: ReturnType<typeof createPublicClient> | null = null;
-  const closeSocket = () => {
-    const c = client;
-    client = null;
-    void c?.transport
-      .getRpcClient()
-      .then((rpc: { close(): void }) => rpc.close())
-      .catch(() => {});
+  // One socket per watcher, owned here, so that close() ends it for sure (a socket left open
+  // would keep a stopping process alive). The subscription is the JSON-RPC `eth_subscribe` of
+  // geth, reth and anvil: one request, then an `eth_subscription` message per new head.
+  const down = (why: string) => {
+    live = false;
+    socket = null;
+    if (!warned) log.info({ url: redactUrl(wsUrl), err: why }, "no newHeads subscription; polling");
+    warned = true;
+    if (!closed && retry === null)
+      retry = setTimeout(() => {
+        retry = null;
+        subscribe();
+      }, RESUBSCRIBE_MS).unref();
   };
   const subscribe = () => {
     if (closed) return;
-    client = createPublicClient({ transport });
-    unwatch = client.watchBlockNumber({
-      emitOnBegin: false,
-      onBlockNumber: () => {
-        if (!live) log.info({ url: redactUrl(wsUrl) }, "following new heads over the WebSocket");
-        live = true;
-        warned = false;
-        wake();
-      },
-      onError: (e) => {
-        live = false;
-        // Once per outage: polling goes on meanwhile.
-        if (!warned) log.info({ url: redactUrl(wsUrl), err: e.message }, "no newHeads subscription; polling");
-        warned = true;
-        unwatch?.();
-        unwatch = null;
-        closeSocket();
-        if (!closed && retry === null)
-          retry = setTimeout(() => {
-            retry = null;
-            subscribe();
-          }, RESUBSCRIBE_MS).unref();
-      },
+    const ws = new WebSocket(wsUrl, { handshakeTimeout: 10_000, maxPayload: 1 << 20 });
+    socket = ws;
+    ws.on("open", () =>
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] })),
+    );
+    ws.on("message", (data) => {
+      let msg: { id?: number; error?: { message?: string }; method?: string };
+      try {
+        msg = JSON.parse(data.toString()) as typeof msg;
+      } catch {
+        return;
+      }
+      if (msg.id === 1 && msg.error) {
+        ws.terminate();
+        return;
+      }
+      if (msg.method !== "eth_subscription") return;
+      if (!live) log.info({ url: redactUrl(wsUrl) }, "following new heads over the WebSocket");
+      live = true;
+      warned = false;
+      wake();
+    });
+    ws.on("error", () => {});
+    ws.on("close", (code) => {
+      if (socket === ws) down(`closed (${code})`);
     });
   };
   subscribe();
@@ -120,8 +124,9 @@ export function watchNewHeads(wsUrl: string, log: Logger): HeadWatch {
     close() {
       closed = true;
       if (retry) clearTimeout(retry);
-      unwatch?.();
-      closeSocket();
+      const ws = socket;
+      socket = null;
+      ws?.terminate();
       const w = waiters;
       waiters = [];
       for (const f of w) f();
