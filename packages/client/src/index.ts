@@ -1,7 +1,9 @@
 import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { type ChangesOptions, changeFeed } from "./changes.js";
 import { OmninameError, parseRetryAfter } from "./errors.js";
 import type { operations, paths } from "./schema.js";
 
+export type { ChangeFeedEvent, ChangesOptions } from "./changes.js";
 export { OmninameError, type OmninameErrorCode, type ClientErrorCode, parseRetryAfter } from "./errors.js";
 export type { paths, components } from "./schema.js";
 
@@ -113,6 +115,13 @@ export function createOmninameClient(options: OmninameClientOptions) {
         params: { query: { ...opts, walletAddress } },
       });
       return (data as { data: Data<"/svc/api/v1/reverse-resolve"> }).data;
+    },
+    /**
+     * The change feed as an async iterator: `for await (const e of omniname.changes({ tlds: "wallet" }))`.
+     * Resumes with its last id when the stream drops; ends when `signal` aborts.
+     */
+    changes(opts: ChangesOptions = {}) {
+      return changeFeed(options.baseUrl.replace(/\/+$/, ""), options.apiKey, baseFetch, opts);
     },
     /**
      * resolve for any number of names: batch calls of up to 1,000, one after the other, answers in

@@ -10,6 +10,7 @@ import {
   startServerProcess,
   stopServerProcess,
 } from "../../../test/helpers/server-process.js";
+import { createStore } from "../../../src/store/create-store.js";
 import { createOmninameClient, OmninameError, parseRetryAfter } from "../src/index.js";
 
 const PACKAGE = new URL("..", import.meta.url).pathname;
@@ -28,6 +29,7 @@ async function scripted(answers: Array<{ status: number; headers?: Record<string
   return { url: `http://127.0.0.1:${port}`, hits: () => hits, close: () => server.close() };
 }
 
+const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const ERROR_429 = JSON.stringify({ result: false, error: { code: "RATE_LIMITED", message: "slow down" } });
 const OK = JSON.stringify({ result: true, data: [] });
 
@@ -104,6 +106,73 @@ describe("@omniname/client against a real omniname", () => {
     expect(single.provenance?.owner).toEqual((traced[0] as { data: typeof single }).data.provenance?.owner);
   });
 
+  it("iterates the change feed, filtered, and resumes after the last id it saw", async () => {
+    const client = createOmninameClient({ baseUrl: server.url, apiKey: key });
+    const stop = new AbortController();
+    const feed = client.changes({ tlds: "wallet", signal: stop.signal });
+    const first = feed.next();
+    // The crawler's writes, as a crawler process on the same store would append them.
+    const store = await createStore({ dataDir });
+    const event = (name: string, tld: string) => ({
+      type: "domain.created" as const,
+      createdAt: Date.now(),
+      sourceId: "fns-polygon",
+      network: "POLYGON" as const,
+      provider: "NAMESPACE_A" as const,
+      tokenId: `0x${name.length.toString(16).padStart(64, "0")}`,
+      name,
+      tld,
+      blockNumber: 7,
+      blockHash: `0x${"ab".repeat(32)}`,
+      txHash: null,
+      blockTime: null,
+      retracts: null,
+      projectId: null,
+      payload: { state: { owner: ALICE, expiresAt: null, records: [] } },
+    });
+    try {
+      // Appended until the stream (opened in the background) has one: it streams from now on.
+      let got: Awaited<typeof first> | null = null;
+      for (let i = 0; i < 50 && got === null; i++) {
+        await store.appendChangeEvents([event("skipped.eth", "eth"), event("fresh.wallet", "wallet")]);
+        got = await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 200))]);
+      }
+      expect(got?.value).toMatchObject({
+        type: "domain.created",
+        data: { domain: "fresh.wallet", tld: "wallet" },
+      });
+      stop.abort();
+      expect((await feed.next()).done).toBe(true);
+      // Resume from that cursor: the next event after it arrives, the .eth one filtered out.
+      await store.appendChangeEvents([event("later.eth", "eth"), event("later.wallet", "wallet")]);
+      const again = createOmninameClient({ baseUrl: server.url, apiKey: key }).changes({
+        tlds: "wallet",
+        after: got?.value?.id,
+      });
+      // After the cursor: the events that follow it (more fresh.wallet ones if the loop above
+      // appended several), up to later.wallet, and never an .eth one.
+      const seen: string[] = [];
+      for await (const e of again) {
+        seen.push(e.data.domain);
+        if (e.data.domain === "later.wallet" || seen.length > 60) break;
+      }
+      expect(seen.at(-1)).toBe("later.wallet");
+      expect(seen.every((d) => d.endsWith(".wallet"))).toBe(true);
+      expect(Number(seen.length)).toBeLessThan(60);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a feed error (a cursor from the future) is thrown as an OmninameError", async () => {
+    const client = createOmninameClient({ baseUrl: server.url, apiKey: key });
+    const err = await client
+      .changes({ after: "999999999" })
+      .next()
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "CURSOR_FROM_FUTURE" });
+  });
+
   it("a wrong key is API_KEY_INVALID, and not retried", async () => {
     const client = createOmninameClient({ baseUrl: server.url, apiKey: "on_wrong" });
     await expect(client.resolve("alice.wallet")).rejects.toMatchObject({
@@ -131,7 +200,7 @@ describe("@omniname/client against a real omniname", () => {
       expect(listing).toContain("package/dist/index.js");
       expect(listing).not.toContain("package/src/");
       // The package's one dependency, as npm would install it beside it.
-      for (const dep of ["openapi-fetch", "openapi-typescript-helpers"])
+      for (const dep of ["openapi-fetch", "openapi-typescript-helpers", "eventsource-parser"])
         symlinkSync(join(ROOT, "node_modules", dep), join(out, "node_modules", dep));
       const readme = readFileSync(join(installed, "README.md"), "utf8");
       const example = /## Example\s+```js\n([\s\S]*?)```/.exec(readme)?.[1];
