@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from "kysely";
 import {
@@ -23,6 +22,7 @@ import { KyselyStore } from "../kysely-store.js";
 import { attachRecords, toDomain, toJournal } from "../kysely/rows.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
+import { openWriter } from "./sqlite-open.js";
 import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import {
@@ -37,16 +37,6 @@ import type { ApiKey } from "../accounts.port.js";
 import type { Store } from "../store.js";
 
 type Row = Record<string, unknown>;
-
-function openWriter(file: string): BetterSqlite3.Database {
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
-  return db;
-}
 
 /**
  * SQLite backend: writes go through Kysely on one connection; the API's hot reads go through
