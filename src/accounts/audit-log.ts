@@ -1,25 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AccountsDb } from "../store/accounts.port.js";
 
-/** Every kind of change the audit log records (docs/console-api.md lists them). */
-export const AUDIT_KINDS = [
-  "project.create",
-  "project.update",
-  "project.delete",
-  "project.plan",
-  "settings.update",
-  "security.update",
-  "two_factor.rule",
-  "member.add",
-  "member.invite",
-  "member.role",
-  "member.remove",
-  "member.leave",
-  "invitation.cancel",
-  "key.create",
-  "key.revoke",
-] as const;
-export type AuditKind = (typeof AUDIT_KINDS)[number];
+import type { AuditKind } from "./audit-log-kinds.js";
+
+export { AUDIT_KINDS, type AuditKind } from "./audit-log-kinds.js";
 
 /** Who made a change: a signed-in account (console API) or the operator's CLI. */
 export type AuditActor =

@@ -1,6 +1,6 @@
 import { AppError } from "../domain/errors.js";
 import type { AccountsDb } from "../store/accounts.port.js";
-import { AUDIT_KINDS, type AuditKind } from "./audit-log.js";
+import { AUDIT_KINDS, type AuditKind } from "./audit-log-kinds.js";
 
 export interface AuditEntry {
   id: number;

@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIT_KINDS, pruneAudit } from "../../src/accounts/audit-log.js";
+import type { AuditEntry } from "../../src/accounts/audit-query.js";
 import { totpCode } from "../../src/accounts/two-factor.js";
 import { runAdmin } from "../../src/cli/admin.command.js";
 import { createProjectRulesCommand } from "../../src/cli/scoring.command.js";
@@ -13,6 +14,10 @@ import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
 import { type ConsoleTestApp, createConsoleTestApp, PASSWORD, uniqueEmail } from "./helpers/console-app.js";
 
 const quiet = { out: () => {}, err: () => {} };
+
+/** An entry whose before/after are objects (or null), for reading their fields. */
+type Entry = AuditEntry & { before: Record<string, unknown> | null; after: Record<string, unknown> | null };
+const descriptionOf = (e: Entry) => e.after?.description ?? "security";
 
 describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit log (%s)", (backend) => {
   let t: ConsoleTestApp;
@@ -71,11 +76,10 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
 
     const res = await agent.get(`${p}/audit?limit=200`);
     expect(res.statusCode, res.body).toBe(200);
-    const entries = res.json().data.entries as Array<Record<string, any>>;
+    const entries = res.json().data.entries as Entry[];
     const byKind = (k: string) => entries.filter((e) => e.kind === k);
     const kinds = new Set(entries.map((e) => e.kind));
-    for (const k of AUDIT_KINDS.filter((k) => k !== "project.delete"))
-      expect(kinds, k).toContain(k);
+    for (const k of AUDIT_KINDS.filter((k) => k !== "project.delete")) expect(kinds, k).toContain(k);
     const update = byKind("project.update")[0];
     expect(update.before).toMatchObject({ description: "" });
     expect(update.after).toMatchObject({ description: "before the review" });
@@ -86,7 +90,7 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     expect(cliRules.actor).toEqual({ type: "cli", accountId: null, email: null });
     const consoleRules = byKind("settings.update")[1];
     expect(consoleRules.before).toEqual({});
-    expect(consoleRules.after.providerPriority).toHaveLength(1);
+    expect(consoleRules.after?.providerPriority).toHaveLength(1);
     expect(cliRules.before).toEqual(consoleRules.after);
     expect(cliRules.after).toEqual((await t.store.findProjectById(id))?.settings);
     expect(cliRules.after).not.toEqual(cliRules.before);
@@ -180,7 +184,9 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     });
     const url = `projects/${pr.id}/audit`;
     const get = async (q: string) => (await owner.agent.get(`${url}?${q}`)).json().data;
-    expect((await get("kind=security.update")).entries.map((e: any) => e.actor.email)).toEqual([admin.email]);
+    expect((await get("kind=security.update")).entries.map((e: Entry) => e.actor.email)).toEqual([
+      admin.email,
+    ]);
     expect((await get(`member=${owner.id}`)).entries).toHaveLength(5);
     const iso = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
     expect((await get(`to=${iso(day0 + 1000)}`)).entries).toHaveLength(5);
@@ -192,7 +198,7 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     let q = "limit=2";
     for (let n = 0; n < 3; n++) {
       const page = await get(q);
-      seen.push(...page.entries.map((e: any) => e.after?.description ?? "security"));
+      seen.push(...page.entries.map(descriptionOf));
       if (n < 2) expect(page.nextCursor).not.toBeNull();
       else expect(page.nextCursor).toBeNull();
       q = `limit=2&cursor=${page.nextCursor}`;
@@ -253,6 +259,6 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     await owner.agent.patch(`projects/${pr.id}`, { description: "new" });
     expect(await pruneAudit(t.store.accountsDb, t.clock.now - 500)).toBeGreaterThanOrEqual(1);
     const left = (await owner.agent.get(`projects/${pr.id}/audit`)).json().data.entries;
-    expect(left.map((e: any) => e.after.description)).toEqual(["new"]);
+    expect(left.map(descriptionOf)).toEqual(["new"]);
   });
 });
