@@ -243,6 +243,9 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
       ["cursor=1e9", "cursor"],
       ["format=xml", "format"],
       ["format=csv&cursor=5", "cursor"],
+      [`kind=${"k".repeat(65)}`, "kind"],
+      [`from=${"2".repeat(5000)}`, "from"],
+      ["member=1&member=2", "member"],
     ];
     for (const [q, field] of cases) {
       const res = await owner.agent.get(`projects/${pr.id}/audit?${q}`);
