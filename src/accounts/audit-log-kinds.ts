@@ -11,6 +11,7 @@ export const AUDIT_KINDS = [
   "two_factor.rule",
   "member.add",
   "member.invite",
+  "member.join",
   "member.role",
   "member.remove",
   "member.leave",

@@ -17,10 +17,18 @@ export const CLI_ACTOR: AuditActor = { type: "cli" };
  * `auditScope.run({ actor })`, where `actor()` reads the request's session when a change is
  * written; outside a request (the CLI, tests) the CLI actor is used.
  */
-export const auditScope = new AsyncLocalStorage<{ actor: () => AuditActor | null }>();
+export const auditScope = new AsyncLocalStorage<{
+  actor: () => AuditActor | null;
+  ip: () => string | null;
+}>();
 
 export function currentActor(): AuditActor {
   return auditScope.getStore()?.actor() ?? CLI_ACTOR;
+}
+
+/** The account that acts without a session yet (registering): itself, from the request's IP. */
+export function accountActor(accountId: number, email: string): AuditActor {
+  return { type: "account", accountId, email, ip: auditScope.getStore()?.ip() ?? null };
 }
 
 /** Field names whose values never reach the log, at any depth: hashes, secrets, passwords, tokens, keys. */

@@ -11,7 +11,14 @@ import { createProjectRulesCommand } from "../../src/cli/scoring.command.js";
 import { rawDb } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
-import { type ConsoleTestApp, createConsoleTestApp, PASSWORD, uniqueEmail } from "./helpers/console-app.js";
+import {
+  Agent,
+  type ConsoleTestApp,
+  createConsoleTestApp,
+  PASSWORD,
+  tokenOf,
+  uniqueEmail,
+} from "./helpers/console-app.js";
 
 const quiet = { out: () => {}, err: () => {} };
 
@@ -79,7 +86,8 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     const entries = res.json().data.entries as Entry[];
     const byKind = (k: string) => entries.filter((e) => e.kind === k);
     const kinds = new Set(entries.map((e) => e.kind));
-    for (const k of AUDIT_KINDS.filter((k) => k !== "project.delete")) expect(kinds, k).toContain(k);
+    for (const k of AUDIT_KINDS.filter((k) => k !== "project.delete" && k !== "member.join"))
+      expect(kinds, k).toContain(k);
     const update = byKind("project.update")[0];
     expect(update.before).toMatchObject({ description: "" });
     expect(update.after).toMatchObject({ description: "before the review" });
@@ -128,6 +136,35 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     // Deleting the project is recorded too; its entries stay (read from the table: the project is gone).
     await expectOk(agent.delete(p));
     expect(await tableText()).toContain("project.delete");
+  });
+
+  it("records a registration that joins a project by invitation, by the new account, without its password", async () => {
+    const owner = await signedIn(t, "audit-inviter");
+    const pr = await createProject(t, [{ id: owner.id, role: "owner" }]);
+    const email = uniqueEmail("audit-joiner");
+    expect(
+      (await owner.agent.post(`projects/${pr.id}/members`, { email, role: "developer" })).statusCode,
+    ).toBe(202);
+    const token = tokenOf(await t.smtp.waitFor(email, /invited/i));
+    const joiner = await new Agent(t.app, "192.0.2.7").start();
+    const reg = await joiner.post("auth/register", {
+      invitationToken: token,
+      fullName: "Joiner",
+      email,
+      password: PASSWORD,
+      acceptTerms: true,
+    });
+    expect(reg.statusCode, reg.body).toBe(201);
+    const entries = (await owner.agent.get(`projects/${pr.id}/audit`)).json().data.entries as Entry[];
+    expect(entries.map((e) => e.kind)).toEqual(["member.join", "member.invite"]);
+    expect(entries[0]).toMatchObject({
+      actor: { type: "account", email },
+      ip: "192.0.2.7",
+      after: { email, role: "developer" },
+    });
+    const text = await tableText();
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(PASSWORD);
   });
 
   it("writes the entry in the change's transaction: a refused change leaves none", async () => {

@@ -59,13 +59,13 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   // Each request runs in the audit scope: a change it writes is recorded with the signed-in
   // account and the caller's IP (read when the change is written, after the session hook).
   scope.addHook("onRequest", (request, _reply, done) => {
+    const ip = () => services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]);
     const actor = () => {
       const s = request.session;
       if (s === null) return null;
-      const ip = services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]);
-      return { type: "account" as const, accountId: s.account.id, email: s.account.email, ip };
+      return { type: "account" as const, accountId: s.account.id, email: s.account.email, ip: ip() };
     };
-    auditScope.run({ actor }, done);
+    auditScope.run({ actor, ip }, done);
   });
   installSession(scope, services, config);
   installCsrf(scope, services, config);
