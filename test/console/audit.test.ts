@@ -3,7 +3,7 @@
 // only owners and admins read it; filters, cursors and the CSV / JSON Lines exports; bad input.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUDIT_KINDS, pruneAudit } from "../../src/accounts/audit-log.js";
+import { AUDIT_KINDS, CLI_ACTOR, pruneAudit, recordAudit } from "../../src/accounts/audit-log.js";
 import type { AuditEntry } from "../../src/accounts/audit-query.js";
 import { totpCode } from "../../src/accounts/two-factor.js";
 import { runAdmin } from "../../src/cli/admin.command.js";
@@ -261,6 +261,36 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
       .map((l) => JSON.parse(l));
     expect(objs).toHaveLength(6);
     expect(objs[0]).toMatchObject({ kind: "security.update", after: { allowedOrigins: ["https://a.test"] } });
+  });
+
+  it("exports every entry across the export's internal pages, newest first, each once", async () => {
+    const owner = await signedIn(t, "audit-many");
+    const pr = await createProject(t, [{ id: owner.id, role: "owner" }]);
+    const n = 1_234; // more than two of the export's pages of 500
+    await t.store.transaction(async (tx) => {
+      for (let i = 0; i < n; i++)
+        await recordAudit(
+          tx.accountsDb,
+          { projectId: pr.id, kind: "project.update", after: { description: `d${i}` } },
+          t.clock.now,
+          CLI_ACTOR,
+        );
+    });
+    const cookie = [...owner.agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const res = await t.app.inject({
+      url: `/console/api/projects/${pr.id}/audit?format=jsonl`,
+      headers: { cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    const ids = res.body
+      .trimEnd()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as AuditEntry).id);
+    expect(ids).toHaveLength(n);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(new Set(ids).size).toBe(n);
+    const csv = await owner.agent.get(`projects/${pr.id}/audit?format=csv`);
+    expect(csv.body.trimEnd().split("\r\n")).toHaveLength(n + 1);
   });
 
   it("answers bad filters with 400 naming the field", async () => {
