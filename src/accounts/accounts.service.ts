@@ -22,6 +22,7 @@ import {
   verifyPassword,
 } from "./password.js";
 import { isRole, type Role } from "./permissions.js";
+import { joinByInvitation } from "./invited-member.js";
 import { ProjectsRepo } from "./projects.repo.js";
 import { hashToken, isTokenShape, newToken } from "./tokens.js";
 
@@ -199,9 +200,7 @@ export class AccountService {
           cause: e,
         });
       }
-      if (used.projectId !== null && isRole(used.role)) {
-        await new ProjectsRepo(tx.accountsDb).addMember(used.projectId, created.id, used.role, now);
-      }
+      await joinByInvitation(tx.accountsDb, used, created, now);
       return created;
     });
     await this.sendVerification(account.id, email);

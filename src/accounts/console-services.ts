@@ -4,6 +4,7 @@ import { createMailer, type Mailer } from "../mail/mailer.js";
 import { channelAwareTtl } from "../store/change-feed.port.js";
 import { AccessRulesCache } from "./access-rules.js";
 import { AccountService } from "./accounts.service.js";
+import { pruneAudit } from "./audit-log.js";
 import { createClientIpResolver } from "./allowlist.js";
 import { ApiLimits } from "./api-limits.js";
 import { type LimiterBackend, memoryBackend, redisBackend } from "./limiter-backend.js";
@@ -123,6 +124,9 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
   usage.start();
   const purge = setInterval(() => {
     accounts.purgeSessions().catch((e: unknown) => logger.warn({ err: e }, "session purge failed"));
+    pruneAudit(store.accountsDb, clock() - config.auditRetentionDays * 86_400_000).catch((e: unknown) =>
+      logger.warn({ err: e }, "audit log prune failed"),
+    );
   }, 3_600_000);
   purge.unref();
 

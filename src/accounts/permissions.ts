@@ -12,6 +12,7 @@ export const PERMISSIONS = {
   "project.delete": ["owner"],
   "usage.read": ["owner", "admin", "developer", "viewer"],
   "alerts.read": ["owner", "admin"],
+  "audit.read": ["owner", "admin"],
   "settings.read": ["owner", "admin", "developer", "viewer"],
   "settings.write": ["owner", "admin", "developer"],
   "security.read": ["owner", "admin", "developer", "viewer"],

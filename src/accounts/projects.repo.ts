@@ -29,7 +29,7 @@ function parseList(json: string): string[] {
  * by id or name are the store's (`findProjectById`, `findProjectByName`).
  */
 export class ProjectsRepo {
-  constructor(private readonly db: AccountsDb) {}
+  constructor(readonly db: AccountsDb) {}
 
   async listProjectsOf(accountId: number): Promise<Array<ProjectRow & { role: Role }>> {
     const rows = await this.db

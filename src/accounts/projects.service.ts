@@ -1,6 +1,5 @@
 import type { Config } from "../config/config.schema.js";
 import { AppError } from "../domain/errors.js";
-import { addedMail } from "../mail/templates.js";
 import type { Ranker } from "../scoring/scoring-ranker.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
 import type { ApiKey } from "../store/accounts.port.js";
@@ -8,12 +7,13 @@ import { writeAndPublish } from "../store/change-feed.port.js";
 import type { Store } from "../store/store.js";
 import type { AccessRulesCache } from "./access-rules.js";
 import type { AccountService } from "./accounts.service.js";
-import { parseEmail } from "./accounts.service.js";
 import { parseAccessLists } from "./allowlist.js";
 import type { ApiLimits } from "./api-limits.js";
 import { type ApiKeyVerifier, createApiKey } from "./api-keys.js";
-import { canManageRole, type Role } from "./permissions.js";
+import { type AuditChange, recordAudit } from "./audit-log.js";
+import type { Role } from "./permissions.js";
 import { findPlan, type Plan, planOf, planView } from "./plans.js";
+import { ProjectTeam } from "./project-team.js";
 import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
 import { dryRunSettings } from "./settings-dry-run.js";
 import { loadUsage, type UsageRecorder } from "./usage.js";
@@ -75,8 +75,15 @@ export class ProjectService {
   readonly repo: ProjectsRepo;
   private keyCache: Pick<ApiKeyVerifier, "invalidateKey" | "invalidateProject"> | null = null;
 
+  readonly team: ProjectTeam;
+
   constructor(private readonly d: ProjectServiceDeps) {
     this.repo = new ProjectsRepo(d.store.accountsDb);
+    this.team = new ProjectTeam({
+      ...d,
+      mustFind: (id) => this.mustFind(id),
+      planOf: (p) => this.planOf(p),
+    });
   }
 
   /** The v1 key cache to invalidate on revocation, deletion and settings changes. */
@@ -95,10 +102,23 @@ export class ProjectService {
    * channel, a NOTIFY sent on commit and never for a rolled-back write), then drops this process's
    * caches of the project.
    */
-  private async projectWrite<T>(projectId: number, write: (tx: Store) => Promise<T>): Promise<T> {
-    const r = await writeAndPublish(this.d.store, [`project:${projectId}`], write);
+  private async projectWrite<T>(
+    projectId: number,
+    write: (tx: Store) => Promise<T>,
+    audit: Omit<AuditChange, "projectId">,
+  ): Promise<T> {
+    const r = await writeAndPublish(this.d.store, [`project:${projectId}`], async (tx) => {
+      const out = await write(tx);
+      await this.audit(tx, { projectId, ...audit });
+      return out;
+    });
     this.projectChanged(projectId);
     return r;
+  }
+
+  /** Appends the audit entry of a change, in the change's transaction (accounts/audit-log.ts). */
+  private audit(tx: Store, change: AuditChange): Promise<void> {
+    return recordAudit(tx.accountsDb, change, this.d.clock());
   }
 
   planOf(p: { plan: string }): Plan {
@@ -145,6 +165,11 @@ export class ProjectService {
       const project = await this.d.store.transaction(async (tx) => {
         const p = await tx.createProject({ name, description, plan: this.d.config.defaultPlan });
         await new ProjectsRepo(tx.accountsDb).addMember(p.id, accountId, "owner", this.d.clock());
+        await this.audit(tx, {
+          projectId: p.id,
+          kind: "project.create",
+          after: { name, description, plan: p.plan },
+        });
         return p;
       });
       return this.view({ ...project }, "owner");
@@ -181,9 +206,13 @@ export class ProjectService {
     const next: { name?: string; description?: string } = {};
     if (patch.name !== undefined) next.name = parseProjectName(patch.name);
     if (patch.description !== undefined) next.description = parseDescription(patch.description);
+    const old = await this.mustFind(projectId);
+    const before = { name: old.name, description: old.description };
     try {
-      await this.projectWrite(projectId, (tx) =>
-        new ProjectsRepo(tx.accountsDb).updateProject(projectId, next),
+      await this.projectWrite(
+        projectId,
+        (tx) => new ProjectsRepo(tx.accountsDb).updateProject(projectId, next),
+        { kind: "project.update", before, after: { ...before, ...next } },
       );
     } catch (e) {
       if (isUniqueViolation(e))
@@ -195,7 +224,11 @@ export class ProjectService {
 
   /** Deletes the project and its keys; the keys stop working on the next request. */
   async delete(projectId: number): Promise<void> {
-    await this.projectWrite(projectId, (tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId));
+    const p = await this.mustFind(projectId);
+    await this.projectWrite(projectId, (tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId), {
+      kind: "project.delete",
+      before: { name: p.name, description: p.description, plan: p.plan },
+    });
     this.d.usage.forgetProject(projectId);
     await this.d.limits.forgetProject(projectId);
   }
@@ -207,8 +240,11 @@ export class ProjectService {
   async putSettings(projectId: number, input: unknown) {
     const parsed = parseProjectRules(input);
     if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
-    await this.projectWrite(projectId, (tx) =>
-      tx.updateProjectSettings(projectId, parsed.value as Record<string, unknown>),
+    const before = await this.getSettings(projectId);
+    await this.projectWrite(
+      projectId,
+      (tx) => tx.updateProjectSettings(projectId, parsed.value as Record<string, unknown>),
+      { kind: "settings.update", before, after: parsed.value },
     );
     return parsed.value;
   }
@@ -232,108 +268,43 @@ export class ProjectService {
 
   async putSecurity(projectId: number, input: { allowedIps: string[]; allowedOrigins: string[] }) {
     const lists = parseAccessLists(input);
-    await this.projectWrite(projectId, (tx) =>
-      new ProjectsRepo(tx.accountsDb).setAccess(projectId, lists, this.d.clock()),
+    await this.mustFind(projectId);
+    const old = await this.repo.findAccess(projectId);
+    await this.projectWrite(
+      projectId,
+      (tx) => new ProjectsRepo(tx.accountsDb).setAccess(projectId, lists, this.d.clock()),
+      {
+        kind: "security.update",
+        before: { allowedIps: old.allowedIps, allowedOrigins: old.allowedOrigins },
+        after: lists,
+      },
     );
     return this.getSecurity(projectId);
   }
 
-  async members(projectId: number) {
-    const [members, invitations] = await Promise.all([
-      this.repo.listMembers(projectId),
-      this.d.accounts.repo.listProjectInvitations(projectId, this.d.clock()),
-    ]);
-    return {
-      members: members.map((m) => ({ ...m, since: iso(m.since) })),
-      invitations: invitations.map((i) => ({
-        id: i.id,
-        email: i.email,
-        role: i.role,
-        expiresAt: iso(i.expiresAt),
-      })),
-    };
+  /** The team: members, invitations, roles (project-team.ts). */
+  members(projectId: number) {
+    return this.team.members(projectId);
   }
 
-  /**
-   * Adds someone by e-mail: an account joins at once (and is told by mail); an address without an
-   * account gets an invitation that makes it a member when it registers.
-   */
-  async addMember(projectId: number, actor: { id: number; role: Role }, emailInput: string, role: Role) {
-    if (!canManageRole(actor.role, role))
-      throw new AppError("FORBIDDEN", `An ${actor.role} cannot grant the role ${role}.`);
-    const email = parseEmail(emailInput);
-    const p = await this.mustFind(projectId);
-    const now = this.d.clock();
-    const taken =
-      (await this.repo.countMembers(projectId)) +
-      (await this.d.accounts.repo.listProjectInvitations(projectId, now)).length;
-    const max = this.planOf(p).maxMembers;
-    if (taken >= max)
-      throw new AppError("PLAN_LIMIT_REACHED", `The plan allows ${max} members and pending invitations.`);
-    const account = await this.d.accounts.repo.findAccountByEmail(email);
-    if (account !== null) {
-      if (!(await this.repo.addMember(projectId, account.id, role, now)))
-        throw new AppError("CONFLICT", "This account is already a member.");
-      this.d.accounts.notify(
-        addedMail(email, p.name, role, `${this.d.config.publicUrl}/console/projects/${p.id}`),
-      );
-      return {
-        status: "member" as const,
-        member: { accountId: account.id, email, fullName: account.fullName, role },
-      };
-    }
-    const pending = (await this.d.accounts.repo.listProjectInvitations(projectId, now)).find(
-      (i) => i.email === email,
-    );
-    if (pending) throw new AppError("CONFLICT", "This address already has a pending invitation.");
-    const { invitation } = await this.d.accounts.invite(email, {
-      projectId,
-      projectName: p.name,
-      role,
-      createdBy: actor.id,
-    });
-    return {
-      status: "invited" as const,
-      invitation: { id: invitation.id, email, role, expiresAt: iso(invitation.expiresAt) },
-    };
+  addMember(...a: Parameters<ProjectTeam["addMember"]>) {
+    return this.team.addMember(...a);
   }
 
-  private async target(projectId: number, accountId: number): Promise<Role> {
-    const role = await this.repo.findRole(projectId, accountId);
-    if (role === null) throw new AppError("NOT_FOUND", "No such member.");
-    return role;
+  changeRole(...a: Parameters<ProjectTeam["changeRole"]>) {
+    return this.team.changeRole(...a);
   }
 
-  private async keepAnOwner(projectId: number, current: Role): Promise<void> {
-    if (current === "owner" && (await this.repo.countMembers(projectId, "owner")) <= 1)
-      throw new AppError("LAST_OWNER");
+  removeMember(...a: Parameters<ProjectTeam["removeMember"]>): Promise<void> {
+    return this.team.removeMember(...a);
   }
 
-  async changeRole(projectId: number, actor: { id: number; role: Role }, accountId: number, role: Role) {
-    const current = await this.target(projectId, accountId);
-    if (!canManageRole(actor.role, current) || !canManageRole(actor.role, role))
-      throw new AppError("FORBIDDEN", `An ${actor.role} cannot change a ${current} into a ${role}.`);
-    if (role !== "owner") await this.keepAnOwner(projectId, current);
-    await this.repo.setMemberRole(projectId, accountId, role);
-    return { accountId, role };
+  leave(projectId: number, accountId: number): Promise<void> {
+    return this.team.leave(projectId, accountId);
   }
 
-  async removeMember(projectId: number, actor: { id: number; role: Role }, accountId: number): Promise<void> {
-    const current = await this.target(projectId, accountId);
-    if (!canManageRole(actor.role, current))
-      throw new AppError("FORBIDDEN", `An ${actor.role} cannot remove a ${current}.`);
-    await this.keepAnOwner(projectId, current);
-    await this.repo.removeMember(projectId, accountId);
-  }
-
-  async leave(projectId: number, accountId: number): Promise<void> {
-    await this.keepAnOwner(projectId, await this.target(projectId, accountId));
-    await this.repo.removeMember(projectId, accountId);
-  }
-
-  async cancelInvitation(projectId: number, invitationId: number): Promise<void> {
-    if (!(await this.d.accounts.repo.deleteProjectInvitation(projectId, invitationId)))
-      throw new AppError("NOT_FOUND", "No such pending invitation.");
+  cancelInvitation(projectId: number, invitationId: number): Promise<void> {
+    return this.team.cancelInvitation(projectId, invitationId);
   }
 
   async listKeys(projectId: number) {
@@ -355,7 +326,17 @@ export class ProjectService {
     const max = this.planOf(p).maxKeys;
     if ((await this.repo.liveKeyIds(projectId)).length >= max)
       throw new AppError("PLAN_LIMIT_REACHED", `The plan allows ${max} live keys; revoke one first.`);
-    const { key, apiKey } = await createApiKey(this.d.store, this.d.pepper, projectId, clean);
+    const { key, apiKey } = await this.d.store.transaction(async (tx) => {
+      const created = await createApiKey(tx, this.d.pepper, projectId, clean);
+      const { id, name, prefix } = created.apiKey;
+      await this.audit(tx, {
+        projectId,
+        kind: "key.create",
+        subject: String(id),
+        after: { id, name, prefix },
+      });
+      return created;
+    });
     return { ...keyView(apiKey), key };
   }
 
@@ -366,7 +347,17 @@ export class ProjectService {
     );
     if (!key) throw new AppError("NOT_FOUND", "No such live key.");
     // The NOTIFY is part of the revoking transaction: sent on its commit, never for a rollback.
-    await writeAndPublish(this.d.store, [`key:${keyId}`], (tx) => tx.revokeApiKey(keyId, this.d.clock()));
+    await writeAndPublish(this.d.store, [`key:${keyId}`], async (tx) => {
+      await tx.revokeApiKey(keyId, this.d.clock());
+      const { id, name, prefix } = key;
+      await this.audit(tx, {
+        projectId,
+        kind: "key.revoke",
+        subject: String(keyId),
+        before: { id, name, prefix, status: "active" },
+        after: { id, name, prefix, status: "revoked" },
+      });
+    });
     this.keyCache?.invalidateKey(keyId);
   }
 

@@ -3,6 +3,7 @@ import { AppError } from "../domain/errors.js";
 import type { AccountsDb } from "../store/accounts.port.js";
 import { type Account, publicAccount, TOKEN_KINDS } from "./accounts.repo.js";
 import type { AccountService } from "./accounts.service.js";
+import { recordAudit } from "./audit-log.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import { PASSWORD_MAX_LENGTH, verifyPassword } from "./password.js";
 import { hashToken, isTokenShape } from "./tokens.js";
@@ -204,7 +205,15 @@ export class TwoFactorService {
         "TWO_FACTOR_REQUIRED",
         "Turn on two-factor sign-in for your own account before requiring it of the project.",
       );
-    await this.repo.setRequired(projectId, required, by, this.d.clock());
+    const before = await this.repo.isRequiredBy(projectId);
+    await this.d.db.transaction().execute(async (trx) => {
+      await new TwoFactorRepo(trx).setRequired(projectId, required, by, this.d.clock());
+      await recordAudit(
+        trx,
+        { projectId, kind: "two_factor.rule", before: { required: before }, after: { required } },
+        this.d.clock(),
+      );
+    });
     return { required };
   }
 }

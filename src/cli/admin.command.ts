@@ -1,4 +1,5 @@
 import { parseEmail } from "../accounts/accounts.service.js";
+import { CLI_ACTOR, recordAudit } from "../accounts/audit-log.js";
 import { createConsoleServices } from "../accounts/console-services.js";
 import { findPlan, planView } from "../accounts/plans.js";
 import { ProjectsRepo } from "../accounts/projects.repo.js";
@@ -60,9 +61,16 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
         return 1;
       }
       // The NOTIFY is sent with the commit: API processes apply the plan within milliseconds.
-      await writeAndPublish(ctx.store, [`project:${project.id}`], (tx) =>
-        new ProjectsRepo(tx.accountsDb).setPlan(project.id, plan.name),
-      );
+      await writeAndPublish(ctx.store, [`project:${project.id}`], async (tx) => {
+        await new ProjectsRepo(tx.accountsDb).setPlan(project.id, plan.name);
+        const change = {
+          projectId: project.id,
+          kind: "project.plan",
+          before: { plan: project.plan },
+          after: { plan: plan.name },
+        } as const;
+        await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+      });
       io.out(
         `${project.id} ${project.name}: ${project.plan} -> ${plan.name} (API processes apply it within seconds)\n`,
       );

@@ -1,4 +1,5 @@
 import { createApiKey } from "../accounts/api-keys.js";
+import { CLI_ACTOR, recordAudit } from "../accounts/audit-log.js";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { writeAndPublish } from "../store/change-feed.port.js";
@@ -26,7 +27,17 @@ export const keysCommand: Command = {
     try {
       let project = await ctx.store.findProjectByName(projectName);
       if (!project && action === "create" && options["create-project"]) {
-        project = await ctx.store.createProject({ name: projectName });
+        project = await ctx.store.transaction(async (tx) => {
+          const p = await tx.createProject({ name: projectName });
+          const after = { name: p.name, description: p.description, plan: p.plan };
+          await recordAudit(
+            tx.accountsDb,
+            { projectId: p.id, kind: "project.create", after },
+            Date.now(),
+            CLI_ACTOR,
+          );
+          return p;
+        });
       }
       if (!project) {
         process.stderr.write(
@@ -36,7 +47,19 @@ export const keysCommand: Command = {
       }
       if (action === "create") {
         const label = typeof options.name === "string" ? options.name : "cli";
-        const { key, apiKey } = await createApiKey(ctx.store, ctx.pepper, project.id, label);
+        const projectId = project.id;
+        const { key, apiKey } = await ctx.store.transaction(async (tx) => {
+          const created = await createApiKey(tx, ctx.pepper, projectId, label);
+          const { id, name, prefix } = created.apiKey;
+          const change = {
+            projectId,
+            kind: "key.create",
+            subject: String(id),
+            after: { id, name, prefix },
+          } as const;
+          await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+          return created;
+        });
         process.stdout.write(`${key}\n`);
         process.stderr.write(
           `key ${apiKey.id} (${apiKey.prefix}) created for project "${project.name}"; it is shown only now\n`,
@@ -59,7 +82,19 @@ export const keysCommand: Command = {
         return 1;
       }
       // Told to every API process on PostgreSQL with the commit (change channel).
-      await writeAndPublish(ctx.store, [`key:${key.id}`], (tx) => tx.revokeApiKey(key.id, Date.now()));
+      const projectId = project.id;
+      await writeAndPublish(ctx.store, [`key:${key.id}`], async (tx) => {
+        await tx.revokeApiKey(key.id, Date.now());
+        const { id, name, prefix } = key;
+        const change = {
+          projectId,
+          kind: "key.revoke",
+          subject: String(id),
+          before: { id, name, prefix, status: "active" },
+          after: { id, name, prefix, status: "revoked" },
+        } as const;
+        await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+      });
       process.stdout.write(`revoked ${key.prefix}\n`);
       return 0;
     } finally {

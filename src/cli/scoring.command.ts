@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { CLI_ACTOR, recordAudit } from "../accounts/audit-log.js";
 import { join } from "node:path";
 import type { Config } from "../config/config.schema.js";
 import { loadConfig } from "../config/load-config.js";
@@ -144,9 +145,16 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
         const project = await findProject(store, ref);
         if (next !== null) {
           const settings = next;
-          await writeAndPublish(store, [`project:${project.id}`], (tx) =>
-            tx.updateProjectSettings(project.id, settings),
-          );
+          await writeAndPublish(store, [`project:${project.id}`], async (tx) => {
+            await tx.updateProjectSettings(project.id, settings);
+            const change = {
+              projectId: project.id,
+              kind: "settings.update",
+              before: project.settings,
+              after: settings,
+            } as const;
+            await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+          });
         }
         out(JSON.stringify(next ?? project.settings, null, 2));
         return 0;

@@ -228,6 +228,14 @@ export const ConfigSchema = Type.Object({
     env: "SESSION_IDLE_HOURS",
     description: "A console session unused this long expires",
   }),
+  auditRetentionDays: Type.Integer({
+    minimum: 1,
+    maximum: 36_500,
+    default: 365,
+    env: "AUDIT_RETENTION_DAYS",
+    description:
+      "How long the audit log keeps an entry (changes made through the console and the CLI); older entries are deleted every hour",
+  }),
   inviteTtlHours: Type.Integer({
     minimum: 1,
     maximum: 24 * 90,

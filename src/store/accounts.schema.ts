@@ -116,6 +116,22 @@ export interface UsageAlertsTable {
   recipients: number;
 }
 
+/** The audit log (migration 0018): before/after are JSON with secrets left out, null when absent. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  project_id: number;
+  at: number;
+  kind: string;
+  /** "account" (console) or "cli". */
+  actor_type: string;
+  actor_account_id: number | null;
+  actor_email: string | null;
+  ip: string | null;
+  subject: string;
+  before_value: string | null;
+  after_value: string | null;
+}
+
 export interface AccountsDatabase {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -127,4 +143,5 @@ export interface AccountsDatabase {
   account_recovery_codes: AccountRecoveryCodesTable;
   project_two_factor: ProjectTwoFactorTable;
   usage_alerts: UsageAlertsTable;
+  audit_log: AuditLogTable;
 }

@@ -68,6 +68,21 @@ describe("operator commands", () => {
     const id = listed.stdout.split("\t")[0];
     expect((await omniname(a, "keys", "revoke", "--project", "acme", "--id", id)).code).toBe(0);
     expect((await omniname(a, "keys", "list", "--project", "acme")).stdout).toMatch(/revoked/);
+    // The audit log: the project, the key and its revocation, by the CLI, without the key or its hash.
+    const audited = await createStore({ dataDir: a });
+    try {
+      const rows = await audited.accountsDb.selectFrom("audit_log").selectAll().orderBy("id").execute();
+      expect(rows.map((r) => [r.kind, r.actor_type, r.actor_account_id])).toEqual([
+        ["project.create", "cli", null],
+        ["key.create", "cli", null],
+        ["key.revoke", "cli", null],
+      ]);
+      const hash = (await audited.accountsDb.selectFrom("api_keys").select("hash").executeTakeFirstOrThrow())
+        .hash;
+      for (const secret of [key, hash]) expect(JSON.stringify(rows)).not.toContain(secret);
+    } finally {
+      await audited.close();
+    }
     expect((await omniname(a, "keys", "revoke", "--project", "acme", "--id", "999")).code).toBe(1);
     expect((await omniname(a, "keys", "frobnicate")).code).toBe(2);
     // Eight CLI processes, each transpiling the sources with tsx: minutes on a loaded 2-core machine.

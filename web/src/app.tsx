@@ -39,6 +39,9 @@ const Resolution = lazy(() =>
 const Collisions = lazy(() =>
   import("./features/settings/components/collisions-page").then((m) => ({ default: m.CollisionsPage })),
 );
+const Audit = lazy(() =>
+  import("./features/audit/components/audit-page").then((m) => ({ default: m.AuditPage })),
+);
 const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
 const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
 const Keys = lazy(() => import("./pages/keys").then((m) => ({ default: m.KeysPage })));
@@ -190,6 +193,7 @@ export function App() {
             <Route path="team" element={<Team />} />
             <Route path="keys" element={<Keys />} />
             <Route path="security" element={<Security />} />
+            <Route path="audit" element={<Audit />} />
           </Route>
           <Route path="*" element={<NotFound />} />
         </Route>

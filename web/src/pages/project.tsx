@@ -19,7 +19,7 @@ export function useProject(): ProjectContext {
 
 export const projectKey = (id: string | number) => ["project", Number(id)] as const;
 
-const TABS = [
+const TABS: Array<{ to: string; label: string; end?: boolean; permission?: Permission }> = [
   { to: "", label: "Overview", end: true },
   { to: "resolution", label: "Resolution" },
   { to: "collisions", label: "Collisions" },
@@ -27,6 +27,7 @@ const TABS = [
   { to: "keys", label: "API keys" },
   { to: "team", label: "Team" },
   { to: "security", label: "Security" },
+  { to: "audit", label: "Audit log", permission: "audit.read" },
 ];
 
 export function ProjectLayout() {
@@ -81,7 +82,7 @@ export function ProjectLayout() {
         </p>
       )}
       <nav className="tabs" aria-label="Project sections">
-        {TABS.map((t) => (
+        {TABS.filter((t) => !t.permission || ctx.can(t.permission)).map((t) => (
           <NavLink key={t.to} to={t.to === "" ? base : `${base}/${t.to}`} end={t.end} className="tab">
             {t.label}
           </NavLink>

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { auditScope } from "../../../accounts/audit-log.js";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
 import type { Resolution } from "../../../resolution/resolution.js";
@@ -7,6 +8,7 @@ import { errorEnvelope, toAppError } from "../../plugins/errors.plugin.js";
 import { installCsrf } from "../../plugins/csrf.plugin.js";
 import { installSession } from "../../plugins/session.plugin.js";
 import { alertRoutes } from "./alerts.routes.js";
+import { auditRoutes } from "./audit.routes.js";
 import { authRoutes } from "./auth.routes.js";
 import { projectRoutes } from "./projects.routes.js";
 import { teamRoutes } from "./team.routes.js";
@@ -54,6 +56,17 @@ function consoleError(error: unknown): AppError {
  */
 export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesOptions): Promise<void> {
   const { services, config, resolution } = opts;
+  // Each request runs in the audit scope: a change it writes is recorded with the signed-in
+  // account and the caller's IP (read when the change is written, after the session hook).
+  scope.addHook("onRequest", (request, _reply, done) => {
+    const ip = () => services.clientIp(request.raw.socket?.remoteAddress, request.headers["x-forwarded-for"]);
+    const actor = () => {
+      const s = request.session;
+      if (s === null) return null;
+      return { type: "account" as const, accountId: s.account.id, email: s.account.email, ip: ip() };
+    };
+    auditScope.run({ actor, ip }, done);
+  });
   installSession(scope, services, config);
   installCsrf(scope, services, config);
 
@@ -73,6 +86,7 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   authRoutes(scope, services, config);
   projectRoutes(scope, services);
   alertRoutes(scope, services);
+  auditRoutes(scope, services);
   teamRoutes(scope, services);
   tryRoutes(scope, services, resolution);
   twoFactorRoutes(scope, services, config);
