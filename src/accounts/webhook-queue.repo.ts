@@ -54,7 +54,7 @@ function toMessage(r: Selectable<WebhookMessagesTable>): QueuedMessage {
  * The durable delivery queue and the delivery log (migration 0017). One deliverer per message
  * across processes: `claim` leases messages, with `for update skip locked` on PostgreSQL and a
  * conditional update on SQLite (one writer; the update takes the row only if its lease is free).
- * A message is due only when no earlier message of the same webhook and name is still pending,
+ * A message of a disabled webhook waits. A message is due only when no earlier message of the same webhook and name is still pending,
  * so a name's events arrive in order even across retries. A lease that runs out (its process
  * died) frees the message for another: delivery is at least once.
  *
@@ -99,6 +99,7 @@ export class WebhookQueueRepo {
     const until = now + leaseMs;
     const due = sql`m.status = 'pending' and m.next_attempt_at <= ${now}
       and (m.lease_until is null or m.lease_until < ${now})
+      and exists (select 1 from webhooks w where w.id = m.webhook_id and w.enabled = 1)
       and not exists (select 1 from webhook_messages p where p.webhook_id = m.webhook_id
         and p.name = m.name and p.status = 'pending' and p.id < m.id)`;
     if (this.postgres) {
