@@ -160,6 +160,7 @@ export const startCommand: Command = {
         await app.register(statusRoutes, {
           store: ctx.store,
           crawler: role?.crawler ?? null,
+          registry,
         });
         const address = await app.listen({ port: config.port, host: config.host });
         followBoundPort(config, app.server.address(), ctx.logger);

@@ -18,7 +18,7 @@ export async function startReceiver(
   behave: (
     path: string,
     seen: number,
-  ) => { status: number; headers?: Record<string, string>; hang?: boolean },
+  ) => { status: number; headers?: Record<string, string>; hang?: boolean; delayMs?: number },
 ) {
   const received: Received[] = [];
   const secrets = new Map<string, string>();
@@ -42,7 +42,10 @@ export async function startReceiver(
       received.push({ path, headers, body, verified, json: JSON.parse(body) });
       const b = behave(path, seen);
       if (b.hang) return;
-      res.writeHead(b.status, b.headers).end(`answer ${b.status} ${"z".repeat(100_000)}`);
+      const answer = () =>
+        res.writeHead(b.status, b.headers).end(`answer ${b.status} ${"z".repeat(100_000)}`);
+      if (b.delayMs) setTimeout(answer, b.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
