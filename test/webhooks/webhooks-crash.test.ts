@@ -7,28 +7,17 @@ import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks
 import type { ChangeEventWrite } from "../../src/domain/change-events.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
+import { event as feedEvent } from "../api/helpers/change-feed.js";
 import { createTestDatabase } from "../helpers/pg.js";
 import { apiProcessEnv, type ServerProcess, startServerProcess } from "../helpers/server-process.js";
 import { startReceiver, until } from "./receiver.js";
 
 const EVENTS = 150;
-const TOKEN = `0x${"ef".repeat(32)}`;
 const event = (i: number): ChangeEventWrite => ({
+  ...feedEvent(i),
   type: "domain.updated",
-  createdAt: Date.now(),
-  sourceId: "fns-polygon",
-  network: "POLYGON",
-  provider: "NAMESPACE_A",
-  tokenId: TOKEN,
   name: `crash${i}.wallet`,
   tld: "wallet",
-  blockNumber: i,
-  blockHash: TOKEN,
-  txHash: TOKEN,
-  blockTime: null,
-  retracts: null,
-  projectId: null,
-  payload: { owner: { from: null, to: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" } },
 });
 
 describe("kill -9 of the API process in the middle of deliveries, then a restart", () => {
