@@ -115,4 +115,16 @@ describe.each(STORE_BACKENDS)("webhook queue ($name)", ({ open }) => {
     expect(await new WebhooksRepo(second.accountsDb).advanceCursor(hookId, 0, 9)).toBe(false);
     expect((await hooks.findById(hookId))!.cursor).toBe(7);
   });
+
+  it("prunes delivered and abandoned messages and old attempts, never pending ones", async () => {
+    const q = new WebhookQueueRepo(store.accountsDb);
+    await q.enqueue([msg(1, "a.wallet"), msg(2, "b.wallet"), msg(3, "c.wallet")]);
+    const [m1, m2] = await q.claim("x", NOW, 15_000, 2);
+    await q.finish(m1!.id, "x", { status: "delivered", at: NOW });
+    await q.finish(m2!.id, "x", { status: "failed", at: NOW });
+    await q.prune(NOW + 1);
+    const left = await store.accountsDb.selectFrom("webhook_messages").select("msg_id").execute();
+    expect(left.map((r) => r.msg_id)).toEqual(["msg_3"]);
+    expect(await q.depth()).toBe(1);
+  });
 });

@@ -32,6 +32,8 @@ const CLAIM_BATCH = 20;
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_MAX_MS = 3_600_000;
 const MAILED_ROLES = new Set(["owner", "admin"]);
+/** Delivered and given-up messages, and attempts, are kept as long as the change log's events. */
+const PRUNE_EVERY_MS = 10 * 60_000;
 
 /** Delay before attempt `attempt + 1`: 2 s doubling per attempt, at most 1 h, ±20 % jitter. */
 export function backoffMs(attempt: number, random = Math.random): number {
@@ -95,6 +97,7 @@ export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private prunedAt = 0;
   private readonly hooks: WebhooksRepo;
   private readonly queue: WebhookQueueRepo;
 
@@ -142,8 +145,13 @@ export class WebhookWorker {
     await this.running;
   }
 
-  /** One pass: fan-out, then deliveries until nothing is due. */
+  /** One pass: fan-out, then deliveries until nothing is due (and, every 10 minutes, a prune). */
   async tick(): Promise<void> {
+    const now = this.now();
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = now;
+      await this.queue.prune(now - this.o.ctx.config.changesRetentionDays * 86_400_000);
+    }
     await this.fanOut();
     for (;;) {
       const batch = await this.queue.claim(this.owner, this.now(), LEASE_MS, CLAIM_BATCH);
