@@ -8,6 +8,8 @@ export interface Received {
   /** The body verified with the secret given (null: no secret was known for the path). */
   verified: boolean | null;
   json: { type: string; timestamp: string; data: Record<string, unknown> };
+  /** Epoch ms of arrival. */
+  at: number;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function startReceiver(
           verified = false;
         }
       const seen = received.filter((r) => r.path === path).length;
-      received.push({ path, headers, body, verified, json: JSON.parse(body) });
+      received.push({ path, headers, body, verified, json: JSON.parse(body), at: Date.now() });
       const b = behave(path, seen);
       if (b.hang) return;
       const answer = () =>
