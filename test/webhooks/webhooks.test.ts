@@ -99,7 +99,11 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
     expect(() =>
       new Webhook(receiver.secrets.get("/ok")!).verify(`${got[0]!.body} `, got[0]!.headers),
     ).toThrow();
-    const log = (await owner.get(`projects/${projectId}/webhooks/${hook.id}/deliveries`)).json().data;
+    // The receiver may have the request before the deliverer has logged its answer.
+    const log = await until("the log", async () => {
+      const l = (await owner.get(`projects/${projectId}/webhooks/${hook.id}/deliveries`)).json().data;
+      return l.length >= CHANGE_TYPES.length && l;
+    });
     expect(log.length).toBe(CHANGE_TYPES.length);
     expect(log[0]).toMatchObject({ outcome: "delivered", statusCode: 200, attempt: 1 });
     expect(log[0].responseStart.length).toBeLessThanOrEqual(512);
@@ -128,7 +132,10 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
     const got = receiver.received.filter((x) => x.path === "/flaky");
     expect(got.every((r) => r.verified)).toBe(true);
     expect(got[0]!.headers["webhook-id"]).toBe(got[1]!.headers["webhook-id"]);
-    const log = (await owner.get(`projects/${projectId}/webhooks/${hook.id}/deliveries`)).json().data;
+    const log = await until("the log of both attempts", async () => {
+      const l = (await owner.get(`projects/${projectId}/webhooks/${hook.id}/deliveries`)).json().data;
+      return l.length >= 2 && l;
+    });
     expect(
       log.map((a: { attempt: number; statusCode: number; outcome: string }) => [
         a.attempt,
