@@ -30,7 +30,9 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it("the receiver has every event at least once, each signed", { timeout: 120_000 }, async () => {
+  it("the receiver has every event at least once, each signed; then two processes share the queue", {
+    timeout: 120_000,
+  }, async () => {
     const db = await createTestDatabase();
     const store: Store = await createStore({ databaseUrl: db.url, dataDir: "/nonexistent" });
     // Each answer takes a while, so the kill lands with deliveries in flight and many waiting.
@@ -92,6 +94,35 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
     const delivered = /^omniname_webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m.exec(metrics);
     expect(Number(delivered?.[1])).toBeGreaterThan(0);
     expect(Number(delivered?.[1])).toBeLessThanOrEqual(EVENTS);
+
+    // Two API processes on the same database: each message goes to one deliverer (exactly once
+    // without a crash), and a name's events keep their order.
+    const third = await startServerProcess(env("hook-crash-3"));
+    procs.push(third);
+    const before = receiver.received.length;
+    const more = Array.from({ length: 100 }, (_, i) => ({
+      ...event(EVENTS + 1 + i),
+      name: `pair${i % 10}.wallet`,
+    }));
+    await store.appendChangeEvents(more);
+    const got = await until(
+      "the second batch",
+      () => {
+        const r = receiver.received.slice(before);
+        return new Set(r.map((x) => x.headers["webhook-id"])).size >= more.length && r;
+      },
+      30_000,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const second100 = receiver.received.slice(before).map((x) => x.headers["webhook-id"]!);
+    expect(second100.length).toBe(more.length);
+    for (let n = 0; n < 10; n++) {
+      const ofName = got
+        .filter((x) => x.json.data.domain === `pair${n}.wallet`)
+        .map((x) => Number(x.json.data.id));
+      expect(ofName).toEqual([...ofName].sort((a, b) => a - b));
+    }
     second.child.kill("SIGTERM");
+    third.child.kill("SIGTERM");
   });
 });
