@@ -37,7 +37,7 @@ describe("hostile input on the webhook routes: a clear 4xx, never a 5xx", () => 
     ["private address", { url: "https://10.0.0.1/x" }, 400, "INVALID_PARAMETER", /private/],
     ["link-local metadata", { url: "https://169.254.169.254/latest" }, 400, "INVALID_PARAMETER", /linkLocal/],
     [
-      "IPv4-mapped loopback over https, not http",
+      "an IPv4-mapped private address",
       { url: "http://[::ffff:10.0.0.1]/" },
       400,
       "INVALID_PARAMETER",
