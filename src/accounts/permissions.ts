@@ -21,6 +21,8 @@ export const PERMISSIONS = {
   "members.write": ["owner", "admin"],
   "keys.read": ["owner", "admin", "developer", "viewer"],
   "keys.write": ["owner", "admin", "developer"],
+  "webhooks.read": ["owner", "admin"],
+  "webhooks.write": ["owner", "admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

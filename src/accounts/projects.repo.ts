@@ -1,6 +1,7 @@
 import type { AccountsDb, Project } from "../store/accounts.port.js";
 import { toProject } from "../store/kysely/rows.js";
 import type { Role } from "./permissions.js";
+import { WebhooksRepo } from "./webhooks.repo.js";
 
 interface Member {
   accountId: number;
@@ -162,6 +163,7 @@ export class ProjectsRepo {
     await this.db.deleteFrom("project_access").where("project_id", "=", id).execute();
     await this.db.deleteFrom("usage_counters").where("project_id", "=", id).execute();
     await this.db.deleteFrom("usage_alerts").where("project_id", "=", id).execute();
+    await new WebhooksRepo(this.db).deleteByProject(id);
     await this.db.deleteFrom("projects").where("id", "=", id).execute();
   }
 

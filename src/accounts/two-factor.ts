@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import { AppError } from "../domain/errors.js";
+import { openSecret, sealSecret } from "./sealed-secret.js";
 import { sign } from "./tokens.js";
 
 // The pure parts of two-factor sign-in: TOTP (RFC 6238, through otpauth), the secret's encryption
@@ -91,27 +92,11 @@ export function hashRecoveryCode(pepper: string, accountId: number, code: string
   return sign(pepper, "recovery-code", `${accountId}:${code}`);
 }
 
-/** AES-256-GCM with a key derived (HKDF-SHA-256) from the pepper; the account id is bound as AAD. */
-function secretKey(pepper: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", pepper, "omniname", "totp-secret", 32));
-}
-
+/** Sealed per sealed-secret.ts (AES-256-GCM, key derived from the pepper); the account id is bound as AAD. */
 export function encryptTotpSecret(pepper: string, accountId: number, secretBase32: string): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv("aes-256-gcm", secretKey(pepper), iv);
-  c.setAAD(Buffer.from(String(accountId)));
-  const body = Buffer.concat([c.update(secretBase32, "utf8"), c.final()]);
-  return ["v1", iv, c.getAuthTag(), body]
-    .map((x) => (typeof x === "string" ? x : x.toString("base64url")))
-    .join(".");
+  return sealSecret(pepper, "totp-secret", accountId, secretBase32);
 }
 
 export function decryptTotpSecret(pepper: string, accountId: number, stored: string): string {
-  const [v, iv, tag, body] = stored.split(".");
-  if (v !== "v1" || !iv || !tag || body === undefined)
-    throw new AppError("INTERNAL_ERROR", "A stored TOTP secret is damaged.");
-  const d = createDecipheriv("aes-256-gcm", secretKey(pepper), Buffer.from(iv, "base64url"));
-  d.setAAD(Buffer.from(String(accountId)));
-  d.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([d.update(Buffer.from(body, "base64url")), d.final()]).toString("utf8");
+  return openSecret(pepper, "totp-secret", accountId, stored, "TOTP secret");
 }

@@ -1,6 +1,9 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { Registry } from "prom-client";
 import { createChangeHub } from "./changes/change-hub.js";
+import type { TransportOptions } from "./webhooks/webhook-transport.js";
+import { webhookAddressPolicy, WebhookService } from "./webhooks/webhook-service.js";
+import { WebhookWorker } from "./webhooks/webhook-worker.js";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
@@ -72,6 +75,17 @@ export interface BuildAppOptions {
   metricsRegistry?: Registry;
   /** Serve the console API (/console/api) and its pages. Default true. */
   console?: boolean;
+  /**
+   * Run this process's webhook deliverer (docs/operations.md, "Webhooks"). Default true; `lookup`
+   * replaces node:dns behind the deliveries' address check.
+   */
+  webhooks?: {
+    deliver?: boolean;
+    lookup?: TransportOptions["lookup"];
+    pollMs?: number;
+    clock?: () => number;
+    timeoutMs?: number;
+  };
 }
 
 /**
@@ -163,6 +177,23 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     clock: ctx.clock,
   });
   app.addHook("onClose", async () => hub.close());
+  const policy = webhookAddressPolicy(ctx.config);
+  const worker = new WebhookWorker({
+    ctx,
+    policy,
+    listMembers: (projectId) => services.projects.repo.listMembers(projectId),
+    send: (m) => services.accounts.notify(m),
+    registry: metricsRegistry,
+    lookup: opts.webhooks?.lookup,
+    pollMs: opts.webhooks?.pollMs,
+    clock: opts.webhooks?.clock,
+    timeoutMs: opts.webhooks?.timeoutMs,
+  });
+  if (opts.webhooks?.deliver ?? true) {
+    app.addHook("onReady", async () => worker.start());
+    app.addHook("preClose", async () => worker.stop());
+  }
+  const webhooks = new WebhookService({ ctx, policy, worker });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });
   await app.register(v1Routes, {
@@ -188,6 +219,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       services,
       config: ctx.config,
       resolution,
+      webhooks,
     });
     await app.register(consoleSpa, {
       distDir: opts.consoleDistDir ?? defaultConsoleDistDir(),

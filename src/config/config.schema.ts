@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { CRAWLER_SETTINGS } from "./crawler.schema.js";
 import { TRANSPORT_SETTINGS } from "./transports.schema.js";
+import { WEBHOOK_SETTINGS } from "./webhooks.schema.js";
 
 /**
  * The single source of truth for configuration: every setting, its environment variable, its
@@ -300,6 +301,8 @@ export const ConfigSchema = Type.Object({
     env: "CHANGES_STALL_MS",
     description: "A feed client that reads nothing this long while events wait is disconnected",
   }),
+  // --- Webhooks (docs/console-api.md, "Webhooks") ---
+  ...WEBHOOK_SETTINGS,
   // --- DNS (docs/dns.md) ---
   dnsHost: Type.String({
     minLength: 1,

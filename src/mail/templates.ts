@@ -105,3 +105,21 @@ export function rateAlertMail(
     ].join("\n"),
   };
 }
+
+/** A webhook failed every delivery for WEBHOOK_RETRY_HOURS and was disabled (sent once, by the process that disabled it). */
+export function webhookDisabledMail(
+  to: string,
+  a: { project: string; url: string; hours: number; lastError: string; link: string },
+): MailMessage {
+  return {
+    to,
+    subject: `A webhook of ${a.project} was disabled on omniname`,
+    text: [
+      `Every delivery to the webhook ${a.url} of the project "${a.project}" has failed for ${a.hours} hours,`,
+      `so it was disabled. The last error: ${a.lastError}`,
+      "Fix the receiver, then turn the webhook back on in the console (it resumes with new events).",
+      "",
+      `Webhooks and their delivery log: ${a.link}`,
+    ].join("\n"),
+  };
+}

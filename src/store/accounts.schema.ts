@@ -132,6 +132,59 @@ export interface AuditLogTable {
   after_value: string | null;
 }
 
+/** A project's webhook (migration 0017); `event_types` and `filters` are JSON. */
+export interface WebhooksTable {
+  id: Generated<number>;
+  project_id: number;
+  url: string;
+  description: string;
+  event_types: string;
+  filters: string;
+  enabled: number;
+  secret_enc: string;
+  /** The last change log id fanned out to this webhook's queue. */
+  cursor: number;
+  created_at: number;
+  updated_at: number;
+  failing_since: number | null;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+}
+
+/** The delivery queue: `status` pending, delivered or failed; a live lease names its deliverer. */
+export interface WebhookMessagesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  event_id: number | null;
+  msg_id: string;
+  event_type: string;
+  name: string;
+  payload: string;
+  created_at: number;
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  delivered_at: number | null;
+}
+
+/** The delivery log: one row per attempt. */
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  webhook_id: number;
+  message_id: number;
+  msg_id: string;
+  event_type: string;
+  attempt: number;
+  at: number;
+  status_code: number | null;
+  outcome: string;
+  latency_ms: number;
+  response_start: string;
+  error: string | null;
+}
+
 export interface AccountsDatabase {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -144,4 +197,7 @@ export interface AccountsDatabase {
   project_two_factor: ProjectTwoFactorTable;
   usage_alerts: UsageAlertsTable;
   audit_log: AuditLogTable;
+  webhooks: WebhooksTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -14,6 +14,7 @@ import * as m0013 from "./migrations/0013-change-events.js";
 import * as m0014 from "./migrations/0014-incremental-rescore.js";
 import * as m0015 from "./migrations/0015-usage-alerts.js";
 import * as m0016 from "./migrations/0016-two-factor.js";
+import * as m0017 from "./migrations/0017-webhooks.js";
 import * as m0018 from "./migrations/0018-audit-log.js";
 import type { Dialect } from "./store.js";
 
@@ -42,5 +43,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0014-incremental-rescore", up: m0014.up },
   { name: "0015-usage-alerts", up: m0015.up },
   { name: "0016-two-factor", up: m0016.up },
+  { name: "0017-webhooks", up: m0017.up },
   { name: "0018-audit-log", up: m0018.up },
 ];

@@ -26,6 +26,10 @@ import {
   waitFor,
 } from "../crawler/crawler-harness.js";
 import { openFeed, type Received } from "../helpers/sse-client.js";
+import { sealSecret } from "../../src/accounts/sealed-secret.js";
+import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks/webhook-worker.js";
+import { startReceiver, until as untilTrue } from "../webhooks/receiver.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const BOB = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
@@ -44,6 +48,10 @@ describe("the change feed on the devnet", () => {
   let sources: CrawlerSource[];
   const registry = new Registry();
   const feeds: Array<{ close(): void }> = [];
+  // A webhook receiver on 127.0.0.1 that verifies the signatures (standardwebhooks): it gets the
+  // same events as the stream, from the deliverer of the same app.
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const hooked = () => receiver.received.filter((r) => r.path === "/devnet");
 
   const fns = () => sources.find((s) => s.id === "fns-polygon")!.contracts.addresses.registry as Hex;
   const tokenOf = (name: string) => BigInt(fnsAdapter.tokenIdOf(name));
@@ -81,6 +89,16 @@ describe("the change feed on the devnet", () => {
     const bscOff = await store.createProject({ name: "feed-polygon", plan: "internal" });
     await store.updateProjectSettings(bscOff.id, { networks: { disabled: ["POLYGON"] } });
     polygonOnlyKey = (await createApiKey(store, ctx.pepper, bscOff.id, "k")).key;
+    receiver = await startReceiver(() => ({ status: 200 }));
+    const secret = newWebhookSecret();
+    receiver.secrets.set("/devnet", secret);
+    await new WebhooksRepo(store.accountsDb).create(
+      project.id,
+      { url: receiver.url("/devnet"), description: "", eventTypes: [], filters: {}, enabled: true },
+      (await store.changeLogBounds()).newest,
+      Date.now(),
+      (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
+    );
     app = await buildApp(ctx, {
       services: createConsoleServices(ctx),
       closeServices: true,
@@ -94,6 +112,7 @@ describe("the change feed on the devnet", () => {
     await crawler?.stop();
     await app?.close();
     await devnet?.stop();
+    await receiver?.close();
     await cleanup?.();
   });
 
@@ -168,7 +187,17 @@ describe("the change feed on the devnet", () => {
     // A project with POLYGON disabled hears nothing of it.
     expect(disabled.events).toEqual([]);
 
+    // The webhook got the three, signed, in order (one name).
+    await untilTrue("the three at the webhook", () => hooked().length >= 3, 5_000);
+    expect(hooked().map((r) => [r.json.type, r.json.data.id, r.verified])).toEqual([
+      ["domain.created", created.data.id, true],
+      ["domain.updated", updated.data.id, true],
+      ["domain.removed", removed.data.id, true],
+    ]);
+    console.log(`block mined → domain.created at the webhook receiver: ${hooked()[0]!.at - mined} ms`);
+
     const metrics = await registry.metrics();
+    expect(metrics).toMatch(/omniname_webhook_deliveries_total\{outcome="delivered"\} [1-9]/);
     expect(metrics).toMatch(/omniname_feed_clients \d+/);
     expect(metrics).toMatch(/omniname_feed_events_sent_total\{type="domain.created"\} [1-9]/);
   });
@@ -209,5 +238,17 @@ describe("the change feed on the devnet", () => {
     // Retraction, then the corrected state (the orphaned name gone), then the new branch.
     expect(types.indexOf("change.retracted")).toBeLessThan(types.lastIndexOf("domain.created"));
     expect(types).toContain("domain.removed");
+    // The webhook hears the retraction too, before the corrected state.
+    const atHook = await untilTrue(
+      "the retraction at the webhook",
+      () => {
+        const r = hooked().filter((x) => x.json.data.tld === "reorg");
+        return r.some((x) => x.json.type === "change.retracted") && r;
+      },
+      8_000,
+    );
+    const retraction = atHook.find((x) => x.json.type === "change.retracted")!;
+    expect(retraction.verified).toBe(true);
+    expect(retraction.json.data).toMatchObject({ retracts: orphan.data.id, domain: "fork.reorg" });
   });
 });

@@ -1,4 +1,5 @@
 import Fastify from "fastify";
+import type { WebhookService } from "../../src/api/webhooks/webhook-service.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createResolution } from "../../src/resolution/resolution.js";
 import { CONSOLE_PREFIX, consoleRoutes } from "../../src/api/routes/console/console.routes.js";
@@ -57,6 +58,8 @@ describe("hostile input on every console route", () => {
       services: t.services,
       config: t.ctx.config,
       resolution: createResolution({ store: t.store, ranker: t.ctx.ranker }),
+      // Only the routes are collected here: no handler runs.
+      webhooks: {} as WebhookService,
     });
     await bare.ready();
     await bare.close();

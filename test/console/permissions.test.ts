@@ -1,4 +1,8 @@
 import { readFileSync } from "node:fs";
+import { sealSecret } from "../../src/accounts/sealed-secret.js";
+import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks/webhook-worker.js";
+import type { WebhookService } from "../../src/api/webhooks/webhook-service.js";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PERMISSIONS, ROLES, type Role } from "../../src/accounts/permissions.js";
@@ -13,6 +17,14 @@ import {
   uniqueEmail,
   V1,
 } from "./helpers/console-app.js";
+
+const WEBHOOK = {
+  url: "http://127.0.0.1:9/hook",
+  description: "",
+  eventTypes: [],
+  filters: {},
+  enabled: true,
+};
 
 const doc = readFileSync(new URL("../../docs/permissions.md", import.meta.url), "utf8");
 
@@ -77,6 +89,8 @@ async function collectRoutes(t: ConsoleTestApp): Promise<Collected[]> {
     services: t.services,
     config: t.ctx.config,
     resolution: createResolution({ store: t.store, ranker: t.ctx.ranker }),
+    // Only the routes are collected here: no handler runs.
+    webhooks: {} as WebhookService,
   });
   await bare.ready();
   await bare.close();
@@ -162,7 +176,11 @@ describe("the permission matrix (docs/permissions.md)", () => {
         projectId: p.id,
         role: "viewer",
       });
-      return { project: p, key, invitationId: invitation.id };
+      // A receiver nobody listens on (127.0.0.1 port 9): the test event is sent and fails at once.
+      const hook = await new WebhooksRepo(t.store.accountsDb).create(p.id, WEBHOOK, 0, t.clock.now, (id) =>
+        sealSecret(t.ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, newWebhookSecret()),
+      );
+      return { project: p, key, invitationId: invitation.id, webhookId: hook.id, secretEnc: hook.secretEnc };
     }
 
     function call(agent: Agent, route: string, method: string, ids: Record<string, number>) {
@@ -179,6 +197,8 @@ describe("the permission matrix (docs/permissions.md)", () => {
         "PATCH /console/api/projects/:projectId/members/:accountId": { role: "viewer" },
         "POST /console/api/projects/:projectId/keys": { name: "new" },
         "POST /console/api/projects/:projectId/leave": {},
+        "POST /console/api/projects/:projectId/webhooks": { url: WEBHOOK.url },
+        "PATCH /console/api/projects/:projectId/webhooks/:webhookId": { description: "changed" },
       };
       return agent.request(method, url, bodies[`${method} ${route}`]);
     }
@@ -192,6 +212,7 @@ describe("the permission matrix (docs/permissions.md)", () => {
             accountId: target.id,
             keyId: f.key.id,
             invitationId: f.invitationId,
+            webhookId: f.webhookId,
           };
           const res = await call(actors[role].agent, r.route, r.method, ids);
           if (r.allowed[role]) {
@@ -206,6 +227,10 @@ describe("the permission matrix (docs/permissions.md)", () => {
             expect(still?.description).toBe("");
             expect((await t.services.projects.listKeys(f.project.id)).map((k) => k.id)).toEqual([f.key.id]);
             expect(await t.services.projects.repo.findRole(f.project.id, target.id)).toBe("developer");
+            const hooks = await new WebhooksRepo(t.store.accountsDb).listByProject(f.project.id);
+            expect(hooks.map((h) => [h.id, h.description, h.secretEnc === f.secretEnc])).toEqual([
+              [f.webhookId, "", true],
+            ]);
           }
         });
       }
@@ -217,6 +242,7 @@ describe("the permission matrix (docs/permissions.md)", () => {
           accountId: target.id,
           keyId: f.key.id,
           invitationId: f.invitationId,
+          webhookId: f.webhookId,
         };
         const res = await call(actors.outsider.agent, r.route, r.method, ids);
         expect(res.statusCode, res.body).toBe(404);

@@ -32,9 +32,9 @@ export interface ChangeHubOptions {
 const PRUNE_EVERY_MS = 10 * 60_000;
 const PRUNE_PAGE = 10_000;
 
-/** The SSE text of an event: `id`, `event` and one `data` line of JSON (docs/api.md). */
-export function formatEvent(e: ChangeEvent): string {
-  const data = {
+/** An event as the feed's `data` and a webhook's body show it (docs/api.md). */
+export function eventData(e: ChangeEvent): Record<string, unknown> {
+  return {
     id: e.id,
     type: e.type,
     time: new Date(e.createdAt).toISOString(),
@@ -52,7 +52,11 @@ export function formatEvent(e: ChangeEvent): string {
     ...(e.retracts === null ? {} : { retracts: e.retracts }),
     ...e.payload,
   };
-  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The SSE text of an event: `id`, `event` and one `data` line of JSON (docs/api.md). */
+export function formatEvent(e: ChangeEvent): string {
+  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(eventData(e))}\n\n`;
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type ConsoleServicesOptions,
   createConsoleServices,
 } from "../../../src/accounts/console-services.js";
-import { buildApp } from "../../../src/api/app.js";
+import { type BuildAppOptions, buildApp } from "../../../src/api/app.js";
 import type { AppContext } from "../../../src/app-context.js";
 import type { Config } from "../../../src/config/config.schema.js";
 import { loadConfig } from "../../../src/config/load-config.js";
@@ -130,6 +130,8 @@ export async function createConsoleTestApp(
     services?: ConsoleServicesOptions;
     /** The built web console served at /console/ (a temp dir with a fake index.html in tests). */
     consoleDistDir?: string;
+    /** The webhook deliverer's options (buildApp's). */
+    webhooks?: BuildAppOptions["webhooks"];
   } = {},
 ): Promise<ConsoleTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "omniname-console-"));
@@ -173,7 +175,11 @@ export async function createConsoleTestApp(
   };
   await seedDomain(store, clock.now);
   const services = createConsoleServices(ctx, opts.services);
-  const app = await buildApp(ctx, { services, consoleDistDir: opts.consoleDistDir });
+  const app = await buildApp(ctx, {
+    services,
+    consoleDistDir: opts.consoleDistDir,
+    webhooks: opts.webhooks,
+  });
   await app.ready();
   return {
     app,

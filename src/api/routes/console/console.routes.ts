@@ -14,6 +14,8 @@ import { projectRoutes } from "./projects.routes.js";
 import { teamRoutes } from "./team.routes.js";
 import { tryRoutes } from "./try.routes.js";
 import { twoFactorRoutes } from "./two-factor.routes.js";
+import type { WebhookService } from "../../webhooks/webhook-service.js";
+import { webhookRoutes } from "./webhooks.routes.js";
 
 export const CONSOLE_PREFIX = "/console/api";
 
@@ -22,6 +24,7 @@ interface ConsoleRoutesOptions {
   config: Config;
   /** API v1's resolution (same store and ranker): "try it" answers what v1 would. */
   resolution: Resolution;
+  webhooks: WebhookService;
 }
 
 /** Body validation failures named after the field, in the console's words. */
@@ -90,4 +93,5 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   teamRoutes(scope, services);
   tryRoutes(scope, services, resolution);
   twoFactorRoutes(scope, services, config);
+  webhookRoutes(scope, opts.webhooks);
 }
