@@ -15,6 +15,27 @@ describe("devnet identity", () => {
     rmSync(dirB, { recursive: true, force: true });
   });
 
+  it("refuses a second start on a DATA_DIR whose devnet still runs, naming its anvil ports", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "omniname-devnet-twice-"));
+    const opts = {
+      dataDir: dir,
+      blockTime: 0,
+      basePort: randomPortBase(),
+      networks: ["POLYGON" as const],
+      logs: false,
+    };
+    const first = await startDevnet(opts);
+    try {
+      const port = new URL(first.manifest.networks.POLYGON?.rpcUrl ?? "").port;
+      await expect(startDevnet(opts)).rejects.toThrow(
+        new RegExp(`already running .*ports ${port}: stop those`),
+      );
+    } finally {
+      await first.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("tells its own chains from another devnet's seeded the same way and listening on its ports", async () => {
     const basePort = randomPortBase();
     const start = (dataDir: string) =>

@@ -170,9 +170,14 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   };
   let previous = options.fresh ? null : findDevnetManifest(dataDir);
   if (previous && (await isManifestLive(previous))) {
+    const ports = Object.values(previous.networks)
+      .map((n) => (n ? new URL(n.rpcUrl).port : ""))
+      .filter((p) => p !== "");
     throw new AppError(
       "INVALID_PARAMETER",
-      `a devnet of ${dataDir} is already running (${devnetManifestPath(dataDir)})`,
+      `a devnet of ${dataDir} is already running (${devnetManifestPath(dataDir)}): another omniname ` +
+        `uses this DATA_DIR, or one was killed alone (kill -9 of its process, not its group) and left ` +
+        `its anvil processes on ports ${ports.join(", ")}: stop those, or use another DATA_DIR`,
     );
   }
   const hasState = persist && networks.every((n) => existsSync(statePath(dataDir, n)));
