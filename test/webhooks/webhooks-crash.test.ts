@@ -60,14 +60,18 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
     await new Promise((r) => first.child.once("exit", r));
     const beforeRestart = new Set(receiver.received.map((r) => r.headers["webhook-id"])).size;
     expect(beforeRestart).toBeLessThan(EVENTS);
-    // The kill left messages leased to the dead process (in flight) and others waiting.
+    // The kill left messages waiting (fewer than all were received), usually some of them leased
+    // to the dead process in flight: how many is a race with the kill, so it is reported, not
+    // asserted; the restart below must deliver every one either way.
     const leased = await store.accountsDb
       .selectFrom("webhook_messages")
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("status", "=", "pending")
       .where("lease_owner", "is not", null)
       .executeTakeFirstOrThrow();
-    expect(Number(leased.n)).toBeGreaterThan(0);
+    console.log(
+      `webhooks crash: ${beforeRestart} delivered before the kill, ${Number(leased.n)} leased in flight`,
+    );
 
     const second = await startServerProcess(env("hook-crash-2"));
     procs.push(second);
