@@ -5,12 +5,18 @@ import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
 import { watchNewHeads, wsUrlOf } from "../../src/crawler/new-heads.js";
 import { findFreePortRange, randomPortBase, startAnvil, type AnvilInstance } from "../../src/devnet/anvil.js";
-import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import type { Devnet } from "../../src/devnet/devnet.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
-import { pauseMining } from "../../src/devnet/tx-sender.js";
 import type { Store } from "../../src/store/store.js";
-import { senderFor, startCrawler, tempStore, unsMint, waitFor } from "./crawler-harness.js";
+import {
+  senderFor,
+  startCrawler,
+  startPausedDevnet,
+  tempStore,
+  unsMint,
+  waitFor,
+} from "./crawler-harness.js";
 
 const SILENT = pino({ level: "silent" });
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -103,17 +109,8 @@ describe("a caught-up source follows new heads", () => {
     const t = await tempStore();
     store = t.store;
     cleanup = t.cleanup;
-    devnet = await startDevnet({
-      dataDir: t.dir,
-      persist: false,
-      seed: false,
-      blockTime: 0,
-      logs: false,
-      networks: ["POLYGON"],
-      basePort: 20_000 + Math.floor(Math.random() * 20_000),
-    });
+    devnet = await startPausedDevnet(t.dir, ["POLYGON"]);
     polygon = devnet.manifest.networks.POLYGON?.rpcUrl ?? "";
-    await pauseMining(devnetRpc(polygon));
     sources = sourcesFromManifest(devnet.manifest).filter((s) => s.id === "uns-polygon");
     // Polling every 10 minutes: only a new head can wake the source within the test.
     ({ crawler } = startCrawler(store, sources, {

@@ -5,16 +5,17 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { Store } from "../../../src/store/store.js";
+import { freePort } from "../../helpers/free-port.js";
+import { CHROMIUM, launchChromium } from "./chromium.js";
 import { type ConsoleTestApp, createConsoleTestApp, type Mail, PASSWORD } from "./console-app.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
+export { CHROMIUM };
 export const hasChromium = existsSync(CHROMIUM);
 export const repo = fileURLToPath(new URL("../../../", import.meta.url));
 export const distDir = join(repo, "web", "dist");
@@ -25,17 +26,6 @@ function linkOf(mail: Mail): string {
   const m = /https?:\/\/[^\s"<>]+\/console\/[a-z-]+\?token=[A-Za-z0-9_-]+/.exec(mail.text);
   if (!m) throw new Error(`no console link in mail: ${mail.text}`);
   return m[0];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface BrowserHarness {
@@ -74,20 +64,7 @@ export async function startBrowserHarness(
   const t = await createConsoleTestApp({ consoleDistDir: distDir, config: { publicUrl: base } });
   await before?.(t);
   await t.app.listen({ port, host: "127.0.0.1" });
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchChromium();
   const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
   const contexts: BrowserContext[] = [];
   const h: BrowserHarness = {
