@@ -143,7 +143,9 @@ console.log("anvil " + a.pid);
 setInterval(() => {}, 1000);
 `,
     );
-    const parent = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn(process.execPath, ["--import", "tsx", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     parent.stdout?.on("data", (d) => {
       out += d;

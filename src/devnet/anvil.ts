@@ -18,7 +18,9 @@ const SETPRIV_BIN = "/usr/bin/setpriv";
 
 /** The command that runs anvil with `args`: under setpriv's parent-death SIGKILL where it exists. */
 export function anvilCommand(args: string[], setprivPresent = existsSync(SETPRIV_BIN)): [string, string[]] {
-  return setprivPresent ? [SETPRIV_BIN, ["--pdeathsig", "KILL", "--", ANVIL_BIN, ...args]] : [ANVIL_BIN, args];
+  return setprivPresent
+    ? [SETPRIV_BIN, ["--pdeathsig", "KILL", "--", ANVIL_BIN, ...args]]
+    : [ANVIL_BIN, args];
 }
 
 /**
