@@ -107,8 +107,9 @@ describe("crawling through chain-side faults", () => {
     expect(dump).toEqual(expected);
     expect(proxy.refusals.length).toBeGreaterThan(2);
     // A request that left the client before the 429 reached it arrives just after the 429: 1 s of
-    // grace for those in flight (a full run on the loaded 2-core machine, load average 18, saw 8
-    // arrivals 250 ms to 1 s after a 429: parts queued before the client's event loop read it);
+    // grace for those in flight (with 250 ms, a full run on the loaded 2-core machine, load average
+    // 18, saw 8 arrivals, in pairs, more than 250 ms after a 429: parts queued before the client's
+    // event loop read it);
     // anything later was sent against a Retry-After of 2 or 3 s (a client that ignores it, or lets
     // only the refused call wait, sends within milliseconds and is still caught).
     expect(proxy.early(1_000)).toEqual([]);
