@@ -24,7 +24,13 @@ export async function* parseInWorker(job: ParseJob): AsyncGenerator<ParseMessage
     notify();
   });
   worker.on("error", (e) => {
-    failure ??= e;
+    failure ??=
+      (e as { code?: string }).code === "ERR_WORKER_OUT_OF_MEMORY"
+        ? new AppError(
+            "BAD_REQUEST",
+            `snapshot lines too large to parse in ${WORKER_HEAP.maxOldGenerationSizeMb} MB`,
+          )
+        : e;
     notify();
   });
   worker.on("exit", (code) => {
@@ -52,15 +58,25 @@ export async function* parseInWorker(job: ParseJob): AsyncGenerator<ParseMessage
  * The compiled snapshot-parse-worker.js next to this file; from the TypeScript sources (tsx,
  * vitest) tsx's loader is registered first, which a worker does not inherit.
  */
+/**
+ * The worker's heap: a small young generation (its objects are a batch's lines, gone once the
+ * batch is encoded; the default lets the process grow ~80 MB more, measured at 100,000 domains:
+ * peak RSS 328 MB → 249 MB, same CPU), and an old generation far above a few batches of
+ * crawled domains (a few KB a line) but bounded, so that a file of huge lines fails the import
+ * instead of the machine.
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 512 };
+
 function startWorker(job: ParseJob): Worker {
   const url = new URL(
     import.meta.url.endsWith(".ts") ? "./snapshot-parse-worker.ts" : "./snapshot-parse-worker.js",
     import.meta.url,
   );
-  if (!import.meta.url.endsWith(".ts")) return new Worker(url, { workerData: job });
+  if (!import.meta.url.endsWith(".ts"))
+    return new Worker(url, { workerData: job, resourceLimits: WORKER_HEAP });
   const tsx = import.meta.resolve("tsx/esm/api");
   return new Worker(
     `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`,
-    { eval: true, workerData: job },
+    { eval: true, workerData: job, resourceLimits: WORKER_HEAP },
   );
 }
