@@ -296,7 +296,7 @@ export async function withSqliteSnapshotSink<T>(
       control.exec("commit");
       // The commit's checkpoint copied the WAL into the database, but the WAL file keeps the size
       // of the whole import (as large as the map) until something truncates it: done here, almost
-      // free now (measured: 2.9 GiB on disk at a million domains, 1.4 of it the spent WAL). A
+      // free now (measured at 100,000 domains: 305 MB on disk before, 152 MB after). A
       // reader still on an old snapshot only makes it give up (after the busy timeout).
       writer.pragma("wal_checkpoint(TRUNCATE)");
       return result;
