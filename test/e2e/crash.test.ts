@@ -138,5 +138,5 @@ describe("a crash of the whole `omniname start` during a simulation", () => {
     }
     expect(instance.output()).not.toMatch(/Warning/);
     expect(instance.output()).not.toMatch(/halted/);
-  }, 240_000);
+  }, 360_000);
 });
