@@ -48,7 +48,8 @@ describe.skipIf(!hasChromium)("API keys with limits in Chromium", () => {
     const { t } = h;
     const owner = await createAccount(t, "keys-owner");
     const p = await createProject(t, [{ id: owner.id, role: "owner" }]);
-    const page = await h.newPage();
+    // Tall enough for the screenshot to show the keys table under the form.
+    const page = await h.newPage({ width: 1280, height: 1100 });
     await page.goto(`${h.base}/console/sign-in`);
     await h.signIn(page, owner.email);
     await page.waitForURL((u) => !u.pathname.endsWith("/sign-in"));
