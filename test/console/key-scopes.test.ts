@@ -92,6 +92,24 @@ describe("API keys with limits of their own (console API and v1)", () => {
     expect((await call(poly.key, "resolve?domain=alice.wallet")).statusCode).toBe(200);
   });
 
+  it("applies the scope to the change feed and the project's DoH before any stream or answer", async () => {
+    const poly = (await create({ networks: ["POLYGON"], endpoints: ["changes", "resolve"] })).json().data;
+    const named = await call(poly.key, "changes?networks=POLYGON,ETHEREUM");
+    expect(named.statusCode).toBe(403);
+    expect(named.json().error.code).toBe("NETWORK_NOT_ALLOWED");
+    const doh = await call(poly.key, "dns-query?name=alice.wallet&type=A");
+    expect(doh.statusCode).toBe(403);
+    expect(doh.json().error.code).toBe("ENDPOINT_NOT_ALLOWED");
+    // A network outside the scope makes the name invisible to the project's DoH, as a disabled one.
+    const eth = (await create({ networks: ["ETHEREUM"] })).json().data;
+    const hidden = await call(eth.key, "dns-query?name=alice.wallet&type=TXT");
+    const all = (await create({})).json().data;
+    const shown = await call(all.key, "dns-query?name=alice.wallet&type=TXT");
+    expect(shown.statusCode).toBe(200);
+    expect(shown.json().Status).toBe(0);
+    expect(hidden.json().Status).toBe(3);
+  });
+
   it("refuses a key after its expiry with 401 API_KEY_EXPIRED (fake clock)", async () => {
     const k = (await create({ expiresAt: iso(t.clock.now + HOUR) })).json().data;
     expect(k.expiresAt).toBe(iso(t.clock.now + HOUR));
