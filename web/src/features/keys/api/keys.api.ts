@@ -54,5 +54,5 @@ export function limitsSummary(k: {
   providers: string[] | null;
 }) {
   const parts = [k.endpoints?.join(", "), k.networks?.join(", "), k.providers?.join(", ")].filter(Boolean);
-  return parts.length === 0 ? "All endpoints, networks and providers" : parts.join(" · ");
+  return parts.length === 0 ? "None" : parts.join(" · ");
 }
