@@ -22,7 +22,7 @@ import { attachRecords, toDomain, toJournal } from "../kysely/rows.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { scanDomainsByName } from "./sqlite-name-scan.js";
-import { openWriter } from "./sqlite-open.js";
+import { openReader, openWriter } from "./sqlite-open.js";
 import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import {
@@ -163,13 +163,8 @@ export class SqliteStore extends KyselyStore {
 
   private prepare(): void {
     if (this.stmts) return;
-    const r = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
-    r.pragma("busy_timeout = 5000");
-    // Memory-mapped reads and a larger page cache: the hot path is random lookups by name.
-    r.pragma(`mmap_size = ${Math.max(0, Math.floor(this.readOptions.mmapBytes ?? 1073741824))}`);
-    r.pragma(
-      `cache_size = -${Math.max(0, Math.floor((this.readOptions.pageCacheBytes ?? 64 << 20) / 1024))}`,
-    );
+    // The hot path is random lookups by name: its memory is set in sqlite-open.ts.
+    const r = openReader(this.file, this.readOptions);
     this.reader = r;
     this.stmts = {
       dataVersion: r.prepare("pragma data_version").pluck(),
@@ -345,11 +340,11 @@ export interface SqliteStoreOptions {
    * FOREIGN_COMMIT_BOUND_MS). Tests set it high to check this process's own commit tracking alone.
    */
   foreignCommitBoundMs?: number;
-  /** The read connection's memory-mapped window (default 1 GiB; a one-pass export wants little). */
+  /** The read connection's memory-mapped window (default none: sqlite-open.ts READER_MMAP_BYTES). */
   mmapBytes?: number;
   /** Names the read cache keeps (default CACHE_ENTRIES; 0: none, for a one-pass export). */
   cacheEntries?: number;
-  /** The read connection's SQLite page cache (default 64 MiB; a one-pass scan gains little from it). */
+  /** The read connection's SQLite page cache (default READER_PAGE_CACHE_BYTES, 64 MiB). */
   pageCacheBytes?: number;
 }
 
