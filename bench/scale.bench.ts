@@ -226,23 +226,28 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
         .map((n, i) => ({ n, k: (i * 2654435761) >>> 0 }))
         .sort((a, b) => a.k - b.k)
         .map(({ n }) => `/svc/api/v1/resolve?domain=${encodeURIComponent(n)}`);
+      // The API process's CPU a request (user + system): steadier than req/s on a shared machine.
+      const cpu0 = await api.cpu();
       const cold = await pass(api.port, api.demoKey, paths);
+      const cpu1 = await api.cpu();
       const warm = await pass(api.port, api.demoKey, paths);
+      const cpu2 = await api.cpu();
+      const load = `load ${loadavg()[0].toFixed(1)}`;
       rows.push({
         what: `resolve, first pass over ${paths.length.toLocaleString("en-US")} names (90 % hits)`,
         figure: `${Math.round(cold.rps)} req/s`,
-        note: `p99 ${cold.p99} ms; ${(cold.rps / warm.rps).toFixed(2)} of warm${cold.errors ? `; ${cold.errors} errors` : ""}`,
+        note: `p99 ${cold.p99} ms; ${(cold.rps / warm.rps).toFixed(2)} of warm; ${Math.round((cpu1 - cpu0) / paths.length)} µs CPU a request; ${load}${cold.errors ? `; ${cold.errors} errors` : ""}`,
       });
       rows.push({
         what: "resolve, the same pass warm",
         figure: `${Math.round(warm.rps)} req/s`,
-        note: `p99 ${warm.p99} ms`,
+        note: `p99 ${warm.p99} ms; ${Math.round((cpu2 - cpu1) / paths.length)} µs CPU a request; ${load}`,
       });
       const rss = rssMbOf(api.child.pid ?? 0);
       rows.push({
         what: "API RSS after the passes",
         figure: mb(rss.total),
-        note: `${mb(rss.anon)} anonymous, ${mb(rss.file)} file pages (SQLite's mmap window)`,
+        note: `${mb(rss.anon)} anonymous, ${mb(rss.file)} file pages (the binary, libraries; no SQLite mmap window)`,
       });
     } finally {
       await api.stop();

@@ -5,8 +5,39 @@ import {
   type ReverseRecord,
 } from "../domain/types.js";
 
-/** Names whose candidates the read cache keeps; past it the oldest entries go first. */
+/** Entries each map of the read cache keeps at most (names, owners, addresses). */
 const CACHE_ENTRIES = 50_000;
+/**
+ * Estimated bytes (entryBytes) the three maps hold together at most: with 128 MiB the API role's
+ * RSS after 200,000 resolves over 1,000,000 domains was 415 MB (SQLite) and 360 MB (PostgreSQL),
+ * against 309 MB with 1 MiB (bench/README.md, "Scale"): about 10,000 names of six records each.
+ */
+const CACHE_BYTES = 128 << 20;
+
+/** A string's estimated heap bytes: V8's header and its characters (one byte each mostly). */
+const strBytes = (s: string | null) => (s === null ? 0 : 24 + s.length);
+
+/**
+ * A domain's estimated heap bytes: its object, strings, tags and records, times 5 for what hangs
+ * on them (V8's objects and maps, the filtered views, the answers serialized from the domain that
+ * record-json.ts keeps while it lives). Calibrated on the API role at 1,000,000 domains: with
+ * twice the raw sum, 96 MiB of estimate held 227 MB of RSS (bench/README.md, "Scale").
+ */
+function domainBytes(d: DomainWithRecords): number {
+  let n = 400 + strBytes(d.name) + strBytes(d.tokenId) + strBytes(d.owner) + strBytes(d.contractAddress);
+  n += strBytes(d.sld) + strBytes(d.tld) + strBytes(d.resolver) + 32 * (d.tags.length + 1);
+  for (const r of d.records)
+    n += 64 + strBytes(r.key) + strBytes(r.value) + strBytes(r.nativeKey) + strBytes(r.nativeValue);
+  return 5 * n;
+}
+
+/** The estimated heap bytes of a cached value: a name's (owner's) domains or reverse records. */
+function entryBytes(value: NameEntry | readonly ReverseRecord[]): number {
+  let n = 64;
+  if ("all" in value) for (const d of value.all) n += domainBytes(d);
+  else for (const r of value) n += 160 + strBytes(r.address);
+  return n;
+}
 
 /** One name's candidates (or one owner's domains), and the same narrowed by each filter asked so far. */
 export interface NameEntry {
@@ -35,10 +66,12 @@ export function frozenReverse(rows: ReverseRecord[]): readonly ReverseRecord[] {
 
 /**
  * The exact read caches of the domain map, shared by both backends: candidates by name, domains by
- * owner, reverse records by address. The backend empties them (`clear`) whenever the map may have
- * changed: its own commits, and another process's (SQLite: the WAL index; PostgreSQL: the change
- * channel). Every cached value is frozen: the same array and objects are returned until the next
- * clear, so callers may key derived values on their identity.
+ * owner, reverse records by address. Bounded by CACHE_BYTES of estimated heap (entryBytes) over
+ * the three maps together and CACHE_ENTRIES per map, least recently used out first; emptied
+ * (`clear`) whenever the map may have changed: the backend's own commits, and another process's
+ * (SQLite: the WAL index; PostgreSQL: the change channel). Every cached value is frozen: the same
+ * array and objects are returned until the next clear, so callers may key derived values on their
+ * identity.
  */
 export class DomainReadCache {
   readonly byName = new Map<string, NameEntry>();
@@ -46,25 +79,40 @@ export class DomainReadCache {
   readonly reverseBy = new Map<string, readonly ReverseRecord[]>();
   /** Bumped by every clear: an asynchronous load started before a clear must not be stored. */
   private generation = 0;
+  /** Each cached value's estimated bytes, and their sum. */
+  private readonly sizes = new WeakMap<object, number>();
+  private bytes = 0;
 
   /** Changes whenever the cached reads are emptied: a value derived from reads is exact while it stays. */
   get version(): number {
     return this.generation;
   }
 
-  /** `limit`: names (owners, addresses) each map keeps; 0 keeps none (a one-pass export). */
-  constructor(private readonly limit = CACHE_ENTRIES) {}
+  /**
+   * `limit`: names (owners, addresses) each map keeps, 0 none (a one-pass export); `maxBytes`: the
+   * estimated bytes of all three maps.
+   */
+  constructor(
+    private readonly limit = CACHE_ENTRIES,
+    private readonly maxBytes = CACHE_BYTES,
+  ) {}
+
+  /** The estimated bytes held now (entryBytes). */
+  get heldBytes(): number {
+    return this.bytes;
+  }
 
   clear(): void {
     this.generation++;
     this.byName.clear();
     this.byOwner.clear();
     this.reverseBy.clear();
+    this.bytes = 0;
   }
 
-  /** The cached value of `key`, loaded (and the oldest entry evicted past the limit) on a miss. */
-  remember<T>(cache: Map<string, T>, key: string, load: () => T): T {
-    let hit = cache.get(key);
+  /** The cached value of `key`, loaded (and the least recently used evicted past the bounds) on a miss. */
+  remember<T extends object>(cache: Map<string, T>, key: string, load: () => T): T {
+    let hit = this.hit(cache, key);
     if (hit === undefined) {
       hit = load();
       this.put(cache, key, hit);
@@ -73,8 +121,12 @@ export class DomainReadCache {
   }
 
   /** As `remember`, for a load that awaits: its value is kept only if no clear happened meanwhile. */
-  async rememberAsync<T>(cache: Map<string, T>, key: string, load: () => Promise<T>): Promise<T> {
-    const hit = cache.get(key);
+  async rememberAsync<T extends object>(
+    cache: Map<string, T>,
+    key: string,
+    load: () => Promise<T>,
+  ): Promise<T> {
+    const hit = this.hit(cache, key);
     if (hit !== undefined) return hit;
     const gen = this.generation;
     const value = await load();
@@ -82,10 +134,41 @@ export class DomainReadCache {
     return value;
   }
 
-  private put<T>(cache: Map<string, T>, key: string, value: T): void {
-    if (this.limit <= 0) return;
-    if (cache.size >= this.limit) cache.delete(cache.keys().next().value as string);
+  /** A cached value, moved to the most recently used end of its map. */
+  private hit<T>(cache: Map<string, T>, key: string): T | undefined {
+    const hit = cache.get(key);
+    if (hit !== undefined && cache.size > 1) {
+      cache.delete(key);
+      cache.set(key, hit);
+    }
+    return hit;
+  }
+
+  private put<T extends object>(cache: Map<string, T>, key: string, value: T): void {
+    if (this.limit <= 0 || cache.has(key)) return;
+    const size = entryBytes(value as NameEntry | readonly ReverseRecord[]);
+    if (size > this.maxBytes / 4) return;
+    if (cache.size >= this.limit) this.evict(cache);
+    while (this.bytes + size > this.maxBytes && this.evictAny()) {}
+    this.sizes.set(value, size);
+    this.bytes += size;
     cache.set(key, value);
+  }
+
+  /** Drops the least recently used entry of `cache`. */
+  private evict(cache: Map<string, object>): void {
+    const [key, value] = cache.entries().next().value as [string, object];
+    cache.delete(key);
+    this.bytes -= this.sizes.get(value) ?? 0;
+  }
+
+  /** Drops the least recently used entry of the largest map; false when all are empty. */
+  private evictAny(): boolean {
+    const maps = [this.byName, this.byOwner, this.reverseBy] as Map<string, object>[];
+    const largest = maps.reduce((a, b) => (b.size > a.size ? b : a));
+    if (largest.size === 0) return false;
+    this.evict(largest);
+    return true;
   }
 }
 

@@ -220,4 +220,29 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Last: it adds domains. The scan reads each domain's records in one statement (as JSON on
+  // both backends): values JSON must escape, and a domain without records, come back exactly.
+  it("reads every domain and its records exactly as findDomainsByName does", async () => {
+    const hostile = ['q"uote\\back\u0001ctl', "tab\tline\n\r", "é漢字🙂", "]}[{,", ""];
+    const a = await store.upsertDomain(
+      testDomain({ tokenId: tokenIdOf(9001), name: "zz-hostile.x", sld: "zz-hostile", tld: "x" }),
+    );
+    await store.replaceRecords(
+      a,
+      hostile.map((v, i) => ({ key: `record.TXT.${i}`, value: v, nativeKey: v, nativeValue: `${v}!` })),
+    );
+    await store.upsertDomain(
+      testDomain({ tokenId: tokenIdOf(9002), name: "zz-hostile.x", sld: "zz-hostile", tld: "x" }),
+    );
+    for (const size of [1, 7]) {
+      const groups = await groupsByName(store, size);
+      expect(groups.flat().length).toBe(await store.countDomains());
+      for (const group of groups)
+        expect(group, group[0].name).toEqual(await store.findDomainsByName([group[0].name], {}));
+      const read = groups.find((g) => g[0].name === "zz-hostile.x")!;
+      expect(read.map((d) => d.records.length)).toEqual([hostile.length, 0]);
+      expect(read[0].records.map((r) => r.value).sort()).toEqual([...hostile].sort());
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import type { DomainWithRecords, ReverseRecord } from "../../domain/types.js";
+import { PostgresAdapter, sql } from "kysely";
+import type { DomainRecord, DomainWithRecords, ReverseRecord } from "../../domain/types.js";
 import { toReverse, withRecords } from "./domain-map.queries.js";
 import { type Db, type DomainRow, MAX_IN, pagesById, toDomain } from "./rows.js";
 
@@ -52,7 +53,50 @@ export async function* iterateDomains(db: Db, pageSize = 1000): AsyncIterable<Do
     );
 }
 
+/**
+ * A full page of rows in name order without its last name's rows: that name may go on past the
+ * page, so its domains are read whole by the caller (one index range) and no name is split. A
+ * page that is not full is returned as is.
+ */
+export function withoutLastName<T extends { name: string }>(rows: T[], pageSize: number): T[] {
+  if (rows.length < pageSize) return rows;
+  const last = rows[rows.length - 1].name;
+  let cut = rows.length - 1;
+  while (cut > 0 && rows[cut - 1].name === last) cut--;
+  return rows.slice(0, cut);
+}
+
+/** A domain row and its records read as [key, value, native_key, native_value] tuples, key order. */
+export function withRecordTuples(row: DomainRow, tuples: readonly string[][]): DomainWithRecords {
+  const records: DomainRecord[] = [];
+  for (const [key, value, nativeKey, nativeValue] of tuples)
+    records.push({ key, value, nativeKey, nativeValue });
+  // Set on the converted row, not spread into a copy: one object less a domain.
+  const d = toDomain(row) as DomainWithRecords;
+  d.records = records;
+  return d;
+}
+
+/**
+ * PostgreSQL: each domain row with its records as one JSON array ([key, value, native_key,
+ * native_value] in key order), so that a page is one statement and one round trip, not a page of
+ * domains and then their records (pg parses the json column).
+ */
+function byNameWithRecords(db: Db) {
+  const recs = sql<string[][]>`(select coalesce(json_agg(json_build_array(r.key, r.value, r.native_key,
+    r.native_value) order by r.key), '[]'::json) from records r where r.domain_id = d.id)`;
+  return db.selectFrom("domains as d").selectAll("d").select(recs.as("recs"));
+}
+
+/**
+ * The map in name then id order, in pages of whole names (domain-map.port.ts). Keyset paging by
+ * name: rows written meanwhile never shift a page.
+ */
 export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    yield* iterateDomainsByNamePg(db, pageSize);
+    return;
+  }
   const byName = () => db.selectFrom("domains").selectAll();
   let after: string | null = null;
   for (;;) {
@@ -60,18 +104,38 @@ export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncItera
     const q = from === null ? byName() : byName().where("name", ">", from);
     const rows = (await q.orderBy("name").orderBy("id").limit(pageSize).execute()) as DomainRow[];
     if (rows.length === 0) return;
-    let page = rows;
-    if (rows.length === pageSize) {
-      // The page's last name may go on past it: its domains are read whole (one index range), so
-      // no name is split. Keyset paging by name: rows written meanwhile never shift a page.
-      const last = rows[rows.length - 1].name;
-      let first = rows.length - 1;
-      while (first > 0 && rows[first - 1].name === last) first--;
-      const whole = (await byName().where("name", "=", last).orderBy("id").execute()) as DomainRow[];
-      page = [...rows.slice(0, first), ...whole];
-    }
     after = rows[rows.length - 1].name;
+    const page = withoutLastName(rows, pageSize);
+    if (page.length < rows.length)
+      page.push(...((await byName().where("name", "=", after).orderBy("id").execute()) as DomainRow[]));
     if (page.length === 0) continue;
     yield await withRecords(db, page.map(toDomain));
+  }
+}
+
+/** iterateDomainsByName on PostgreSQL: the same pages, each one statement with its records. */
+async function* iterateDomainsByNamePg(db: Db, pageSize: number): AsyncIterable<DomainWithRecords[]> {
+  type Row = DomainRow & { recs: string[][] };
+  const read = (after: string | null) =>
+    (after === null ? byNameWithRecords(db) : byNameWithRecords(db).where("d.name", ">", after))
+      .orderBy("d.name")
+      .orderBy("d.id")
+      .limit(pageSize)
+      .execute() as Promise<Row[]>;
+  // The next page is asked for before this one is handed on: the server reads it while the caller
+  // works on this one (two pages in memory at most).
+  let pending = read(null);
+  for (;;) {
+    const rows = await pending;
+    if (rows.length === 0) return;
+    const last = rows[rows.length - 1].name;
+    const page = withoutLastName(rows, pageSize);
+    if (page.length < rows.length)
+      for (const r of await byNameWithRecords(db).where("d.name", "=", last).orderBy("d.id").execute())
+        page.push(r as Row);
+    pending = read(last);
+    // A caller that stops early leaves the read unawaited: its failure is not an unhandled rejection.
+    pending.catch(() => {});
+    if (page.length > 0) yield page.map((r) => withRecordTuples(r, r.recs));
   }
 }

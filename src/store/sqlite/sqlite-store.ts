@@ -3,7 +3,6 @@ import BetterSqlite3 from "better-sqlite3";
 import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from "kysely";
 import {
   type DomainFilter,
-  type DomainRecord,
   type DomainWithRecords,
   matchesFilter,
   type ReverseRecord,
@@ -22,7 +21,8 @@ import { KyselyStore } from "../kysely-store.js";
 import { attachRecords, toApiKey, toDomain, toJournal } from "../kysely/rows.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
-import { openWriter } from "./sqlite-open.js";
+import { scanDomainsByName } from "./sqlite-name-scan.js";
+import { openReader, openWriter } from "./sqlite-open.js";
 import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import {
@@ -163,13 +163,8 @@ export class SqliteStore extends KyselyStore {
 
   private prepare(): void {
     if (this.stmts) return;
-    const r = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
-    r.pragma("busy_timeout = 5000");
-    // Memory-mapped reads and a larger page cache: the hot path is random lookups by name.
-    r.pragma(`mmap_size = ${Math.max(0, Math.floor(this.readOptions.mmapBytes ?? 1073741824))}`);
-    r.pragma(
-      `cache_size = -${Math.max(0, Math.floor((this.readOptions.pageCacheBytes ?? 64 << 20) / 1024))}`,
-    );
+    // The hot path is random lookups by name: its memory is set in sqlite-open.ts.
+    const r = openReader(this.file, this.readOptions);
     this.reader = r;
     this.stmts = {
       dataVersion: r.prepare("pragma data_version").pluck(),
@@ -306,52 +301,13 @@ export class SqliteStore extends KyselyStore {
     return all.filter((r) => matchesFilter(r, filter));
   }
 
-  /**
-   * The zone export's scan, as prepared statements on the reader connection (one page of domains
-   * by the name index, then their records as one range join), about twice the query builder's
-   * speed. Same pages as the shared query: whole names, name then id order.
-   */
+  /** The zone export's scan: one statement a page on the reader connection (sqlite-name-scan.ts). */
   override async *iterateDomainsByName(pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
-    if (!this.reader || !this.stmts) {
+    if (!this.reader) {
       yield* super.iterateDomainsByName(pageSize);
       return;
     }
-    const r = this.reader;
-    const first = r.prepare("select * from domains order by name, id limit ?");
-    const next = r.prepare("select * from domains where name > ? order by name, id limit ?");
-    // Records as arrays (`raw`): most rows of a page are records, and arrays cost half the objects.
-    const join =
-      "select r.domain_id, r.key, r.value, r.native_key, r.native_value from domains d join records r on r.domain_id = d.id";
-    const firstRecords = r.prepare(`${join} where d.name <= ? order by d.name, d.id, r.key`);
-    const nextRecords = r.prepare(`${join} where d.name > ? and d.name <= ? order by d.name, d.id, r.key`);
-    firstRecords.raw(true);
-    nextRecords.raw(true);
-    const recordsOf = (from: string | null, to: string) =>
-      (from === null ? firstRecords.all(to) : nextRecords.all(from, to)) as Array<
-        [number | bigint, string, string, string, string]
-      >;
-    let after: string | null = null;
-    for (;;) {
-      const rows = (after === null ? first.all(pageSize) : next.all(after, pageSize)) as Row[];
-      if (rows.length === 0) return;
-      let page = rows;
-      const last = rows[rows.length - 1].name as string;
-      if (rows.length === pageSize) {
-        // The last name may go on past the page: its domains are read whole.
-        let cut = rows.length - 1;
-        while (cut > 0 && rows[cut - 1].name === last) cut--;
-        page = [...rows.slice(0, cut), ...(this.stmts.byName.all(last) as Row[])];
-      }
-      const records = recordsOf(after, last);
-      after = last;
-      if (page.length === 0) continue;
-      const domains = page.map((d) => ({ ...toDomain(d as never), records: [] as DomainRecord[] }));
-      const byId = new Map(domains.map((d) => [d.id, d.records]));
-      // In key order per domain (the query's order); rows of domains written since are dropped.
-      for (const [id, key, value, nativeKey, nativeValue] of records)
-        byId.get(Number(id))?.push({ key, value, nativeKey, nativeValue });
-      yield domains;
-    }
+    yield* scanDomainsByName(this.reader, pageSize);
   }
 
   override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
@@ -376,11 +332,11 @@ export interface SqliteStoreOptions {
    * FOREIGN_COMMIT_BOUND_MS). Tests set it high to check this process's own commit tracking alone.
    */
   foreignCommitBoundMs?: number;
-  /** The read connection's memory-mapped window (default 1 GiB; a one-pass export wants little). */
+  /** The read connection's memory-mapped window (default none: sqlite-open.ts READER_MMAP_BYTES). */
   mmapBytes?: number;
   /** Names the read cache keeps (default CACHE_ENTRIES; 0: none, for a one-pass export). */
   cacheEntries?: number;
-  /** The read connection's SQLite page cache (default 64 MiB; a one-pass scan gains little from it). */
+  /** The read connection's SQLite page cache (default READER_PAGE_CACHE_BYTES, 64 MiB). */
   pageCacheBytes?: number;
 }
 
