@@ -10,15 +10,22 @@ import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { fnsAdapter } from "../../src/providers/fns/fns.adapter.js";
 import { createProject, signedIn } from "../console/helpers/accounts.js";
 import { type Agent, type ConsoleTestApp, createConsoleTestApp } from "../console/helpers/console-app.js";
-import { senderFor, startCrawler, startPausedDevnet, unsMint, waitFor } from "../crawler/crawler-harness.js";
+import {
+  rpcCall,
+  senderFor,
+  startCrawler,
+  startPausedDevnet,
+  unsMint,
+  waitFor,
+} from "../crawler/crawler-harness.js";
 import { openFeed, type Received } from "../helpers/sse-client.js";
 import { startReceiver } from "../webhooks/receiver.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const DEPLOYER = DEVNET_DEPLOYER.toLowerCase();
 const NAME = "clash.x";
-/** FNS (NAMESPACE_A) always wins clash.x for the project with this exception. */
-const FNS_WINS = { exceptions: [{ domain: NAME, provider: "NAMESPACE_A" }] };
+/** FNS (NAMESPACE_A) always wins a .x name for the project with this exception. */
+const FNS_WINS = { exceptions: [{ tld: "x", provider: "NAMESPACE_A" }] };
 
 /**
  * winner.changed on the devnet: a collision (clash.x minted on UNS and on FNS, both on POLYGON)
@@ -42,7 +49,7 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
   const manager = () => sources.find((s) => s.id === "uns-polygon")!.contracts.addresses.mintingManager!;
   const mine = async (txs: Array<{ to: Hex; data: Hex }>) => {
     const sender = await senderFor(polygon);
-    await sender.send(txs);
+    if (txs.length > 0) await sender.send(txs);
     return sender.mine();
   };
   const winners = (events: Received[]) => events.filter((e) => e.type === "winner.changed");
@@ -96,9 +103,9 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     feeds.push(f);
     return f;
   };
-  const resolvedProvider = async (key: string) => {
+  const resolvedProvider = async (key: string, name = NAME) => {
     const res = await t.app.inject({
-      url: `/svc/api/v1/resolve?domain=${NAME}`,
+      url: `/svc/api/v1/resolve?domain=${name}`,
       headers: { "api-key": key },
     });
     return res.statusCode === 200 ? (res.json().data.provider as string) : null;
@@ -217,6 +224,42 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     await new Promise((r) => setTimeout(r, 500));
     expect(bySettings(other.events)).toEqual([]);
     expect(hooked("/plain").filter((r) => r.json.data.cause === "settings")).toEqual([]);
+  }, 60_000);
+
+  it("a reorg that undoes the mint retracts its winner.changed; the corrected state brings the winner back", async () => {
+    const name = "forked.x";
+    const stream = feed(custom.key, "?domains=forked.x&types=winner.changed,change.retracted");
+    await stream.opened;
+    await mine([unsMint(manager(), ALICE, name, {})]);
+    const snapshot = await rpcCall<string>(polygon, "evm_snapshot");
+    await mine([
+      { to: fns(), data: callData("FNSRegistry", "mintWithRecords", [DEPLOYER, "forked", "x", [], []]) },
+    ]);
+    await until("the orphaned winner.changed", () => winners(stream.events).length >= 1);
+    const [orphan] = winners(stream.events);
+    expect(orphan!.data.winner.to).toMatchObject({ provider: "NAMESPACE_A" });
+    expect(await rpcCall<boolean>(polygon, "evm_revert", [snapshot])).toBe(true);
+    for (let i = 0; i < 3; i++) await mine([]);
+    await until("the retraction and the corrected winner", () => winners(stream.events).length >= 2, 15_000);
+    // The FNS creation's retraction, and the retraction of the winner.changed it caused.
+    const retractions = stream.events.filter((e) => e.type === "change.retracted");
+    expect(retractions.map((e) => e.data.retracted.type).sort()).toEqual([
+      "domain.created",
+      "winner.changed",
+    ]);
+    const retraction = retractions.find((e) => e.data.retracts === orphan!.data.id);
+    expect(retraction?.data).toMatchObject({
+      retracts: orphan!.data.id,
+      domain: name,
+      retracted: { type: "winner.changed" },
+    });
+    const corrected = winners(stream.events)[1]!;
+    expect(Number(corrected.id)).toBeGreaterThan(Number(retraction!.id));
+    expect(corrected.data).toMatchObject({
+      cause: "map",
+      winner: { from: { provider: "NAMESPACE_A" }, to: { provider: "NAMESPACE_B" } },
+    });
+    expect(await resolvedProvider(custom.key, name)).toBe("NAMESPACE_B");
   }, 60_000);
 
   it("the dry run and the stream agree: the settings change appends an event per changed name", async () => {

@@ -17,15 +17,7 @@ describe.skipIf(!hasChromium)("the audit log page in Chromium", () => {
     await h?.close();
   });
 
-  async function signedIn(email: string): Promise<Page> {
-    const page = await h.newPage();
-    await page.goto(`${h.base}/console/sign-in`);
-    await h.signIn(page, email);
-    await page.waitForURL((u) => !u.pathname.endsWith("/sign-in"));
-    // The signed-out sign-in page's session probe (its own defect) is not this page's error.
-    h.consoleErrors.get(page)!.length = 0;
-    return page;
-  }
+  const signedIn = (email: string) => h.signedInPage(email);
 
   it("lists a change made in the console, filters it, exports it, with no axe violation or error", async () => {
     const owner = await createAccount(h.t, "audit-owner");

@@ -24,14 +24,7 @@ describe.skipIf(!hasChromium)("the webhooks page in Chromium", () => {
     await receiver?.close();
   });
 
-  async function signedIn(email: string): Promise<Page> {
-    const page = await h.newPage();
-    await page.goto(`${h.base}/console/sign-in`);
-    await h.signIn(page, email);
-    await page.waitForURL((u) => !u.pathname.endsWith("/sign-in"));
-    h.consoleErrors.get(page)!.length = 0;
-    return page;
-  }
+  const signedIn = (email: string) => h.signedInPage(email);
 
   const fieldError = (page: Page, label: string) =>
     page.locator(".field", { has: page.getByLabel(label) }).locator(".field-error");

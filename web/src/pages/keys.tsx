@@ -5,6 +5,7 @@ import type { ApiKeyItem, CreatedKey } from "../types";
 import {
   Badge,
   Card,
+  ConfirmDialog,
   Dialog,
   Empty,
   ErrorMessage,
@@ -13,6 +14,7 @@ import {
   formatDateTime,
   Loading,
   PageHeader,
+  TableHead,
   TableWrap,
 } from "../ui";
 import { useProject } from "./project";
@@ -112,18 +114,7 @@ export function KeysPage() {
         <Card title="Keys" className="card-flush">
           <TableWrap label="Your API keys">
             <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={["Name", "Key", "Created", "Last used", "Status", null]} />
               <tbody>
                 {q.data.map((k) => (
                   <tr key={k.id} className={k.status === "revoked" ? "row-muted" : undefined}>
@@ -179,27 +170,17 @@ export function KeysPage() {
           </>
         )}
       </Dialog>
-      <Dialog
-        open={revoking !== null}
+      <ConfirmDialog
+        item={revoking}
         title={`Revoke ${revoking?.name || revoking?.prefix || ""}?`}
-        onClose={() => setRevoking(null)}
+        confirm="Revoke key"
+        error={revoke.error}
+        pending={revoke.isPending}
+        onCancel={() => setRevoking(null)}
+        onConfirm={(k) => revoke.mutate(k)}
       >
         <p>Requests with this key are refused from now on. This cannot be undone.</p>
-        <ErrorMessage error={revoke.error} />
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={() => setRevoking(null)}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger"
-            disabled={revoke.isPending}
-            onClick={() => revoking && revoke.mutate(revoking)}
-          >
-            Revoke key
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   );
 }

@@ -1,55 +1,25 @@
 import { useQuery } from "@tanstack/react-query";
+import type { AttemptRow } from "../../../../../src/accounts/webhook-queue.repo";
+import type { Webhook } from "../../../../../src/accounts/webhooks.repo";
+import { CHANGE_TYPES } from "../../../../../src/domain/change-events";
 import { ApiError, get } from "../../../api";
 
 /** The event types a webhook may take (docs/api.md, "Change feed"); none checked is refused here. */
-export const EVENT_TYPES = [
-  "domain.created",
-  "domain.updated",
-  "domain.removed",
-  "winner.changed",
-  "change.retracted",
-] as const;
+export const EVENT_TYPES = CHANGE_TYPES;
 
 /** The filters a webhook takes, each a list (docs/console-api.md, "Webhooks"). */
 export const FILTERS = ["domains", "tlds", "addresses", "networks", "providers"] as const;
 export type FilterName = (typeof FILTERS)[number];
 
 /** A webhook as the console API answers it (times in epoch ms; never its secret). */
-export interface Webhook {
-  id: number;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  filters: Partial<Record<FilterName, string[]>>;
-  enabled: boolean;
-  createdAt: number;
-  updatedAt: number;
-  failingSince: number | null;
-  disabledAt: number | null;
-  disabledReason: string | null;
-}
-
-export interface Attempt {
-  id: number;
-  msgId: string;
-  eventType: string;
-  attempt: number;
-  at: number;
-  statusCode: number | null;
-  outcome: string;
-  latencyMs: number;
-  responseStart: string;
-  error: string | null;
-}
-
-export interface TestResult {
-  outcome: string;
-  statusCode: number | null;
-  latencyMs: number;
-  responseStart: string;
-  error: string | null;
-  msgId: string;
-}
+export type { Webhook };
+/** One attempt of the delivery log. */
+export type Attempt = Omit<AttemptRow, "webhookId" | "messageId">;
+/** The answer of "send a test event". */
+export type TestResult = Pick<
+  AttemptRow,
+  "outcome" | "statusCode" | "latencyMs" | "responseStart" | "error" | "msgId"
+>;
 
 /** The form's state: filters as the text a person types (comma or line separated). */
 export interface WebhookDraft {
@@ -68,7 +38,7 @@ export const EMPTY_DRAFT: WebhookDraft = {
 
 export function draftOf(w: Webhook): WebhookDraft {
   // A webhook stored with no types gets every type: the form shows them all checked.
-  const types = w.eventTypes.length === 0 ? [...EVENT_TYPES] : w.eventTypes;
+  const types: string[] = w.eventTypes.length === 0 ? [...EVENT_TYPES] : w.eventTypes;
   const filters = { ...EMPTY_DRAFT.filters };
   for (const k of FILTERS) filters[k] = (w.filters[k] ?? []).join(", ");
   return { url: w.url, description: w.description, eventTypes: types, filters };

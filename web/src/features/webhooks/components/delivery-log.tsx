@@ -1,4 +1,4 @@
-import { Badge, Card, Empty, ErrorMessage, formatDateTime, Loading, TableWrap } from "../../../ui";
+import { Badge, Card, Empty, ErrorMessage, formatDateTime, Loading, TableHead, TableWrap } from "../../../ui";
 import { isoOf, type TestResult, useDeliveries, type Webhook } from "../api/webhooks.api";
 
 const TONES: Record<string, string> = {
@@ -36,17 +36,9 @@ export function DeliveryLog({ projectId, hook }: { projectId: number; hook: Webh
       ) : (
         <TableWrap label="Delivery log">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Status</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Latency</th>
-                <th scope="col">Start of the response</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={["When", "Event", "Attempt", "Status", "Outcome", "Latency", "Start of the response"]}
+            />
             <tbody>
               {q.data.map((a) => (
                 <tr key={a.id}>

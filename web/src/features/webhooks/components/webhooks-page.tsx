@@ -5,6 +5,7 @@ import { useProject } from "../../../pages/project";
 import {
   Badge,
   Card,
+  ConfirmDialog,
   Dialog,
   Empty,
   ErrorMessage,
@@ -12,6 +13,8 @@ import {
   Loading,
   Notice,
   PageHeader,
+  RowAction,
+  TableHead,
   TableWrap,
 } from "../../../ui";
 import {
@@ -119,16 +122,7 @@ export function WebhooksPage() {
         <Card title="Endpoints" className="card-flush">
           <TableWrap label="Your webhooks">
             <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Event types</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={["URL", "Event types", "Status", null]} />
               <tbody>
                 {q.data.map((h) => (
                   <tr key={h.id} className={h.enabled ? undefined : "row-muted"}>
@@ -141,45 +135,26 @@ export function WebhooksPage() {
                       <Status hook={h} />
                     </td>
                     <td className="actions">
-                      <button
-                        type="button"
-                        className="btn btn-small btn-secondary"
+                      <RowAction
+                        label="Deliveries"
+                        target={`of ${h.url}`}
                         onClick={() => setSelected(h.id)}
-                      >
-                        Deliveries<span className="sr-only"> of {h.url}</span>
-                      </button>
+                      />
                       {editable && (
                         <>
-                          <button
-                            type="button"
-                            className="btn btn-small btn-secondary"
+                          <RowAction
+                            label="Send a test event"
+                            target={`to ${h.url}`}
                             disabled={test.isPending}
                             onClick={() => test.mutate(h)}
-                          >
-                            Send a test event<span className="sr-only"> to {h.url}</span>
-                          </button>
-                          <button
-                            type="button"
-                            className="btn btn-small btn-secondary"
-                            onClick={() => setEditing(h)}
-                          >
-                            Edit<span className="sr-only"> {h.url}</span>
-                          </button>
-                          <button
-                            type="button"
-                            className="btn btn-small btn-secondary"
+                          />
+                          <RowAction label="Edit" target={h.url} onClick={() => setEditing(h)} />
+                          <RowAction
+                            label={h.enabled ? "Disable" : "Enable"}
+                            target={h.url}
                             onClick={() => update.mutate({ id: h.id, body: { enabled: !h.enabled } })}
-                          >
-                            {h.enabled ? "Disable" : "Enable"}
-                            <span className="sr-only"> {h.url}</span>
-                          </button>
-                          <button
-                            type="button"
-                            className="btn btn-small btn-ghost-danger"
-                            onClick={() => setDeleting(h)}
-                          >
-                            Delete<span className="sr-only"> {h.url}</span>
-                          </button>
+                          />
+                          <RowAction label="Delete" target={h.url} danger onClick={() => setDeleting(h)} />
                         </>
                       )}
                     </td>
@@ -222,26 +197,20 @@ export function WebhooksPage() {
           />
         )}
       </Dialog>
-      <Dialog open={deleting !== null} title="Delete this webhook?" onClose={() => setDeleting(null)}>
+      <ConfirmDialog
+        item={deleting}
+        title="Delete this webhook?"
+        confirm="Delete webhook"
+        error={remove.error}
+        pending={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={(h) => remove.mutate(h)}
+      >
         <p>
           <code>{deleting?.url}</code> gets nothing more; its queue and delivery log are deleted. This cannot
           be undone.
         </p>
-        <ErrorMessage error={remove.error} />
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={() => setDeleting(null)}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger"
-            disabled={remove.isPending}
-            onClick={() => deleting && remove.mutate(deleting)}
-          >
-            Delete webhook
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   );
 }
