@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/accounts/api-keys.js";
+import { createProjectRulesCommand } from "../../src/cli/scoring.command.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { callData } from "../../src/devnet/deploy.js";
@@ -272,7 +273,26 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     const appended = (await t.store.findChangeEventsAfter(newest, 100)).filter(
       (e) => e.type === "winner.changed" && e.projectId === custom.id,
     );
+    // clash.x and forked.x collide, and the defaults pick UNS for them (the settings test above).
+    expect(changed).toBeGreaterThan(0);
     expect(appended.length).toBe(changed);
-    await owner.put(`projects/${custom.id}/settings`, FNS_WINS);
+
+    // The command line's `project rules set` appends them the same way.
+    const rules = createProjectRulesCommand({ store: t.store, config: t.ctx.config });
+    const before = (await t.store.changeLogBounds()).newest;
+    const quiet = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      expect(await rules.run(["rules", "set", String(custom.id), JSON.stringify(FNS_WINS)])).toBe(0);
+    } finally {
+      process.stdout.write = quiet;
+    }
+    const byCli = (await t.store.findChangeEventsAfter(before, 100)).filter(
+      (e) => e.type === "winner.changed" && e.projectId === custom.id,
+    );
+    expect(byCli.length).toBe(changed);
+    expect(
+      byCli.every((e) => e.payload.cause === "settings" && e.payload.winner?.to?.provider === "NAMESPACE_A"),
+    ).toBe(true);
   });
 });
