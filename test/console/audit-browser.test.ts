@@ -3,7 +3,6 @@
 // downloads, axe-core finds no violation and the browser console prints no error; a developer
 // has no tab and is told the log is for owners and admins.
 import { readFileSync } from "node:fs";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createProject } from "./helpers/accounts.js";
 import { type BrowserHarness, hasChromium, startBrowserHarness } from "./helpers/browser.js";
