@@ -64,27 +64,30 @@ function removedDomain(e: ChangeEvent, id: number): DomainWithRecords {
 }
 
 /**
- * A name's candidates before `events` (the map's events on it, ascending), from the candidates
- * after them: a creation undone, a removal's domain back with its prior ranking inputs, an
- * update's ranking inputs as they were. Other fields do not order candidates (docs/scoring.md).
+ * The candidates of `name` before `events` (the map's events on it, ascending), from its
+ * candidates after them: a creation undone, a removal's domain back with its prior ranking inputs,
+ * an update's ranking inputs as they were, a rename undone (the domain leaves its new name and
+ * comes back to its old one). Other fields do not order candidates (docs/scoring.md).
  */
-export function candidatesBefore(after: DomainWithRecords[], events: ChangeEvent[]): DomainWithRecords[] {
+export function candidatesBefore(
+  name: string,
+  after: DomainWithRecords[],
+  events: ChangeEvent[],
+): DomainWithRecords[] {
   let list = [...after];
   let synthetic = -1;
+  const putBack = (e: ChangeEvent) => {
+    if (!list.some((d) => isOf(d, e))) list.push({ ...removedDomain(e, synthetic--), name });
+  };
   for (const e of [...events].reverse()) {
+    const renamed = e.payload.nameChanged;
     if (e.type === "domain.created") list = list.filter((d) => !isOf(d, e));
-    else if (e.type === "domain.removed") {
-      if (!list.some((d) => isOf(d, e))) list.push(removedDomain(e, synthetic--));
-    } else if (e.type === "domain.updated") {
+    else if (e.type === "domain.removed") putBack(e);
+    else if (renamed && renamed.from === name) putBack(e);
+    else if (renamed && e.name === name) list = list.filter((d) => !isOf(d, e));
+    else if (e.type === "domain.updated") {
       const p = e.payload.prior;
-      const renamed = e.payload.nameChanged;
-      list = list.flatMap((d) => {
-        if (!isOf(d, e)) return [d];
-        if (renamed && renamed.from !== e.name) return []; // It held another name before.
-        return [p ? { ...d, ...p } : d];
-      });
-      if (renamed && renamed.from === e.name && !list.some((d) => isOf(d, e)))
-        list.push(removedDomain(e, synthetic--));
+      if (p) list = list.map((d) => (isOf(d, e) ? { ...d, ...p } : d));
     }
   }
   return list;

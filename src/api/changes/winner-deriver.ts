@@ -160,7 +160,7 @@ export class WinnerDeriver {
     const out: ChangeEventWrite[] = [];
     for (const [name, events] of shared) {
       const after = candidates.get(name) ?? [];
-      const before = candidatesBefore(after, events);
+      const before = candidatesBefore(name, after, events);
       const last = events[events.length - 1]!;
       const tld = name.slice(name.lastIndexOf(".") + 1);
       for (const scope of scopes) {

@@ -91,7 +91,7 @@ describe("candidatesBefore", () => {
   const b = domain(B, "NAMESPACE_B", 60);
 
   it("undoes a creation: the created domain was not a candidate", () => {
-    const before = candidatesBefore([a, b], [event("domain.created", b, {})]);
+    const before = candidatesBefore("clash.x", [a, b], [event("domain.created", b, {})]);
     expect(before.map((d) => d.tokenId)).toEqual([A]);
     expect([win(before), win([a, b])]).toEqual([A, B]);
   });
@@ -99,6 +99,7 @@ describe("candidatesBefore", () => {
   it("undoes a removal with the removed domain's prior ranking inputs", () => {
     const prior = { baseScore: 60, registeredAt: null, expiresAt: null, csamOk: true };
     const before = candidatesBefore(
+      "clash.x",
       [a],
       [event("domain.removed", b, { owner: { from: "0x01", to: null }, prior })],
     );
@@ -112,7 +113,7 @@ describe("candidatesBefore", () => {
   it("undoes an update's ranking inputs (an expiry, a base score)", () => {
     const expired = { ...b, expiresAt: 5_000 };
     const prior = { baseScore: 60, registeredAt: null, expiresAt: null, csamOk: true };
-    const before = candidatesBefore([a, expired], [event("domain.updated", b, { prior })]);
+    const before = candidatesBefore("clash.x", [a, expired], [event("domain.updated", b, { prior })]);
     expect(win([a, expired], {})).toBe(A);
     expect(win(before)).toBe(B);
   });
@@ -120,7 +121,16 @@ describe("candidatesBefore", () => {
   it("undoes several events on the name, latest first (a mint then a burn is no change)", () => {
     const prior = { baseScore: 60, registeredAt: null, expiresAt: null, csamOk: true };
     const events = [event("domain.created", b, {}), event("domain.removed", b, { prior })];
-    expect(candidatesBefore([a], events).map((d) => d.tokenId)).toEqual([A]);
+    expect(candidatesBefore("clash.x", [a], events).map((d) => d.tokenId)).toEqual([A]);
+  });
+
+  it("undoes a rename: the domain leaves its new name and comes back to its old one", () => {
+    const prior = { baseScore: 60, registeredAt: null, expiresAt: null, csamOk: true };
+    // b was "[hash].x" and now reads "clash.x" (its label became known).
+    const renamed = event("domain.updated", b, { nameChanged: { from: "[ab12].x", to: "clash.x" }, prior });
+    expect(candidatesBefore("clash.x", [a, b], [renamed]).map((d) => d.tokenId)).toEqual([A]);
+    const old = candidatesBefore("[ab12].x", [], [renamed]);
+    expect(old.map((d) => [d.tokenId, d.name, d.baseScore])).toEqual([[B, "[ab12].x", 60]]);
   });
 });
 
