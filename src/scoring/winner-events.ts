@@ -73,11 +73,11 @@ export function candidatesBefore(
   name: string,
   after: DomainWithRecords[],
   events: ChangeEvent[],
+  ids: { next: number } = { next: -1 },
 ): DomainWithRecords[] {
   let list = [...after];
-  let synthetic = -1;
   const putBack = (e: ChangeEvent) => {
-    if (!list.some((d) => isOf(d, e))) list.push({ ...removedDomain(e, synthetic--), name });
+    if (!list.some((d) => isOf(d, e))) list.push({ ...removedDomain(e, ids.next--), name });
   };
   for (const e of [...events].reverse()) {
     const renamed = e.payload.nameChanged;

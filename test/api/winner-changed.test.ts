@@ -232,6 +232,7 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     const stream = feed(custom.key, "?domains=forked.x&types=winner.changed,change.retracted");
     await stream.opened;
     await mine([unsMint(manager(), ALICE, name, {})]);
+    await waitFor(async () => ((await resolvedProvider(custom.key, name)) ? true : null), 8_000, "UNS");
     const snapshot = await rpcCall<string>(polygon, "evm_snapshot");
     await mine([
       { to: fns(), data: callData("FNSRegistry", "mintWithRecords", [DEPLOYER, "forked", "x", [], []]) },

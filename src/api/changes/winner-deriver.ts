@@ -80,8 +80,8 @@ function holdersBefore(now: number, name: string, events: ChangeEvent[]): number
 /**
  * Derives winner.changed from the change log (docs/api.md, "Change feed"), run by every API
  * process: it reads the map's events after its cursor, ranks each name that had or has more than
- * one holder under every scope before and after them, appends a winner.changed where the winner
- * differs, and advances the cursor in the same transaction, conditionally, so that of several
+ * one holder under every scope before and after each of its events, appends a winner.changed for
+ * each event that moved the winner of a collision, and advances the cursor in the same transaction, conditionally, so that of several
  * processes one appends a page. A derived event carries the source and block of the change that
  * caused it: a reorg undoing that block retracts it with the others.
  */
@@ -159,14 +159,22 @@ export class WinnerDeriver {
     const now = this.o.clock();
     const out: ChangeEventWrite[] = [];
     for (const [name, events] of shared) {
-      const after = candidates.get(name) ?? [];
-      const before = candidatesBefore(name, after, events);
-      const last = events[events.length - 1]!;
+      // The name's candidates after each of its events, from the map as it stands, undone one by one.
+      const states: DomainWithRecords[][] = [candidates.get(name) ?? []];
+      const ids = { next: -1 };
+      for (let k = events.length - 1; k >= 0; k--)
+        states.unshift(candidatesBefore(name, states[0]!, [events[k]!], ids));
       const tld = name.slice(name.lastIndexOf(".") + 1);
       for (const scope of scopes) {
-        const from = winnerUnder(ranker, before, scope, now);
-        const to = winnerUnder(ranker, after, scope, now);
-        if (!sameRef(from, to)) out.push(winnerEvent(name, tld, from, to, scope.projectId, last, now));
+        let from = winnerUnder(ranker, states[0]!, scope, now);
+        events.forEach((e, k) => {
+          const to = winnerUnder(ranker, states[k + 1]!, scope, now);
+          // A winner moves among colliding domains: one holder before or after this event is not enough.
+          const collided = states[k]!.length > 1 || states[k + 1]!.length > 1;
+          if (collided && !sameRef(from, to))
+            out.push(winnerEvent(name, tld, from, to, scope.projectId, e, now));
+          from = to;
+        });
       }
     }
     return out;
