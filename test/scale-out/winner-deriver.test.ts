@@ -4,6 +4,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WinnerDeriver } from "../../src/api/changes/winner-deriver.js";
 import type { ChangeEventWrite } from "../../src/domain/change-events.js";
+import type { DomainWrite } from "../../src/domain/types.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import { type ConsoleTestApp, createConsoleTestApp } from "../console/helpers/console-app.js";
 
@@ -42,7 +43,7 @@ describe.each(["postgres", "sqlite"] as const)(
 
       // alice.wallet (seeded on NAMESPACE_A) gets a second holder on NAMESPACE_B.
       const now = t.clock.now;
-      await t.store.upsertDomain({
+      const domain: DomainWrite = {
         provider: "NAMESPACE_B",
         network: "ETHEREUM",
         tokenId: TOKEN_B,
@@ -62,7 +63,8 @@ describe.each(["postgres", "sqlite"] as const)(
         csamOk: true,
         kyc: false,
         tags: [],
-      });
+      };
+      await t.store.upsertDomain(domain);
       const created: ChangeEventWrite = {
         type: "domain.created",
         createdAt: now,
@@ -106,6 +108,36 @@ describe.each(["postgres", "sqlite"] as const)(
       const scopes = events.map((e) => e.projectId);
       expect(new Set(scopes).size).toBe(scopes.length);
       expect(appended.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(events.length);
+      // Two holders arriving in one page, from two sources: the event is the second arrival's.
+      const mark = (await t.store.changeLogBounds()).newest;
+      const TOKEN_C = `0x${"ce".repeat(32)}`;
+      const TOKEN_D = `0x${"de".repeat(32)}`;
+      const carol = (provider: "NAMESPACE_A" | "NAMESPACE_B", tokenId: string, block: number) =>
+        t.store.upsertDomain({
+          ...domain,
+          provider,
+          network: provider === "NAMESPACE_A" ? "POLYGON" : "ETHEREUM",
+          tokenId,
+          name: "carol.wallet",
+          sld: "carol",
+          registeredBlock: block,
+          lastUpdateBlock: block,
+        });
+      await carol("NAMESPACE_A", TOKEN_C, 20);
+      await carol("NAMESPACE_B", TOKEN_D, 30);
+      const fromFns = { sourceId: "fns-polygon", network: "POLYGON", provider: "NAMESPACE_A" } as const;
+      await t.store.appendChangeEvents([
+        { ...created, ...fromFns, tokenId: TOKEN_C, name: "carol.wallet", blockNumber: 20 },
+        { ...created, tokenId: TOKEN_D, name: "carol.wallet", blockNumber: 30 },
+      ]);
+      await Promise.all(derivers.map((d) => d.tick()));
+      const carols = (await t.store.findChangeEventsAfter(mark, 100)).filter(
+        (e) => e.type === "winner.changed" && e.projectId === custom.id,
+      );
+      expect(carols.map((e) => [e.name, e.sourceId, e.blockNumber, e.payload.winner?.from?.tokenId])).toEqual(
+        [["carol.wallet", "uns-ethereum", 30, TOKEN_C]],
+      );
+
       await Promise.all(derivers.map((d) => d.stop()));
     });
   },
