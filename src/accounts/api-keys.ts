@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app-context.js";
-import type { ApiKey, Project } from "../store/accounts.port.js";
+import type { ApiKey, KeyScopes, Project } from "../store/accounts.port.js";
 import type { Store } from "../store/store.js";
+import { scopedSettings } from "./key-scopes.js";
 import { demoPlanOf } from "./plans.js";
 import { ProjectsRepo } from "./projects.repo.js";
 
@@ -53,9 +54,17 @@ export async function createApiKey(
   pepper: string,
   projectId: number,
   name: string,
+  limits: { scopes?: KeyScopes; expiresAt?: number | null } = {},
 ): Promise<{ key: string; apiKey: ApiKey }> {
   const { key, prefix } = generateApiKey();
-  const apiKey = await store.insertApiKey({ projectId, name, prefix, hash: hashApiKey(pepper, key) });
+  const apiKey = await store.insertApiKey({
+    projectId,
+    name,
+    prefix,
+    hash: hashApiKey(pepper, key),
+    scopes: limits.scopes,
+    expiresAt: limits.expiresAt ?? null,
+  });
   return { key, apiKey };
 }
 
@@ -99,7 +108,19 @@ export async function ensureDemoProject(
 
 /** What a verified key grants: the key's identity and its project's settings, parsed once. */
 export interface VerifiedKey {
-  key: { id: number; projectId: number; prefix: string; name: string };
+  key: {
+    id: number;
+    projectId: number;
+    prefix: string;
+    name: string;
+    /** The key's own limits (key-scopes.ts); a list left out: everything of its kind. */
+    scopes: KeyScopes;
+    /** Epoch ms (wall clock) after which the key is refused; null: never. */
+    expiresAt: number | null;
+    /** It was rotated: `expiresAt` is the end of its overlap. */
+    rotated: boolean;
+  };
+  /** `settings` are the project's with the key's networks and providers applied (scopedSettings). */
   project: { id: number; name: string; plan: string; settings: Record<string, unknown> };
 }
 
@@ -186,8 +207,21 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
       const project = await store.findProjectById(found.projectId);
       if (project !== null && safeEqualHex(hash, stored)) {
         value = {
-          key: { id: found.id, projectId: found.projectId, prefix: found.prefix, name: found.name },
-          project: { id: project.id, name: project.name, plan: project.plan, settings: project.settings },
+          key: {
+            id: found.id,
+            projectId: found.projectId,
+            prefix: found.prefix,
+            name: found.name,
+            scopes: found.scopes,
+            expiresAt: found.expiresAt,
+            rotated: found.rotatedTo !== null,
+          },
+          project: {
+            id: project.id,
+            name: project.name,
+            plan: project.plan,
+            settings: scopedSettings(project.settings, found.scopes),
+          },
         };
       }
     }

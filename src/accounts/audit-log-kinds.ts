@@ -17,6 +17,8 @@ export const AUDIT_KINDS = [
   "member.leave",
   "invitation.cancel",
   "key.create",
+  "key.update",
+  "key.rotate",
   "key.revoke",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];

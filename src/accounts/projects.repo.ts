@@ -143,12 +143,15 @@ export class ProjectsRepo {
   }
 
   /** Ids of a project's live keys (to drop them from the API's key cache). */
-  async liveKeyIds(projectId: number): Promise<number[]> {
+  /** Keys that count against the plan: not revoked, not expired, not in a rotation's overlap. */
+  async liveKeyIds(projectId: number, now: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom("api_keys")
       .select("id")
       .where("project_id", "=", projectId)
       .where("revoked_at", "is", null)
+      .where("rotated_to", "is", null)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
       .execute();
     return rows.map((r) => Number(r.id));
   }
@@ -162,6 +165,7 @@ export class ProjectsRepo {
     await this.db.deleteFrom("account_tokens").where("project_id", "=", id).execute();
     await this.db.deleteFrom("project_access").where("project_id", "=", id).execute();
     await this.db.deleteFrom("usage_counters").where("project_id", "=", id).execute();
+    await this.db.deleteFrom("api_key_usage").where("project_id", "=", id).execute();
     await this.db.deleteFrom("usage_alerts").where("project_id", "=", id).execute();
     await new WebhooksRepo(this.db).deleteByProject(id);
     await this.db.deleteFrom("projects").where("id", "=", id).execute();

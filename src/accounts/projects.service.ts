@@ -2,16 +2,16 @@ import type { Config } from "../config/config.schema.js";
 import { AppError } from "../domain/errors.js";
 import type { Ranker } from "../scoring/scoring-ranker.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
-import type { ApiKey } from "../store/accounts.port.js";
 import { writeAndPublish } from "../store/change-feed.port.js";
 import type { Store } from "../store/store.js";
 import type { AccessRulesCache } from "./access-rules.js";
 import type { AccountService } from "./accounts.service.js";
 import { parseAccessLists } from "./allowlist.js";
 import type { ApiLimits } from "./api-limits.js";
-import { type ApiKeyVerifier, createApiKey } from "./api-keys.js";
+import type { ApiKeyVerifier } from "./api-keys.js";
 import { type AuditChange, recordAudit } from "./audit-log.js";
 import type { Role } from "./permissions.js";
+import { ProjectKeys } from "./project-keys.js";
 import { findPlan, type Plan, planOf, planView } from "./plans.js";
 import { ProjectTeam } from "./project-team.js";
 import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
@@ -41,18 +41,6 @@ function isUniqueViolation(e: unknown): boolean {
   return err?.code === "23505" || /UNIQUE constraint failed/i.test(err?.message ?? "");
 }
 
-function keyView(k: ApiKey) {
-  return {
-    id: k.id,
-    name: k.name,
-    prefix: k.prefix,
-    createdAt: iso(k.createdAt),
-    lastUsedAt: iso(k.lastUsedAt),
-    status: k.revokedAt === null ? ("active" as const) : ("revoked" as const),
-    revokedAt: iso(k.revokedAt),
-  };
-}
-
 interface ProjectServiceDeps {
   store: Store;
   config: Config;
@@ -77,6 +65,7 @@ export class ProjectService {
   private keyCache: Pick<ApiKeyVerifier, "invalidateKey" | "invalidateProject"> | null = null;
 
   readonly team: ProjectTeam;
+  readonly keys: ProjectKeys;
 
   constructor(private readonly d: ProjectServiceDeps) {
     this.repo = new ProjectsRepo(d.store.accountsDb);
@@ -84,6 +73,12 @@ export class ProjectService {
       ...d,
       mustFind: (id) => this.mustFind(id),
       planOf: (p) => this.planOf(p),
+    });
+    this.keys = new ProjectKeys({
+      ...d,
+      mustFind: (id) => this.mustFind(id),
+      planOf: (p) => this.planOf(p),
+      keyCache: () => this.keyCache,
     });
   }
 
@@ -186,7 +181,7 @@ export class ProjectService {
     const plan = this.planOf(p);
     const [members, keys, quotaUsed] = await Promise.all([
       this.repo.countMembers(projectId),
-      this.repo.liveKeyIds(projectId),
+      this.repo.liveKeyIds(projectId, this.d.clock()),
       this.d.limits.quotaUsed(projectId),
     ]);
     return {
@@ -319,58 +314,26 @@ export class ProjectService {
     return this.team.cancelInvitation(projectId, invitationId);
   }
 
-  async listKeys(projectId: number) {
-    // Live keys first (oldest first), then the revoked ones (most recently revoked first).
-    const keys = await this.d.store.listApiKeys(projectId);
-    const live = keys.filter((k) => k.revokedAt === null);
-    const revoked = keys
-      .filter((k) => k.revokedAt !== null)
-      .sort((a, b) => Number(b.revokedAt) - Number(a.revokedAt));
-    return [...live, ...revoked].map(keyView);
+  /** The project's API keys (project-keys.ts). */
+  listKeys(projectId: number) {
+    return this.keys.list(projectId);
   }
 
-  /** Creates a key; the secret is in this answer and never again. */
-  async createKey(projectId: number, name: string) {
-    const p = await this.mustFind(projectId);
-    const clean = name.trim().normalize("NFC");
-    if (clean.length > 100 || /\p{Cc}/u.test(clean))
-      throw new AppError("INVALID_PARAMETER", "A key name has at most 100 printable characters.");
-    const max = this.planOf(p).maxKeys;
-    if ((await this.repo.liveKeyIds(projectId)).length >= max)
-      throw new AppError("PLAN_LIMIT_REACHED", `The plan allows ${max} live keys; revoke one first.`);
-    const { key, apiKey } = await this.d.store.transaction(async (tx) => {
-      const created = await createApiKey(tx, this.d.pepper, projectId, clean);
-      const { id, name, prefix } = created.apiKey;
-      await this.audit(tx, {
-        projectId,
-        kind: "key.create",
-        subject: String(id),
-        after: { id, name, prefix },
-      });
-      return created;
-    });
-    return { ...keyView(apiKey), key };
+  /** A name alone, or the name with the key's scopes and expiry; the secret is in this answer only. */
+  createKey(projectId: number, input: string | Parameters<ProjectKeys["create"]>[1]) {
+    return this.keys.create(projectId, typeof input === "string" ? { name: input } : input);
   }
 
-  /** Revokes a key; this process refuses it from the next request, others when the change channel tells them. */
-  async revokeKey(projectId: number, keyId: number): Promise<void> {
-    const key = (await this.d.store.listApiKeys(projectId)).find(
-      (k) => k.id === keyId && k.revokedAt === null,
-    );
-    if (!key) throw new AppError("NOT_FOUND", "No such live key.");
-    // The NOTIFY is part of the revoking transaction: sent on its commit, never for a rollback.
-    await writeAndPublish(this.d.store, [`key:${keyId}`], async (tx) => {
-      await tx.revokeApiKey(keyId, this.d.clock());
-      const { id, name, prefix } = key;
-      await this.audit(tx, {
-        projectId,
-        kind: "key.revoke",
-        subject: String(keyId),
-        before: { id, name, prefix, status: "active" },
-        after: { id, name, prefix, status: "revoked" },
-      });
-    });
-    this.keyCache?.invalidateKey(keyId);
+  updateKey(...a: Parameters<ProjectKeys["update"]>) {
+    return this.keys.update(...a);
+  }
+
+  rotateKey(...a: Parameters<ProjectKeys["rotate"]>) {
+    return this.keys.rotate(...a);
+  }
+
+  revokeKey(projectId: number, keyId: number): Promise<void> {
+    return this.keys.revoke(projectId, keyId);
   }
 
   /** The last 30 days of usage, the month's quota and the plan, counts flushed first. */

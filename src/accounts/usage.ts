@@ -74,6 +74,8 @@ export class UsageRecorder {
   private flushing: Promise<void> = Promise.resolve();
 
   private lastUsed = new Map<number, number>();
+  /** Requests per key and UTC month, `keyId|projectId|YYYY-MM` → count (table api_key_usage). */
+  private keyRequests = new Map<string, number>();
   /** Date.now() of the first count recorded since the last successful flush, or null. */
   private oldestPendingAt: number | null = null;
 
@@ -104,8 +106,13 @@ export class UsageRecorder {
 
   /** Hot path: a few map increments. */
   record(e: UsageEvent & { keyId?: number }): void {
-    if (e.keyId !== undefined) this.lastUsed.set(e.keyId, e.at);
-    const key = `${e.projectId}|${dayOf(e.at)}|${e.endpoint}`;
+    const day = dayOf(e.at);
+    if (e.keyId !== undefined) {
+      this.lastUsed.set(e.keyId, e.at);
+      const k = `${e.keyId}|${e.projectId}|${day.slice(0, 7)}`;
+      this.keyRequests.set(k, (this.keyRequests.get(k) ?? 0) + 1);
+    }
+    const key = `${e.projectId}|${day}|${e.endpoint}`;
     this.add(key, "requests", 1);
     if (e.status >= 400) this.add(key, `status:${e.status}`, 1);
     this.add(key, latencyMetric(e.latencyMs), 1);
@@ -132,6 +139,8 @@ export class UsageRecorder {
   /** Drops the unflushed counts of a deleted project. */
   forgetProject(projectId: number): void {
     for (const k of this.pending.keys()) if (k.startsWith(`${projectId}|`)) this.pending.delete(k);
+    for (const k of this.keyRequests.keys())
+      if (k.split("|")[1] === String(projectId)) this.keyRequests.delete(k);
   }
 
   /** Writes the pending counts in one transaction; concurrent calls run one after another. */
@@ -151,13 +160,15 @@ export class UsageRecorder {
         this.logger.warn({ err: e }, "writing API keys' last use failed; kept for the next flush");
       });
     }
-    if (this.pending.size === 0) {
+    if (this.pending.size === 0 && this.keyRequests.size === 0) {
       this.oldestPendingAt = null;
       return;
     }
     const batch = this.pending;
+    const keyBatch = this.keyRequests;
     const since = this.oldestPendingAt;
     this.pending = new Map();
+    this.keyRequests = new Map();
     this.oldestPendingAt = null;
     const rows: Array<Database["usage_counters"]> = [];
     for (const [key, metrics] of batch) {
@@ -178,9 +189,25 @@ export class UsageRecorder {
             )
             .execute();
         }
+        const keyRows = [...keyBatch].map(([k, requests]) => {
+          const [keyId, projectId, month] = k.split("|");
+          return { key_id: Number(keyId), project_id: Number(projectId), month, requests };
+        });
+        for (let i = 0; i < keyRows.length; i += 200) {
+          await trx
+            .insertInto("api_key_usage")
+            .values(keyRows.slice(i, i + 200))
+            .onConflict((oc) =>
+              oc
+                .columns(["key_id", "month"])
+                .doUpdateSet({ requests: sql<number>`api_key_usage.requests + excluded.requests` }),
+            )
+            .execute();
+        }
       });
     } catch (e) {
       for (const [key, metrics] of batch) for (const [metric, n] of metrics) this.add(key, metric, n);
+      for (const [k, n] of keyBatch) this.keyRequests.set(k, (this.keyRequests.get(k) ?? 0) + n);
       if (since !== null && (this.oldestPendingAt === null || since < this.oldestPendingAt))
         this.oldestPendingAt = since;
       this.logger.warn({ err: e, rows: rows.length }, "usage flush failed; counts kept for the next flush");
@@ -193,6 +220,17 @@ export class UsageRecorder {
     this.timer = null;
     await this.flush().catch(() => {});
   }
+}
+
+/** Requests of each key of a project in a UTC month (`YYYY-MM`), flushed counts only. */
+export async function loadKeyRequests(db: AccountsDb, projectId: number, month: string) {
+  const rows = await db
+    .selectFrom("api_key_usage")
+    .select(["key_id", "requests"])
+    .where("project_id", "=", projectId)
+    .where("month", "=", month)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.key_id), Number(r.requests)]));
 }
 
 /** Requests of a project that counted against its quota between two times (month start and end). */

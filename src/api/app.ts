@@ -221,6 +221,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       heartbeatMs: ctx.config.changesHeartbeatMs,
       maxClients: ctx.config.changesMaxClients,
       stallMs: ctx.config.changesStallMs,
+      clock: ctx.clock,
     },
   });
   if (serveConsole) {

@@ -2,14 +2,57 @@ import { createApiKey } from "../accounts/api-keys.js";
 import { CLI_ACTOR, recordAudit } from "../accounts/audit-log.js";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
+import { AppError, isAppError } from "../domain/errors.js";
+import { parseExpiry, parseKeyScopes } from "../accounts/key-scopes.js";
 import { writeAndPublish } from "../store/change-feed.port.js";
 import { type Command, parseArgs } from "./command.js";
 
 const USAGE = `usage:
   omniname keys create --project NAME [--name LABEL] [--create-project]
+      [--endpoints resolve,deep-resolve,…] [--networks POLYGON,…] [--providers NAMESPACE_A,…]
+      [--expires 2030-01-31T00:00:00Z]
   omniname keys list --project NAME
   omniname keys revoke --project NAME --id ID
 `;
+
+const OPTION_OF: Record<string, string> = {
+  endpoints: "--endpoints",
+  networks: "--networks",
+  providers: "--providers",
+  expiresAt: "--expires",
+};
+
+/**
+ * The limits of `keys create`: comma-separated --endpoints, --networks, --providers and an ISO
+ * --expires, validated as the console validates them (accounts/key-scopes.ts); an error names the
+ * option. Throws AppError INVALID_PARAMETER (main prints it, exit 1).
+ */
+export function keyLimitsOf(options: Record<string, string | true>, now: number) {
+  const list = (name: string) => {
+    const v = options[name];
+    if (v === undefined) return undefined;
+    if (v === true) return [];
+    return v.split(",").map((s) => s.trim());
+  };
+  const expires = options.expires;
+  try {
+    return {
+      scopes: parseKeyScopes({
+        endpoints: list("endpoints"),
+        networks: list("networks"),
+        providers: list("providers"),
+      }),
+      expiresAt: parseExpiry(expires === true ? "" : expires, now),
+    };
+  } catch (e) {
+    const field = isAppError(e) ? e.details?.field : undefined;
+    if (!isAppError(e) || typeof field !== "string") throw e;
+    throw new AppError(
+      e.code,
+      e.message.replace(`The field "${field}"`, `The option ${OPTION_OF[field] ?? field}`),
+    );
+  }
+}
 
 /** Operator commands for API keys. A new key is printed once; the store keeps only its keyed hash. */
 export const keysCommand: Command = {
@@ -23,6 +66,8 @@ export const keysCommand: Command = {
       process.stderr.write(USAGE);
       return 2;
     }
+    // Checked before the store is opened: a typo in an option changes nothing.
+    const limits = keyLimitsOf(action === "create" ? options : {}, Date.now());
     const ctx = await createContext(loadConfig());
     try {
       let project = await ctx.store.findProjectByName(projectName);
@@ -49,13 +94,15 @@ export const keysCommand: Command = {
         const label = typeof options.name === "string" ? options.name : "cli";
         const projectId = project.id;
         const { key, apiKey } = await ctx.store.transaction(async (tx) => {
-          const created = await createApiKey(tx, ctx.pepper, projectId, label);
+          const created = await createApiKey(tx, ctx.pepper, projectId, label, limits);
           const { id, name, prefix } = created.apiKey;
+          const { endpoints = null, networks = null, providers = null } = limits.scopes;
+          const expiresAt = limits.expiresAt === null ? null : new Date(limits.expiresAt).toISOString();
           const change = {
             projectId,
             kind: "key.create",
             subject: String(id),
-            after: { id, name, prefix },
+            after: { id, name, prefix, endpoints, networks, providers, expiresAt },
           } as const;
           await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
           return created;
@@ -67,8 +114,15 @@ export const keysCommand: Command = {
         return 0;
       }
       if (action === "list") {
+        const now = Date.now();
         for (const k of await ctx.store.listApiKeys(project.id)) {
-          const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : "active";
+          const state = k.revokedAt
+            ? `revoked ${new Date(k.revokedAt).toISOString()}`
+            : k.expiresAt !== null && k.expiresAt <= now
+              ? `expired ${new Date(k.expiresAt).toISOString()}`
+              : k.expiresAt !== null
+                ? `active until ${new Date(k.expiresAt).toISOString()}`
+                : "active";
           process.stdout.write(
             `${k.id}\t${k.prefix}\t${k.name}\t${new Date(k.createdAt).toISOString()}\t${state}\n`,
           );

@@ -1,12 +1,24 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { anvilArgs, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
+import { anvilArgs, anvilCommand, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
 import { devnetRpc } from "./rpc.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
 import { isAlive } from "../../test/helpers/processes.js";
+
+/** Gone, or a zombie nobody has reaped yet: either way no longer running. */
+function hasEnded(pid: number): boolean {
+  if (!isAlive(pid)) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
 
 function listen(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -109,4 +121,52 @@ describe("anvil", () => {
     }
     expect(existsSync(dir)).toBe(true);
   });
+
+  it("runs anvil under setpriv's parent-death SIGKILL where setpriv exists, directly otherwise", () => {
+    const [withSetpriv, args] = anvilCommand(["--port", "1"], true);
+    expect(withSetpriv).toBe("/usr/bin/setpriv");
+    expect(args.slice(0, 3)).toEqual(["--pdeathsig", "KILL", "--"]);
+    expect(args.slice(-2)).toEqual(["--port", "1"]);
+    const [direct, directArgs] = anvilCommand(["--port", "1"], false);
+    expect(direct).toMatch(/\/anvil$/);
+    expect(directArgs).toEqual(["--port", "1"]);
+  });
+
+  it("ends its chain when its parent is killed with SIGKILL (no exit handler runs)", async () => {
+    const script = join(dir, "parent.mts");
+    const anvilModule = new URL("./anvil.ts", import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { findFreePortRange, randomPortBase, startAnvil } from ${JSON.stringify(anvilModule)};
+const a = await startAnvil({ chainId: 1, port: await findFreePortRange(1, randomPortBase()) });
+console.log("anvil " + a.pid);
+setInterval(() => {}, 1000);
+`,
+    );
+    const parent = spawn(process.execPath, ["--import", "tsx", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    parent.stdout?.on("data", (d) => {
+      out += d;
+    });
+    const anvilPid = await new Promise<number>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = /anvil (\d+)/.exec(out);
+        if (m) {
+          clearInterval(timer);
+          resolve(Number(m[1]));
+        } else if (parent.exitCode !== null) {
+          clearInterval(timer);
+          reject(new Error(`the parent exited: ${out}`));
+        }
+      }, 50);
+    });
+    expect(isAlive(anvilPid)).toBe(true);
+    parent.kill("SIGKILL");
+    for (let i = 0; i < 200 && !hasEnded(anvilPid); i++) await new Promise((r) => setTimeout(r, 50));
+    const ended = hasEnded(anvilPid);
+    if (!ended) process.kill(anvilPid, "SIGKILL");
+    expect(ended).toBe(true);
+  }, 60_000);
 });

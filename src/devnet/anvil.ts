@@ -10,6 +10,20 @@ const ANVIL_BIN = fileURLToPath(
 );
 
 /**
+ * util-linux's setpriv (essential on Debian) sets the kernel's parent-death signal before it
+ * executes anvil: a `kill -9` of omniname alone, which no exit handler sees, still ends its chains,
+ * so the next start finds the ports free. Without it, anvil is spawned directly.
+ */
+const SETPRIV_BIN = "/usr/bin/setpriv";
+
+/** The command that runs anvil with `args`: under setpriv's parent-death SIGKILL where it exists. */
+export function anvilCommand(args: string[], setprivPresent = existsSync(SETPRIV_BIN)): [string, string[]] {
+  return setprivPresent
+    ? [SETPRIV_BIN, ["--pdeathsig", "KILL", "--", ANVIL_BIN, ...args]]
+    : [ANVIL_BIN, args];
+}
+
+/**
  * Block gas limit of the devnet chains. High on purpose: the batch functions register hundreds of
  * names in one transaction, and a block far below its gas target keeps the base fee falling.
  */
@@ -76,7 +90,8 @@ export function anvilArgs(o: AnvilOptions): string[] {
 /** Starts one anvil and resolves once its RPC answers with the expected chain id. */
 export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
   if (!existsSync(ANVIL_BIN)) throw new AppError("INTERNAL_ERROR", `anvil binary not found at ${ANVIL_BIN}`);
-  const child: ChildProcess = spawn(ANVIL_BIN, anvilArgs(o), { stdio: ["ignore", "pipe", "pipe"] });
+  const [command, args] = anvilCommand(anvilArgs(o));
+  const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);

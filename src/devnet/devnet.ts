@@ -176,7 +176,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     throw new AppError(
       "INVALID_PARAMETER",
       `a devnet of ${dataDir} is already running (${devnetManifestPath(dataDir)}): another omniname ` +
-        `uses this DATA_DIR, or one was killed alone (kill -9 of its process, not its group) and left ` +
+        `uses this DATA_DIR, or one was killed alone on a machine without setpriv and left ` +
         `its anvil processes on ports ${ports.join(", ")}: stop those, or use another DATA_DIR`,
     );
   }

@@ -24,6 +24,18 @@ export const ERROR_CODES = {
   },
   API_KEY_MISSING: { status: 401, rcode: "REFUSED", message: "The api-key header is missing." },
   API_KEY_INVALID: { status: 401, rcode: "REFUSED", message: "The API key is not valid." },
+  API_KEY_EXPIRED: { status: 401, rcode: "REFUSED", message: "The API key has expired." },
+  ENDPOINT_NOT_ALLOWED: {
+    status: 403,
+    rcode: "REFUSED",
+    message: "The API key may not call this endpoint.",
+  },
+  NETWORK_NOT_ALLOWED: { status: 403, rcode: "REFUSED", message: "The API key may not query this network." },
+  PROVIDER_NOT_ALLOWED: {
+    status: 403,
+    rcode: "REFUSED",
+    message: "The API key may not query this provider.",
+  },
   IP_NOT_ALLOWED: { status: 403, rcode: "REFUSED", message: "The caller's IP address is not allowed." },
   ORIGIN_NOT_ALLOWED: { status: 403, rcode: "REFUSED", message: "The request origin is not allowed." },
   DOMAIN_NOT_FOUND: { status: 404, rcode: "NXDOMAIN", message: "No domain matches." },

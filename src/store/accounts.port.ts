@@ -20,6 +20,19 @@ export interface ApiKey {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** What the key may call (accounts/key-scopes.ts); a list left out: everything of its kind. */
+  scopes: KeyScopes;
+  /** Epoch ms after which the key is refused (API_KEY_EXPIRED); null: never. */
+  expiresAt: number | null;
+  /** The key that replaced this one in a rotation. */
+  rotatedTo: number | null;
+}
+
+/** A key's limits: the endpoint names, network and provider wire values it may use. */
+export interface KeyScopes {
+  endpoints?: string[];
+  networks?: string[];
+  providers?: string[];
 }
 
 /**
@@ -37,7 +50,14 @@ export interface ProjectsStore {
   findProjectByName(name: string): Promise<Project | null>;
   updateProjectSettings(id: number, settings: Record<string, unknown>): Promise<void>;
 
-  insertApiKey(input: { projectId: number; name: string; prefix: string; hash: string }): Promise<ApiKey>;
+  insertApiKey(input: {
+    projectId: number;
+    name: string;
+    prefix: string;
+    hash: string;
+    scopes?: KeyScopes;
+    expiresAt?: number | null;
+  }): Promise<ApiKey>;
   /** The live (not revoked) key with this hash, or null. */
   findApiKeyByHash(hash: string): Promise<ApiKey | null>;
   listApiKeys(projectId: number): Promise<ApiKey[]>;

@@ -116,6 +116,14 @@ export interface UsageAlertsTable {
   recipients: number;
 }
 
+/** Requests of an API key per UTC month (`YYYY-MM`), added by the usage flush (migration 0019). */
+export interface ApiKeyUsageTable {
+  key_id: number;
+  month: string;
+  project_id: number;
+  requests: number;
+}
+
 /** The audit log (migration 0018): before/after are JSON with secrets left out, null when absent. */
 export interface AuditLogTable {
   id: Generated<number>;
@@ -197,6 +205,7 @@ export interface AccountsDatabase {
   project_two_factor: ProjectTwoFactorTable;
   usage_alerts: UsageAlertsTable;
   audit_log: AuditLogTable;
+  api_key_usage: ApiKeyUsageTable;
   webhooks: WebhooksTable;
   webhook_messages: WebhookMessagesTable;
   webhook_attempts: WebhookAttemptsTable;

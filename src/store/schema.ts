@@ -102,6 +102,12 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON `{ endpoints?, networks?, providers? }` (migration 0019); null or a missing list: all. */
+  scopes: string | null;
+  /** After it the key is refused with API_KEY_EXPIRED; null: never. */
+  expires_at: number | null;
+  /** The key that replaced this one in a rotation (this one then expires at the overlap's end). */
+  rotated_to: number | null;
 }
 
 /** Who writes a crawled source, until when (migration 0006, crawler/source-lease.ts). */

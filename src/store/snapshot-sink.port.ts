@@ -1,5 +1,6 @@
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { Checkpoint, JournalEntry } from "./crawler-log.port.js";
+import type { EncodedDomains, SnapshotEncoding } from "./snapshot-encode.js";
 import { safeText } from "./kysely/rows.js";
 
 /** One validated domain line of a snapshot: the domain, its records, the addresses naming it. */
@@ -32,6 +33,13 @@ export interface SnapshotSink {
   /** Appends journal entries (already known positions are skipped); returns how many were new. */
   writeJournal(entries: JournalEntry[]): Promise<number>;
   writeCheckpoints(checkpoints: Checkpoint[]): Promise<void>;
+  /**
+   * The form in which the sink takes batches already folded (`lastPerToken`) and encoded where the
+   * lines were parsed (snapshot-encode.ts, the parse worker); absent: only `writeDomains`.
+   */
+  readonly encoding?: SnapshotEncoding;
+  /** Writes such a batch: what `writeDomains` does with the batch it was encoded from. */
+  writeEncoded?(batch: EncodedDomains): Promise<void>;
 }
 
 /**

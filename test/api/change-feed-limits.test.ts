@@ -88,4 +88,24 @@ describe("the change feed's refusals and limits", () => {
     });
     expect(text).toContain(`: heartbeat\nid: ${newest}\n\n`);
   });
+
+  it("ends a stream at its next heartbeat when the key's scope loses the feed", async () => {
+    const { key, id } = await t.services.projects.createKey(t.projectId, {
+      name: "feed",
+      endpoints: ["changes"],
+    });
+    const feed = openFeed(`${base}${V1}?tlds=none`, { "api-key": key });
+    try {
+      await feed.opened;
+      await t.services.projects.updateKey(t.projectId, id, { endpoints: ["resolve"] });
+      const refused = await waitFor(
+        async () => feed.events.find((e) => e.type === "feed.error") ?? null,
+        10_000,
+        "the feed.error",
+      );
+      expect(refused.data.code).toBe("ENDPOINT_NOT_ALLOWED");
+    } finally {
+      feed.close();
+    }
+  });
 });

@@ -88,6 +88,53 @@ describe("operator commands", () => {
     // Eight CLI processes, each transpiling the sources with tsx: minutes on a loaded 2-core machine.
   }, 240_000);
 
+  it("keys create takes the console's limits: --endpoints, --networks, --providers, --expires", async () => {
+    const dir = join(root, "scoped");
+    const past = await omniname(
+      dir,
+      "keys",
+      "create",
+      "--project",
+      "p",
+      "--create-project",
+      "--expires",
+      "2020-01-01T00:00:00Z",
+    );
+    expect(past.code).toBe(1);
+    expect(past.stderr).toMatch(/INVALID_PARAMETER: The option --expires is in the past/);
+    const expires = new Date(Date.now() + 86_400_000).toISOString();
+    const created = await omniname(
+      dir,
+      ...["keys", "create", "--project", "p", "--create-project", "--endpoints", "resolve,batch-resolve"],
+      ...["--networks", "matic", "--providers", "NAMESPACE_A", "--expires", expires],
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const store = await createStore({ dataDir: dir });
+    try {
+      const pepper = readFileSync(join(dir, "pepper"), "utf8").trim();
+      const found = await store.findApiKeyByHash(hashApiKey(pepper, created.stdout.trim()));
+      expect(found).toMatchObject({
+        scopes: {
+          endpoints: ["resolve", "batch-resolve"],
+          networks: ["POLYGON"],
+          providers: ["NAMESPACE_A"],
+        },
+        expiresAt: Date.parse(expires),
+      });
+      const audit = await store.accountsDb
+        .selectFrom("audit_log")
+        .selectAll()
+        .where("kind", "=", "key.create")
+        .execute();
+      expect(JSON.parse(audit[0].after_value ?? "{}")).toMatchObject({
+        endpoints: ["resolve", "batch-resolve"],
+        expiresAt: expires,
+      });
+    } finally {
+      await store.close();
+    }
+  }, 240_000);
+
   it("snapshot export and import move the map between nodes", async () => {
     const seeded = await createStore({ dataDir: a });
     await seeded.upsertDomain({

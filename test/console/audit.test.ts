@@ -70,6 +70,11 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     await expectOk(agent.delete(`${p}/invitations/${invitationId}`));
     const key = await expectOk(agent.post(`${p}/keys`, { name: "ci" }));
     const { key: secretKey, id: keyId } = JSON.parse(key.body).data;
+    await expectOk(agent.patch(`${p}/keys/${keyId}`, { endpoints: ["resolve"] }));
+    const rotated = await expectOk(
+      agent.post(`${p}/keys/${keyId}/rotate`, { overlapUntil: new Date(t.clock.now + 60_000).toISOString() }),
+    );
+    const rotatedSecret = JSON.parse(rotated.body).data.key as string;
     await expectOk(agent.delete(`${p}/keys/${keyId}`));
     // Two-factor sign-in on for the owner, then the project's rule.
     const setup = await expectOk(agent.post("account/two-factor/setup"));
@@ -130,7 +135,14 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     const hashes = await sql<{ hash: string }>`select hash from api_keys where id = ${keyId}`.execute(
       rawDb(t.store),
     );
-    for (const secret of [secretKey, hashes.rows[0].hash, PASSWORD, totpSecret, ...agent.cookies.values()])
+    for (const secret of [
+      secretKey,
+      rotatedSecret,
+      hashes.rows[0].hash,
+      PASSWORD,
+      totpSecret,
+      ...agent.cookies.values(),
+    ])
       expect(text).not.toContain(secret);
 
     // Deleting the project is recorded too; its entries stay (read from the table: the project is gone).

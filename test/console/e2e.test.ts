@@ -88,6 +88,12 @@ describe.each(["sqlite", "postgres"] as const)("console end to end on %s", (back
         lastUsedAt: null,
         status: "active",
         revokedAt: null,
+        endpoints: null,
+        networks: null,
+        providers: null,
+        expiresAt: null,
+        rotatedTo: null,
+        requestsThisMonth: 0,
       },
     ]);
     expect(listed.body).not.toContain(key);

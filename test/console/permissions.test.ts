@@ -196,6 +196,10 @@ describe("the permission matrix (docs/permissions.md)", () => {
         "POST /console/api/projects/:projectId/members": { email: uniqueEmail("new"), role: "viewer" },
         "PATCH /console/api/projects/:projectId/members/:accountId": { role: "viewer" },
         "POST /console/api/projects/:projectId/keys": { name: "new" },
+        "PATCH /console/api/projects/:projectId/keys/:keyId": { endpoints: ["resolve"] },
+        "POST /console/api/projects/:projectId/keys/:keyId/rotate": {
+          overlapUntil: new Date(t.clock.now + 60_000).toISOString(),
+        },
         "POST /console/api/projects/:projectId/leave": {},
         "POST /console/api/projects/:projectId/webhooks": { url: WEBHOOK.url },
         "PATCH /console/api/projects/:projectId/webhooks/:webhookId": { description: "changed" },

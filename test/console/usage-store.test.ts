@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadQuotaUsed, loadUsage, UsageRecorder } from "../../src/accounts/usage.js";
+import { loadKeyRequests, loadQuotaUsed, loadUsage, UsageRecorder } from "../../src/accounts/usage.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createTestDatabase } from "../helpers/pg.js";
@@ -77,12 +77,16 @@ describe.each(["sqlite", "postgres"] as const)("usage counters on %s", (backend)
     expect(u.endpoints.map((e) => e.endpoint)).toEqual(["resolve", "reverse-resolve"]);
     expect(await loadQuotaUsed(store.accountsDb, 9, Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1))).toBe(100);
     expect(await loadQuotaUsed(store.accountsDb, 9, Date.UTC(2026, 9, 1), Date.UTC(2026, 10, 1))).toBe(0);
+    // Per key and month, from the same batches: both recorders' requests of key 3 add up.
+    expect(await loadKeyRequests(store.accountsDb, 9, "2026-11")).toEqual(new Map([[3, 100]]));
+    expect(await loadKeyRequests(store.accountsDb, 9, "2026-10")).toEqual(new Map());
   });
 
   it("keeps the counts of a failed flush for the next one", async () => {
     const r = new UsageRecorder(store.accountsDb, pino({ level: "silent" }), 60_000);
     r.record({
       projectId: 11,
+      keyId: 12,
       endpoint: "resolve",
       status: 200,
       latencyMs: 1,
@@ -98,5 +102,7 @@ describe.each(["sqlite", "postgres"] as const)("usage counters on %s", (backend)
     }
     await r.flush();
     expect(await loadQuotaUsed(store.accountsDb, 11, Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1))).toBe(1);
+    // The key's count rolled back with the batch and went out with the next one, once.
+    expect(await loadKeyRequests(store.accountsDb, 11, "2026-01")).toEqual(new Map([[12, 1]]));
   });
 });

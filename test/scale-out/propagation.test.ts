@@ -172,6 +172,62 @@ describe("changes made on API process A reach API process B (two OS processes, o
     }
   });
 
+  it("a key's scope changed on A is enforced by B within 1 s (B had the key cached)", async () => {
+    const k = await createKey("scoped");
+    const deep = async (s: ServerProcess) =>
+      (await fetch(`${s.url}${V1}/deep-resolve?domain=${NAME}`, { headers: { "api-key": k.key } })).status;
+    await until(k.createdAt, async () => (await deep(b)) === 200);
+    for (const [endpoints, want] of [
+      [["resolve"], 403],
+      [null, 200],
+    ] as const) {
+      const t0 = performance.now();
+      const res = await browser.request("PATCH", `/projects/${projectId}/keys/${k.id}`, { endpoints });
+      expect(res.status).toBe(200);
+      const ms = await until(t0, async () => (await deep(b)) === want);
+      record(`scope→${want}`, ms);
+      expect(ms).toBeLessThan(BOUND_MS);
+      for (let j = 0; j < 3; j++) expect(await deep(b)).toBe(want);
+    }
+  });
+
+  it("an expiry set on A, and a rotation's overlap, end the key on B within 1 s of their time", async () => {
+    const LEAD_MS = 1_500;
+    const k = await createKey("expiring");
+    await until(k.createdAt, async () => (await resolveOn(b, k.key)).status === 200);
+    const expiresAt = Date.now() + LEAD_MS;
+    const atExpiry = performance.now() + LEAD_MS;
+    const res = await browser.request("PATCH", `/projects/${projectId}/keys/${k.id}`, {
+      expiresAt: new Date(expiresAt).toISOString(),
+    });
+    expect(res.status).toBe(200);
+    // Still served until its time; then refused everywhere.
+    expect((await resolveOn(b, k.key)).status).toBe(200);
+    const ms = await until(atExpiry - LEAD_MS, async () => (await resolveOn(b, k.key)).status === 401);
+    expect(ms).toBeGreaterThanOrEqual(LEAD_MS - 50);
+    record("expiry (after its time)", ms - LEAD_MS);
+    expect(ms - LEAD_MS).toBeLessThan(BOUND_MS);
+
+    const old = await createKey("rotated");
+    await until(old.createdAt, async () => (await resolveOn(b, old.key)).status === 200);
+    const overlapEnd = Date.now() + LEAD_MS;
+    const t0 = performance.now();
+    const rot = await browser.request("POST", `/projects/${projectId}/keys/${old.id}/rotate`, {
+      overlapUntil: new Date(overlapEnd).toISOString(),
+    });
+    expect(rot.status).toBe(201);
+    const fresh = rot.json.data.key as string;
+    const accepted = await until(t0, async () => (await resolveOn(b, fresh)).status === 200);
+    record("rotation: new key on B", accepted);
+    expect(accepted).toBeLessThan(BOUND_MS);
+    expect((await resolveOn(b, old.key)).status).toBe(200);
+    const ended = await until(t0, async () => (await resolveOn(b, old.key)).status === 401);
+    expect(ended).toBeGreaterThanOrEqual(LEAD_MS - 50);
+    record("rotation: old key after the overlap", ended - LEAD_MS);
+    expect(ended - LEAD_MS).toBeLessThan(BOUND_MS);
+    expect((await resolveOn(b, fresh)).status).toBe(200);
+  });
+
   it("a project's settings changed on A are both processes' answers within 1 s", async () => {
     const k = await createKey("settings");
     await until(k.createdAt, async () => (await resolveOn(b, k.key)).status === 200);

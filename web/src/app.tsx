@@ -47,7 +47,9 @@ const Webhooks = lazy(() =>
 );
 const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
 const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
-const Keys = lazy(() => import("./pages/keys").then((m) => ({ default: m.KeysPage })));
+const Keys = lazy(() =>
+  import("./features/keys/components/keys-page").then((m) => ({ default: m.KeysPage })),
+);
 const Security = lazy(() => import("./pages/security").then((m) => ({ default: m.SecurityPage })));
 
 /** Moves focus to the page's heading after a navigation, and names the page in the title. */

@@ -25,6 +25,7 @@ export type {
   ProjectListItem,
   Provider,
   RegisterAnswer,
+  RotatedKey,
   Role,
   Security,
   SessionAnswer as AccountAnswer,

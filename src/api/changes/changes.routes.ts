@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyVerifier } from "../../accounts/api-keys.js";
 import { AppError, type ErrorCode } from "../../domain/errors.js";
 import { toStoreError } from "../../resolution/store-unavailable.js";
+import { keyRefusal } from "../plugins/api-key.plugin.js";
 import { compiledRulesOf } from "../../scoring/project-rules.js";
 import type { ChangeLog } from "../../store/change-log.port.js";
 import { ERROR_RESPONSES } from "../routes/v1/v1.schemas.js";
@@ -17,6 +18,8 @@ export interface ChangesRoutesOptions {
   heartbeatMs: number;
   maxClients: number;
   stallMs: number;
+  /** Wall clock of key expiries (AppContext.clock); default Date.now. */
+  clock?: () => number;
 }
 
 /** Events a client is handed at once (from the ring or one store page): its memory bound. */
@@ -209,6 +212,14 @@ async function beat(c: Client, key: string, opts: ChangesRoutesOptions): Promise
     c.out.end(errorEvent("API_KEY_INVALID", "The API key was revoked."));
     return;
   }
-  if (v) c.rules = compiledRulesOf(v.project.settings);
+  if (v) {
+    // A key that expired, or whose scope lost the feed, ends its streams as a revoked one does.
+    const refusal = keyRefusal(v.key, "changes", (opts.clock ?? Date.now)());
+    if (refusal !== null) {
+      c.out.end(errorEvent(refusal.code, refusal.message));
+      return;
+    }
+    c.rules = compiledRulesOf(v.project.settings);
+  }
   if (!c.out.destroyed && !c.out.writableEnded) c.out.write(`: heartbeat\nid: ${c.cursor}\n\n`);
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { ApiKeyVerifier, VerifiedKey } from "../../accounts/api-keys.js";
 import { AppError } from "../../domain/errors.js";
 import { toStoreError } from "../../resolution/store-unavailable.js";
+import { endpointOf } from "./endpoint-name.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -31,7 +32,11 @@ export function decorateApiKeys(app: FastifyInstance, verifier: ApiKeyVerifier):
  * valid `api-key` header (401 API_KEY_MISSING / API_KEY_INVALID). Callback style, so that a key
  * found in the cache costs no promise on the hot path.
  */
-export function requireApiKey(scope: FastifyInstance, verifier: ApiKeyVerifier): void {
+export function requireApiKey(
+  scope: FastifyInstance,
+  verifier: ApiKeyVerifier,
+  clock: () => number = Date.now,
+): void {
   scope.addHook(
     "onRequest",
     (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
@@ -42,9 +47,9 @@ export function requireApiKey(scope: FastifyInstance, verifier: ApiKeyVerifier):
       if (typeof raw !== "string" || (raw.includes(",") && isRepeated(request.raw.rawHeaders)))
         return done(new AppError("API_KEY_INVALID", REPEATED));
       const cached = verifier.verifyCached(raw);
-      if (cached !== undefined) return accept(request, cached, done);
+      if (cached !== undefined) return accept(request, cached, clock, done);
       verifier.verify(raw).then(
-        (v) => accept(request, v, done),
+        (v) => accept(request, v, clock, done),
         (e: unknown) => done(toStoreError(e) as Error),
       );
     },
@@ -61,12 +66,49 @@ function isRepeated(rawHeaders: readonly string[]): boolean {
   return n > 1;
 }
 
-function accept(request: FastifyRequest, v: VerifiedKey | null, done: HookHandlerDoneFunction): void {
+function accept(
+  request: FastifyRequest,
+  v: VerifiedKey | null,
+  clock: () => number,
+  done: HookHandlerDoneFunction,
+): void {
   if (v === null) {
     done(new AppError("API_KEY_INVALID", INVALID));
+    return;
+  }
+  // A key without limits (most) costs nothing more: no clock read, no endpoint name.
+  const limited = v.key.expiresAt !== null || v.key.scopes.endpoints !== undefined;
+  const refusal = limited ? keyRefusal(v.key, endpointOf(request), clock()) : null;
+  if (refusal !== null) {
+    done(refusal);
     return;
   }
   request.apiKey = v.key;
   request.project = v.project;
   done();
+}
+
+/**
+ * The key's own limits that do not depend on the parameters: its expiry (checked against the clock
+ * on every request, so it holds on every process at the same instant, with no notification) and
+ * the endpoints of its scope. Null: the key may go on. The networks and providers are checked once
+ * the parameters are parsed (scope.plugin.ts).
+ */
+export function keyRefusal(key: VerifiedKey["key"], endpoint: string | null, now: number): AppError | null {
+  if (key.expiresAt !== null && now >= key.expiresAt) {
+    const at = new Date(key.expiresAt).toISOString();
+    return new AppError(
+      "API_KEY_EXPIRED",
+      key.rotated
+        ? `The API key was rotated; its overlap ended at ${at}: use the key that replaced it.`
+        : `The API key expired at ${at}.`,
+    );
+  }
+  const allowed = key.scopes.endpoints;
+  if (allowed !== undefined && endpoint !== null && !allowed.includes(endpoint))
+    return new AppError(
+      "ENDPOINT_NOT_ALLOWED",
+      `This API key may not call ${endpoint}; it may call ${allowed.join(", ")}.`,
+    );
+  return null;
 }

@@ -2,17 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import type { V1Extension } from "../routes/v1/v1.routes.js";
 import { allowlistHook } from "./allowlist.plugin.js";
-import { BATCH_PATH, rateLimitHook } from "./rate-limit.plugin.js";
-
-/**
- * `/svc/api/v1/deep-resolve` → `deep-resolve`, `/svc/api/v1/batch/resolve` → `batch-resolve`: the
- * endpoint name of the usage tables.
- */
-function endpointOf(request: FastifyRequest): string {
-  const url = request.routeOptions.url ?? "";
-  const name = url.slice(url.lastIndexOf("/") + 1) || "other";
-  return url.startsWith(BATCH_PATH) ? `batch-${name}` : name;
-}
+import { endpointOf } from "./endpoint-name.js";
+import { rateLimitHook } from "./rate-limit.plugin.js";
 
 /**
  * Records every answered v1 request of a known project (status, latency, whether it counted
@@ -26,7 +17,7 @@ function usageHook(services: ConsoleServices, clock: () => number): V1Extension 
       (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
         const project = request.project;
         if (project === null) return done();
-        const endpoint = endpointOf(request);
+        const endpoint = endpointOf(request) ?? "other";
         services.usage.record({
           projectId: project.id,
           keyId: request.apiKey?.id,

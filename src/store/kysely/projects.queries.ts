@@ -1,5 +1,5 @@
-import type { ApiKey, Project } from "../accounts.port.js";
-import { type Db, toApiKey, toProject } from "./rows.js";
+import type { ApiKey, KeyScopes, Project } from "../accounts.port.js";
+import { type Db, scopesColumn, toApiKey, toProject } from "./rows.js";
 
 /* Projects and API keys (accounts.port.ts), shared by both backends. */
 
@@ -50,6 +50,8 @@ export async function insertApiKey(
     name: string;
     prefix: string;
     hash: string;
+    scopes?: KeyScopes;
+    expiresAt?: number | null;
   },
 ): Promise<ApiKey> {
   const row = await db
@@ -62,6 +64,9 @@ export async function insertApiKey(
       created_at: Date.now(),
       last_used_at: null,
       revoked_at: null,
+      scopes: scopesColumn(input.scopes),
+      expires_at: input.expiresAt ?? null,
+      rotated_to: null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

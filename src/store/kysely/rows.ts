@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { Domain, DomainRecord, DomainWithRecords, DomainWrite } from "../../domain/types.js";
-import type { ApiKey, Project } from "../accounts.port.js";
+import type { ApiKey, KeyScopes, Project } from "../accounts.port.js";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
 import type { Database, DomainsTable, RecordsTable } from "../schema.js";
 import { reverseLabels } from "./reversed-name.js";
@@ -151,6 +151,9 @@ export function toApiKey(r: {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  scopes?: string | null;
+  expires_at?: number | null;
+  rotated_to?: number | null;
 }): ApiKey {
   return {
     id: Number(r.id),
@@ -160,7 +163,37 @@ export function toApiKey(r: {
     createdAt: Number(r.created_at),
     lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    scopes: parseScopesColumn(r.scopes ?? null),
+    expiresAt: r.expires_at == null ? null : Number(r.expires_at),
+    rotatedTo: r.rotated_to == null ? null : Number(r.rotated_to),
   };
+}
+
+/** The scopes column: JSON of the lists set, null when the key may use everything. */
+export function scopesColumn(scopes: KeyScopes | undefined): string | null {
+  if (scopes === undefined) return null;
+  const out: KeyScopes = {};
+  if (scopes.endpoints) out.endpoints = scopes.endpoints;
+  if (scopes.networks) out.networks = scopes.networks;
+  if (scopes.providers) out.providers = scopes.providers;
+  return Object.keys(out).length === 0 ? null : JSON.stringify(out);
+}
+
+/** Written by scopesColumn only; a value that does not parse grants nothing rather than everything. */
+function parseScopesColumn(v: string | null): KeyScopes {
+  if (v === null) return {};
+  try {
+    const o = JSON.parse(v) as Record<string, unknown>;
+    const lists: KeyScopes = {};
+    for (const k of ["endpoints", "networks", "providers"] as const) {
+      const l = o[k];
+      if (l === undefined) continue;
+      lists[k] = Array.isArray(l) ? l.filter((x): x is string => typeof x === "string") : [];
+    }
+    return lists;
+  } catch {
+    return { endpoints: [] };
+  }
 }
 
 /** Groups record rows under their domains, keeping the domains' order and the records' key order. */

@@ -3,10 +3,11 @@ import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
-import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, safeText } from "../kysely/rows.js";
+import { DOMAIN_COLUMNS, KEY_COLUMNS, safeText } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
-import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
+import { type PgBatch, pgCopyText } from "../snapshot-encode.js";
+import type { SnapshotSink } from "../snapshot-sink.port.js";
 import { CHANNEL } from "./pg-change-feed.js";
 
 /**
@@ -59,40 +60,17 @@ const MOVE = `
   on conflict (address, network, provider) do update set domain_id = excluded.domain_id;
   truncate snap_domains, snap_records, snap_reverse, snap_ids;`;
 
-const ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-const SPECIAL = /[\\\n\r\t]/g;
-const HAS_SPECIAL = /[\\\n\r\t]/;
-
-/** A field of COPY's text format; strings are stored as on the port's path (safeText: no NUL). */
-function field(v: string | number | null): string {
-  if (v === null) return "\\N";
-  if (typeof v === "number") return String(v);
-  const s = safeText(v);
-  return HAS_SPECIAL.test(s) ? s.replace(SPECIAL, (m) => ESCAPES[m]) : s;
+async function copyIn(client: pg.PoolClient, table: string, text: string, freeze = false): Promise<void> {
+  if (text === "") return;
+  const stream = client.query(copyFrom(`copy ${table} from stdin${freeze ? " with (freeze)" : ""}`));
+  await pipeline(Readable.from([text]), stream);
 }
 
-async function copyIn(client: pg.PoolClient, table: string, rows: string[]): Promise<void> {
-  if (rows.length === 0) return;
-  const stream = client.query(copyFrom(`copy ${table} from stdin`));
-  await pipeline(Readable.from([rows.join("")]), stream);
-}
-
-async function writeDomains(client: pg.PoolClient, batch: SnapshotDomain[]): Promise<void> {
-  const domains: string[] = [];
-  const records: string[] = [];
-  const reverse: string[] = [];
-  for (const [seq, { domain, records: recs, reverse: addresses }] of batch.entries()) {
-    const c = domainColumns(domain);
-    domains.push(`${seq}\t${DOMAIN_COLUMNS.map((k) => field(c[k])).join("\t")}\n`);
-    for (const r of recs)
-      records.push(
-        `${seq}\t${field(r.key)}\t${field(r.value)}\t${field(r.nativeKey)}\t${field(r.nativeValue)}\n`,
-      );
-    for (const a of addresses) reverse.push(`${seq}\t${field(a)}\n`);
-  }
-  await copyIn(client, "snap_domains", domains);
-  await copyIn(client, "snap_records", records);
-  await copyIn(client, "snap_reverse", reverse);
+/** One batch into the staging tables (rows carry their place), then moved set-based. */
+async function writeDomains(client: pg.PoolClient, batch: PgBatch): Promise<void> {
+  await copyIn(client, "snap_domains", batch.domains);
+  await copyIn(client, "snap_records", batch.records);
+  await copyIn(client, "snap_reverse", batch.reverse);
   await client.query(MOVE);
 }
 
@@ -164,26 +142,15 @@ async function startBulkLoad(client: pg.PoolClient): Promise<BulkLoad | null> {
   return { constraints, indexes, sequence, next: Number(seq[0].last) + 1 };
 }
 
-/** Appends a batch: ids `next`, `next + 1`, … in batch order, by COPY. */
-async function appendDomains(client: pg.PoolClient, batch: SnapshotDomain[], next: number): Promise<void> {
-  const domains: string[] = [];
-  const records: string[] = [];
-  const reverse: string[] = [];
-  let id = next;
-  for (const { domain, records: recs, reverse: addresses } of batch) {
-    const c = domainColumns(domain);
-    domains.push(`${id}\t${DOMAIN_COLUMNS.map((k) => field(c[k])).join("\t")}\n`);
-    for (const r of recs)
-      records.push(
-        `${id}\t${field(r.key)}\t${field(r.value)}\t${field(r.nativeKey)}\t${field(r.nativeValue)}\n`,
-      );
-    for (const a of addresses)
-      reverse.push(`${id}\t${field(domain.network)}\t${field(domain.provider)}\t${field(a)}\n`);
-    id++;
-  }
-  await copyIn(client, `domains (id, ${COLS})`, domains);
-  await copyIn(client, "records (domain_id, key, value, native_key, native_value)", records);
-  await copyIn(client, "snap_reverse_bulk", reverse);
+/**
+ * Appends a batch (rows carry their ids, from the bulk load's `next`), by COPY. FREEZE (the tables
+ * were truncated in this transaction): rows are written as frozen, so the first reads after the
+ * import (an export, the API) do not set every row's hint bits and write every page again.
+ */
+async function appendDomains(client: pg.PoolClient, batch: PgBatch): Promise<void> {
+  await copyIn(client, `domains (id, ${COLS})`, batch.domains, true);
+  await copyIn(client, "records (domain_id, key, value, native_key, native_value)", batch.records, true);
+  await copyIn(client, "snap_reverse_bulk", batch.reverse);
 }
 
 /**
@@ -291,15 +258,22 @@ export async function withPgSnapshotSink<T>(
     await client.query("begin");
     await client.query(SETUP);
     const bulk = await startBulkLoad(client);
+    const write = async (batch: PgBatch) => {
+      await written();
+      if (bulk) {
+        writing = appendDomains(client, batch);
+        bulk.next += batch.n;
+      } else writing = writeDomains(client, batch);
+      // Reported by the next `written()`; until then not an unhandled rejection.
+      writing.catch(() => {});
+    };
     const result = await fn({
-      async writeDomains(batch) {
-        await written();
-        if (bulk) {
-          writing = appendDomains(client, batch, bulk.next);
-          bulk.next += batch.length;
-        } else writing = writeDomains(client, batch);
-        // Reported by the next `written()`; until then not an unhandled rejection.
-        writing.catch(() => {});
+      writeDomains: (batch) => write(pgCopyText(batch, bulk ? bulk.next : null)),
+      // The worker numbers the bulk load's rows from here, as `writeDomains` would.
+      encoding: { store: "postgres", bulkNext: bulk ? bulk.next : null },
+      async writeEncoded(batch) {
+        if (batch.store !== "postgres") throw new Error("a batch encoded for another store");
+        await write(batch.text);
       },
       async writeJournal(entries) {
         await written();

@@ -119,6 +119,7 @@ export function counterOf(file: string): { commits: number; stores: number } {
  */
 const CACHE_FREE_TABLES = new Set([
   "usage_counters",
+  "api_key_usage",
   "api_keys",
   "projects",
   "accounts",

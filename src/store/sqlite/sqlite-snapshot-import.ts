@@ -1,11 +1,12 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Kysely } from "kysely";
 import * as crawlerLog from "../kysely/crawler-log.queries.js";
-import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, safeText } from "../kysely/rows.js";
+import { DOMAIN_COLUMNS, KEY_COLUMNS } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import type { Database } from "../schema.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
-import type { SnapshotDomain, SnapshotSink } from "../snapshot-sink.port.js";
+import { type SqliteBatch, sqliteColumns, unpackSqlite } from "../snapshot-encode.js";
+import type { SnapshotSink } from "../snapshot-sink.port.js";
 import { runAppendJournal } from "./sqlite-bulk-writes.js";
 
 /**
@@ -95,67 +96,69 @@ function statementsOf(db: BetterSqlite3.Database): Statements {
   return s;
 }
 
-/** The batch's domains, upserted in batch order (new ids follow it) by multi-row statements. */
-function upsertDomains(s: Statements, batch: SnapshotDomain[]): void {
-  let values: unknown[] = [];
-  for (const { domain } of batch) {
-    const c = domainColumns(domain);
-    for (const k of DOMAIN_COLUMNS) values.push(c[k]);
-    if (values.length === DOMAIN_ROWS * DOMAIN_COLUMNS.length) {
-      s.upsertDomains.run(values);
-      values = [];
-    }
-  }
-  for (let i = 0; i < values.length; i += DOMAIN_COLUMNS.length)
-    s.upsertDomain.run(values.slice(i, i + DOMAIN_COLUMNS.length));
+const W = DOMAIN_COLUMNS.length;
+const NETWORK = DOMAIN_COLUMNS.indexOf("network");
+const PROVIDER = DOMAIN_COLUMNS.indexOf("provider");
+const TOKEN_ID = DOMAIN_COLUMNS.indexOf("token_id");
+
+/** Runs `many` on full chunks of `rows` values, then `one` on the rest, `width` values at a time. */
+function runChunked(
+  many: BetterSqlite3.Statement,
+  one: BetterSqlite3.Statement,
+  values: unknown[],
+  width: number,
+  rows: number,
+): void {
+  let i = 0;
+  for (; i + rows * width <= values.length; i += rows * width) many.run(values.slice(i, i + rows * width));
+  for (; i < values.length; i += width) one.run(values.slice(i, i + width));
 }
 
-function writeDomains(s: Statements, batch: SnapshotDomain[]): void {
+/** The batch's domains upserted in batch order (new ids follow it), their records replaced. */
+function writeDomains(s: Statements, b: SqliteBatch): void {
   // Ids only grow (AUTOINCREMENT): a domain whose id is at most this one was there before the
   // batch, and only such a domain has records to replace.
   const before = Number(s.maxId.get());
-  upsertDomains(s, batch);
+  runChunked(s.upsertDomains, s.upsertDomain, b.domains, W, DOMAIN_ROWS);
   const rows: unknown[] = [];
-  for (const { domain, records, reverse } of batch) {
-    const id = Number(s.idByToken.get(domain.network, domain.provider, domain.tokenId));
+  let r = 0;
+  let a = 0;
+  for (let d = 0; d < b.n; d++) {
+    const network = b.domains[d * W + NETWORK];
+    const provider = b.domains[d * W + PROVIDER];
+    const id = Number(s.idByToken.get(network, provider, b.domains[d * W + TOKEN_ID]));
     if (id <= before) s.deleteRecords.run(id);
-    for (const r of records)
-      rows.push(id, safeText(r.key), safeText(r.value), safeText(r.nativeKey), safeText(r.nativeValue));
-    for (const address of reverse) s.upsertReverse.run(domain.network, domain.provider, address, id);
+    for (const end = r + b.recordCounts[d] * 4; r < end; r += 4)
+      rows.push(id, b.records[r], b.records[r + 1], b.records[r + 2], b.records[r + 3]);
+    for (const end = a + b.reverseCounts[d]; a < end; a++)
+      s.upsertReverse.run(network, provider, b.reverse[a], id);
     if (rows.length >= RECORD_ROWS * 5) s.insertRecords.run(rows.splice(0, RECORD_ROWS * 5));
   }
-  for (let i = 0; i < rows.length; i += 5) s.insertRecord.run(rows.slice(i, i + 5));
+  runChunked(s.insertRecords, s.insertRecord, rows, 5, RECORD_ROWS);
 }
 
 /** Appends a batch to an empty map: ids `next`, `next + 1`, … in batch order; returns the next. */
-function appendDomains(s: Statements, batch: SnapshotDomain[], next: number): number {
-  let values: unknown[] = [];
+function appendDomains(s: Statements, b: SqliteBatch, next: number): number {
+  const values: unknown[] = [];
   const rows: unknown[] = [];
-  const reverses: Array<[string, string, string, number]> = [];
-  let id = next;
-  for (const { domain, records, reverse } of batch) {
-    const c = domainColumns(domain);
+  const reverses: unknown[] = [];
+  let r = 0;
+  let a = 0;
+  for (let d = 0; d < b.n; d++) {
+    const id = next + d;
     values.push(id);
-    for (const k of DOMAIN_COLUMNS) values.push(c[k]);
-    if (values.length === DOMAIN_ROWS * (DOMAIN_COLUMNS.length + 1)) {
-      s.insertDomains.run(values);
-      values = [];
-    }
-    for (const r of records)
-      rows.push(id, safeText(r.key), safeText(r.value), safeText(r.nativeKey), safeText(r.nativeValue));
-    for (const address of reverse) reverses.push([domain.network, domain.provider, address, id]);
-    id++;
+    for (let k = d * W; k < (d + 1) * W; k++) values.push(b.domains[k]);
+    for (const end = r + b.recordCounts[d] * 4; r < end; r += 4)
+      rows.push(id, b.records[r], b.records[r + 1], b.records[r + 2], b.records[r + 3]);
+    for (const end = a + b.reverseCounts[d]; a < end; a++)
+      reverses.push(b.domains[d * W + NETWORK], b.domains[d * W + PROVIDER], b.reverse[a], id);
   }
-  for (let i = 0; i < values.length; i += DOMAIN_COLUMNS.length + 1)
-    s.insertDomain.run(values.slice(i, i + DOMAIN_COLUMNS.length + 1));
+  runChunked(s.insertDomains, s.insertDomain, values, W + 1, DOMAIN_ROWS);
   // Records and reverse records after their domains (foreign keys), in (domain_id, key) order: appended to their B-tree.
-  let i = 0;
-  for (; i + RECORD_ROWS * 5 <= rows.length; i += RECORD_ROWS * 5)
-    s.insertRecords.run(rows.slice(i, i + RECORD_ROWS * 5));
-  for (; i < rows.length; i += 5) s.insertRecord.run(rows.slice(i, i + 5));
+  runChunked(s.insertRecords, s.insertRecord, rows, 5, RECORD_ROWS);
   // Upserted: an address claimed by two domains of the file stays with the later one.
-  for (const r of reverses) s.upsertReverse.run(...r);
-  return id;
+  for (let i = 0; i < reverses.length; i += 4) s.upsertReverse.run(reverses.slice(i, i + 4));
+  return next + b.n;
 }
 
 /** The tables whose triggers the bulk load checks. */
@@ -269,10 +272,18 @@ export async function withSqliteSnapshotSink<T>(
     control.exec("begin immediate");
     try {
       const bulk = startBulkLoad(writer, s);
+      const write = (b: SqliteBatch) => {
+        if (bulk) bulk.next = appendDomains(s, b, bulk.next);
+        else writeDomains(s, b);
+      };
       const result = await fn({
         async writeDomains(batch) {
-          if (bulk) bulk.next = appendDomains(s, batch, bulk.next);
-          else writeDomains(s, batch);
+          write(sqliteColumns(batch));
+        },
+        encoding: { store: "sqlite" },
+        async writeEncoded(batch) {
+          if (batch.store !== "sqlite") throw new Error("a batch encoded for another store");
+          write(batch.packed === null ? (batch.columns as SqliteBatch) : unpackSqlite(batch.packed, batch.n));
         },
         async writeJournal(entries) {
           return runAppendJournal(s.appendJournal, entries);
@@ -283,6 +294,11 @@ export async function withSqliteSnapshotSink<T>(
       });
       if (bulk) finishBulkLoad(writer, bulk);
       control.exec("commit");
+      // The commit's checkpoint copied the WAL into the database, but the WAL file keeps the size
+      // of the whole import (as large as the map) until something truncates it: done here, almost
+      // free now (measured at 100,000 domains: 305 MB on disk before, 152 MB after). A
+      // reader still on an old snapshot only makes it give up (after the busy timeout).
+      writer.pragma("wal_checkpoint(TRUNCATE)");
       return result;
     } catch (err) {
       if (writer.inTransaction) control.exec("rollback");

@@ -19,7 +19,7 @@ import {
   narrowed,
 } from "../domain-read-cache.js";
 import { KyselyStore } from "../kysely-store.js";
-import { attachRecords, toDomain, toJournal } from "../kysely/rows.js";
+import { attachRecords, toApiKey, toDomain, toJournal } from "../kysely/rows.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { openWriter } from "./sqlite-open.js";
@@ -358,15 +358,7 @@ export class SqliteStore extends KyselyStore {
     if (!this.stmts) return super.findApiKeyByHash(hash);
     const r = this.stmts.keyByHash.get(hash) as Row | undefined;
     if (!r) return null;
-    return {
-      id: Number(r.id),
-      projectId: Number(r.project_id),
-      name: r.name as string,
-      prefix: r.prefix as string,
-      createdAt: Number(r.created_at),
-      lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
-      revokedAt: null,
-    };
+    return toApiKey(r as unknown as Parameters<typeof toApiKey>[0]);
   }
 
   /**

@@ -11,6 +11,8 @@ import { Type } from "@sinclair/typebox";
 
 const IsoDate = Type.String({ format: "date-time" });
 const NullableIso = Type.Union([IsoDate, Type.Null()]);
+/** A key's scope of one kind; null: no limit. */
+const NullableList = Type.Union([Type.Array(Type.String()), Type.Null()]);
 
 export const RoleValue = Type.Union([
   Type.Literal("owner"),
@@ -226,14 +228,22 @@ export const ApiKeyItem = Type.Object({
   prefix: Type.String(),
   createdAt: NullableIso,
   lastUsedAt: NullableIso,
-  status: Type.Union([Type.Literal("active"), Type.Literal("revoked")]),
+  status: Type.Union([Type.Literal("active"), Type.Literal("expired"), Type.Literal("revoked")]),
   revokedAt: NullableIso,
+  endpoints: NullableList,
+  networks: NullableList,
+  providers: NullableList,
+  expiresAt: NullableIso,
+  rotatedTo: Type.Union([Type.Number(), Type.Null()]),
+  requestsThisMonth: Type.Integer({ minimum: 0 }),
 });
 export const KeysAnswer = Type.Array(ApiKeyItem);
 export const CreatedKeyAnswer = Type.Composite([
   ApiKeyItem,
   Type.Object({ key: Type.String({ description: "The secret: shown in this answer only" }) }),
 ]);
+/** POST /projects/:id/keys/:keyId/rotate: the new key (its secret) and the old one's overlap. */
+export const RotatedKeyAnswer = Type.Composite([CreatedKeyAnswer, Type.Object({ previous: ApiKeyItem })]);
 export const RevokedAnswer = Type.Object({ revoked: Type.Literal(true) });
 
 // ---- Password strength, "try it", settings dry run ----

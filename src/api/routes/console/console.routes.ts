@@ -11,6 +11,7 @@ import { alertRoutes } from "./alerts.routes.js";
 import { auditRoutes } from "./audit.routes.js";
 import { authRoutes } from "./auth.routes.js";
 import { projectRoutes } from "./projects.routes.js";
+import { keysRoutes } from "./keys.routes.js";
 import { teamRoutes } from "./team.routes.js";
 import { tryRoutes } from "./try.routes.js";
 import { twoFactorRoutes } from "./two-factor.routes.js";
@@ -91,6 +92,7 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   alertRoutes(scope, services);
   auditRoutes(scope, services);
   teamRoutes(scope, services);
+  keysRoutes(scope, services);
   tryRoutes(scope, services, resolution);
   twoFactorRoutes(scope, services, config);
   webhookRoutes(scope, opts.webhooks);

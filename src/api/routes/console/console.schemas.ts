@@ -89,8 +89,30 @@ export const SecurityBody = Type.Object(
 );
 export const MemberBody = Type.Object({ email: Email, role: RoleSchema }, { additionalProperties: false });
 export const RoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+/**
+ * A key's scope of one kind: names checked by accounts/key-scopes.ts (which says which name is
+ * unknown); null or absent: no limit. The schema only bounds the size.
+ */
+// Null first: the validator coerces types, and would make null an array ([""]) if that came first.
+const ScopeList = Type.Union([Type.Null(), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32 })]);
+/** An ISO 8601 time, checked by accounts/key-scopes.ts (past, too far ahead). */
+const Time = Type.String({ maxLength: 40 });
+const KeyLimits = {
+  endpoints: Type.Optional(ScopeList),
+  networks: Type.Optional(ScopeList),
+  providers: Type.Optional(ScopeList),
+  expiresAt: Type.Optional(Type.Union([Type.Null(), Time])),
+};
 export const KeyBody = Type.Object(
-  { name: Type.String({ maxLength: 100, default: "" }) },
+  { name: Type.String({ maxLength: 100, default: "" }), ...KeyLimits },
+  { additionalProperties: false },
+);
+export const KeyPatchBody = Type.Object(
+  { name: Type.Optional(Type.String({ maxLength: 100 })), ...KeyLimits },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const RotateBody = Type.Object(
+  { overlapUntil: Time, expiresAt: Type.Optional(Type.Union([Type.Null(), Time])) },
   { additionalProperties: false },
 );
 

@@ -88,6 +88,8 @@ export type KeysAnswer = Static<typeof A.KeysAnswer>;
 /** POST /projects/:id/keys (201): the secret `key` is in this answer only */
 export type CreatedKey = Static<typeof A.CreatedKeyAnswer>;
 export type RevokedAnswer = Static<typeof A.RevokedAnswer>;
+/** POST /projects/:id/keys/:keyId/rotate (201): the new key's secret, and the old key's overlap */
+export type RotatedKey = Static<typeof A.RotatedKeyAnswer>;
 /** A record as API v1 writes it */
 export type WireRecord = Static<typeof A.WireRecord>;
 /** POST /projects/:id/try */
@@ -112,6 +114,8 @@ export type SecurityBody = Static<typeof S.SecurityBody>;
 export type MemberBody = Static<typeof S.MemberBody>;
 export type RoleBody = Static<typeof S.RoleBody>;
 export type KeyBody = Static<typeof S.KeyBody>;
+export type KeyPatchBody = Static<typeof S.KeyPatchBody>;
+export type RotateBody = Static<typeof S.RotateBody>;
 export type TryMethod = Static<typeof S.TryMethod>;
 export type TryBody = Static<typeof S.TryBody>;
 /** POST /projects/:id/settings/dry-run: `{ settings }` as PUT /settings takes them */

@@ -5,8 +5,6 @@ import {
   CONSOLE_BODY_LIMIT,
   doc,
   InvitationParams,
-  KeyBody,
-  KeyParams,
   MemberBody,
   MemberParams,
   ok,
@@ -20,7 +18,7 @@ function actor(request: FastifyRequest) {
   return { id: request.session!.account.id, role: request.membership!.role };
 }
 
-/** Team (members, invitations) and API keys of a project. */
+/** Team (members, invitations) of a project. */
 export function teamRoutes(scope: FastifyInstance, services: ConsoleServices): void {
   const { projects } = services;
   const pid = (request: FastifyRequest) => request.membership!.projectId;
@@ -99,49 +97,6 @@ export function teamRoutes(scope: FastifyInstance, services: ConsoleServices): v
     async (request) => {
       await projects.cancelInvitation(pid(request), Number(request.params.invitationId));
       return ok({ cancelled: true });
-    },
-  );
-
-  scope.get<P>(
-    "/projects/:projectId/keys",
-    {
-      config: { permission: "keys.read" },
-      schema: {
-        ...doc("Live API keys: prefix, name, created, last used; never the secret"),
-        params: ProjectParams,
-      },
-    },
-    async (request) => ok(await projects.listKeys(pid(request))),
-  );
-
-  scope.post<P & { Body: Static<typeof KeyBody> }>(
-    "/projects/:projectId/keys",
-    {
-      config: { permission: "keys.write" },
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Create an API key; the secret is in this answer only"),
-        params: ProjectParams,
-        body: KeyBody,
-      },
-    },
-    async (request, reply) => {
-      const created = await projects.createKey(pid(request), request.body.name);
-      // The one answer that carries a secret: no cache may keep it.
-      reply.header("cache-control", "no-store");
-      return reply.code(201).send(ok(created));
-    },
-  );
-
-  scope.delete<{ Params: Static<typeof KeyParams> }>(
-    "/projects/:projectId/keys/:keyId",
-    {
-      config: { permission: "keys.write" },
-      schema: { ...doc("Revoke an API key; refused from the next request"), params: KeyParams },
-    },
-    async (request) => {
-      await projects.revokeKey(pid(request), Number(request.params.keyId));
-      return ok({ revoked: true });
     },
   );
 }

@@ -6,6 +6,7 @@ import type { Resolution } from "../../../resolution/resolution.js";
 import fastifySse from "@fastify/sse";
 import { type ChangesRoutesOptions, changesRoutes } from "../../changes/changes.routes.js";
 import { requireApiKey } from "../../plugins/api-key.plugin.js";
+import { keyScopeHook } from "../../plugins/scope.plugin.js";
 import type { ApiMetrics } from "../../plugins/api-metrics.plugin.js";
 import { dnsQueryRoutes } from "../dns-query.routes.js";
 import { batchRoutes } from "./batch.routes.js";
@@ -42,7 +43,8 @@ interface V1Options {
 
 /** The authenticated v1 scope (registered under /svc/api/v1): one encapsulated plugin. */
 export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise<void> {
-  requireApiKey(scope, opts.verifier);
+  requireApiKey(scope, opts.verifier, opts.ctx.clock);
+  keyScopeHook(scope);
   for (const extend of opts.extensions) await extend(scope, opts.ctx);
   // Each route checks the parameters it declares, first among its own preValidation hooks.
   scope.addHook("onRoute", (route) => {

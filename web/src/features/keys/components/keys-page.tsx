@@ -1,0 +1,219 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { get, post } from "../../../api";
+import { useProject } from "../../../pages/project";
+import type { ApiKeyItem, CreatedKey, RotatedKey } from "../../../types";
+import {
+  Badge,
+  Card,
+  Empty,
+  ErrorMessage,
+  Field,
+  formatDate,
+  formatDateTime,
+  Loading,
+  nf,
+  PageHeader,
+  TableWrap,
+} from "../../../ui";
+import { fieldOf, type LimitsDraft, limitsBody, limitsSummary, NO_LIMITS } from "../api/keys.api";
+import { LimitsDialog, RevokeDialog, RotateDialog, SecretDialog } from "./key-dialogs";
+import { KeyLimitsFields } from "./key-limits-fields";
+
+function StatusBadge({ k }: { k: ApiKeyItem }) {
+  if (k.status === "revoked") return <Badge tone="danger">revoked {formatDate(k.revokedAt)}</Badge>;
+  if (k.status === "expired") return <Badge tone="danger">expired {formatDateTime(k.expiresAt)}</Badge>;
+  if (k.rotatedTo !== null)
+    return <Badge tone="warning">rotated, works until {formatDateTime(k.expiresAt)}</Badge>;
+  return <Badge tone="success">active</Badge>;
+}
+
+export function KeysPage() {
+  const { project, can } = useProject();
+  const client = useQueryClient();
+  const key = ["keys", project.id];
+  const q = useQuery({ queryKey: key, queryFn: () => get<ApiKeyItem[]>(`/projects/${project.id}/keys`) });
+  const editable = can("keys.write");
+  const [name, setName] = useState("");
+  const [limits, setLimits] = useState<LimitsDraft>(NO_LIMITS);
+  const [created, setCreated] = useState<CreatedKey | RotatedKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKeyItem | null>(null);
+  const [editing, setEditing] = useState<ApiKeyItem | null>(null);
+  const [rotating, setRotating] = useState<ApiKeyItem | null>(null);
+  const refresh = () => {
+    client.invalidateQueries({ queryKey: key });
+    client.invalidateQueries({ queryKey: ["project", project.id] });
+  };
+  const create = useMutation({
+    mutationFn: () =>
+      post<CreatedKey>(`/projects/${project.id}/keys`, { name: name.trim(), ...limitsBody(limits) }),
+    onSuccess: (k) => {
+      setCreated(k);
+      setName("");
+      setLimits(NO_LIMITS);
+      refresh();
+    },
+  });
+  const field = fieldOf(create.error);
+  const active = q.data?.filter((k) => k.status === "active" && k.rotatedTo === null).length ?? 0;
+  return (
+    <div>
+      <PageHeader
+        title="API keys"
+        subtitle={`Keys authenticate your servers with the api-key header. ${active} of ${project.limits.maxKeys} active keys your plan allows.`}
+      />
+      {editable && (
+        <Card title="Create a key">
+          <form
+            className="form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              create.mutate();
+            }}
+          >
+            <Field
+              label="Key name"
+              hint="Where it is used, e.g. production backend."
+              error={field === "name" && create.error instanceof Error ? create.error.message : null}
+            >
+              {(p) => <input {...p} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
+            </Field>
+            <details className="key-limits-details">
+              <summary>Limits and expiry (optional)</summary>
+              <KeyLimitsFields
+                draft={limits}
+                onChange={setLimits}
+                errorField={field}
+                error={create.error instanceof Error ? create.error.message : null}
+              />
+            </details>
+            {create.error && !field && <ErrorMessage error={create.error} />}
+            <div className="form-actions">
+              <button
+                type="submit"
+                className="btn btn-primary"
+                disabled={create.isPending || active >= project.limits.maxKeys}
+              >
+                Create key
+              </button>
+            </div>
+          </form>
+        </Card>
+      )}
+      {q.isPending && <Loading label="Loading keys" />}
+      {q.isError && <ErrorMessage error={q.error} retry={() => q.refetch()} />}
+      {q.data && q.data.length === 0 && (
+        <Empty title="No API keys yet">
+          <p>
+            {editable
+              ? "Create a key above to call the API."
+              : "An owner, admin or developer can create one."}
+          </p>
+        </Empty>
+      )}
+      {q.data && q.data.length > 0 && (
+        <Card title="Keys" className="card-flush">
+          <TableWrap label="Your API keys">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Limits</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Requests this month</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.data.map((k) => (
+                  <tr
+                    key={k.id}
+                    data-key-id={k.id}
+                    className={k.status === "active" ? undefined : "row-muted"}
+                  >
+                    <td>{k.name || <span className="muted">unnamed</span>}</td>
+                    <td>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td className="small">{limitsSummary(k)}</td>
+                    <td>
+                      {k.expiresAt ? formatDateTime(k.expiresAt) : <span className="muted">never</span>}
+                    </td>
+                    <td>{formatDateTime(k.lastUsedAt)}</td>
+                    <td className="num">{nf.format(k.requestsThisMonth)}</td>
+                    <td>
+                      <StatusBadge k={k} />
+                    </td>
+                    <td className="actions">
+                      {editable && k.status === "active" && (
+                        <>
+                          <button
+                            type="button"
+                            className="btn btn-small btn-secondary"
+                            onClick={() => setEditing(k)}
+                          >
+                            Limits<span className="sr-only"> of {k.name || k.prefix}</span>
+                          </button>
+                          {k.rotatedTo === null && (
+                            <button
+                              type="button"
+                              className="btn btn-small btn-secondary"
+                              onClick={() => setRotating(k)}
+                            >
+                              Rotate<span className="sr-only"> {k.name || k.prefix}</span>
+                            </button>
+                          )}
+                          <button
+                            type="button"
+                            className="btn btn-small btn-ghost-danger"
+                            onClick={() => setRevoking(k)}
+                          >
+                            Revoke<span className="sr-only"> {k.name || k.prefix}</span>
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </Card>
+      )}
+      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <LimitsDialog
+        projectId={project.id}
+        editing={editing}
+        onClose={() => setEditing(null)}
+        onSaved={() => {
+          setEditing(null);
+          refresh();
+        }}
+      />
+      <RotateDialog
+        projectId={project.id}
+        rotating={rotating}
+        onClose={() => setRotating(null)}
+        onRotated={(k) => {
+          setRotating(null);
+          setCreated(k);
+          refresh();
+        }}
+      />
+      <RevokeDialog
+        projectId={project.id}
+        revoking={revoking}
+        onClose={() => setRevoking(null)}
+        onRevoked={() => {
+          setRevoking(null);
+          refresh();
+        }}
+      />
+    </div>
+  );
+}
