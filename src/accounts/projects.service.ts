@@ -16,6 +16,7 @@ import { findPlan, type Plan, planOf, planView } from "./plans.js";
 import { ProjectTeam } from "./project-team.js";
 import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
 import { dryRunSettings } from "./settings-dry-run.js";
+import { settingsWinnerEvents } from "./settings-winners.js";
 import { loadUsage, type UsageRecorder } from "./usage.js";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -236,9 +237,20 @@ export class ProjectService {
     const parsed = parseProjectRules(input);
     if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
     const before = await this.getSettings(projectId);
+    const next = parsed.value as Record<string, unknown>;
+    const winners = await settingsWinnerEvents(
+      { store: this.d.store, ranker: this.d.ranker },
+      projectId,
+      before,
+      next,
+      this.d.clock(),
+    );
     await this.projectWrite(
       projectId,
-      (tx) => tx.updateProjectSettings(projectId, parsed.value as Record<string, unknown>),
+      async (tx) => {
+        await tx.updateProjectSettings(projectId, next);
+        await tx.appendChangeEvents(winners);
+      },
       { kind: "settings.update", before, after: parsed.value },
     );
     return parsed.value;

@@ -103,24 +103,27 @@ async function* affectedNames(
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A name whose winner differs between two settings: the first candidate of each ranking. */
+export interface WinnerChange {
+  name: string;
+  before: RankedDomain | undefined;
+  after: RankedDomain | undefined;
+}
+
 /**
- * Which indexed names change winner (the answer of `resolve` without filters) when a project's
- * settings go from `current` to `proposed`. `proposed` is validated as PUT settings validates it
- * (same INVALID_PARAMETER messages); nothing is saved. The country is unknown (no geography rule),
- * the time is `now`.
+ * Every indexed name whose winner (the answer of `resolve` without filters) differs between the
+ * settings `current` and `next` (both valid), in batches. The country is unknown (no geography
+ * rule), the time is `now`.
  */
-export async function dryRunSettings(
+export async function* winnerChanges(
   deps: { store: Store; ranker: Ranker },
   current: Record<string, unknown>,
-  proposed: unknown,
+  next: Record<string, unknown>,
   now: number,
-): Promise<DryRunResult> {
-  const parsed = parseProjectRules(proposed);
-  if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
-  const next = parsed.value as Record<string, unknown>;
+  counted: { scanned: number } = { scanned: 0 },
+): AsyncIterable<WinnerChange[]> {
   const before = compileProjectRules(current);
   const after = compileProjectRules(next);
-  const result: DryRunResult = { scanned: 0, changed: 0, names: [], truncated: false };
   const ctx = (projectSettings: Record<string, unknown>, rules: CompiledProjectRules) => ({
     projectSettings,
     rules,
@@ -130,26 +133,49 @@ export async function dryRunSettings(
   });
   const ctxBefore = ctx(current, before);
   const ctxAfter = ctx(next, after);
-  // The first DRY_RUN_LIST_CAP changed names in name order, whatever order the batches come in.
-  let listed: DryRunResult["names"] = [];
-  const keepFirst = () => {
-    listed.sort((a, b) => byCodeUnits(a.name, b.name));
-    listed = listed.slice(0, DRY_RUN_LIST_CAP);
-  };
   for await (const names of affectedNames(deps.store, before, after, now)) {
-    result.scanned += names.length;
+    counted.scanned += names.length;
     const byName = new Map<string, DomainWithRecords[]>();
     for (const d of await deps.store.findRankingCandidates(names)) {
       const list = byName.get(d.name);
       if (list) list.push(d);
       else byName.set(d.name, [d]);
     }
+    const out: WinnerChange[] = [];
     for (const [name, candidates] of byName) {
       const a = deps.ranker.rank(candidates, ctxBefore)[0];
       const b = deps.ranker.rank(candidates, ctxAfter)[0];
-      if (a?.domain.id === b?.domain.id) continue;
+      if (a?.domain.id !== b?.domain.id) out.push({ name, before: a, after: b });
+    }
+    if (out.length > 0) yield out;
+  }
+}
+
+/**
+ * Which indexed names change winner when a project's settings go from `current` to `proposed`.
+ * `proposed` is validated as PUT settings validates it (same INVALID_PARAMETER messages); nothing
+ * is saved.
+ */
+export async function dryRunSettings(
+  deps: { store: Store; ranker: Ranker },
+  current: Record<string, unknown>,
+  proposed: unknown,
+  now: number,
+): Promise<DryRunResult> {
+  const parsed = parseProjectRules(proposed);
+  if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
+  const result: DryRunResult = { scanned: 0, changed: 0, names: [], truncated: false };
+  // The first DRY_RUN_LIST_CAP changed names in name order, whatever order the batches come in.
+  let listed: DryRunResult["names"] = [];
+  const keepFirst = () => {
+    listed.sort((a, b) => byCodeUnits(a.name, b.name));
+    listed = listed.slice(0, DRY_RUN_LIST_CAP);
+  };
+  const next = parsed.value as Record<string, unknown>;
+  for await (const batch of winnerChanges(deps, current, next, now, result)) {
+    for (const { name, before, after } of batch) {
       result.changed++;
-      listed.push({ name, before: winnerOf(a), after: winnerOf(b) });
+      listed.push({ name, before: winnerOf(before), after: winnerOf(after) });
       if (listed.length >= 2 * DRY_RUN_LIST_CAP) keepFirst();
     }
   }

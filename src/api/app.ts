@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { Registry } from "prom-client";
 import { createChangeHub } from "./changes/change-hub.js";
+import { WinnerDeriver } from "./changes/winner-deriver.js";
 import type { TransportOptions } from "./webhooks/webhook-transport.js";
 import { webhookAddressPolicy, WebhookService } from "./webhooks/webhook-service.js";
 import { WebhookWorker } from "./webhooks/webhook-worker.js";
@@ -193,6 +194,15 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     app.addHook("onReady", async () => worker.start());
     app.addHook("preClose", async () => worker.stop());
   }
+  const winners = new WinnerDeriver({
+    store: ctx.store,
+    ranker: ctx.ranker,
+    logger: ctx.logger,
+    clock: ctx.clock,
+    pollMs: opts.webhooks?.pollMs,
+  });
+  app.addHook("onReady", async () => winners.start());
+  app.addHook("preClose", async () => winners.stop());
   const webhooks = new WebhookService({ ctx, policy, worker });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });

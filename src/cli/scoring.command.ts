@@ -1,3 +1,5 @@
+import { createScoringRanker } from "../resolution/rank.js";
+import { settingsWinnerEvents } from "../accounts/settings-winners.js";
 import { readFileSync } from "node:fs";
 import { CLI_ACTOR, recordAudit } from "../accounts/audit-log.js";
 import { join } from "node:path";
@@ -145,8 +147,16 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
         const project = await findProject(store, ref);
         if (next !== null) {
           const settings = next;
+          const winners = await settingsWinnerEvents(
+            { store, ranker: createScoringRanker() },
+            project.id,
+            project.settings,
+            settings,
+            Date.now(),
+          );
           await writeAndPublish(store, [`project:${project.id}`], async (tx) => {
             await tx.updateProjectSettings(project.id, settings);
+            await tx.appendChangeEvents(winners);
             const change = {
               projectId: project.id,
               kind: "settings.update",

@@ -1,4 +1,4 @@
-import type { ChangedRecord, ChangeEventWrite, ChangePayload } from "../domain/change-events.js";
+import type { ChangedRecord, ChangeEventWrite, ChangePayload, RankPrior } from "../domain/change-events.js";
 import type { DomainRecord, DomainWithRecords, DomainWrite } from "../domain/types.js";
 import type { CrawlerSource } from "./crawler-source.js";
 
@@ -53,6 +53,13 @@ function diffRecords(
   return { added, removed, changed };
 }
 
+const priorOf = (d: DomainWithRecords): RankPrior => ({
+  baseScore: d.baseScore,
+  registeredAt: d.registeredAt,
+  expiresAt: d.expiresAt,
+  csamOk: d.csamOk,
+});
+
 /**
  * The event of one domain's write: `after` undefined is a removal. Null when nothing a client sees
  * changed (or a token that was no domain stays none).
@@ -69,7 +76,7 @@ export function diffDomain(
       type: "domain.removed",
       name: before.name,
       tld: before.tld,
-      payload: { owner: { from: before.owner, to: null } },
+      payload: { owner: { from: before.owner, to: null }, prior: priorOf(before) },
     };
   }
   const state = { owner: after.owner, expiresAt: after.expiresAt, records: shown(after.records) };
@@ -84,6 +91,7 @@ export function diffDomain(
   if (before.name !== after.name) payload.nameChanged = { from: before.name, to: after.name };
   if (Object.keys(payload).length === 0) return null;
   payload.state = state;
+  payload.prior = priorOf(before);
   return { type: "domain.updated", name: after.name, tld: after.tld, payload };
 }
 

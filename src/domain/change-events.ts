@@ -46,6 +46,21 @@ export interface ChangePayload {
   retracted?: { type: ChangeType; payload: ChangePayload };
   /** `winner.changed`: the winning domain before and after, as network/provider/token (null: none). */
   winner?: { from: WinnerRef | null; to: WinnerRef | null };
+  /** `winner.changed`: what changed the winner, the map (a block) or the project's settings. */
+  cause?: "map" | "settings";
+  /**
+   * Not sent: the domain's ranking inputs before a removal or an update, so that the winner of a
+   * colliding name before the change can be ranked again (api/changes/winner-events.ts).
+   */
+  prior?: RankPrior;
+}
+
+/** The fields of a domain the ranker reads beyond its name, network and provider. */
+export interface RankPrior {
+  baseScore: number;
+  registeredAt: number | null;
+  expiresAt: number | null;
+  csamOk: boolean;
 }
 
 export interface WinnerRef {

@@ -3,7 +3,6 @@
 // downloads, axe-core finds no violation and the browser console prints no error; a developer
 // has no tab and is told the log is for owners and admins.
 import { readFileSync } from "node:fs";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createProject } from "./helpers/accounts.js";
 import { type BrowserHarness, hasChromium, startBrowserHarness } from "./helpers/browser.js";
@@ -17,15 +16,7 @@ describe.skipIf(!hasChromium)("the audit log page in Chromium", () => {
     await h?.close();
   });
 
-  async function signedIn(email: string): Promise<Page> {
-    const page = await h.newPage();
-    await page.goto(`${h.base}/console/sign-in`);
-    await h.signIn(page, email);
-    await page.waitForURL((u) => !u.pathname.endsWith("/sign-in"));
-    // The signed-out sign-in page's session probe (its own defect) is not this page's error.
-    h.consoleErrors.get(page)!.length = 0;
-    return page;
-  }
+  const signedIn = (email: string) => h.signedInPage(email);
 
   it("lists a change made in the console, filters it, exports it, with no axe violation or error", async () => {
     const owner = await createAccount(h.t, "audit-owner");

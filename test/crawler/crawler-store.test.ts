@@ -222,7 +222,8 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
         ["change.retracted", corrected.id],
         ["domain.removed", null],
       ]);
-      expect(tail[2].payload).toEqual({ owner: { from: ALICE, to: null } });
+      expect(tail[2].payload).toMatchObject({ owner: { from: ALICE, to: null } });
+      expect(tail[2].payload.prior).toMatchObject({ csamOk: true });
 
       const newest = tail[2].id;
       expect(await a.store.changeLogBounds()).toEqual({ prunedThrough: 0, newest });

@@ -42,6 +42,9 @@ const Collisions = lazy(() =>
 const Audit = lazy(() =>
   import("./features/audit/components/audit-page").then((m) => ({ default: m.AuditPage })),
 );
+const Webhooks = lazy(() =>
+  import("./features/webhooks/components/webhooks-page").then((m) => ({ default: m.WebhooksPage })),
+);
 const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
 const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
 const Keys = lazy(() =>
@@ -196,6 +199,7 @@ export function App() {
             <Route path="keys" element={<Keys />} />
             <Route path="security" element={<Security />} />
             <Route path="audit" element={<Audit />} />
+            <Route path="webhooks" element={<Webhooks />} />
           </Route>
           <Route path="*" element={<NotFound />} />
         </Route>

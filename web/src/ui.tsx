@@ -197,6 +197,89 @@ export function Dialog({
   );
 }
 
+/** A row's action button: `label` seen, `label` and the row's `target` heard by a screen reader. */
+export function RowAction({
+  label,
+  target,
+  onClick,
+  danger = false,
+  disabled = false,
+}: {
+  label: string;
+  target: string;
+  onClick: () => void;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      className={`btn btn-small ${danger ? "btn-ghost-danger" : "btn-secondary"}`}
+      disabled={disabled}
+      onClick={onClick}
+    >
+      {label}
+      <span className="sr-only"> {target}</span>
+    </button>
+  );
+}
+
+/** A table's header row, a column per label; `null` is the actions column, named for screen readers only. */
+export function TableHead({ columns }: { columns: Array<string | null> }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c ?? "actions"} scope="col">
+            {c ?? <span className="sr-only">Actions</span>}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** A confirmation of a destructive action on `item` (open while it is not null): Cancel, or `confirm`. */
+export function ConfirmDialog<T>({
+  item,
+  title,
+  confirm,
+  error,
+  pending,
+  onCancel,
+  onConfirm,
+  children,
+}: {
+  item: T | null;
+  title: string;
+  confirm: string;
+  error: unknown;
+  pending: boolean;
+  onCancel: () => void;
+  onConfirm: (item: T) => void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={item !== null} title={title} onClose={onCancel}>
+      {children}
+      <ErrorMessage error={error} />
+      <div className="form-actions">
+        <button type="button" className="btn btn-secondary" onClick={onCancel}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={pending}
+          onClick={() => item !== null && onConfirm(item)}
+        >
+          {confirm}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
 export function Badge({ children, tone = "neutral" }: { children: ReactNode; tone?: string }) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }

@@ -12,7 +12,7 @@ export type ChangesOptions = NonNullable<operations["changes"]["parameters"]["qu
 
 /**
  * One event of the change feed: `id` is the cursor (pass it as `after` to resume), `type` one of
- * domain.created, domain.updated, domain.removed, change.retracted, and `data` the event's JSON
+ * domain.created, domain.updated, domain.removed, winner.changed, change.retracted, and `data` the event's JSON
  * (docs/api.md of omniname, "Change feed").
  */
 export interface ChangeFeedEvent {

@@ -128,7 +128,7 @@ export interface paths {
         };
         /**
          * The change feed: every change of the map as Server-Sent Events.
-         * @description Events domain.created, domain.updated, domain.removed, change.retracted, each with a monotonic id (the cursor). Resume with Last-Event-ID or ?after=. Heartbeat comments every 15 s. A cursor that expired or lies in the future gets an event feed.error (CURSOR_EXPIRED, CURSOR_FROM_FUTURE), then the stream ends.
+         * @description Events domain.created, domain.updated, domain.removed, winner.changed, change.retracted, each with a monotonic id (the cursor). Resume with Last-Event-ID or ?after=. Heartbeat comments every 15 s. A cursor that expired or lies in the future gets an event feed.error (CURSOR_EXPIRED, CURSOR_FROM_FUTURE), then the stream ends.
          */
         get: operations["changes"];
         put?: never;
@@ -978,7 +978,7 @@ export interface operations {
                 providers?: string;
                 /** @description Comma-separated top-level domains; absent: all. */
                 tlds?: string;
-                /** @description Comma-separated event types: domain.created, domain.updated, domain.removed, change.retracted; absent: all. */
+                /** @description Comma-separated event types: domain.created, domain.updated, domain.removed, winner.changed, change.retracted; absent: all. */
                 types?: string;
             };
             header?: never;

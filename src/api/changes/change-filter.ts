@@ -10,6 +10,7 @@ import { normalizeName } from "../../domain/names.js";
 import { findNetwork } from "../../domain/networks.js";
 import { findProvider } from "../../domain/providers.js";
 import type { CompiledProjectRules } from "../../scoring/project-rules.js";
+import { ranksAsDefault } from "../../scoring/winner-events.js";
 
 /**
  * A feed client's filter (docs/api.md, "Change feed"): each parameter a comma-separated list; an
@@ -104,12 +105,25 @@ function addressesOf(p: ChangePayload): string[] {
 }
 
 /**
- * Whether `e` goes to a client with filter `f` of a project with `rules`. A retraction is judged by
+ * Whether `e` goes to a client with filter `f` of project `projectId` with `rules`. A retraction is judged by
  * the event it retracts (its payload carries it), so it reaches the clients that got that event.
  */
-export function matchesChange(e: ChangeEvent, f: ChangeFilter, rules: CompiledProjectRules): boolean {
-  if (rules.allowedNetworks && !rules.allowedNetworks.has(e.network)) return false;
-  if (rules.allowedProviders && !rules.allowedProviders.has(e.provider)) return false;
+export function matchesChange(
+  e: ChangeEvent,
+  f: ChangeFilter,
+  rules: CompiledProjectRules,
+  projectId: number,
+): boolean {
+  const kind = e.payload.retracted?.type ?? e.type;
+  if (kind === "winner.changed") {
+    // Ranked under the project's settings already: its own events, or the shared ones of every
+    // project that ranks as the defaults do (api/changes/winner-deriver.ts).
+    if (e.projectId === null ? !ranksAsDefault(rules) : e.projectId !== projectId) return false;
+  } else {
+    if (e.projectId !== null && e.projectId !== projectId) return false;
+    if (rules.allowedNetworks && !rules.allowedNetworks.has(e.network)) return false;
+    if (rules.allowedProviders && !rules.allowedProviders.has(e.provider)) return false;
+  }
   if (f.networks && !f.networks.has(e.network)) return false;
   if (f.providers && !f.providers.has(e.provider)) return false;
   if (f.types && !f.types.has(e.type)) return false;

@@ -48,7 +48,9 @@ const ChangesQuery = Type.Object({
   ),
   networks: listParam("networks"),
   providers: listParam("providers"),
-  types: listParam("event types: domain.created, domain.updated, domain.removed, change.retracted"),
+  types: listParam(
+    "event types: domain.created, domain.updated, domain.removed, winner.changed, change.retracted",
+  ),
 });
 
 /** Writes `text`; when the socket is full, waits for it to drain at most `stallMs`, then drops the client. */
@@ -96,7 +98,7 @@ export function changesRoutes(scope: FastifyInstance, opts: ChangesRoutesOptions
         operationId: "changes",
         summary: "The change feed: every change of the map as Server-Sent Events.",
         description:
-          "Events domain.created, domain.updated, domain.removed, change.retracted, each with a monotonic id (the cursor). Resume with Last-Event-ID or ?after=. Heartbeat comments every 15 s. A cursor that expired or lies in the future gets an event feed.error (CURSOR_EXPIRED, CURSOR_FROM_FUTURE), then the stream ends.",
+          "Events domain.created, domain.updated, domain.removed, winner.changed, change.retracted, each with a monotonic id (the cursor). Resume with Last-Event-ID or ?after=. Heartbeat comments every 15 s. A cursor that expired or lies in the future gets an event feed.error (CURSOR_EXPIRED, CURSOR_FROM_FUTURE), then the stream ends.",
         querystring: ChangesQuery,
         response: { ...ERROR_RESPONSES },
       },
@@ -151,6 +153,7 @@ export function changesRoutes(scope: FastifyInstance, opts: ChangesRoutesOptions
         cursor,
         filter,
         rules: compiledRulesOf(request.project?.settings ?? {}),
+        projectId: request.project?.id ?? 0,
         signal: abort.signal,
       };
       const key = request.headers["api-key"] as string;
@@ -175,6 +178,7 @@ interface Client {
   cursor: number;
   filter: ChangeFilter;
   rules: ReturnType<typeof compiledRulesOf>;
+  projectId: number;
   signal: AbortSignal;
 }
 
@@ -189,7 +193,7 @@ async function stream(c: Client, opts: ChangesRoutesOptions): Promise<void> {
     for (const { event, text } of page) {
       if (c.signal.aborted) return;
       c.cursor = event.id;
-      if (!matchesChange(event, c.filter, c.rules)) continue;
+      if (!matchesChange(event, c.filter, c.rules, c.projectId)) continue;
       if (!(await write(c.out, text, opts.stallMs))) return;
       opts.hub.sent.inc({ type: event.type });
     }

@@ -17,6 +17,7 @@ import { webhookDisabledMail } from "../../mail/templates.js";
 import { compiledRulesOf } from "../../scoring/project-rules.js";
 import { matchesChange, parseChangeFilter } from "../changes/change-filter.js";
 import { eventData } from "../changes/change-hub.js";
+import { PollLoop } from "../poll-loop.js";
 import {
   type DeliveryResult,
   DELIVERY_TIMEOUT_MS,
@@ -94,14 +95,17 @@ export interface WebhookWorkerOptions {
 export class WebhookWorker {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   readonly deliveries: Counter<"outcome">;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: PollLoop;
   private prunedAt = 0;
   private readonly hooks: WebhooksRepo;
   private readonly queue: WebhookQueueRepo;
 
   constructor(private readonly o: WebhookWorkerOptions) {
+    this.loop = new PollLoop(
+      () => this.tick(),
+      o.pollMs ?? 100,
+      (e) => o.ctx.logger.warn({ err: e }, "webhook worker pass failed"),
+    );
     const registers = o.registry ? [o.registry] : [];
     this.hooks = new WebhooksRepo(o.ctx.store.accountsDb);
     this.queue = new WebhookQueueRepo(o.ctx.store.accountsDb);
@@ -127,22 +131,15 @@ export class WebhookWorker {
   }
 
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .catch((e: unknown) => this.o.ctx.logger.warn({ err: e }, "webhook worker pass failed"))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.timer = setTimeout(loop, this.o.pollMs ?? 100);
-        });
-    };
-    loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private get stopped(): boolean {
+    return this.loop.stopped;
   }
 
   /** One pass: fan-out, then deliveries until nothing is due (and, every 10 minutes, a prune). */
@@ -172,10 +169,7 @@ export class WebhookWorker {
       const types = new Set(hook.eventTypes);
       const messages: MessageInsert[] = events
         .filter(
-          (e) =>
-            (e.projectId === null || e.projectId === hook.projectId) &&
-            (types.size === 0 || types.has(e.type)) &&
-            matchesChange(e, filter, rules),
+          (e) => (types.size === 0 || types.has(e.type)) && matchesChange(e, filter, rules, hook.projectId),
         )
         .map((e) => ({
           webhookId: hook.id,

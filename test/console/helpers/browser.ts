@@ -44,6 +44,8 @@ export interface BrowserHarness {
   expectNoConsoleErrors(page: Page, name: string, provoked?: RegExp): void;
   shot(page: Page, name: string, provoked?: RegExp): Promise<void>;
   signIn(page: Page, email: string, password?: string): Promise<void>;
+  /** A new page signed in as `email`, on the page the sign-in leads to, its console errors cleared. */
+  signedInPage(email: string): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -149,6 +151,16 @@ export async function startBrowserHarness(
       await page.getByLabel("E-mail address").fill(email);
       await page.getByLabel("Password", { exact: true }).fill(password);
       await page.getByRole("button", { name: "Sign in" }).click();
+    },
+
+    async signedInPage(email) {
+      const page = await h.newPage();
+      await page.goto(`${base}/console/sign-in`);
+      await h.signIn(page, email);
+      await page.waitForURL((u) => !u.pathname.endsWith("/sign-in"));
+      // The signed-out sign-in page's session probe (its own defect) is not the next page's error.
+      h.consoleErrors.get(page)!.length = 0;
+      return page;
     },
 
     async close() {

@@ -27,6 +27,7 @@ const TABS: Array<{ to: string; label: string; end?: boolean; permission?: Permi
   { to: "keys", label: "API keys" },
   { to: "team", label: "Team" },
   { to: "security", label: "Security" },
+  { to: "webhooks", label: "Webhooks", permission: "webhooks.read" },
   { to: "audit", label: "Audit log", permission: "audit.read" },
 ];
 

@@ -8,7 +8,7 @@ import type { Member, MemberAddedAnswer, MembersAnswer, Role } from "../types";
 import {
   Badge,
   Card,
-  Dialog,
+  ConfirmDialog,
   Empty,
   ErrorMessage,
   Field,
@@ -238,27 +238,17 @@ export function TeamPage() {
           </Card>
         </>
       )}
-      <Dialog
-        open={removing !== null}
+      <ConfirmDialog
+        item={removing}
         title={`Remove ${removing?.fullName ?? ""}?`}
-        onClose={() => setRemoving(null)}
+        confirm="Remove"
+        error={remove.error}
+        pending={remove.isPending}
+        onCancel={() => setRemoving(null)}
+        onConfirm={(m) => remove.mutate(m)}
       >
         <p>{removing?.email} loses access to this project at once.</p>
-        <ErrorMessage error={remove.error} />
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={() => setRemoving(null)}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger"
-            disabled={remove.isPending}
-            onClick={() => removing && remove.mutate(removing)}
-          >
-            Remove
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   );
 }

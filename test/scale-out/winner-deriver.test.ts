@@ -1,0 +1,144 @@
+// The winner.changed deriver run by several API processes on one PostgreSQL database: each page of
+// the change log is derived once (the conditional advance of its cursor), whatever the race.
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WinnerDeriver } from "../../src/api/changes/winner-deriver.js";
+import type { ChangeEventWrite } from "../../src/domain/change-events.js";
+import type { DomainWrite } from "../../src/domain/types.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import { type ConsoleTestApp, createConsoleTestApp } from "../console/helpers/console-app.js";
+
+const TOKEN_B = `0x${"cd".repeat(32)}`;
+const OWNER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+
+describe.each(["postgres", "sqlite"] as const)(
+  "winner.changed derived once across processes (%s)",
+  (backend) => {
+    let t: ConsoleTestApp;
+    beforeAll(async () => {
+      // The app runs a deriver of its own: three in all below.
+      t = await createConsoleTestApp({ backend, webhooks: { pollMs: 20 } });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it("appends one winner.changed per scope for a new collision, however many derivers race", async () => {
+      const custom = await t.store.createProject({ name: `winner-${backend}`, plan: "internal" });
+      await t.store.updateProjectSettings(custom.id, {
+        exceptions: [{ tld: "wallet", provider: "NAMESPACE_B" }],
+      });
+      const derivers = [1, 2].map(
+        () =>
+          new WinnerDeriver({
+            store: t.store,
+            ranker: createScoringRanker(),
+            logger: pino({ level: "silent" }),
+            clock: () => t.clock.now,
+          }),
+      );
+      // Both start from the head (the first start sets the shared cursor).
+      await Promise.all(derivers.map((d) => d.tick()));
+      const { newest } = await t.store.changeLogBounds();
+
+      // alice.wallet (seeded on NAMESPACE_A) gets a second holder on NAMESPACE_B.
+      const now = t.clock.now;
+      const domain: DomainWrite = {
+        provider: "NAMESPACE_B",
+        network: "ETHEREUM",
+        tokenId: TOKEN_B,
+        name: "alice.wallet",
+        sld: "alice",
+        tld: "wallet",
+        owner: OWNER,
+        contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+        resolver: null,
+        registeredAt: now - 1_000,
+        registeredBlock: 9,
+        expiresAt: null,
+        lastUpdateBlock: 9,
+        lastUpdateAt: now,
+        baseScore: 10,
+        spam: false,
+        csamOk: true,
+        kyc: false,
+        tags: [],
+      };
+      await t.store.upsertDomain(domain);
+      const created: ChangeEventWrite = {
+        type: "domain.created",
+        createdAt: now,
+        sourceId: "uns-ethereum",
+        network: "ETHEREUM",
+        provider: "NAMESPACE_B",
+        tokenId: TOKEN_B,
+        name: "alice.wallet",
+        tld: "wallet",
+        blockNumber: 9,
+        blockHash: `0x${"09".repeat(32)}`,
+        txHash: null,
+        blockTime: now,
+        retracts: null,
+        projectId: null,
+        payload: { state: { owner: OWNER, expiresAt: null, records: [] } },
+      };
+      await t.store.appendChangeEvents([created]);
+      const appended = await Promise.all(derivers.map((d) => d.tick()));
+      // Let the app's own deriver have its go too.
+      await new Promise((r) => setTimeout(r, 300));
+
+      const events = (await t.store.findChangeEventsAfter(newest, 100)).filter(
+        (e) => e.type === "winner.changed",
+      );
+      const mine = events.filter((e) => e.projectId === custom.id);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({
+        name: "alice.wallet",
+        sourceId: "uns-ethereum",
+        blockNumber: 9,
+        payload: {
+          cause: "map",
+          winner: {
+            from: { provider: "NAMESPACE_A", network: "POLYGON" },
+            to: { provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: TOKEN_B },
+          },
+        },
+      });
+      // No scope twice: the shared (default) scope at most once (its winner may not have moved).
+      const scopes = events.map((e) => e.projectId);
+      expect(new Set(scopes).size).toBe(scopes.length);
+      expect(appended.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(events.length);
+      // Two holders arriving in one page, from two sources: the event is the second arrival's.
+      const mark = (await t.store.changeLogBounds()).newest;
+      const TOKEN_C = `0x${"ce".repeat(32)}`;
+      const TOKEN_D = `0x${"de".repeat(32)}`;
+      const carol = (provider: "NAMESPACE_A" | "NAMESPACE_B", tokenId: string, block: number) =>
+        t.store.upsertDomain({
+          ...domain,
+          provider,
+          network: provider === "NAMESPACE_A" ? "POLYGON" : "ETHEREUM",
+          tokenId,
+          name: "carol.wallet",
+          sld: "carol",
+          registeredBlock: block,
+          lastUpdateBlock: block,
+        });
+      await carol("NAMESPACE_A", TOKEN_C, 20);
+      await carol("NAMESPACE_B", TOKEN_D, 30);
+      const fromFns = { sourceId: "fns-polygon", network: "POLYGON", provider: "NAMESPACE_A" } as const;
+      await t.store.appendChangeEvents([
+        { ...created, ...fromFns, tokenId: TOKEN_C, name: "carol.wallet", blockNumber: 20 },
+        { ...created, tokenId: TOKEN_D, name: "carol.wallet", blockNumber: 30 },
+      ]);
+      await Promise.all(derivers.map((d) => d.tick()));
+      const carols = (await t.store.findChangeEventsAfter(mark, 100)).filter(
+        (e) => e.type === "winner.changed" && e.projectId === custom.id,
+      );
+      expect(carols.map((e) => [e.name, e.sourceId, e.blockNumber, e.payload.winner?.from?.tokenId])).toEqual(
+        [["carol.wallet", "uns-ethereum", 30, TOKEN_C]],
+      );
+
+      await Promise.all(derivers.map((d) => d.stop()));
+    });
+  },
+);
