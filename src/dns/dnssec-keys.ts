@@ -57,10 +57,14 @@ function keyOf(privateKey: KeyObject): DnssecKey {
   return { privateKey, dnskey, keyTag: keyTagOf(dnskey) };
 }
 
-/** The PEM blocks of a key file, in order; throws on a file without any or with too many. */
+/** The PEM private-key blocks of a key file's text, in order. */
+export function pemKeyBlocks(text: string): string[] {
+  return text.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----/g) ?? [];
+}
+
+/** The keys of a key file's text, in order; throws on a file without any or with too many. */
 export function parseDnssecKeys(pem: string, source: string): DnssecKeys {
-  const blocks =
-    pem.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----/g) ?? [];
+  const blocks = pemKeyBlocks(pem);
   if (blocks.length === 0) throw new Error(`${source}: no PEM private key (expected PKCS#8 P-256 keys)`);
   if (blocks.length > MAX_KEYS) throw new Error(`${source}: ${blocks.length} keys, at most ${MAX_KEYS}`);
   const keys = blocks.map((b, i) => {
