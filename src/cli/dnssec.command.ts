@@ -18,8 +18,7 @@ import { type Command, parseArgs } from "./command.js";
 
 const USAGE = `usage: omniname dnssec ds [--zone Z …]       DNSKEY and DS records of every zone (a partner's trust anchor)
        omniname dnssec anchors [--zone Z …]  the same as a BIND trust-anchors clause (delv -a, named)
-       omniname dnssec add-key                publish a new key (it signs only the DNSKEY RRset)
-       omniname dnssec activate KEYTAG        the key that signs every RRset, moved first
+       omniname dnssec add-key                add a key: published, and signing beside the others
        omniname dnssec retire KEYTAG          remove a key (never the last one)
 `;
 
@@ -77,36 +76,30 @@ function indexOfTag(config: Config, tag: string | undefined): number | string {
 
 export const dnssecCommand: Command = {
   name: "dnssec",
-  summary: "dnssec ds|anchors|add-key|activate|retire: DNSSEC keys and trust anchors (docs/dns.md, DNSSEC)",
+  summary: "dnssec ds|anchors|add-key|retire: DNSSEC keys and trust anchors (docs/dns.md, DNSSEC)",
   async run(argv) {
     const { positional } = parseArgs(argv);
     const sub = positional[0];
-    const fail = (message: string) => {
+    const fail = (message: string, code = 1) => {
       process.stderr.write(`${message}\n`);
-      return sub === undefined || message === USAGE ? 2 : 1;
+      return code;
     };
-    if (sub !== "ds" && sub !== "anchors" && sub !== "add-key" && sub !== "activate" && sub !== "retire")
-      return fail(USAGE);
+    if (sub !== "ds" && sub !== "anchors" && sub !== "add-key" && sub !== "retire") return fail(USAGE, 2);
     const config = loadConfig();
     if (sub === "ds" || sub === "anchors") {
       const asked = zonesOf(argv);
       if (asked === null) return fail("--zone: not a DNS name");
       const zones = asked.length > 0 ? asked : await servedZones(config);
-      const keys = loadDnssecKeys(config).keys;
       if (zones.length === 0) return fail("no zone: the map has no TLD to serve yet (or pass --zone)");
-      let out = "";
-      if (sub === "ds") {
-        for (const zone of zones)
-          for (const [i, key] of keys.entries())
-            out += `; ${zone}. key ${key.keyTag}${i === 0 ? " (signing)" : " (published)"}\n${dnskeyText(zone, key, APEX_TTL)}\n${dsText(zone, key, APEX_TTL)}\n`;
-      } else {
-        out = "trust-anchors {\n";
-        for (const zone of zones)
-          for (const key of keys)
-            out += `  ${zone}. static-key 257 3 13 "${key.dnskey.subarray(4).toString("base64")}";\n`;
-        out += "};\n";
-      }
-      process.stdout.write(out);
+      const keys = loadDnssecKeys(config).keys;
+      let out = sub === "ds" ? "" : "trust-anchors {\n";
+      for (const zone of zones)
+        for (const key of keys)
+          out +=
+            sub === "ds"
+              ? `; ${zone}. key ${key.keyTag}\n${dnskeyText(zone, key, APEX_TTL)}\n${dsText(zone, key, APEX_TTL)}\n`
+              : `  ${zone}. static-key 257 3 13 "${key.dnskey.subarray(4).toString("base64")}";\n`;
+      process.stdout.write(sub === "ds" ? out : `${out}};\n`);
       return 0;
     }
     // The key file is created if it does not exist yet (the same as the first start with DNSSEC on).
@@ -121,24 +114,20 @@ export const dnssecCommand: Command = {
       writeKeys(path, next);
       const key = parseDnssecKeys(pem, "new key").keys[0];
       process.stdout.write(
-        `key ${key.keyTag} added to ${path}, published (restart the dns role to serve it)\n`,
+        `key ${key.keyTag} added to ${path}: restart the dns role, export the zones again\n`,
       );
       return 0;
     }
     const i = indexOfTag(config, positional[1]);
     if (typeof i === "string") return fail(i);
-    if (sub === "activate") {
-      writeKeys(path, [pems[i], ...pems.filter((_, j) => j !== i)]);
-      process.stdout.write(`key ${positional[1]} now signs every RRset (restart the dns role)\n`);
-      return 0;
-    }
-    if (pems.length === 1) return fail("the only key cannot be retired: add-key and activate another first");
-    if (i === 0) return fail(`key ${positional[1]} signs every RRset: activate another key first`);
+    if (pems.length === 1) return fail("the only key cannot be retired: add a key first (dnssec add-key)");
     writeKeys(
       path,
       pems.filter((_, j) => j !== i),
     );
-    process.stdout.write(`key ${positional[1]} removed from ${path} (restart the dns role)\n`);
+    process.stdout.write(
+      `key ${positional[1]} removed from ${path}: restart the dns role, export the zones again\n`,
+    );
     return 0;
   },
 };

@@ -1,6 +1,7 @@
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { nameServersOf } from "../dns/dns-role.js";
+import { loadDnssecKeys } from "../dns/dnssec-keys.js";
 import { exportZones, ZONE_EXPORT_SQLITE_READS } from "../dns/zone-export.js";
 import { createResolution } from "../resolution/resolution.js";
 import { type Command, parseArgs } from "./command.js";
@@ -62,6 +63,7 @@ export const zoneCommand: Command = {
           now: ctx.clock(),
           icannTlds: ctx.scoringLists.icannTlds,
           ranker: ctx.ranker,
+          dnssec: config.dnssec ? loadDnssecKeys(config) : undefined,
         },
       );
       for (const z of result.zones) process.stdout.write(`${z.file}: ${z.names} names, serial ${z.serial}\n`);

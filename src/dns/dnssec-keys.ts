@@ -27,8 +27,8 @@ export interface DnssecKey {
 }
 
 /**
- * The keys in the order of the file: the first signs every RRset; every key is published in the
- * DNSKEY RRset and signs it (a rollover publishes a second key, then moves it first; docs/dns.md).
+ * The keys of the file: each is published in the DNSKEY RRset and signs every RRset (a rollover
+ * adds a second key, so that both sign for a while, then retires the first: docs/dns.md).
  */
 export interface DnssecKeys {
   keys: DnssecKey[];

@@ -89,7 +89,7 @@ export class DnssecSigner {
     return this.cache.size;
   }
 
-  /** The signatures of an RRset: by the first key, and for the DNSKEY RRset by every key. */
+  /** The signatures of an RRset, one by each key (a rollover signs twice: docs/dns.md). */
   sign(zone: string, set: SignableRRset): Signature[] {
     const now = this.clock();
     let key = `${zone} ${set.owner.replace(/[A-Z]+/g, (c) => c.toLowerCase())} ${set.type} ${set.ttl}`;
@@ -104,8 +104,7 @@ export class DnssecSigner {
       return cached;
     }
     const nowS = Math.floor(now / 1000);
-    const signers = set.type === TYPE_DNSKEY ? this.keys.keys : this.keys.keys.slice(0, 1);
-    const out = signers.map((k) => ({ rdata: buildRrsig(zone, set, k, nowS), signedAt: now }));
+    const out = this.keys.keys.map((k) => ({ rdata: buildRrsig(zone, set, k, nowS), signedAt: now }));
     this.signed += out.length;
     this.cache.delete(key);
     if (this.maxEntries <= 0) return out;
