@@ -78,56 +78,66 @@ export const dnssecCommand: Command = {
   name: "dnssec",
   summary: "dnssec ds|anchors|add-key|retire: DNSSEC keys and trust anchors (docs/dns.md, DNSSEC)",
   async run(argv) {
-    const { positional } = parseArgs(argv);
-    const sub = positional[0];
-    const fail = (message: string, code = 1) => {
-      process.stderr.write(`${message}\n`);
-      return code;
-    };
-    if (sub !== "ds" && sub !== "anchors" && sub !== "add-key" && sub !== "retire") return fail(USAGE, 2);
-    const config = loadConfig();
-    if (sub === "ds" || sub === "anchors") {
-      const asked = zonesOf(argv);
-      if (asked === null) return fail("--zone: not a DNS name");
-      const zones = asked.length > 0 ? asked : await servedZones(config);
-      if (zones.length === 0) return fail("no zone: the map has no TLD to serve yet (or pass --zone)");
-      const keys = loadDnssecKeys(config).keys;
-      let out = sub === "ds" ? "" : "trust-anchors {\n";
-      for (const zone of zones)
-        for (const key of keys)
-          out +=
-            sub === "ds"
-              ? `; ${zone}. key ${key.keyTag}\n${dnskeyText(zone, key, APEX_TTL)}\n${dsText(zone, key, APEX_TTL)}\n`
-              : `  ${zone}. static-key 257 3 13 "${key.dnskey.subarray(4).toString("base64")}";\n`;
-      process.stdout.write(sub === "ds" ? out : `${out}};\n`);
-      return 0;
+    try {
+      return await runDnssec(argv);
+    } catch (e) {
+      // A key file that cannot be read or parsed: its message, no stack.
+      process.stderr.write(`omniname dnssec: ${(e as Error).message}\n`);
+      return 1;
     }
-    // The key file is created if it does not exist yet (the same as the first start with DNSSEC on).
-    const path = dnssecKeyPath(config);
-    if (!existsSync(path) && config.dnssecKeyFile !== undefined) return fail(`${path}: no such file`);
-    loadDnssecKeys(config);
-    const pems = pemKeyBlocks(readFileSync(path, "utf8"));
-    if (sub === "add-key") {
-      const pem = generateDnssecKeyPem();
-      const next = [...pems, pem];
-      parseDnssecKeys(next.join("\n"), path);
-      writeKeys(path, next);
-      const key = parseDnssecKeys(pem, "new key").keys[0];
-      process.stdout.write(
-        `key ${key.keyTag} added to ${path}: restart the dns role, export the zones again\n`,
-      );
-      return 0;
-    }
-    const i = indexOfTag(config, positional[1]);
-    if (typeof i === "string") return fail(i);
-    if (pems.length === 1) return fail("the only key cannot be retired: add a key first (dnssec add-key)");
-    writeKeys(
-      path,
-      pems.filter((_, j) => j !== i),
-    );
-    process.stdout.write(
-      `key ${positional[1]} removed from ${path}: restart the dns role, export the zones again\n`,
-    );
-    return 0;
   },
 };
+
+async function runDnssec(argv: string[]): Promise<number> {
+  const { positional } = parseArgs(argv);
+  const sub = positional[0];
+  const fail = (message: string, code = 1) => {
+    process.stderr.write(`${message}\n`);
+    return code;
+  };
+  if (sub !== "ds" && sub !== "anchors" && sub !== "add-key" && sub !== "retire") return fail(USAGE, 2);
+  const config = loadConfig();
+  if (sub === "ds" || sub === "anchors") {
+    const asked = zonesOf(argv);
+    if (asked === null) return fail("--zone: not a DNS name");
+    const zones = asked.length > 0 ? asked : await servedZones(config);
+    if (zones.length === 0) return fail("no zone: the map has no TLD to serve yet (or pass --zone)");
+    const keys = loadDnssecKeys(config).keys;
+    let out = sub === "ds" ? "" : "trust-anchors {\n";
+    for (const zone of zones)
+      for (const key of keys)
+        out +=
+          sub === "ds"
+            ? `; ${zone}. key ${key.keyTag}\n${dnskeyText(zone, key, APEX_TTL)}\n${dsText(zone, key, APEX_TTL)}\n`
+            : `  ${zone}. static-key 257 3 13 "${key.dnskey.subarray(4).toString("base64")}";\n`;
+    process.stdout.write(sub === "ds" ? out : `${out}};\n`);
+    return 0;
+  }
+  // The key file is created if it does not exist yet (the same as the first start with DNSSEC on).
+  const path = dnssecKeyPath(config);
+  if (!existsSync(path) && config.dnssecKeyFile !== undefined) return fail(`${path}: no such file`);
+  loadDnssecKeys(config);
+  const pems = pemKeyBlocks(readFileSync(path, "utf8"));
+  if (sub === "add-key") {
+    const pem = generateDnssecKeyPem();
+    const next = [...pems, pem];
+    parseDnssecKeys(next.join("\n"), path);
+    writeKeys(path, next);
+    const key = parseDnssecKeys(pem, "new key").keys[0];
+    process.stdout.write(
+      `key ${key.keyTag} added to ${path}: restart the dns role, export the zones again\n`,
+    );
+    return 0;
+  }
+  const i = indexOfTag(config, positional[1]);
+  if (typeof i === "string") return fail(i);
+  if (pems.length === 1) return fail("the only key cannot be retired: add a key first (dnssec add-key)");
+  writeKeys(
+    path,
+    pems.filter((_, j) => j !== i),
+  );
+  process.stdout.write(
+    `key ${positional[1]} removed from ${path}: restart the dns role, export the zones again\n`,
+  );
+  return 0;
+}
