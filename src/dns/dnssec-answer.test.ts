@@ -326,6 +326,41 @@ describe("DNSSEC answers (DO set)", () => {
     expect(s.data.inception).toBe(NOW / 1000 - 3600);
     expect(s.data.expiration).toBe(NOW / 1000 + 7 * 86_400);
   });
+
+  it("hostile questions with DO (any byte in a label, deep and long names, every type): an answer, never a throw", async () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let i = 0; i < 3_000; i++) {
+      const labels: Buffer[] = [];
+      for (let l = 0, n = 1 + rand(6); l < n; l++) {
+        const label = Buffer.alloc(1 + rand(i % 50 === 0 ? 63 : 8));
+        for (let k = 0; k < label.length; k++) label[k] = rand(4) === 0 ? rand(256) : 0x61 + rand(26);
+        labels.push(label);
+      }
+      // Some names as long as the wire allows (255 octets), to test the NSEC next name's bound.
+      if (i % 100 === 0)
+        while (labels.reduce((n, l) => n + l.length + 1, 1) + 64 <= 255 - 7)
+          labels.push(Buffer.alloc(63, 0x62));
+      const name = Buffer.concat([
+        ...labels.flatMap((l) => [Buffer.from([l.length]), l]),
+        Buffer.from([6]),
+        Buffer.from("wallet"),
+        Buffer.from([0]),
+      ]);
+      const header = Buffer.from([0, i & 0xff, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1]);
+      const question = Buffer.from([0, 0, 0, 1]);
+      question.writeUInt16BE(rand(4) === 0 ? rand(65536) : [1, 16, 28, 43, 46, 47, 48, 50, 255][rand(9)], 0);
+      const opt = Buffer.from([0, 0, 41, 0x04, 0xd0, 0, 0, 0x80, 0, 0, 0]);
+      const packet = Buffer.concat([header, name, question, opt]);
+      const out = await answerQuery(packet, ZONE, i % 2 ? "udp" : "tcp");
+      expect(out).not.toBeNull();
+      const decoded = dnsPacket.decode(out!);
+      expect(["NOERROR", "FORMERR", "REFUSED"]).toContain((decoded as unknown as { rcode: string }).rcode);
+    }
+  });
 });
 
 function b64url(b: Buffer): string {
