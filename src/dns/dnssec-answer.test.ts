@@ -311,11 +311,20 @@ describe("DNSSEC answers (DO set)", () => {
     expect(again.equals(first)).toBe(false);
     expect(signer.signed).toBeGreaterThan(made);
     clock = NOW;
-    // A small signer cache: the oldest entry goes first, the size never passes the bound.
+    // A small signer cache: the least recently used goes first, the size never passes the bound.
     const small = new DnssecSigner(KEYS, () => NOW, 2);
-    for (const owner of ["a.wallet", "b.wallet", "c.wallet"])
+    const signA = (owner: string) =>
       small.sign("wallet", { owner, type: 1, ttl: 300, rdatas: [Buffer.from([10, 0, 0, 1])] });
+    signA("a.wallet");
+    signA("b.wallet");
+    signA("a.wallet");
+    signA("c.wallet");
     expect(small.size).toBe(2);
+    const made2 = small.signed;
+    signA("a.wallet");
+    expect(small.signed).toBe(made2);
+    signA("b.wallet");
+    expect(small.signed).toBe(made2 + 1);
   });
 
   it("inception an hour in the past, expiration a week after signing", async () => {

@@ -13,8 +13,11 @@ export const SIGNATURE_INCEPTION_SKEW_S = 3600;
 export const SIGNATURE_VALIDITY_S = 7 * 86_400;
 /** A cached signature is made again once it is this old: a served one always has six days left. */
 export const SIGNATURE_REFRESH_MS = 86_400_000;
-/** Signatures kept; past it the oldest go first (a flood of distinct names only cycles the cache). */
-export const SIGNATURE_CACHE_ENTRIES = 20_000;
+/**
+ * RRsets whose signatures are kept (about 300 bytes each: some 15 MB), as many as the answer cache
+ * holds answers; past it the least recently used goes (a flood of distinct names only cycles it).
+ */
+export const SIGNATURE_CACHE_ENTRIES = 50_000;
 
 /** One RRset to sign: owner without the trailing dot (any case), RDATA in canonical form without RDLENGTH. */
 export interface SignableRRset {
@@ -70,7 +73,8 @@ export function buildRrsig(zone: string, set: SignableRRset, key: DnssecKey, now
  * Online signing with a bounded cache: an RRset's signatures are made once and reused until they
  * are a day old (SIGNATURE_REFRESH_MS), so hot answers are not signed per query. The cache is keyed
  * by the RRset's content (owner, type, TTL, RDATA): a changed RRset is a new key, its old entry
- * ages out; at SIGNATURE_CACHE_ENTRIES the oldest entry goes. New keys (a restart) start empty.
+ * ages out; at SIGNATURE_CACHE_ENTRIES the least recently used goes. New keys (a restart) start
+ * empty.
  *
  * @example new DnssecSigner(keys, Date.now).sign("wallet", { owner: "alice.wallet", type: 1, ttl: 300, rdatas })
  */
@@ -101,6 +105,9 @@ export class DnssecSigner {
       now >= cached[0].signedAt
     ) {
       this.hits++;
+      // Least recently used goes first: a hit moves to the end of the map's order.
+      this.cache.delete(key);
+      this.cache.set(key, cached);
       return cached;
     }
     const nowS = Math.floor(now / 1000);
