@@ -71,6 +71,8 @@ export const zoneCommand: Command = {
         process.stdout.write(
           `${z.tld}: not exported, a TLD of the ICANN root (${z.domains} ${z.domains === 1 ? "domain" : "domains"} skipped; docs/dns.md)\n`,
         );
+      if (config.dnssec)
+        process.stdout.write("signed (DNSSEC=true): DNSKEY, RRSIGs and an NSEC chain, valid for 7 days\n");
       process.stdout.write(
         `exported ${result.zones.length} zones in ${Date.now() - started} ms; ${result.skipped} names or records skipped (${out}/skipped.tsv)\n`,
       );

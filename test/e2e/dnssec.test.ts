@@ -152,6 +152,7 @@ describe("DNSSEC=true with DNS_WORKERS=2: one key in DATA_DIR, the CLI's trust a
     const out = join(dataDir, "zones");
     const r = await omniname(env, "zone", "export", "--tld", "x", "--out", out);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^signed \(DNSSEC=true\)/m);
     const file = join(out, "x.zone");
     const knot = await run("kzonecheck", ["--dnssec", "on", "-o", "x", file]).catch((e) => e);
     expect(`${knot.stdout}${knot.stderr}`).toBe("");
