@@ -7,7 +7,10 @@ import { fileURLToPath } from "node:url";
 import { createUdpDnsClient } from "../src/dns/dns-client.testing.js";
 import { buildTestQuery } from "../src/dns/dns.testing.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { cpuTicks } from "../test/helpers/processes.js";
 import { makeTestCertificate } from "../test/helpers/tls-cert.js";
+import { generateDnssecKeyPem, parseDnssecKeys } from "../src/dns/dnssec-keys.js";
+import { DnssecSigner } from "../src/dns/dnssec-sign.js";
 import { dohOverHttp1, dohOverHttp2 } from "./support/doh-load.js";
 import { type RunningRole, startRole } from "./support/omniname-role.js";
 import { seedBulk } from "./support/seed-bulk.js";
@@ -42,7 +45,11 @@ function freePort(): Promise<number> {
   });
 }
 
-function dnsperf(port: number, queryFile: string): { qps: number; lost: number; avgMs: number } {
+function dnsperf(
+  port: number,
+  queryFile: string,
+  dnssecOk = false,
+): { qps: number; lost: number; avgMs: number } {
   const r = spawnSync(
     "dnsperf",
     [
@@ -60,6 +67,8 @@ function dnsperf(port: number, queryFile: string): { qps: number; lost: number; 
       "100",
       "-t",
       "2",
+      // -D: the DO bit (EDNS), so a signing server signs.
+      ...(dnssecOk ? ["-D"] : []),
     ],
     { encoding: "utf8" },
   );
@@ -157,20 +166,35 @@ try {
   const nsdNPort = await startNsd(WORKERS);
 
   // Ours as the dns role runs (with its answer cache), and once more without the cache, for the record.
-  const startOurs = async (cache: boolean) => {
+  const startOurs = async (cache: boolean, dnssec = false) => {
     const child = fork(join(here, "support", "dns-server.ts"), [file], {
       execArgv: ["--import", "tsx"],
       stdio: "inherit",
-      env: { ...process.env, BENCH_DNS_CACHE: cache ? "1" : "0" },
+      env: { ...process.env, BENCH_DNS_CACHE: cache ? "1" : "0", BENCH_DNSSEC: dnssec ? "1" : "0" },
     });
     children.push(child);
     return new Promise<number>((resolve, reject) => {
-      child.once("message", (m) => resolve((m as { port: number }).port));
+      child.once("message", (m) => {
+        portPids.set((m as { port: number }).port, child.pid ?? 0);
+        resolve((m as { port: number }).port);
+      });
       child.once("exit", (code) => reject(new Error(`dns server exited with ${code}`)));
     });
   };
+  const portPids = new Map<number, number>();
+  /** dnsperf against one of our servers, and the server's CPU time per answered query (µs). */
+  const measured = (port: number, dnssecOk = false) => {
+    const pid = portPids.get(port)!;
+    const before = cpuTicks(pid);
+    const r = dnsperf(port, queryFile, dnssecOk);
+    const cpuUs = ((cpuTicks(pid) - before) * 10_000) / Math.max(1, r.qps * SECONDS);
+    return { ...r, cpuUs };
+  };
   const ourPort = await startOurs(true);
   const uncachedPort = await startOurs(false);
+  // DNSSEC=true, asked with DO: the same server signing (with its answer cache, and without).
+  const signedPort = await startOurs(true, true);
+  const signedUncachedPort = await startOurs(false, true);
   // The dns role over WORKERS processes, as an operator runs it.
   const cluster = await startRole(
     {
@@ -199,6 +223,7 @@ try {
 
   // Warm each (our first pass reads SQLite pages from disk), then measure, NSD and ours in turns.
   for (const port of [ourPort, uncachedPort, workersPort, nsdPort, nsdNPort]) dnsperf(port, queryFile);
+  for (const port of [signedPort, signedUncachedPort]) dnsperf(port, queryFile, true);
   // Each worker has its own answer cache and sees only its share of the queries: after one pass a
   // worker holds about 1/WORKERS of them. Two more passes, so that the workers are measured as
   // warm as the single process (each holding ~90 % of the file with 2 workers).
@@ -208,6 +233,13 @@ try {
   const nsdNRun = dnsperf(nsdNPort, queryFile);
   const workersRun = dnsperf(workersPort, queryFile);
   const uncachedRun = dnsperf(uncachedPort, queryFile);
+  // Signed against unsigned, in turns, each with the server's CPU time per query.
+  const cpuRuns = {
+    unsigned: measured(ourPort),
+    signed: measured(signedPort, true),
+    unsignedUncached: measured(uncachedPort),
+    signedUncached: measured(signedUncachedPort, true),
+  };
   const nsdLat = await latency(nsdPort, world.names);
   const ourLat = await latency(ourPort, world.names);
   const nsdNLat = await latency(nsdNPort, world.names);
@@ -228,6 +260,35 @@ try {
   );
   console.log(
     `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
+  );
+  console.log(
+    "\n| DNSSEC (one process; dnsperf -D for the signed rows) | queries/s | server CPU µs/query | CPU ratio |",
+  );
+  console.log("|---|---|---|---|");
+  const cpuRow = (label: string, r: (typeof cpuRuns)["signed"], base: (typeof cpuRuns)["signed"]) =>
+    console.log(
+      `| ${label} | ${Math.round(r.qps).toLocaleString("en-US")} | ${r.cpuUs.toFixed(1)} | ${(r.cpuUs / base.cpuUs).toFixed(2)} |`,
+    );
+  cpuRow("unsigned, answer cache", cpuRuns.unsigned, cpuRuns.unsigned);
+  cpuRow("signed (DO), answer cache", cpuRuns.signed, cpuRuns.unsigned);
+  cpuRow("unsigned, answer cache off", cpuRuns.unsignedUncached, cpuRuns.unsignedUncached);
+  cpuRow(
+    "signed (DO), answer cache off (signature cache on)",
+    cpuRuns.signedUncached,
+    cpuRuns.unsignedUncached,
+  );
+  // A signature made afresh (a name first asked, or a day old): CPU per signature, in process.
+  const signer = new DnssecSigner(parseDnssecKeys(generateDnssecKeyPem(), "bench"), Date.now);
+  const rdata = [Buffer.from([192, 0, 2, 1])];
+  for (let i = 0; i < 500; i++)
+    signer.sign("wallet", { owner: `warm${i}.wallet`, type: 1, ttl: 300, rdatas: rdata });
+  const t0 = process.cpuUsage();
+  const SIGNS = 5_000;
+  for (let i = 0; i < SIGNS; i++)
+    signer.sign("wallet", { owner: `n${i}.wallet`, type: 1, ttl: 300, rdatas: rdata });
+  const used = process.cpuUsage(t0);
+  console.log(
+    `a fresh signature (ECDSA P-256, node:crypto): ${((used.user + used.system) / SIGNS).toFixed(1)} µs CPU each; load average ${loadavg()[0].toFixed(1)}`,
   );
   await cluster.stop();
 

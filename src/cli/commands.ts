@@ -2,6 +2,7 @@ import type { Command } from "./command.js";
 import { adminCommand } from "./admin.command.js";
 import { crawlCommand } from "./crawl.command.js";
 import { devnetCommand } from "./devnet.command.js";
+import { dnssecCommand } from "./dnssec.command.js";
 import { dnsWorkerCommand } from "./dns-worker.command.js";
 import { keysCommand } from "./keys.command.js";
 import { kycCommand, projectRulesCommand, scoringCommand, tldsCommand } from "./scoring.command.js";
@@ -22,5 +23,6 @@ export const COMMANDS: readonly Command[] = [
   kycCommand,
   tldsCommand,
   zoneCommand,
+  dnssecCommand,
   dnsWorkerCommand,
 ];

@@ -1,6 +1,7 @@
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { nameServersOf } from "../dns/dns-role.js";
+import { loadDnssecKeys } from "../dns/dnssec-keys.js";
 import { exportZones, ZONE_EXPORT_SQLITE_READS } from "../dns/zone-export.js";
 import { createResolution } from "../resolution/resolution.js";
 import { type Command, parseArgs } from "./command.js";
@@ -62,6 +63,7 @@ export const zoneCommand: Command = {
           now: ctx.clock(),
           icannTlds: ctx.scoringLists.icannTlds,
           ranker: ctx.ranker,
+          dnssec: config.dnssec ? loadDnssecKeys(config) : undefined,
         },
       );
       for (const z of result.zones) process.stdout.write(`${z.file}: ${z.names} names, serial ${z.serial}\n`);
@@ -69,6 +71,8 @@ export const zoneCommand: Command = {
         process.stdout.write(
           `${z.tld}: not exported, a TLD of the ICANN root (${z.domains} ${z.domains === 1 ? "domain" : "domains"} skipped; docs/dns.md)\n`,
         );
+      if (config.dnssec)
+        process.stdout.write("signed (DNSSEC=true): DNSKEY, RRSIGs and an NSEC chain, valid for 7 days\n");
       process.stdout.write(
         `exported ${result.zones.length} zones in ${Date.now() - started} ms; ${result.skipped} names or records skipped (${out}/skipped.tsv)\n`,
       );

@@ -44,4 +44,18 @@ export const TRANSPORT_SETTINGS = {
     description:
       "Processes of the dns role sharing its ports (UDP, TCP, TLS); 0: one per core; 1: in the process of omniname start",
   }),
+  dnssec: Type.Boolean({
+    default: false,
+    env: "DNSSEC",
+    description:
+      "Sign the zones (algorithm 13, ECDSA P-256): DNSKEY at each apex, RRSIGs and compact denial of existence for queries with DO set, signed `zone export` files (docs/dns.md, DNSSEC)",
+  }),
+  dnssecKeyFile: Type.Optional(
+    Type.String({
+      minLength: 1,
+      env: "DNSSEC_KEY_FILE",
+      description:
+        "PEM file of the DNSSEC keys (PKCS#8, P-256; the first signs, every key is published); absent: DATA_DIR/dnssec.key, generated on first use (mode 0600). The file stays secret; its path is logged",
+    }),
+  ),
 };

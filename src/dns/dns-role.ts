@@ -2,6 +2,8 @@ import type { AppContext } from "../app-context.js";
 import { loadIcannTlds } from "../scoring/iana-tlds.js";
 import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
+import { loadDnssecKeys } from "./dnssec-keys.js";
+import { DnssecSigner } from "./dnssec-sign.js";
 import { createDnsServer } from "./dns-server.js";
 import { startDotServer } from "./dot-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
@@ -20,7 +22,7 @@ export function nameServersOf(value: string): string[] {
  * same zones under a project's settings (the per-project DoH).
  */
 export function createPublicZoneLookup(ctx: AppContext, serialOf?: () => number | null): StoreZoneLookup {
-  return createStoreZoneLookup({
+  const lookup = createStoreZoneLookup({
     serialOf,
     resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
     store: ctx.store,
@@ -30,6 +32,9 @@ export function createPublicZoneLookup(ctx: AppContext, serialOf?: () => number 
     // The scoring's list (ICANN_TLDS_FILE, a refreshed DATA_DIR copy, or the shipped one).
     icannTlds: loadIcannTlds(ctx.config),
   });
+  // DNSSEC=on: every process (each DNS worker, the API's DoH) reads the same key file.
+  if (ctx.config.dnssec) lookup.dnssec = new DnssecSigner(loadDnssecKeys(ctx.config), ctx.clock);
+  return lookup;
 }
 
 /** The `dns` role of one process: UDP and TCP, and DNS-over-TLS when TLS is configured. */

@@ -4,7 +4,7 @@ import dnsPacket from "dns-packet";
 export function buildTestQuery(
   name: string,
   type: string,
-  opts: { id?: number; udpSize?: number; ednsVersion?: number; klass?: string } = {},
+  opts: { id?: number; udpSize?: number; ednsVersion?: number; klass?: string; dnssecOk?: boolean } = {},
 ): Buffer {
   return dnsPacket.encode({
     type: "query",
@@ -20,6 +20,7 @@ export function buildTestQuery(
               name: ".",
               udpPayloadSize: opts.udpSize,
               ednsVersion: opts.ednsVersion ?? 0,
+              flags: opts.dnssecOk ? dnsPacket.DNSSEC_OK : 0,
             } as never,
           ],
   });

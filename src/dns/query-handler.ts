@@ -1,4 +1,6 @@
 import { ERROR_CODES, isAppError } from "../domain/errors.js";
+import { type AnswerSections, type Denial, signAnswer } from "./dnssec-answer.js";
+import { TYPE_DNSKEY } from "./dnssec-sign.js";
 import type { RRset } from "./resource-records.js";
 import {
   buildHeaderOnly,
@@ -21,12 +23,7 @@ const MAX_CHAIN = 8;
 // What a served name's labels can hold (dns-name.ts): any other byte means the name cannot exist.
 const SERVABLE_LABEL = /^[A-Za-z0-9_-]{1,63}$/;
 
-interface Answer {
-  rcode: number;
-  aa: boolean;
-  answers: WireRR[];
-  authority: WireRR[];
-}
+type Answer = AnswerSections;
 
 // A zone's SOA RDATA is the same in every answer until the zone (its serial) is rebuilt.
 const soaRdataOf = new WeakMap<ZoneApex, Buffer>();
@@ -40,8 +37,19 @@ function soaRR(zone: ZoneApex, owner: number | string, ttl: number): WireRR {
   return { owner, type: TYPE.SOA, ttl, rdata };
 }
 
-function negative(zone: ZoneApex, apexOwner: number, rcode: number, answers: WireRR[] = []): Answer {
-  return { rcode, aa: true, answers, authority: [soaRR(zone, apexOwner, negativeTtl(zone))] };
+function negative(
+  zone: ZoneApex,
+  apexOwner: number,
+  rcode: number,
+  denial: Denial,
+  answers: WireRR[] = [],
+): Answer {
+  return { rcode, aa: true, answers, authority: [soaRR(zone, apexOwner, negativeTtl(zone))], denial };
+}
+
+/** The types a node has, for a NODATA answer's NSEC. */
+function typesOf(rrsets: RRset[]): number[] {
+  return rrsets.map(typeNumberOf);
 }
 
 /** The RRset answering `qtype` at a node (ANY: one RRset, RFC 8482), or null. */
@@ -75,17 +83,31 @@ async function answerInZone(
       }));
       return { rcode: RCODE.NOERROR, aa: true, answers, authority: [] };
     }
-    return negative(zone, apexOwner, RCODE.NOERROR);
+    if (qtype === TYPE_DNSKEY && lookup.dnssec) {
+      const answers = lookup.dnssec.keys.keys.map((k) => ({
+        owner: 12,
+        type: TYPE_DNSKEY,
+        ttl: zone.ttl,
+        rdata: withLength(k.dnskey),
+      }));
+      return { rcode: RCODE.NOERROR, aa: true, answers, authority: [] };
+    }
+    const apexTypes = [TYPE.NS, TYPE.SOA, ...(lookup.dnssec ? [TYPE_DNSKEY] : [])];
+    return negative(zone, apexOwner, RCODE.NOERROR, { owner: 12, name: q.name, types: apexTypes });
   }
 
+  // Denials name the question as sent: the signer lowers its ASCII letters only (RFC 4034 §6.2).
+  const nxdomain: Denial = { owner: 12, name: q.name, types: null };
   const labels = q.name.split(".");
-  if (!labels.every((l) => SERVABLE_LABEL.test(l))) return negative(zone, apexOwner, RCODE.NXDOMAIN);
+  if (!labels.every((l) => SERVABLE_LABEL.test(l)))
+    return negative(zone, apexOwner, RCODE.NXDOMAIN, nxdomain);
   const rrsets = await lookup.findNode(name, zone, meta);
-  if (rrsets === null) return negative(zone, apexOwner, RCODE.NXDOMAIN);
+  if (rrsets === null) return negative(zone, apexOwner, RCODE.NXDOMAIN, nxdomain);
   const cname = rrsets.find((s) => s.type === "CNAME");
   if (cname === undefined || qtype === TYPE.CNAME || qtype === TYPE.ANY) {
     const set = pick(rrsets, qtype);
-    if (set === null) return negative(zone, apexOwner, RCODE.NOERROR);
+    if (set === null)
+      return negative(zone, apexOwner, RCODE.NOERROR, { owner: 12, name: q.name, types: typesOf(rrsets) });
     return { rcode: RCODE.NOERROR, aa: true, answers: rrsetToWire(set, 12), authority: [] };
   }
 
@@ -98,18 +120,28 @@ async function answerInZone(
     if (!isInZone(target, zone.origin) || target === zone.origin || seen.has(target)) break;
     seen.add(target);
     const next = await lookup.findNode(target, zone, meta);
-    if (next === null) return negative(zone, apexOwner, RCODE.NXDOMAIN, answers);
+    if (next === null)
+      return negative(zone, apexOwner, RCODE.NXDOMAIN, { owner: target, name: target, types: null }, answers);
     const set = pick(next, qtype);
     if (set !== null) {
       answers.push(...rrsetToWire(set, target));
       break;
     }
     const alias = next.find((s) => s.type === "CNAME");
-    if (alias === undefined) return negative(zone, apexOwner, RCODE.NOERROR, answers);
+    if (alias === undefined) {
+      const denial: Denial = { owner: target, name: target, types: typesOf(next) };
+      return negative(zone, apexOwner, RCODE.NOERROR, denial, answers);
+    }
     answers.push(...rrsetToWire(alias, target));
     target = (alias.data as string[])[0];
   }
   return { rcode: RCODE.NOERROR, aa: true, answers, authority: [] };
+}
+
+function withLength(rdata: Buffer): Buffer {
+  const len = Buffer.alloc(2);
+  len.writeUInt16BE(rdata.length, 0);
+  return Buffer.concat([len, rdata]);
 }
 
 /** The rcode of a failed lookup: the registry's (docs/errors.md) for an AppError, else SERVFAIL. */
@@ -165,6 +197,15 @@ export async function answerQuery(
         zone === null
           ? { rcode: RCODE.REFUSED, aa: false, answers: [], authority: [] }
           : await answerInZone(query, zone, lookup, report);
+      // DNSSEC (docs/dns.md): signatures and denial of existence only for a query with DO set.
+      if (zone !== null && lookup.dnssec && query.edns?.dnssecOk)
+        answer = signAnswer(answer, {
+          zone,
+          signer: lookup.dnssec,
+          qname: q.name,
+          qtype: q.type,
+          report,
+        });
       // A refusal is not kept: a TLD first registered since the zones were read turns it into an
       // answer (the lookup reads them again on such a miss), and it is cheap to give again.
       if (report !== undefined) report.cacheable = zone !== null;

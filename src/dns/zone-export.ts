@@ -8,11 +8,13 @@ import type { Resolution } from "../resolution/resolution.js";
 import type { Store } from "../store/store.js";
 import { dnsRankContext } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
+import type { DnssecKeys } from "./dnssec-keys.js";
 import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
 import { buildNodeRRsets } from "./resource-records.js";
 import { indexProgress, nextSerial } from "./serial.js";
-import { type ApexSettings, buildApex } from "./zone.js";
+import { type ApexSettings, buildApex, type ZoneApex } from "./zone.js";
 import { buildNodeLines, buildZoneHeader, parseZoneHeader } from "./zone-file.js";
+import { buildNodeSignatureLines, buildSignedApexLines, NsecChain } from "./zone-signing.js";
 import { createZoneWinners } from "./zone-winners.js";
 
 /**
@@ -46,6 +48,8 @@ export interface ZoneExportOptions {
   ranker?: Ranker;
   /** The ICANN root's TLDs as stored (the scoring's list): never exported. Default: the shipped list. */
   icannTlds?: ReadonlySet<string>;
+  /** DNSSEC=on: sign every zone with these keys (DNSKEY, RRSIGs, an NSEC chain; docs/dns.md). */
+  dnssec?: DnssecKeys;
 }
 
 export interface ZoneExportResult {
@@ -113,8 +117,18 @@ export async function exportZones(
     : null;
   const zones = new Map<
     string,
-    { file: string; tmp: string; out: Writable; serial: number; names: number }
+    {
+      file: string;
+      tmp: string;
+      out: Writable;
+      serial: number;
+      names: number;
+      apex: ZoneApex;
+      nsec: NsecChain | null;
+    }
   >();
+  // Signatures made at `now`: inception an hour before it, expiry a week after (dnssec-sign.ts).
+  const nowS = Math.floor(opts.now / 1000);
   const icannZones = buildIcannZones(opts.icannTlds);
   /** Domains seen under each ICANN TLD that was asked for (or under any, without --tld). */
   const icann = new Map<string, number>();
@@ -130,8 +144,18 @@ export async function exportZones(
     const settings: ApexSettings = { nameServers: opts.nameServers, hostmaster: opts.hostmaster, serial };
     const tmp = `${file}.tmp`;
     const out = createWriteStream(tmp);
-    out.write(buildZoneHeader(buildApex(dns.name, settings), progress));
-    zones.set(dns.name, { file, tmp, out, serial, names: 0 });
+    const apex = buildApex(dns.name, settings);
+    out.write(buildZoneHeader(apex, progress));
+    if (opts.dnssec) out.write(buildSignedApexLines(apex, opts.dnssec, nowS));
+    zones.set(dns.name, {
+      file,
+      tmp,
+      out,
+      serial,
+      names: 0,
+      apex,
+      nsec: opts.dnssec ? new NsecChain() : null,
+    });
   }
 
   const skippedOut = createWriteStream(join(opts.outDir, "skipped.tsv"));
@@ -151,6 +175,7 @@ export async function exportZones(
     skippedOut.destroy();
     throw e;
   }
+  if (opts.dnssec) for (const z of zones.values()) z.out.write(z.nsec!.buildLines(z.apex, opts.dnssec, nowS));
   await Promise.all([...[...zones.values()].map((z) => z.out), skippedOut].map(finish));
   for (const z of zones.values()) renameSync(z.tmp, z.file);
   return {
@@ -199,7 +224,12 @@ export async function exportZones(
           report += tsv(dns.name, s.key, s.reason);
           skipped++;
         }
-        lines.set(key, (lines.get(key) ?? "") + buildNodeLines(dns.name, node.rrsets));
+        let text = buildNodeLines(dns.name, node.rrsets);
+        if (opts.dnssec && node.rrsets.length > 0) {
+          text += buildNodeSignatureLines(key, dns.name, node.rrsets, opts.dnssec, nowS);
+          zone.nsec!.add(dns.name, node.rrsets);
+        }
+        lines.set(key, (lines.get(key) ?? "") + text);
         zone.names++;
       }
       // Backpressure: the next page is read once every stream written to has drained.

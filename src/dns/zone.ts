@@ -1,3 +1,4 @@
+import type { DnssecSigner } from "./dnssec-sign.js";
 import type { RRset } from "./resource-records.js";
 
 /** SOA timers of every zone we serve (seconds); `minimum` is the negative-caching TTL (RFC 2308). */
@@ -37,6 +38,8 @@ export interface ZoneLookup {
   findZone(name: string): ZoneApex | null | Promise<ZoneApex | null>;
   /** `meta`, when given, is narrowed to what the answer depended on (the answer cache's validity). */
   findNode(name: string, zone: ZoneApex, meta?: AnswerMeta): Promise<RRset[] | null>;
+  /** With DNSSEC on (docs/dns.md): the zones' DNSKEY, and signed answers to queries with DO set. */
+  dnssec?: DnssecSigner | null;
 }
 
 /** What an answer depends on besides the map and the zones, filled in while it is computed. */
@@ -59,11 +62,12 @@ export interface ApexSettings {
 export function buildApex(origin: string, settings: ApexSettings): ZoneApex {
   return {
     origin,
-    nameServers: [...settings.nameServers],
+    nameServers: settings.nameServers.map((n) => n.toLowerCase()),
     ttl: APEX_TTL,
     soa: {
-      mname: settings.nameServers[0],
-      rname: settings.hostmaster,
+      // Lower case: the canonical form signatures are made over (RFC 4034 §6.2).
+      mname: settings.nameServers[0].toLowerCase(),
+      rname: settings.hostmaster.toLowerCase(),
       serial: settings.serial >>> 0,
       ...SOA_TIMERS,
     },

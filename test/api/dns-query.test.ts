@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDnssecKeyPem } from "../../src/dns/dnssec-keys.js";
 import { createPublicZoneLookup } from "../../src/dns/dns-role.js";
 import { buildTestQuery, decodeTestAnswer } from "../../src/dns/dns.testing.js";
 import { answerQuery } from "../../src/dns/query-handler.js";
@@ -162,5 +166,42 @@ describe("a project's own DoH at /svc/api/v1/dns-query", () => {
       .where("metric", "=", "requests")
       .execute();
     expect(rows.map((r) => [r.endpoint, Number(r.count)])).toEqual([["dns-query", 2]]);
+  });
+});
+
+describe("DoH with DNSSEC=true", () => {
+  let t: TestApp;
+  const dir = mkdtempSync(join(tmpdir(), "omniname-doh-dnssec-"));
+
+  beforeAll(async () => {
+    const keyFile = join(dir, "dnssec.pem");
+    writeFileSync(keyFile, generateDnssecKeyPem(), { mode: 0o600 });
+    t = await createTestApp({ config: { dnssec: true, dnssecKeyFile: keyFile } });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a query with DO gets the signed answer (the UDP server's bytes); without DO, unsigned", async () => {
+    const query = buildTestQuery("alice.wallet", "A", { id: 0, udpSize: 1232, dnssecOk: true });
+    const res = await t.app.inject({ url: `/dns-query?dns=${b64url(query)}` });
+    expect(res.statusCode).toBe(200);
+    const types = (buf: Buffer) => decodeTestAnswer(buf).answer.map((rr) => rr.split(" ")[3]);
+    expect(types(res.rawPayload)).toEqual(["A", "A", "A", "RRSIG"]);
+    const plain = await t.app.inject({
+      url: `/dns-query?dns=${b64url(buildTestQuery("alice.wallet", "A", { id: 0, udpSize: 1232 }))}`,
+    });
+    expect(types(plain.rawPayload)).toEqual(["A", "A", "A"]);
+    const nx = await t.app.inject({
+      url: `/dns-query?dns=${b64url(buildTestQuery("nobody-at-all.wallet", "A", { id: 0, udpSize: 1232, dnssecOk: true }))}`,
+    });
+    expect(decodeTestAnswer(nx.rawPayload).rcode).toBe("NOERROR");
+    expect(decodeTestAnswer(nx.rawPayload).ns.map((rr) => rr.split(" ")[3])).toEqual([
+      "SOA",
+      "RRSIG",
+      "NSEC",
+      "RRSIG",
+    ]);
   });
 });
