@@ -24,7 +24,6 @@ import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-d
  */
 interface BulkStatements {
   appendJournal: BetterSqlite3.Statement;
-  appendJournals: BetterSqlite3.Statement;
   appendChangeEvents: BetterSqlite3.Statement;
   anyJournal: BetterSqlite3.Statement;
   journalByTokens: BetterSqlite3.Statement;
@@ -39,8 +38,8 @@ interface BulkStatements {
 /** Tokens per lookup statement, as the Kysely path's `in (…)` lists. */
 const CHUNK = 500;
 /**
- * Rows per multi-row insert of the journal and the change log: one call into SQLite for 64 rows
- * instead of 64 (15 columns × 64 = 960 parameters, far below SQLite's limit).
+ * Rows per multi-row insert of the change log: one call into SQLite for 64 rows instead of 64
+ * (15 columns × 64 = 960 parameters, far below SQLite's limit): ~15% less CPU a row here.
  */
 const MULTI_ROWS = 64;
 
@@ -88,7 +87,6 @@ function statementsOf(db: BetterSqlite3.Database): BulkStatements {
     appendChangeEvent: db.prepare(changeEvents(1)),
     appendChangeEvents: db.prepare(changeEvents(MULTI_ROWS)),
     appendJournal: db.prepare(journal(1)),
-    appendJournals: db.prepare(journal(MULTI_ROWS)),
     anyJournal: db.prepare("select 1 from journal where source_id = ? limit 1").pluck(),
     // One statement per chunk of tokens, passed as a JSON array: an index probe each, without a
     // round trip from JS per token (~2x faster here than one prepared lookup per token).
@@ -156,18 +154,12 @@ export class SqliteTransactionStore extends KyselyStore {
     }
   }
 
-  /** MULTI_ROWS entries a statement, then one by one; returns how many were new. */
+  /**
+   * One entry a statement: a multi-row `insert … on conflict do nothing` measured ~10% slower a row
+   * here (SQLite runs its VALUES list as a coroutine), unlike the change log's plain inserts.
+   */
   override async appendJournal(entries: JournalEntry[]): Promise<number> {
-    const s = this.stmts;
-    const values: unknown[] = [];
-    let inserted = 0;
-    let i = 0;
-    for (; i + MULTI_ROWS <= entries.length; i += MULTI_ROWS) {
-      values.length = 0;
-      for (let k = i; k < i + MULTI_ROWS; k++) pushJournal(values, entries[k]);
-      inserted += s.appendJournals.run(values).changes;
-    }
-    return inserted + runAppendJournal(s.appendJournal, entries.slice(i));
+    return runAppendJournal(this.stmts.appendJournal, entries);
   }
 
   override async findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]> {
@@ -293,21 +285,6 @@ export class SqliteTransactionStore extends KyselyStore {
         s.insertRecord.run(it.domainId, r.key, r.value, r.nativeKey, r.nativeValue);
     }
   }
-}
-
-function pushJournal(values: unknown[], e: JournalEntry): void {
-  values.push(
-    e.sourceId,
-    e.chainId,
-    e.blockNumber,
-    e.blockHash,
-    e.logIndex,
-    e.txHash,
-    e.contract,
-    e.tokenId,
-    e.event,
-    e.blockTime ?? null,
-  );
 }
 
 function pushChangeEvent(values: unknown[], e: ChangeEventWrite): void {
