@@ -8,11 +8,12 @@
 // (bench/support/crawl-world-child.ts): (1) one uninterrupted backfill into store A, timed (events/s,
 // CPU, peak RSS, RSS during the crawl); (2) a backfill into store B killed with SIGKILL once B's
 // journal holds `--kill-at` of A's entries, then restarted to the head. Both stores are exported
-// (`exportSnapshot`, journal and checkpoints included) and compared line for line, the header's
+// (`exportSnapshot`, journal and checkpoints included) and their sorted lines compared, the header's
 // `exportedAt` and the checkpoints' `updatedAt` aside. Prints one JSON line.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -73,7 +74,11 @@ function child(target: string): { proc: ChildProcess; result: Promise<Record<str
   return { proc, result };
 }
 
-/** The export's lines, timestamps aside, hashed in order; and the line count. */
+/**
+ * The export's lines, timestamps aside, sorted (`sort`, byte order) and hashed; and the line count.
+ * Sorted: the export goes by domain id, and two sources written side by side take ids in whatever
+ * order their parts commit, run to run, crash or not; the map is the set of lines.
+ */
 async function exported(target: string): Promise<{ sha256: string; lines: number }> {
   const store = target.startsWith("postgres://") ? createPostgresStore(target) : createSqliteStore(target);
   const file = `${target.startsWith("postgres://") ? join(dir, target.split("/").pop() as string) : target}.ndjson`;
@@ -82,16 +87,23 @@ async function exported(target: string): Promise<{ sha256: string; lines: number
   } finally {
     await store.close();
   }
-  const h = createHash("sha256");
+  const normalized = createWriteStream(`${file}.lines`);
   let lines = 0;
   for await (const line of createInterface({ input: createReadStream(file) })) {
     const v = JSON.parse(line) as Record<string, unknown>;
     if (v.type === "header") delete v.exportedAt;
     if (v.type === "checkpoint") delete v.updatedAt;
-    h.update(`${JSON.stringify(v)}\n`);
+    if (!normalized.write(`${JSON.stringify(v)}\n`)) await once(normalized, "drain");
     lines++;
   }
+  await new Promise<void>((resolve) => normalized.end(resolve));
   rmSync(file, { force: true });
+  const sorted = spawn("sort", ["-T", dir, `${file}.lines`], { env: { ...process.env, LC_ALL: "C" } });
+  const h = createHash("sha256");
+  for await (const chunk of sorted.stdout) h.update(chunk as Buffer);
+  const [code] = (await once(sorted, "close")) as [number];
+  if (code !== 0) throw new Error(`sort exited with ${code}`);
+  rmSync(`${file}.lines`, { force: true });
   return { sha256: h.digest("hex"), lines };
 }
 
