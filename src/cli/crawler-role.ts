@@ -124,7 +124,17 @@ export function syncOptionsOf(config: Config) {
  * points) of a domain the crawler writes comes with the next pass, within RESCORE_INTERVAL_MS.
  */
 export function crawlSignals(lists: ScoringLists, index: () => ScoringFacts = () => EMPTY_INDEX): SignalsFn {
-  return createBaseSignalsFn(() => scoringContext(lists, index()));
+  // One context per set of facts (the rescoring pass replaces the object), not one per domain.
+  let facts: ScoringFacts | undefined;
+  let ctx: ReturnType<typeof scoringContext> | undefined;
+  return createBaseSignalsFn(() => {
+    const now = index();
+    if (ctx === undefined || now !== facts) {
+      facts = now;
+      ctx = scoringContext(lists, now);
+    }
+    return ctx;
+  });
 }
 
 /** Moves a source back to `block` (a block on the canonical chain), replaying from its journal; clears a halt. */

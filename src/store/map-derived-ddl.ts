@@ -42,24 +42,42 @@ const TLD_REGISTRATIONS_TRIGGERS = [
   "domains_tld_registrations_update",
 ] as const;
 
-export function nameHoldersTriggers(dialect: Dialect): TriggerDdl {
-  return dialect === "sqlite" ? nameHoldersSqlite() : nameHoldersPostgres();
+/**
+ * The SQLite triggers as migrations 0009, 0010 and 0014 created them (`deferrable` false), or as
+ * migration 0021 has them: each with the condition `DEFERRED_WHEN` (sqlite-derived-upkeep.ts).
+ */
+export function nameHoldersTriggers(dialect: Dialect, deferrable = false): TriggerDdl {
+  return dialect === "sqlite" ? nameHoldersSqlite(deferrable) : nameHoldersPostgres();
 }
 
-export function tldRegistrationsTriggers(dialect: Dialect): TriggerDdl {
-  return dialect === "sqlite" ? tldRegistrationsSqlite() : tldRegistrationsPostgres();
+export function tldRegistrationsTriggers(dialect: Dialect, deferrable = false): TriggerDdl {
+  return dialect === "sqlite" ? tldRegistrationsSqlite(deferrable) : tldRegistrationsPostgres();
 }
+
+/**
+ * SQLite, migration 0021: a trigger fires only while `map_derived_deferred` is empty. The crawler's
+ * bulk writer fills it for the span of one multi-row write inside its transaction and keeps both
+ * derived tables itself, once per write instead of once per row (sqlite-derived-upkeep.ts); every
+ * other writer (and any other connection: the row never commits) sees the table empty and the
+ * triggers as before.
+ */
+export const DEFERRED_TABLE = "map_derived_deferred";
+const whenLive = (deferrable: boolean, extra?: string) => {
+  const live = deferrable ? `not exists (select 1 from ${DEFERRED_TABLE})` : undefined;
+  const all = [extra, live].filter((c) => c !== undefined);
+  return all.length === 0 ? "" : `when ${all.join(" and ")}`;
+};
 
 /** Every trigger on the map's tables, with the statements that fill their tables from scratch. */
 export function mapDerived(dialect: Dialect): { triggers: TriggerDdl[]; fills: string[]; tables: string[] } {
   return {
-    triggers: [nameHoldersTriggers(dialect), tldRegistrationsTriggers(dialect)],
+    triggers: [nameHoldersTriggers(dialect, true), tldRegistrationsTriggers(dialect, true)],
     fills: [NAME_HOLDERS_FILL, TLD_REGISTRATIONS_FILL],
     tables: ["name_holders", "tld_registrations"],
   };
 }
 
-function nameHoldersSqlite(): TriggerDdl {
+function nameHoldersSqlite(deferrable: boolean): TriggerDdl {
   // `version` moves when the name crosses between one holder and several (RESCORE_VERSION_NOTE).
   const add = `insert into name_holders (name, holders) values (new.name, 1)
       on conflict (name) do update set holders = holders + 1, version = version + (holders = 1);`;
@@ -70,10 +88,10 @@ function nameHoldersSqlite(): TriggerDdl {
     names: NAME_HOLDERS_TRIGGERS,
     functions: [],
     triggers: [
-      `create trigger name_holders_insert after insert on domains begin ${add} end`,
-      `create trigger name_holders_delete after delete on domains begin ${remove} end`,
+      `create trigger name_holders_insert after insert on domains ${whenLive(deferrable)} begin ${add} end`,
+      `create trigger name_holders_delete after delete on domains ${whenLive(deferrable)} begin ${remove} end`,
       `create trigger name_holders_rename after update of name on domains
-    when new.name <> old.name begin ${remove} ${add} end`,
+    ${whenLive(deferrable, "new.name <> old.name")} begin ${remove} ${add} end`,
     ],
   };
 }
@@ -120,7 +138,7 @@ const LEAST_SQLITE = `case when excluded.first_registered_at is null then tld_re
   when tld_registrations.first_registered_at is null then excluded.first_registered_at
   else min(tld_registrations.first_registered_at, excluded.first_registered_at) end`;
 
-function tldRegistrationsSqlite(): TriggerDdl {
+function tldRegistrationsSqlite(deferrable: boolean): TriggerDdl {
   const add = (
     row: "new",
   ) => `insert into tld_registrations (tld, provider, network, domains, first_registered_at)
@@ -135,16 +153,17 @@ function tldRegistrationsSqlite(): TriggerDdl {
       where tld = ${row}.tld and provider = ${row}.provider and network = ${row}.network;
       delete from tld_registrations
       where tld = ${row}.tld and provider = ${row}.provider and network = ${row}.network and domains <= 0;`;
+  const changed = `old.tld is not new.tld or old.provider is not new.provider or old.network is not new.network
+      or old.registered_at is not new.registered_at`;
   return {
     names: TLD_REGISTRATIONS_TRIGGERS,
     functions: [],
     triggers: [
-      `create trigger domains_tld_registrations_insert after insert on domains begin ${add("new")} end`,
-      `create trigger domains_tld_registrations_delete after delete on domains begin ${remove("old")} end`,
+      `create trigger domains_tld_registrations_insert after insert on domains ${whenLive(deferrable)} begin ${add("new")} end`,
+      `create trigger domains_tld_registrations_delete after delete on domains ${whenLive(deferrable)} begin ${remove("old")} end`,
       // An upsert that rewrites a row with the same values changes nothing here.
       `create trigger domains_tld_registrations_update after update of tld, provider, network, registered_at on domains
-    when old.tld is not new.tld or old.provider is not new.provider or old.network is not new.network
-      or old.registered_at is not new.registered_at
+    ${whenLive(deferrable, deferrable ? `(${changed})` : changed)}
     begin ${remove("old")} ${add("new")} end`,
     ],
   };
