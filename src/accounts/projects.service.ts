@@ -16,7 +16,6 @@ import { findPlan, type Plan, planOf, planView } from "./plans.js";
 import { ProjectTeam } from "./project-team.js";
 import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
 import { dryRunSettings } from "./settings-dry-run.js";
-import { settingsWinnerEvents } from "./settings-winners.js";
 import { loadUsage, type UsageRecorder } from "./usage.js";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -238,18 +237,19 @@ export class ProjectService {
     if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
     const before = await this.getSettings(projectId);
     const next = parsed.value as Record<string, unknown>;
-    const winners = await settingsWinnerEvents(
-      { store: this.d.store, ranker: this.d.ranker },
-      projectId,
-      before,
-      next,
-      this.d.clock(),
-    );
+    const now = this.d.clock();
     await this.projectWrite(
       projectId,
       async (tx) => {
         await tx.updateProjectSettings(projectId, next);
-        await tx.appendChangeEvents(winners);
+        // Its winner.changed events come after, page by page (src/api/changes/settings-winner-jobs.ts).
+        await tx.appendSettingsWinnerJob({
+          projectId,
+          settingsBefore: before,
+          settingsAfter: next,
+          rankAt: now,
+          createdAt: now,
+        });
       },
       { kind: "settings.update", before, after: parsed.value },
     );

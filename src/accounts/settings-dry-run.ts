@@ -10,6 +10,7 @@ import {
 } from "../scoring/project-rules.js";
 import { isAllowedByProject } from "../scoring/rules/project-filter.rule.js";
 import type { ProjectException } from "../scoring/project-rules.js";
+import type { SettingsWinnerCursor } from "../store/settings-winner-jobs.port.js";
 import type { Store } from "../store/store.js";
 
 /** At most this many changed names are listed; `changed` counts them all. */
@@ -49,26 +50,16 @@ function samePriority(a: CompiledProjectRules, b: CompiledProjectRules): boolean
   return true;
 }
 
-/**
- * The names whose winner can differ between two rule sets, without ranking the index, in batches
- * of at most CHUNK, each name once:
- *
- * - a (provider, network) pair enabled in one and not the other: every name on it (the only
- *   holder of a name appears or disappears; among several holders the set of candidates changes);
- * - includeExpired changed: every expired name;
- * - the provider priority changed: every name held more than once (a single holder wins whatever
- *   its bonus);
- * - an exception added, removed or changed: the names held more than once that it covers.
- *
- * Nothing else in the settings changes an order (docs/scoring.md), so other names keep their winner.
- * The names held more than once come from the store's collision index, in pages: never all at once.
- */
-async function* affectedNames(
-  store: Store,
-  before: CompiledProjectRules,
-  after: CompiledProjectRules,
-  now: number,
-): AsyncIterable<string[]> {
+/** What a change of rules can move (see affectedNames). */
+interface Affected {
+  pairs: Array<{ provider: Provider; network: Network }>;
+  expiredBy: number | null;
+  domains: Set<string>;
+  suffixes: string[];
+  priority: boolean;
+}
+
+function affectedBy(before: CompiledProjectRules, after: CompiledProjectRules, now: number): Affected {
   const pairs: Array<{ provider: Provider; network: Network }> = [];
   for (const provider of PROVIDER_ORDER) {
     for (const network of PROVIDERS[provider].networks as readonly Network[]) {
@@ -76,28 +67,78 @@ async function* affectedNames(
       if (isAllowedByProject(d, before) !== isAllowedByProject(d, after)) pairs.push(d);
     }
   }
-  const expiredBy = before.includeExpired !== after.includeExpired ? now : null;
-  const listed = await store.findNamesOnPairs(pairs, expiredBy);
-  for (let i = 0; i < listed.length; i += CHUNK) yield listed.slice(i, i + CHUNK);
-  const domains = changedKeys(before.domainExceptions, after.domainExceptions);
-  const tlds = changedKeys(before.tldExceptions, after.tldExceptions);
-  const priority = samePriority(before, after);
-  if (priority && domains.size === 0 && tlds.size === 0) return;
-  const seen = new Set(listed);
-  const fresh = (names: Iterable<string>) => [...names].filter((n) => !seen.has(n));
-  if (priority && tlds.size === 0) {
-    // Only domain exceptions changed: their names, if held more than once.
-    const holders = await store.findNameHolders([...domains]);
-    const shared = fresh([...domains].filter((n) => (holders.get(n) ?? 0) > 1));
-    for (let i = 0; i < shared.length; i += CHUNK) yield shared.slice(i, i + CHUNK);
+  return {
+    pairs,
+    expiredBy: before.includeExpired !== after.includeExpired ? now : null,
+    domains: changedKeys(before.domainExceptions, after.domainExceptions),
+    suffixes: [...changedKeys(before.tldExceptions, after.tldExceptions)].map((t) => `.${t}`),
+    priority: samePriority(before, after),
+  };
+}
+
+/** Whether a domain puts its name in phase 0 (what findNamesOnPairs selects). */
+function inPhase0(d: DomainWithRecords, a: Affected): boolean {
+  if (a.expiredBy !== null && d.expiresAt !== null && d.expiresAt <= a.expiredBy) return true;
+  return a.pairs.some((p) => p.provider === d.provider && p.network === d.network);
+}
+
+/** A page of affected names and where the scan stands after it (the cursor to resume from). */
+interface NamePage {
+  names: string[];
+  cursor: SettingsWinnerCursor;
+}
+
+/**
+ * The names whose winner can differ between two rule sets, without ranking the index, in pages of
+ * at most `pageSize`, in two phases, each a keyset scan in the store's name order that resumes
+ * after `start` (the cursor of the last page done):
+ *
+ * - phase 0: every name on a (provider, network) pair enabled in one and not the other (the only
+ *   holder of a name appears or disappears; among several holders the set of candidates changes),
+ *   and, when includeExpired changed, every expired name;
+ * - phase 1: when the provider priority changed, every name held more than once (a single holder
+ *   wins whatever its bonus); when exceptions were added, removed or changed, the names held more
+ *   than once that they cover. A name of phase 0 is dropped here (winnerChangePages does, from its
+ *   candidates), so each name comes once.
+ *
+ * Nothing else in the settings changes an order (docs/scoring.md), so other names keep their winner.
+ * Memory holds one page: the names held more than once come from the store's collision index.
+ */
+async function* affectedNames(
+  store: Store,
+  a: Affected,
+  start: SettingsWinnerCursor,
+  pageSize: number,
+): AsyncIterable<NamePage> {
+  if (start.phase === 0 && (a.pairs.length > 0 || a.expiredBy !== null)) {
+    let after = start.name;
+    for (;;) {
+      const names = await store.findNamesOnPairs(a.pairs, a.expiredBy, { after, limit: pageSize });
+      if (names.length === 0) break;
+      after = names[names.length - 1]!;
+      yield { names, cursor: { phase: 0, name: after } };
+      if (names.length < pageSize) break;
+    }
+  }
+  const from = start.phase === 1 ? start.name : null;
+  if (a.priority && a.domains.size === 0 && a.suffixes.length === 0) return;
+  if (a.priority && a.suffixes.length === 0) {
+    // Only domain exceptions changed: their names, if held more than once (at most 10,000 of them).
+    const sorted = [...a.domains].sort(byCodeUnits).filter((n) => from === null || n > from);
+    const holders = await store.findNameHolders(sorted);
+    const shared = sorted.filter((n) => (holders.get(n) ?? 0) > 1);
+    for (let i = 0; i < shared.length; i += pageSize) {
+      const names = shared.slice(i, i + pageSize);
+      yield { names, cursor: { phase: 1, name: names[names.length - 1]! } };
+    }
     return;
   }
-  const suffixes = [...tlds].map((t) => `.${t}`);
-  for await (const page of store.iterateSharedNames(CHUNK)) {
-    const names = fresh(
-      page.filter((name) => !priority || domains.has(name) || suffixes.some((s) => name.endsWith(s))),
+  for await (const page of store.iterateSharedNames(pageSize, from)) {
+    const names = page.filter(
+      (name) => !a.priority || a.domains.has(name) || a.suffixes.some((s) => name.endsWith(s)),
     );
-    if (names.length > 0) yield names;
+    // A page that keeps no name still moves the cursor.
+    yield { names, cursor: { phase: 1, name: page[page.length - 1]! } };
   }
 }
 
@@ -110,18 +151,30 @@ export interface WinnerChange {
   after: RankedDomain | undefined;
 }
 
+/** One page of winnerChangePages: the names that changed winner, and the cursor after the page. */
+export interface WinnerChangePage {
+  changes: WinnerChange[];
+  /** Names looked at in this page. */
+  scanned: number;
+  cursor: SettingsWinnerCursor;
+}
+
+/** The cursor of a scan not started. */
+export const START: SettingsWinnerCursor = { phase: 0, name: null };
+
 /**
  * Every indexed name whose winner (the answer of `resolve` without filters) differs between the
- * settings `current` and `next` (both valid), in batches. The country is unknown (no geography
- * rule), the time is `now`.
+ * settings `current` and `next` (both valid), one page of at most `pageSize` names at a time
+ * (pages where nothing changed included), resuming after `start`. The country is unknown (no
+ * geography rule), the time is `now`.
  */
-export async function* winnerChanges(
+export async function* winnerChangePages(
   deps: { store: Store; ranker: Ranker },
   current: Record<string, unknown>,
   next: Record<string, unknown>,
   now: number,
-  counted: { scanned: number } = { scanned: 0 },
-): AsyncIterable<WinnerChange[]> {
+  opts: { start?: SettingsWinnerCursor; pageSize?: number } = {},
+): AsyncIterable<WinnerChangePage> {
   const before = compileProjectRules(current);
   const after = compileProjectRules(next);
   const ctx = (projectSettings: Record<string, unknown>, rules: CompiledProjectRules) => ({
@@ -133,21 +186,25 @@ export async function* winnerChanges(
   });
   const ctxBefore = ctx(current, before);
   const ctxAfter = ctx(next, after);
-  for await (const names of affectedNames(deps.store, before, after, now)) {
-    counted.scanned += names.length;
+  const affected = affectedBy(before, after, now);
+  const pages = affectedNames(deps.store, affected, opts.start ?? START, opts.pageSize ?? CHUNK);
+  for await (const { names, cursor } of pages) {
     const byName = new Map<string, DomainWithRecords[]>();
-    for (const d of await deps.store.findRankingCandidates(names)) {
+    for (const d of names.length > 0 ? await deps.store.findRankingCandidates(names) : []) {
       const list = byName.get(d.name);
       if (list) list.push(d);
       else byName.set(d.name, [d]);
     }
-    const out: WinnerChange[] = [];
+    // Phase 1: a name phase 0 had is not ranked again.
+    if (cursor.phase === 1)
+      for (const [name, list] of byName) if (list.some((d) => inPhase0(d, affected))) byName.delete(name);
+    const changes: WinnerChange[] = [];
     for (const [name, candidates] of byName) {
       const a = deps.ranker.rank(candidates, ctxBefore)[0];
       const b = deps.ranker.rank(candidates, ctxAfter)[0];
-      if (a?.domain.id !== b?.domain.id) out.push({ name, before: a, after: b });
+      if (a?.domain.id !== b?.domain.id) changes.push({ name, before: a, after: b });
     }
-    if (out.length > 0) yield out;
+    yield { changes, scanned: byName.size, cursor };
   }
 }
 
@@ -172,8 +229,9 @@ export async function dryRunSettings(
     listed = listed.slice(0, DRY_RUN_LIST_CAP);
   };
   const next = parsed.value as Record<string, unknown>;
-  for await (const batch of winnerChanges(deps, current, next, now, result)) {
-    for (const { name, before, after } of batch) {
+  for await (const page of winnerChangePages(deps, current, next, now)) {
+    result.scanned += page.scanned;
+    for (const { name, before, after } of page.changes) {
       result.changed++;
       listed.push({ name, before: winnerOf(before), after: winnerOf(after) });
       if (listed.length >= 2 * DRY_RUN_LIST_CAP) keepFirst();

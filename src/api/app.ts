@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { Registry } from "prom-client";
 import { createChangeHub } from "./changes/change-hub.js";
+import { SettingsWinnerRunner } from "./changes/settings-winner-jobs.js";
 import { WinnerDeriver } from "./changes/winner-deriver.js";
 import type { TransportOptions } from "./webhooks/webhook-transport.js";
 import { webhookAddressPolicy, WebhookService } from "./webhooks/webhook-service.js";
@@ -203,6 +204,16 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   });
   app.addHook("onReady", async () => winners.start());
   app.addHook("preClose", async () => winners.stop());
+  const settingsWinners = new SettingsWinnerRunner({
+    store: ctx.store,
+    ranker: ctx.ranker,
+    logger: ctx.logger,
+    clock: ctx.clock,
+    pollMs: opts.webhooks?.pollMs,
+    retentionMs: ctx.config.changesRetentionDays * 86_400_000,
+  });
+  app.addHook("onReady", async () => settingsWinners.start());
+  app.addHook("preClose", async () => settingsWinners.stop());
   const webhooks = new WebhookService({ ctx, policy, worker });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });

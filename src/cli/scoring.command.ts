@@ -1,5 +1,3 @@
-import { createScoringRanker } from "../resolution/rank.js";
-import { settingsWinnerEvents } from "../accounts/settings-winners.js";
 import { readFileSync } from "node:fs";
 import { CLI_ACTOR, recordAudit } from "../accounts/audit-log.js";
 import { join } from "node:path";
@@ -147,16 +145,17 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
         const project = await findProject(store, ref);
         if (next !== null) {
           const settings = next;
-          const winners = await settingsWinnerEvents(
-            { store, ranker: createScoringRanker() },
-            project.id,
-            project.settings,
-            settings,
-            Date.now(),
-          );
+          const now = Date.now();
           await writeAndPublish(store, [`project:${project.id}`], async (tx) => {
             await tx.updateProjectSettings(project.id, settings);
-            await tx.appendChangeEvents(winners);
+            // The winner.changed events: appended by whichever API process runs the job.
+            await tx.appendSettingsWinnerJob({
+              projectId: project.id,
+              settingsBefore: project.settings,
+              settingsAfter: settings,
+              rankAt: now,
+              createdAt: now,
+            });
             const change = {
               projectId: project.id,
               kind: "settings.update",

@@ -7,6 +7,7 @@ import * as scans from "./kysely/domain-map-scans.queries.js";
 import * as projects from "./kysely/projects.queries.js";
 import * as rescoreState from "./kysely/rescore-state.queries.js";
 import * as scoring from "./kysely/scoring-data.queries.js";
+import * as winnerJobs from "./kysely/settings-winner-jobs.queries.js";
 import type { AccountsDb } from "./accounts.port.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { Database } from "./schema.js";
@@ -203,6 +204,20 @@ export class KyselyStore implements Store {
   }
   pruneChangeEvents(...a: Args<"pruneChangeEvents">) {
     return this.inTransaction((db) => changeLog.pruneChangeEvents(db, ...a));
+  }
+
+  // The settings changes' winner.changed jobs (settings-winner-jobs.port.ts).
+  appendSettingsWinnerJob(...a: Args<"appendSettingsWinnerJob">) {
+    return winnerJobs.appendSettingsWinnerJob(this.db, ...a);
+  }
+  findNextSettingsWinnerJob() {
+    return winnerJobs.findNextSettingsWinnerJob(this.db);
+  }
+  advanceSettingsWinnerJob(...a: Args<"advanceSettingsWinnerJob">) {
+    return winnerJobs.advanceSettingsWinnerJob(this.db, ...a);
+  }
+  pruneSettingsWinnerJobs(...a: Args<"pruneSettingsWinnerJobs">) {
+    return winnerJobs.pruneSettingsWinnerJobs(this.db, ...a);
   }
 
   // The crawler log (crawler-log.port.ts).

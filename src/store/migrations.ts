@@ -18,6 +18,7 @@ import * as m0017 from "./migrations/0017-webhooks.js";
 import * as m0018 from "./migrations/0018-audit-log.js";
 import * as m0019 from "./migrations/0019-key-scopes.js";
 import * as m0021 from "./migrations/0021-derived-upkeep.js";
+import * as m0022 from "./migrations/0022-settings-winner-jobs.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0018-audit-log", up: m0018.up },
   { name: "0019-key-scopes", up: m0019.up },
   { name: "0021-derived-upkeep", up: m0021.up },
+  { name: "0022-settings-winner-jobs", up: m0022.up },
 ];

@@ -160,6 +160,23 @@ export interface ChangeLogStateTable {
   value: number;
 }
 
+/** The winner.changed jobs of settings changes (migration 0022, settings-winner-jobs.port.ts). */
+export interface SettingsWinnerJobsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** JSON of the settings before and after the change. */
+  settings_before: string;
+  settings_after: string;
+  /** Epoch ms the names are ranked at (the save's time). */
+  rank_at: number;
+  phase: number;
+  cursor_name: string | null;
+  /** Pages done: the version the conditional advance compares. */
+  pages: number;
+  created_at: number;
+  finished_at: number | null;
+}
+
 export interface Database {
   domains: DomainsTable;
   tld_registrations: TldRegistrationsTable;
@@ -173,6 +190,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   change_events: ChangeEventsTable;
   change_log_state: ChangeLogStateTable;
+  settings_winner_jobs: SettingsWinnerJobsTable;
   accounts: AccountsDatabase["accounts"];
   sessions: AccountsDatabase["sessions"];
   account_tokens: AccountsDatabase["account_tokens"];

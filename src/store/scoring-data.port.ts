@@ -43,8 +43,11 @@ export interface ScoringData {
    * hold each of these names. A name no domain holds is absent.
    */
   findNameHolders(names: readonly string[]): Promise<Map<string, number>>;
-  /** From the collision index: the names held by two or more domains, in name order, in pages. */
-  iterateSharedNames(pageSize?: number): AsyncIterable<string[]>;
+  /**
+   * From the collision index: the names held by two or more domains, in name order (the store's),
+   * in pages; after `startAfter` when it is given (a keyset to resume from).
+   */
+  iterateSharedNames(pageSize?: number, startAfter?: string | null): AsyncIterable<string[]>;
   /** From the collision index: how many names two or more domains hold. */
   countSharedNames(): Promise<number>;
   /**
@@ -62,11 +65,13 @@ export interface ScoringData {
   /**
    * Distinct names (sorted) of the domains on one of these (provider, network) pairs, or expired
    * at `expiredBy` (expires_at <= expiredBy) when it is given: the names a change of enabled
-   * networks/providers or of includeExpired can affect (the settings dry run).
+   * networks/providers or of includeExpired can affect (the settings dry run). With `page`: at
+   * most `limit` of them, after `after` in the store's name order (a keyset page).
    */
   findNamesOnPairs(
     pairs: ReadonlyArray<{ provider: Provider; network: Network }>,
     expiredBy: number | null,
+    page?: { after: string | null; limit: number },
   ): Promise<string[]>;
   /**
    * The domains of these names without their records (`records: []`), in id order: what the

@@ -4,6 +4,7 @@ import type { ChangeLog } from "./change-log.port.js";
 import type { CrawlerLog, SourceLocks } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
 import type { ScoringData } from "./scoring-data.port.js";
+import type { SettingsWinnerJobs } from "./settings-winner-jobs.port.js";
 import type { SnapshotSink } from "./snapshot-sink.port.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -55,6 +56,8 @@ export interface StoreConnection {
  * - `CrawlerLog` (crawler-log.port.ts): checkpoints, journal, recent blocks. The crawler's.
  * - `ChangeLog` (change-log.port.ts): the ordered log of map changes the change feed streams.
  * - `ScoringData` (scoring-data.port.ts): index-wide facts and the KYC list. The scoring jobs'.
+ * - `SettingsWinnerJobs` (settings-winner-jobs.port.ts): settings changes whose winner.changed
+ *   events the API processes append, page by page.
  * - `ProjectsStore` (accounts.port.ts): projects and API keys, the one owner of project lookups.
  * - `AccountsTables` (accounts.port.ts): the accounts feature's tables, for its repositories.
  *
@@ -68,5 +71,6 @@ export interface Store
     CrawlerLog,
     ChangeLog,
     ScoringData,
+    SettingsWinnerJobs,
     ProjectsStore,
     AccountsTables {}

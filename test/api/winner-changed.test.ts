@@ -268,15 +268,29 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     const dry = await owner.post(`projects/${custom.id}/settings/dry-run`, { settings: {} });
     expect(dry.statusCode).toBe(200);
     const changed = dry.json().data.changed as number;
+    const stream = feed(custom.key);
+    await stream.opened;
     const { newest } = await t.store.changeLogBounds();
+    const mark = bySettings(stream.events).length;
     const put = await owner.put(`projects/${custom.id}/settings`, {});
     expect(put.statusCode).toBe(200);
+    // The events come after the save, from the job an API process runs: on the stream.
+    await until(
+      "the settings' events on the stream",
+      () => bySettings(stream.events).length >= mark + changed,
+    );
+    await new Promise((r) => setTimeout(r, 300));
     const appended = (await t.store.findChangeEventsAfter(newest, 100)).filter(
       (e) => e.type === "winner.changed" && e.projectId === custom.id,
     );
     // clash.x and forked.x collide, and the defaults pick UNS for them (the settings test above).
     expect(changed).toBeGreaterThan(0);
     expect(appended.length).toBe(changed);
+    expect(
+      bySettings(stream.events)
+        .slice(mark)
+        .map((e) => Number(e.id)),
+    ).toEqual(appended.map((e) => e.id));
 
     // The command line's `project rules set` appends them the same way.
     const rules = createProjectRulesCommand({ store: t.store, config: t.ctx.config });
@@ -288,9 +302,18 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     } finally {
       process.stdout.write = quiet;
     }
-    const byCli = (await t.store.findChangeEventsAfter(before, 100)).filter(
-      (e) => e.type === "winner.changed" && e.projectId === custom.id,
+    // The command line appends the job; the app's runner (this API process) appends the events.
+    const byCliNow = async () =>
+      (await t.store.findChangeEventsAfter(before, 100)).filter(
+        (e) => e.type === "winner.changed" && e.projectId === custom.id,
+      );
+    await waitFor(
+      async () => ((await byCliNow()).length >= changed ? true : null),
+      8_000,
+      "the CLI's events",
     );
+    await new Promise((r) => setTimeout(r, 300));
+    const byCli = await byCliNow();
     expect(byCli.length).toBe(changed);
     expect(
       byCli.every((e) => e.payload.cause === "settings" && e.payload.winner?.to?.provider === "NAMESPACE_A"),

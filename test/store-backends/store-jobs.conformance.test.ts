@@ -108,6 +108,14 @@ describe.each(STORE_BACKENDS)("store jobs' queries: $name", (backend) => {
       "later.web3",
       "old.web3",
     ]);
+    // In keyset pages (a settings job's phase 0): after a name, at most `limit`, a name once.
+    const bsc = [{ provider: "NAMESPACE_A", network: "BSC" }] as const;
+    const page = (after: string | null, limit: number) =>
+      store.findNamesOnPairs(bsc, T0 + 9, { after, limit });
+    expect(await page(null, 1)).toEqual(["b.web3"]);
+    expect(await page("b.web3", 1)).toEqual(["later.web3"]);
+    expect(await page("later.web3", 5)).toEqual(["old.web3"]);
+    expect(await page("old.web3", 5)).toEqual([]);
   });
 
   it("loads ranking candidates by name without records, in id order, past one IN list", async () => {

@@ -44,9 +44,10 @@ export async function findNamesOnPairs(
   db: Db,
   pairs: ReadonlyArray<{ provider: Provider; network: Network }>,
   expiredBy: number | null,
+  page?: { after: string | null; limit: number },
 ): Promise<string[]> {
   if (pairs.length === 0 && expiredBy === null) return [];
-  const rows = await db
+  let q = db
     .selectFrom("domains")
     .select("name")
     .distinct()
@@ -55,9 +56,10 @@ export async function findNamesOnPairs(
         ...pairs.map((p) => eb.and([eb("provider", "=", p.provider), eb("network", "=", p.network)])),
         ...(expiredBy === null ? [] : [eb("expires_at", "<=", expiredBy)]),
       ]),
-    )
-    .orderBy("name")
-    .execute();
+    );
+  if (page?.after != null) q = q.where("name", ">", page.after);
+  const ordered = q.orderBy("name");
+  const rows = await (page ? ordered.limit(page.limit) : ordered).execute();
   return rows.map((r) => r.name);
 }
 
@@ -164,8 +166,12 @@ export async function findNameHolders(db: Db, names: readonly string[]): Promise
   return out;
 }
 
-export async function* iterateSharedNames(db: Db, pageSize = 5000): AsyncIterable<string[]> {
-  let after: string | null = null;
+export async function* iterateSharedNames(
+  db: Db,
+  pageSize = 5000,
+  startAfter: string | null = null,
+): AsyncIterable<string[]> {
+  let after: string | null = startAfter;
   for (;;) {
     let q = nameDb(db).selectFrom("name_holders").select("name").where("holders", ">", 1);
     if (after !== null) q = q.where("name", ">", after);
