@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,18 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { anvilArgs, anvilCommand, findFreePortRange, randomPortBase, startAnvil } from "./anvil.js";
 import { devnetRpc } from "./rpc.js";
 import { pauseMining, resumeMining } from "./tx-sender.js";
-import { isAlive } from "../../test/helpers/processes.js";
-
-/** Gone, or a zombie nobody has reaped yet: either way no longer running. */
-function hasEnded(pid: number): boolean {
-  if (!isAlive(pid)) return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
+import { hasEnded, isAlive } from "../../test/helpers/processes.js";
 
 function listen(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {

@@ -16,6 +16,16 @@ function statFields(pid: number | string): string[] {
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
+/** Gone, or a zombie nobody has reaped yet: either way no longer running. */
+export function hasEnded(pid: number): boolean {
+  if (!isAlive(pid)) return true;
+  try {
+    return statFields(pid)[0] === "Z";
+  } catch {
+    return true;
+  }
+}
+
 /** The live (not zombie) children of `ppid` whose command line contains `marker` (from /proc). */
 export function childrenOf(ppid: number, marker: string): number[] {
   const out: number[] = [];

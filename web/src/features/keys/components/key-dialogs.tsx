@@ -2,7 +2,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { del, patch, post } from "../../../api";
 import type { ApiKeyItem, CreatedKey, RotatedKey } from "../../../types";
-import { Dialog, ErrorMessage, Field, formatDateTime } from "../../../ui";
+import { ConfirmDialog, Dialog, ErrorMessage, Field, formatDateTime } from "../../../ui";
 import { fieldOf, type LimitsDraft, limitsBody, toIso, toLocal } from "../api/keys.api";
 import { KeyLimitsFields } from "./key-limits-fields";
 
@@ -225,26 +225,16 @@ export function RevokeDialog({
     onSuccess: onRevoked,
   });
   return (
-    <Dialog
-      open={revoking !== null}
+    <ConfirmDialog
+      item={revoking}
       title={`Revoke ${revoking?.name || revoking?.prefix || ""}?`}
-      onClose={onClose}
+      confirm="Revoke key"
+      error={revoke.error}
+      pending={revoke.isPending}
+      onCancel={onClose}
+      onConfirm={(k) => revoke.mutate(k)}
     >
       <p>Requests with this key are refused from now on. This cannot be undone.</p>
-      <ErrorMessage error={revoke.error} />
-      <div className="form-actions">
-        <button type="button" className="btn btn-secondary" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={revoke.isPending}
-          onClick={() => revoking && revoke.mutate(revoking)}
-        >
-          Revoke key
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
