@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
 import type { Ranker } from "../../scoring/scoring-ranker.js";
@@ -25,7 +26,8 @@ export interface SettingsWinnerRun {
  * (`pageSize` names) at a time from its cursor, at the job's time, and appends each page's
  * winner.changed events with the job's next cursor in one transaction, conditionally (only if the
  * job still is where it was read: of several processes one appends a page, the others drop theirs
- * and read the job again). A job's last page is followed by its `finished_at`. A process killed
+ * and read the job again; on PostgreSQL the job's row is locked while a page is ranked, and a
+ * process finding it locked leaves the job to the one ranking it until its next pass). A job's last page is followed by its `finished_at`. A process killed
  * mid-job leaves the cursor of its last committed page: the next run resumes there. Memory holds
  * one page.
  */
@@ -44,32 +46,46 @@ export async function runSettingsWinnerJobs(
     let version = job.pages;
     let cursor = job.cursor;
     let lost = false;
+    const pg = store.dialect === "postgres";
     // A deleted project's job has no one to tell: it is finished without events.
     if (await store.findProjectById(job.projectId)) {
       const pages = winnerChangePages(deps, job.settingsBefore, job.settingsAfter, job.rankAt, {
         start: job.cursor,
         pageSize: opts.pageSize,
       });
-      for await (const page of pages) {
+      const iter = pages[Symbol.asyncIterator]();
+      for (;;) {
         if (stopped()) return run;
-        const events = page.changes.map((c) => settingsEvent(c, job.projectId, clock()));
         const from = version;
-        const moved = await store.transaction(async (tx) => {
-          if (!(await tx.advanceSettingsWinnerJob(job.id, from, page.cursor, null))) return false;
+        // SQLite ranks before its write transaction (held while ranking, it would stall the
+        // crawler); PostgreSQL inside, under the job row's lock: another process ranking it skips.
+        const ahead = pg ? null : await iter.next();
+        const step = await store.transaction(async (tx) => {
+          if (pg) {
+            const lock = await lockJob(tx, job.id, from);
+            if (lock !== "held") return lock;
+          }
+          const next = ahead ?? (await iter.next());
+          if (next.done) return "done" as const;
+          const page = next.value;
+          const events = page.changes.map((c) => settingsEvent(c, job.projectId, clock()));
+          if (!(await tx.advanceSettingsWinnerJob(job.id, from, page.cursor, null))) return "lost" as const;
           if (events.length > 0) {
             await tx.appendChangeEvents(events);
             await tx.changes?.publish(CHANGES_TOPIC);
           }
-          return true;
+          return { cursor: page.cursor, events: events.length };
         });
-        if (!moved) {
+        if (step === "busy") return run;
+        if (step === "done") break;
+        if (step === "lost") {
           lost = true;
           break;
         }
         version++;
-        cursor = page.cursor;
+        cursor = step.cursor;
         run.pages++;
-        run.events += events.length;
+        run.events += step.events;
         if (run.pages >= maxPages) return run;
       }
     }
@@ -77,6 +93,18 @@ export async function runSettingsWinnerJobs(
     if (lost || stopped()) continue;
     await store.advanceSettingsWinnerJob(job.id, version, cursor, clock());
   }
+}
+
+/**
+ * Locks a job's row for this transaction (PostgreSQL): "held" when it is still at `pages`, "busy"
+ * when another process holds the lock (it ranks this page), "lost" when it moved or finished.
+ */
+async function lockJob(tx: Store, id: number, pages: number): Promise<"held" | "busy" | "lost"> {
+  const r = await sql<{ pages: number | string; finished_at: number | string | null }>`select pages,
+    finished_at from settings_winner_jobs where id = ${id} for update skip locked`.execute(tx.accountsDb);
+  const row = r.rows[0];
+  if (!row) return "busy";
+  return Number(row.pages) === pages && row.finished_at === null ? "held" : "lost";
 }
 
 /** How often finished jobs are pruned (every API process does; a prune finding nothing costs one query). */

@@ -81,8 +81,9 @@ function holdersBefore(now: number, name: string, events: ChangeEvent[]): number
  * Derives winner.changed from the change log (docs/api.md, "Change feed"), run by every API
  * process: it reads the map's events after its cursor, ranks each name that had or has more than
  * one holder under every scope before and after each of its events, appends a winner.changed for
- * each event that moved the winner of a collision, and advances the cursor in the same transaction, conditionally, so that of several
- * processes one appends a page. A derived event carries the source and block of the change that
+ * each event that moved the winner of a collision, and advances the cursor in the same transaction:
+ * on PostgreSQL under the cursor row's lock (one process ranks a page, the others skip it), on
+ * SQLite conditionally (of several processes one appends a page). A derived event carries the source and block of the change that
  * caused it: a reorg undoing that block retracts it with the others.
  */
 export class WinnerDeriver {
@@ -118,24 +119,58 @@ export class WinnerDeriver {
 
   /** One pass: pages of the log until the head. Returns the number of events appended. */
   async tick(): Promise<number> {
+    await this.cursor();
     let appended = 0;
     for (;;) {
-      const from = await this.cursor();
-      const page = await this.o.store.findChangeEventsAfter(from, PAGE);
-      if (page.length === 0 || this.loop.stopped) return appended;
-      const events = await this.derive(page);
-      const to = page[page.length - 1]!.id;
-      const moved = await this.o.store.transaction(async (tx) => {
-        const r = await sql`update change_log_state set value = ${to}
-            where key = ${CURSOR_KEY} and value = ${from}`.execute(tx.accountsDb);
-        if (Number(r.numAffectedRows ?? 0) !== 1) return false;
-        await tx.appendChangeEvents(events);
-        if (events.length > 0) await tx.changes?.publish(CHANGES_TOPIC);
-        return true;
-      });
-      if (moved) appended += events.length;
-      if (page.length < PAGE) return appended;
+      const step = this.o.store.dialect === "postgres" ? await this.lockedPage() : await this.racedPage();
+      if (step === null) return appended;
+      appended += step.appended;
+      if (step.read < PAGE) return appended;
     }
+  }
+
+  /**
+   * SQLite: derive a page, then advance the cursor only if it still is where it was read (of
+   * several processes on one file one appends; the others' work is dropped). A write lock held
+   * while ranking would stall the crawler's writes, so the race is cheaper there.
+   */
+  private async racedPage(): Promise<{ read: number; appended: number } | null> {
+    const from = await this.cursor();
+    const page = await this.o.store.findChangeEventsAfter(from, PAGE);
+    if (page.length === 0 || this.loop.stopped) return null;
+    const events = await this.derive(page);
+    const to = page[page.length - 1]!.id;
+    const moved = await this.o.store.transaction(async (tx) => {
+      const r = await sql`update change_log_state set value = ${to}
+          where key = ${CURSOR_KEY} and value = ${from}`.execute(tx.accountsDb);
+      if (Number(r.numAffectedRows ?? 0) !== 1) return false;
+      await tx.appendChangeEvents(events);
+      if (events.length > 0) await tx.changes?.publish(CHANGES_TOPIC);
+      return true;
+    });
+    return { read: page.length, appended: moved ? events.length : 0 };
+  }
+
+  /**
+   * PostgreSQL: the cursor's row is locked (`for update skip locked`) for the page's derivation,
+   * so of several API processes one ranks a page and the others skip it at once (no process
+   * ranks a page another is ranking, then throws its work away). Null when nothing is left or
+   * another process holds the page.
+   */
+  private lockedPage(): Promise<{ read: number; appended: number } | null> {
+    return this.o.store.transaction(async (tx) => {
+      const r = await sql<{ value: number | string }>`select value from change_log_state
+        where key = ${CURSOR_KEY} for update skip locked`.execute(tx.accountsDb);
+      if (!r.rows[0]) return null;
+      const page = await this.o.store.findChangeEventsAfter(Number(r.rows[0].value), PAGE);
+      if (page.length === 0 || this.loop.stopped) return null;
+      const events = await this.derive(page);
+      await sql`update change_log_state set value = ${page[page.length - 1]!.id}
+        where key = ${CURSOR_KEY}`.execute(tx.accountsDb);
+      await tx.appendChangeEvents(events);
+      if (events.length > 0) await tx.changes?.publish(CHANGES_TOPIC);
+      return { read: page.length, appended: events.length };
+    });
   }
 
   /** The winner.changed events of a page of the log. */
