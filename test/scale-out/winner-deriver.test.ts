@@ -24,6 +24,30 @@ describe.each(["postgres", "sqlite"] as const)(
     afterAll(async () => {
       await t?.close();
     });
+    const options = () => ({
+      store: t.store,
+      ranker: createScoringRanker(),
+      logger: pino({ level: "silent" }),
+      clock: () => t.clock.now,
+    });
+    /** A map event of alice.wallet on NAMESPACE_B (fields overridden per test). */
+    const mapEvent = (): ChangeEventWrite => ({
+      type: "domain.created",
+      createdAt: t.clock.now,
+      sourceId: "uns-ethereum",
+      network: "ETHEREUM",
+      provider: "NAMESPACE_B",
+      tokenId: TOKEN_B,
+      name: "alice.wallet",
+      tld: "wallet",
+      blockNumber: 9,
+      blockHash: `0x${"09".repeat(32)}`,
+      txHash: null,
+      blockTime: t.clock.now,
+      retracts: null,
+      projectId: null,
+      payload: { state: { owner: OWNER, expiresAt: null, records: [] } },
+    });
     /** Until the derivers' shared cursor is at the log's head (some deriver derived every page). */
     const derived = async () => {
       const { newest } = await t.store.changeLogBounds();
@@ -39,15 +63,7 @@ describe.each(["postgres", "sqlite"] as const)(
       await t.store.updateProjectSettings(custom.id, {
         exceptions: [{ tld: "wallet", provider: "NAMESPACE_B" }],
       });
-      const derivers = [1, 2].map(
-        () =>
-          new WinnerDeriver({
-            store: t.store,
-            ranker: createScoringRanker(),
-            logger: pino({ level: "silent" }),
-            clock: () => t.clock.now,
-          }),
-      );
+      const derivers = [1, 2].map(() => new WinnerDeriver(options()));
       // Both start from the head (the first start sets the shared cursor).
       await Promise.all(derivers.map((d) => d.tick()));
       const { newest } = await t.store.changeLogBounds();
@@ -76,23 +92,7 @@ describe.each(["postgres", "sqlite"] as const)(
         tags: [],
       };
       await t.store.upsertDomain(domain);
-      const created: ChangeEventWrite = {
-        type: "domain.created",
-        createdAt: now,
-        sourceId: "uns-ethereum",
-        network: "ETHEREUM",
-        provider: "NAMESPACE_B",
-        tokenId: TOKEN_B,
-        name: "alice.wallet",
-        tld: "wallet",
-        blockNumber: 9,
-        blockHash: `0x${"09".repeat(32)}`,
-        txHash: null,
-        blockTime: now,
-        retracts: null,
-        projectId: null,
-        payload: { state: { owner: OWNER, expiresAt: null, records: [] } },
-      };
+      const created = mapEvent();
       await t.store.appendChangeEvents([created]);
       const appended = await Promise.all(derivers.map((d) => d.tick()));
       // On PostgreSQL a tick skips a page another deriver (the app's own) holds: wait for it.
@@ -165,38 +165,18 @@ describe.each(["postgres", "sqlite"] as const)(
             return super.derive(page);
           }
         }
-        const derivers = [1, 2, 3].map(
-          () =>
-            new Counting({
-              store: t.store,
-              ranker: createScoringRanker(),
-              logger: pino({ level: "silent" }),
-              clock: () => t.clock.now,
-              pollMs: 60_000,
-            }),
-        );
+        const derivers = [1, 2, 3].map(() => new Counting(options()));
         // Settle the cursor at the head: the app's own deriver may still be reading.
         await Promise.all(derivers.map((d) => d.tick()));
         await new Promise((r) => setTimeout(r, 300));
         await Promise.all(derivers.map((d) => d.tick()));
         derived = 0;
-        const now = t.clock.now;
-        const events: ChangeEventWrite[] = Array.from({ length: 40 }, (_, i) => ({
-          type: "domain.updated",
-          createdAt: now,
-          sourceId: "uns-ethereum",
-          network: "ETHEREUM",
-          provider: "NAMESPACE_B",
+        const events = Array.from({ length: 40 }, (_, i) => ({
+          ...mapEvent(),
+          type: "domain.updated" as const,
           tokenId: `0x${i.toString(16).padStart(64, "0")}`,
           name: `lone${i}.wallet`,
-          tld: "wallet",
           blockNumber: 100 + i,
-          blockHash: `0x${"0a".repeat(32)}`,
-          txHash: null,
-          blockTime: now,
-          retracts: null,
-          projectId: null,
-          payload: { state: { owner: OWNER, expiresAt: null, records: [] } },
         }));
         await t.store.appendChangeEvents(events);
         // Three at once (the app's own deriver may take the page first: then these see none).
