@@ -165,9 +165,9 @@ export async function rescorePage(
     .map((d) => ({ id: d.id, s: computeBaseSignals(d, d.records, ctx), d }))
     .filter((c) => !sameSignals(c.d, c.s));
   if (changes.length === 0) return 0;
-  await store.transaction(async (tx) => {
-    for (const c of changes) await tx.updateDomainSignals(c.id, signalsOf(c.s));
-  });
+  await store.transaction((tx) =>
+    tx.updateDomainSignalsMany(changes.map((c) => ({ id: c.id, signals: signalsOf(c.s) }))),
+  );
   return changes.length;
 }
 

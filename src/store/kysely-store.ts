@@ -127,6 +127,9 @@ export class KyselyStore implements Store {
   updateDomainSignals(...a: Args<"updateDomainSignals">) {
     return map.updateDomainSignals(this.db, ...a);
   }
+  updateDomainSignalsMany(...a: Args<"updateDomainSignalsMany">) {
+    return map.updateDomainSignalsMany(this.db, ...a);
+  }
   replaceRecords(...a: Args<"replaceRecords">) {
     return map.replaceRecords(this.db, ...a);
   }

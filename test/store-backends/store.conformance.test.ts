@@ -211,6 +211,40 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
     expect((await store.findDomainsByTld("wallet", 10)).map((x) => x.id)).toEqual([early, late]);
   });
 
+  it("updates many domains' signals at once, past a statement's rows, leaving the others", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 520; i++)
+      ids.push(
+        await store.upsertDomain(domain({ name: `s${i}.wallet`, sld: `s${i}`, tokenId: token(1000 + i) })),
+      );
+    const untouched = ids.pop()!;
+    await store.updateDomainSignalsMany(
+      ids.map((id, i) => ({
+        id,
+        signals: {
+          baseScore: i % 100,
+          spam: i % 2 === 0,
+          csamOk: i % 3 !== 0,
+          kyc: i % 5 === 0,
+          tags: [`t:${i}`, "x"],
+        },
+      })),
+    );
+    for (const i of [0, 1, 499, 500, 518]) {
+      const d = await store.findDomainById(ids[i]!);
+      expect([d?.baseScore, d?.spam, d?.csamOk, d?.kyc, d?.tags]).toEqual([
+        i % 100,
+        i % 2 === 0,
+        i % 3 !== 0,
+        i % 5 === 0,
+        [`t:${i}`, "x"],
+      ]);
+    }
+    const other = await store.findDomainById(untouched);
+    expect([other?.baseScore, other?.tags]).toEqual([domain().baseScore, domain().tags]);
+    await store.updateDomainSignalsMany([]);
+  });
+
   it("iterates every domain in pages with records", async () => {
     for (let i = 0; i < 25; i++) {
       const id = await store.upsertDomain(

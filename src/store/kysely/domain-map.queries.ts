@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type {
@@ -94,6 +95,34 @@ export async function updateDomainSignals(
     })
     .where("id", "=", id)
     .execute();
+}
+
+/** Rows per statement of updateDomainSignalsMany (six parameters a row). */
+const SIGNAL_ROWS = 500;
+
+/**
+ * `updateDomainSignals` for many domains: one statement per 500 (a CTE of typed values joined by
+ * id, `update … from`), the same on SQLite (3.33+) and PostgreSQL. A rescore page is one or two
+ * round trips instead of one per domain.
+ */
+export async function updateDomainSignalsMany(
+  db: Db,
+  rows: ReadonlyArray<{
+    id: number;
+    signals: Pick<Domain, "baseScore" | "spam" | "csamOk" | "kyc" | "tags">;
+  }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += SIGNAL_ROWS) {
+    const values = rows.slice(i, i + SIGNAL_ROWS).map(
+      ({ id, signals: s }) =>
+        sql`(cast(${id} as bigint), cast(${s.baseScore} as integer), cast(${s.spam ? 1 : 0} as integer),
+          cast(${s.csamOk ? 1 : 0} as integer), cast(${s.kyc ? 1 : 0} as integer), cast(${JSON.stringify(s.tags)} as text))`,
+    );
+    await sql`with v (id, base_score, spam, csam_ok, kyc, tags) as (values ${sql.join(values)})
+      update domains set base_score = v.base_score, spam = v.spam, csam_ok = v.csam_ok, kyc = v.kyc,
+        tags = v.tags
+      from v where domains.id = v.id`.execute(db);
+  }
 }
 
 export async function replaceRecords(db: Db, domainId: number, records: DomainRecord[]): Promise<void> {

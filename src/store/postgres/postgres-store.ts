@@ -37,6 +37,7 @@ const MAP_WRITES = [
   "upsertDomain",
   "deleteDomain",
   "updateDomainSignals",
+  "updateDomainSignalsMany",
   "replaceRecords",
   "setNativeRecord",
   "setReverse",
