@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import pg from "pg";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
@@ -11,6 +10,7 @@ import { cpuOf, startChild, stopChild } from "./support/child-server.js";
 import { type NpmStart, startNpmStart } from "./support/npm-start.js";
 import { copyToPostgres, PG_ADMIN_URL, pgAdmin } from "./support/pg-copy.js";
 import { seedBulk, shuffled } from "./support/seed-bulk.js";
+import { loadRun } from "./support/serving-ratios.js";
 import { JOURNAL_MIDDLE, JOURNAL_T0, seedJournal } from "./support/seed-journal.js";
 
 /**
@@ -81,35 +81,18 @@ async function load(
   seconds: number,
   amount?: number,
 ): Promise<Measured> {
-  let i = 0;
-  const cpu0 = await server.cpu();
-  const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}`,
-    connections: CONNECTIONS,
-    ...(amount === undefined ? { duration: seconds } : { amount }),
-    headers,
-    requests: [
-      {
-        method: "GET",
-        setupRequest: (req) => {
-          req.path = paths[i++ % paths.length];
-          return req;
-        },
-      },
-    ],
-  });
-  const cpu = (await server.cpu()) - cpu0;
+  const r = await loadRun(server.port, paths, headers, () => server.cpu(), { seconds, amount });
   return {
     // A pass of `amount` requests ends inside a second: its per-second average would count the
     // partial second as a whole one.
-    rps: amount === undefined ? result.requests.average : result.requests.total / result.duration,
-    requests: result.requests.total,
-    seconds: result.duration,
-    cpuPerRequest: cpu / Math.max(1, result.requests.total),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    rps: amount === undefined ? r.average : r.requests / r.seconds,
+    requests: r.requests,
+    seconds: r.seconds,
+    cpuPerRequest: r.cpu / Math.max(1, r.requests),
+    p50: r.p50,
+    p99: r.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
   };
 }
 

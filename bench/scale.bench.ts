@@ -91,6 +91,15 @@ async function pgQuery<T extends pg.QueryResultRow>(url: string, text: string): 
   }
 }
 
+/** An empty PostgreSQL database of this name (dropped first if it exists); its URL. */
+async function freshDatabase(dbName: string): Promise<string> {
+  await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`);
+  await pgQuery(PG_ADMIN_URL, `create database ${dbName}`);
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+}
+
 /** Rows of the store for `count` random domain ids (ids are dense after an import into an empty store). */
 async function sample(
   dbUrl: string | null,
@@ -196,14 +205,7 @@ async function referenceServing(
   const snapshot = join(dir, "world.jsonl");
   await writeSyntheticSnapshot(snapshot, REFERENCE);
   const dbName = `omniname_scale_ref_${process.pid}`;
-  let databaseUrl = "";
-  if (label === "PostgreSQL") {
-    await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`);
-    await pgQuery(PG_ADMIN_URL, `create database ${dbName}`);
-    const u = new URL(PG_ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const databaseUrl = label === "PostgreSQL" ? await freshDatabase(dbName) : "";
   const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
   try {
     runOmniname(["snapshot", "import", snapshot], env);
@@ -224,15 +226,8 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
   const rows: Row[] = [];
   const dataDir = join(work, `data-${label}`);
   mkdirSync(dataDir, { recursive: true });
-  let databaseUrl = "";
   const dbName = `omniname_scale_${process.pid}`;
-  if (label === "PostgreSQL") {
-    await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`);
-    await pgQuery(PG_ADMIN_URL, `create database ${dbName}`);
-    const u = new URL(PG_ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const databaseUrl = label === "PostgreSQL" ? await freshDatabase(dbName) : "";
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
   const run = (
     what: string,

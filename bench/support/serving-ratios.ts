@@ -27,17 +27,25 @@ const V1 = "/svc/api/v1";
 const CONNECTIONS = 50;
 const ROUNDS = 5;
 
-interface Slice {
+/** One autocannon run against a server (timed, or `amount` requests), with the server's CPU around it. */
+export interface Slice {
   requests: number;
   seconds: number;
+  /** autocannon's per-second average (a timed run's rate). */
+  average: number;
+  p50: number;
   p99: number;
+  /** The server's CPU (µs) during the run. */
   cpu: number;
+  non2xx: number;
+  /** Connection errors, timeouts and 5xx answers (a 404 of an absent name is an answer). */
   errors: number;
 }
 
-async function run(
+/** Keep-alive load, 50 connections, over `paths` in turn: `seconds` long, or `amount` requests. */
+export async function loadRun(
   port: number,
-  paths: string[],
+  paths: readonly string[],
   headers: Record<string, string>,
   cpu: () => Promise<number>,
   opts: { seconds?: number; amount?: number },
@@ -62,9 +70,11 @@ async function run(
   return {
     requests: r.requests.total,
     seconds: r.duration,
+    average: r.requests.average,
+    p50: r.latency.p50,
     p99: r.latency.p99,
     cpu: (await cpu()) - cpu0,
-    // A 404 of an absent name is an answer; anything else but 2xx is not.
+    non2xx: r.non2xx,
     errors: r.errors + r.timeouts + (r["5xx"] ?? 0),
   };
 }
@@ -104,7 +114,7 @@ export async function servingRatios(
     });
   try {
     // Warm-up: every distinct query once (the first pass is what a cold cache costs, not timed here).
-    for (const c of cases) await run(api.port, c.paths, headers, api.cpu, { amount: c.paths.length });
+    for (const c of cases) await loadRun(api.port, c.paths, headers, api.cpu, { amount: c.paths.length });
     const all = [
       { label: "bare" as const, port: bare.port, paths: ["/bare"], cpu: bareCpu },
       ...cases.map((c) => ({ ...c, port: api.port, cpu: api.cpu })),
@@ -112,13 +122,11 @@ export async function servingRatios(
     const slices = new Map<string, Slice[]>(all.map((c) => [c.label, []]));
     for (let round = 0; round < ROUNDS; round++)
       for (const c of all)
-        slices
-          .get(c.label)
-          ?.push(
-            await run(c.port, c.paths, headers, c.cpu, {
-              seconds: Math.max(1, Math.round(seconds / ROUNDS)),
-            }),
-          );
+        slices.get(c.label)?.push(
+          await loadRun(c.port, c.paths, headers, c.cpu, {
+            seconds: Math.max(1, Math.round(seconds / ROUNDS)),
+          }),
+        );
     const total = (label: string) => {
       const s = slices.get(label) ?? [];
       const requests = s.reduce((n, x) => n + x.requests, 0);
