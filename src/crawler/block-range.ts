@@ -16,6 +16,12 @@ export class AdaptiveRange {
   readonly targetLogs: number;
   /** Logs per block of the last successful range; null before the first. */
   private density: number | null = null;
+  /**
+   * Blocks of the widest part seen at the density it was measured at: a part is never planned
+   * more than twice as wide, so that a density learned on sparse blocks (a contract's deployment
+   * block before a bulk mint) cannot plan one part over the whole dense chain.
+   */
+  private widest = 0;
 
   constructor(opts: { initial?: number; min?: number; max: number; targetLogs?: number }) {
     this.min = Math.max(1, opts.min ?? 1);
@@ -26,7 +32,9 @@ export class AdaptiveRange {
 
   /**
    * The blocks of the next part of a range, `remaining` blocks left in it: about `PART_LOGS` logs
-   * at the density seen last, one block while no density is known (the first part of a run).
+   * at the density seen last, one block while no density is known (the first part of a run), and
+   * never more than twice the widest part seen (parts widen by doubling as they arrive: the
+   * parts in flight hold at most twice the logs of the blocks seen, whatever the density ahead).
    * Each part is its own request and transaction, applied in order with a few in flight
    * (range-fetch.ts): the writer starts on the first part while the node serves the next ones, and
    * a dense range is never held in memory whole (a range's size in blocks says little about its
@@ -35,7 +43,7 @@ export class AdaptiveRange {
   partBlocks(remaining: number): number {
     if (this.density === null) return Math.min(1, remaining);
     const blocks = this.density > 0 ? Math.ceil(PART_LOGS / this.density) : remaining;
-    return Math.max(1, Math.min(remaining, blocks));
+    return Math.max(1, Math.min(remaining, blocks, 2 * this.widest));
   }
 
   /** True once a density is known: parts can be planned ahead. */
@@ -43,9 +51,13 @@ export class AdaptiveRange {
     return this.density !== null;
   }
 
-  /** After a part of a range arrived: its density sizes the next parts. */
+  /** After a part of a range arrived: its density sizes the next parts, its width bounds them. */
   observed(blocks: number, logs: number): void {
-    if (blocks > 0) this.density = logs / blocks;
+    if (blocks <= 0) return;
+    this.density = logs / blocks;
+    // Far more logs than a part's aim: the blocks got denser, parts start again from this density.
+    if (logs > 2 * PART_LOGS && blocks > 1) this.widest = Math.ceil(PART_LOGS / this.density);
+    else this.widest = Math.max(this.widest, blocks);
   }
 
   get size(): number {
@@ -65,11 +77,15 @@ export class AdaptiveRange {
     );
   }
 
-  /** After a range-shrinking fault; `message` may carry the provider's suggested range. */
-  failed(message?: string): void {
+  /**
+   * After a range-shrinking fault; `message` may carry the provider's suggested range. With the
+   * failed part's width, the next parts are at most half as wide.
+   */
+  failed(message?: string, partBlocks?: number): void {
     const hint = message ? hintedSize(message) : null;
     const next = hint !== null && hint < this.current ? hint : this.current >> 1;
     this.current = clamp(next, this.min, this.max);
+    if (partBlocks !== undefined) this.widest = Math.max(1, Math.floor(partBlocks / 4));
   }
 }
 
@@ -78,6 +94,13 @@ export class AdaptiveRange {
  * writer starts early and that the parts in flight hold a few MB.
  */
 const PART_LOGS = 4_000;
+/**
+ * The largest eth_getLogs reply of a part of several blocks, in bytes (~8 times a part's aim at
+ * ~1 KB a log): more fails as `response-too-large`, and the range and the parts shrink. A part is
+ * planned from the density of the blocks before it; this bounds what it holds when the blocks it
+ * covers are much denser (a bulk mint after empty blocks). One block is never split.
+ */
+export const PART_REPLY_BYTES = 32 << 20;
 /** eth_getLogs requests in flight at most (parts × filters): an adapter with six filters gets one part. */
 export const MAX_LOG_REQUESTS = 8;
 

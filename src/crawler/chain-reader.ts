@@ -1,4 +1,5 @@
 import type { Provider } from "../domain/providers.js";
+import { PART_REPLY_BYTES } from "./block-range.js";
 import type { LogFilter, RawLog, SourceContracts } from "../providers/provider.js";
 import { logDecoder } from "./decode-pool.js";
 import { type FetchedLog, isDecodedBatch, logsOfBatch, type RpcLog, toFetchedLog } from "./log-batch.js";
@@ -101,7 +102,14 @@ export class ChainReader {
             },
           ],
           // A range that can still shrink gives up at once; a single block can only be retried.
-          { noRetry: to > from ? SHRINKING : [], nonNull: true, parse },
+          // Several blocks answering far more than a part's aim shrink too: the density jumped
+          // after the part was planned, and memory holds a bounded reply, not the chain's logs.
+          {
+            noRetry: to > from ? SHRINKING : [],
+            nonNull: true,
+            parse,
+            maxBytes: to > from ? PART_REPLY_BYTES : undefined,
+          },
         ),
       ),
     );

@@ -85,6 +85,20 @@ describe("rpc client", () => {
     expect((e as { retryable: boolean }).retryable).toBe(true);
   });
 
+  it("fails a reply above the call's own byte limit as response-too-large, below the client's", async () => {
+    const logs = Array.from({ length: 200 }, (_, i) => ({
+      logIndex: `0x${i.toString(16)}`,
+      data: "0x".padEnd(66, "a"),
+    }));
+    script.push(reply(logs), reply(logs));
+    const rpc = createRpcClient({ url, baseBackoffMs: 1 });
+    const options = { noRetry: ["response-too-large"] as const, maxBytes: 4_096 };
+    const e = await rpc.call("eth_getLogs", [{}], options).catch((x) => x);
+    expect(faultOf(e)?.fault).toBe("response-too-large");
+    // Without the call's limit the same reply is read.
+    expect(await rpc.call("eth_getLogs", [{}])).toHaveLength(200);
+  });
+
   it("times a hung request out", async () => {
     script.push(() => {}); // never answers
     const rpc = createRpcClient({ url, timeoutMs: 100 });

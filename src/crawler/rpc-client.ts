@@ -46,6 +46,8 @@ export interface CallOptions {
    * crawler's decode worker). Faults it throws count as the request's outcome.
    */
   parse?: (body: ArrayBuffer) => Promise<unknown>;
+  /** A lower limit than the client's `maxResponseBytes`, for this call only (a getLogs part of several blocks). */
+  maxBytes?: number;
 }
 
 export interface RpcClient {
@@ -114,6 +116,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     method: string,
     ms: number,
     parse?: (body: ArrayBuffer) => Promise<unknown>,
+    limit = maxBytes,
   ): Promise<unknown> {
     // A Retry-After in force on this endpoint holds every request back, this one too.
     for (let until = endpointNotBefore(options.url); until > 0; until = endpointNotBefore(options.url)) {
@@ -170,7 +173,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         });
       }
       const length = Number(res.headers.get("content-length") ?? 0);
-      if (length > maxBytes) {
+      if (length > limit) {
         outcome = "response-too-large";
         await res.body?.cancel();
         throw rpcError(`${method}: response of ${length} bytes`, { fault: outcome, method });
@@ -184,7 +187,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           outcome = timedOut ? "timeout" : "network";
           throw rpcError(`${method}: body cut off (${safeUrl})`, { fault: outcome, method }, e);
         }
-        if (bytes.byteLength > maxBytes) {
+        if (bytes.byteLength > limit) {
           outcome = "response-too-large";
           throw rpcError(`${method}: response of ${bytes.byteLength} bytes`, { fault: outcome, method });
         }
@@ -203,7 +206,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         outcome = timedOut ? "timeout" : "network";
         throw rpcError(`${method}: body cut off (${safeUrl})`, { fault: outcome, method }, e);
       }
-      if (text.length > maxBytes) {
+      if (text.length > limit) {
         outcome = "response-too-large";
         throw rpcError(`${method}: response of ${text.length} bytes`, { fault: outcome, method });
       }
@@ -272,6 +275,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           method,
           callOptions.timeoutMs ?? timeoutMs,
           callOptions.parse,
+          Math.min(maxBytes, callOptions.maxBytes ?? maxBytes),
         );
         return unwrap(method, reply, callOptions) as T;
       });

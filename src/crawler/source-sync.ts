@@ -324,7 +324,7 @@ export class SourceSync {
         const f = faultOf(e);
         if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
           // Parts already applied stay applied: the next step starts after them, with less.
-          this.range.failed((e as Error).message);
+          this.range.failed((e as Error).message, part.to - part.from + 1);
           this.metrics?.rangeSize.set(id, this.range.size);
           log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
           return true;
