@@ -111,28 +111,33 @@ export function packSqlite(b: SqliteBatch): string | null {
   return parts.join(SEP);
 }
 
+/** The packed strings of a `packSqlite` string, in order. */
+export function packedParts(text: string): string[] {
+  return text.split(SEP);
+}
+
+/** A packed string as the value of domain column `k` (DOMAIN_COLUMNS' order). */
+export function packedValue(k: number, v: string): string | number | null {
+  const kind = KINDS[k];
+  return kind === "text"
+    ? v
+    : kind === "textOrNull"
+      ? v === ""
+        ? null
+        : v.slice(1)
+      : kind === "int" || v !== ""
+        ? Number(v)
+        : null;
+}
+
 /** `packSqlite`'s string back as values. */
 export function unpackSqlite(text: string, n: number): SqliteBatch {
-  const p = text.split(SEP);
+  const p = packedParts(text);
   const out: SqliteBatch = { n, domains: [], recordCounts: [], records: [], reverseCounts: [], reverse: [] };
   const W = DOMAIN_COLUMNS.length;
   let i = 0;
   for (let d = 0; d < n; d++) {
-    for (let k = 0; k < W; k++) {
-      const v = p[i++];
-      const kind = KINDS[k];
-      out.domains.push(
-        kind === "text"
-          ? v
-          : kind === "textOrNull"
-            ? v === ""
-              ? null
-              : v.slice(1)
-            : kind === "int" || v !== ""
-              ? Number(v)
-              : null,
-      );
-    }
+    for (let k = 0; k < W; k++) out.domains.push(packedValue(k, p[i++]));
     const rc = Number(p[i++]);
     out.recordCounts.push(rc);
     for (let j = 0; j < rc * 4; j++) out.records.push(p[i++]);

@@ -5,7 +5,13 @@ import { DOMAIN_COLUMNS, KEY_COLUMNS } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import type { Database } from "../schema.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
-import { type SqliteBatch, sqliteColumns, unpackSqlite } from "../snapshot-encode.js";
+import {
+  packedParts,
+  packedValue,
+  type SqliteBatch,
+  sqliteColumns,
+  unpackSqlite,
+} from "../snapshot-encode.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import { runAppendJournal } from "./sqlite-bulk-writes.js";
 
@@ -159,6 +165,53 @@ function appendDomains(s: Statements, b: SqliteBatch, next: number): number {
   // Upserted: an address claimed by two domains of the file stays with the later one.
   for (let i = 0; i < reverses.length; i += 4) s.upsertReverse.run(reverses.slice(i, i + 4));
   return next + b.n;
+}
+
+/**
+ * `appendDomains` of a packed batch (snapshot-encode.ts), read straight into the statements'
+ * parameters: no batch of columns in between, no copy of a chunk (measured at 200,000 domains:
+ * unpacking and regrouping the values were a fifth of the writing thread's time). Records may go
+ * before their domain: the bulk load runs with foreign keys off.
+ */
+function appendPacked(s: Statements, text: string, n: number, next: number): number {
+  const p = packedParts(text);
+  const domains: unknown[] = Array((W + 1) * DOMAIN_ROWS);
+  const records: unknown[] = Array(5 * RECORD_ROWS);
+  const reverses: unknown[] = [];
+  let dn = 0;
+  let rn = 0;
+  let i = 0;
+  for (let d = 0; d < n; d++) {
+    const id = next + d;
+    const first = dn;
+    domains[dn++] = id;
+    for (let k = 0; k < W; k++) domains[dn++] = packedValue(k, p[i++]);
+    const network = domains[first + 1 + NETWORK];
+    const provider = domains[first + 1 + PROVIDER];
+    if (dn === domains.length) {
+      s.insertDomains.run(domains);
+      dn = 0;
+    }
+    for (let end = i + 1 + Number(p[i]) * 4, j = i + 1; j < end; j += 4) {
+      records[rn++] = id;
+      records[rn++] = p[j];
+      records[rn++] = p[j + 1];
+      records[rn++] = p[j + 2];
+      records[rn++] = p[j + 3];
+      if (rn === records.length) {
+        s.insertRecords.run(records);
+        rn = 0;
+      }
+    }
+    i += 1 + Number(p[i]) * 4;
+    const a = Number(p[i++]);
+    for (let end = i + a; i < end; i++) reverses.push(network, provider, p[i], id);
+  }
+  for (let j = 0; j < dn; j += W + 1) s.insertDomain.run(domains.slice(j, j + W + 1));
+  for (let j = 0; j < rn; j += 5) s.insertRecord.run(records.slice(j, j + 5));
+  // Upserted: an address claimed by two domains of the file stays with the later one.
+  for (let j = 0; j < reverses.length; j += 4) s.upsertReverse.run(reverses.slice(j, j + 4));
+  return next + n;
 }
 
 /** The tables whose triggers the bulk load checks. */
@@ -336,7 +389,11 @@ export async function withSqliteSnapshotSink<T>(
         encoding: { store: "sqlite" },
         async writeEncoded(batch) {
           if (batch.store !== "sqlite") throw new Error("a batch encoded for another store");
-          write(batch.packed === null ? (batch.columns as SqliteBatch) : unpackSqlite(batch.packed, batch.n));
+          if (bulk && batch.packed !== null) bulk.next = appendPacked(s, batch.packed, batch.n, bulk.next);
+          else
+            write(
+              batch.packed === null ? (batch.columns as SqliteBatch) : unpackSqlite(batch.packed, batch.n),
+            );
         },
         async writeJournal(entries) {
           return runAppendJournal(s.appendJournal, entries);
