@@ -26,7 +26,7 @@ import { writeSyntheticSnapshot } from "./support/synthetic-snapshot.js";
  */
 const DOMAINS = Number(process.env.BENCH_SCALE_DOMAINS ?? 10_000_000);
 const WITH_PG = process.env.BENCH_PG !== "0";
-/** `BENCH_SCALE_STORES=postgres` (or `sqlite`): one store only (at 10M, SQLite's one-transaction import needs ~2x the map's size free on disk for its WAL). */
+/** `BENCH_SCALE_STORES=postgres` (or `sqlite`): one store only. */
 const STORES = (process.env.BENCH_SCALE_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim());
 /** `BENCH_SCALE_SKIP=rescore,tlds`: leave out those whole-map jobs (the longest at 10M). */
 const SKIP = new Set((process.env.BENCH_SCALE_SKIP ?? "").split(",").map((s) => s.trim()));

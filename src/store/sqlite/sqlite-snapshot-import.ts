@@ -5,7 +5,13 @@ import { DOMAIN_COLUMNS, KEY_COLUMNS } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import type { Database } from "../schema.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
-import { type SqliteBatch, sqliteColumns, unpackSqlite } from "../snapshot-encode.js";
+import {
+  packedParts,
+  packedValue,
+  type SqliteBatch,
+  sqliteColumns,
+  unpackSqlite,
+} from "../snapshot-encode.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import { runAppendJournal } from "./sqlite-bulk-writes.js";
 
@@ -161,6 +167,53 @@ function appendDomains(s: Statements, b: SqliteBatch, next: number): number {
   return next + b.n;
 }
 
+/**
+ * `appendDomains` of a packed batch (snapshot-encode.ts), read straight into the statements'
+ * parameters: no batch of columns in between, no copy of a chunk (measured at 200,000 domains:
+ * unpacking and regrouping the values were a fifth of the writing thread's time). Records may go
+ * before their domain: the bulk load runs with foreign keys off.
+ */
+function appendPacked(s: Statements, text: string, n: number, next: number): number {
+  const p = packedParts(text);
+  const domains: unknown[] = Array((W + 1) * DOMAIN_ROWS);
+  const records: unknown[] = Array(5 * RECORD_ROWS);
+  const reverses: unknown[] = [];
+  let dn = 0;
+  let rn = 0;
+  let i = 0;
+  for (let d = 0; d < n; d++) {
+    const id = next + d;
+    const first = dn;
+    domains[dn++] = id;
+    for (let k = 0; k < W; k++) domains[dn++] = packedValue(k, p[i++]);
+    const network = domains[first + 1 + NETWORK];
+    const provider = domains[first + 1 + PROVIDER];
+    if (dn === domains.length) {
+      s.insertDomains.run(domains);
+      dn = 0;
+    }
+    for (let end = i + 1 + Number(p[i]) * 4, j = i + 1; j < end; j += 4) {
+      records[rn++] = id;
+      records[rn++] = p[j];
+      records[rn++] = p[j + 1];
+      records[rn++] = p[j + 2];
+      records[rn++] = p[j + 3];
+      if (rn === records.length) {
+        s.insertRecords.run(records);
+        rn = 0;
+      }
+    }
+    i += 1 + Number(p[i]) * 4;
+    const a = Number(p[i++]);
+    for (let end = i + a; i < end; i++) reverses.push(network, provider, p[i], id);
+  }
+  for (let j = 0; j < dn; j += W + 1) s.insertDomain.run(domains.slice(j, j + W + 1));
+  for (let j = 0; j < rn; j += 5) s.insertRecord.run(records.slice(j, j + 5));
+  // Upserted: an address claimed by two domains of the file stays with the later one.
+  for (let j = 0; j < reverses.length; j += 4) s.upsertReverse.run(reverses.slice(j, j + 4));
+  return next + n;
+}
+
 /** The tables whose triggers the bulk load checks. */
 const BULK_TABLES = ["domains", "records", "reverse_records"];
 /**
@@ -243,6 +296,42 @@ function finishBulkLoad(writer: BetterSqlite3.Database, bulk: BulkLoad): void {
 }
 
 /**
+ * The bulk load's journal: a rollback journal (`journal_mode = DELETE`) instead of the WAL. In WAL
+ * mode the whole import is written twice, once to the WAL and once to the database by the commit's
+ * checkpoint, and the WAL grows to the map's size before that (twice the map on disk: ~70 GB at
+ * 10,000,000 domains). A rollback journal keeps the original content of the pages a transaction
+ * overwrites, and pages past the database's original end are never journaled: into an empty map
+ * it holds a few pages, and every row is written once, to the database. All or nothing still: a
+ * process killed in the middle leaves a hot journal, and the next connection to open the file
+ * rolls the database back to the empty map before anything reads it. Leaving WAL needs every
+ * other connection to the file closed (`releaseReaders` closes this store's; another process's
+ * open connection makes the switch fail, and the import then runs in WAL mode as before).
+ * Returns whether the writer left WAL mode.
+ */
+function leaveWal(writer: BetterSqlite3.Database): boolean {
+  const timeout = writer.pragma("busy_timeout", { simple: true });
+  // Another process holding the file: fail at once rather than wait for it.
+  writer.pragma("busy_timeout = 0");
+  try {
+    return String(writer.pragma("journal_mode = DELETE", { simple: true })).toLowerCase() === "delete";
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) return false;
+    throw err;
+  } finally {
+    writer.pragma(`busy_timeout = ${Number(timeout)}`);
+  }
+}
+
+/** Options of `withSqliteSnapshotSink`. */
+export interface SqliteSnapshotOptions {
+  /**
+   * Closes the store's other connections to the file (its read connection) before an import into
+   * an empty map, so that the bulk load can leave WAL mode (`leaveWal`); they are reopened after.
+   */
+  releaseReaders?: () => void;
+}
+
+/**
  * Runs `fn` with a snapshot sink in one SQLite transaction on the writer connection. The Kysely
  * connection is held for the whole import, so no other query of this store runs inside it (they
  * wait); `control` is the commit-counted view of the same connection, so the read caches see the
@@ -253,25 +342,42 @@ export async function withSqliteSnapshotSink<T>(
   writer: BetterSqlite3.Database,
   control: BetterSqlite3.Database,
   fn: (sink: SnapshotSink) => Promise<T>,
+  opts: SqliteSnapshotOptions = {},
 ): Promise<T> {
   return db.connection().execute(async (conn) => {
     const s = statementsOf(writer);
     // A large import touches hundreds of MB of table and index pages; with the default 2 MB cache
-    // SQLite spills dirty pages to the WAL before the commit and reads them back. The bulk load
-    // appends (a page is written once, spilled or not) and its index builds sort in runs of the
-    // cache's size, merged from temporary files: 32 MB keeps the peak RSS low.
+    // SQLite spills dirty pages before the commit. The bulk load appends (a page is written once,
+    // spilled or not) and its index builds sort in runs of the cache's size, merged from temporary
+    // files: 32 MB keeps the peak RSS low.
     const cacheSize = writer.pragma("cache_size", { simple: true });
     const bulkLoad = Boolean(s.isEmpty.get());
     writer.pragma(bulkLoad ? "cache_size = -32768" : "cache_size = -131072");
     // A statement that fires triggers (domains has some) keeps a statement journal: in memory, not
     // in a temporary file (measured: a third of a domain's cost). Not for the bulk load: no
     // trigger fires, and its index sorts would hold their runs in memory (the peak RSS).
-    // The map's emptiness is checked again inside the transaction; this is only the pragma's.
+    // The map's emptiness is checked again inside the transaction; this is only the pragmas'.
     const tempStore = writer.pragma("temp_store", { simple: true });
     if (!bulkLoad) writer.pragma("temp_store = memory");
+    let rollbackJournal = false;
+    if (bulkLoad) {
+      opts.releaseReaders?.();
+      rollbackJournal = leaveWal(writer);
+    }
+    // The bulk load's rows reference the ids it has just given (and its fold of a token seen twice
+    // moves the records and reverse records before deleting a line): a foreign-key lookup per
+    // record would check what holds by construction. Only settable outside a transaction.
+    const foreignKeys = writer.pragma("foreign_keys", { simple: true });
+    if (bulkLoad) writer.pragma("foreign_keys = OFF");
     control.exec("begin immediate");
     try {
       const bulk = startBulkLoad(writer, s);
+      if (!bulk && bulkLoad) {
+        // Not a bulk load after all (another trigger on the map): the upserts, foreign keys on.
+        control.exec("rollback");
+        writer.pragma(`foreign_keys = ${Number(foreignKeys)}`);
+        control.exec("begin immediate");
+      }
       const write = (b: SqliteBatch) => {
         if (bulk) bulk.next = appendDomains(s, b, bulk.next);
         else writeDomains(s, b);
@@ -283,7 +389,11 @@ export async function withSqliteSnapshotSink<T>(
         encoding: { store: "sqlite" },
         async writeEncoded(batch) {
           if (batch.store !== "sqlite") throw new Error("a batch encoded for another store");
-          write(batch.packed === null ? (batch.columns as SqliteBatch) : unpackSqlite(batch.packed, batch.n));
+          if (bulk && batch.packed !== null) bulk.next = appendPacked(s, batch.packed, batch.n, bulk.next);
+          else
+            write(
+              batch.packed === null ? (batch.columns as SqliteBatch) : unpackSqlite(batch.packed, batch.n),
+            );
         },
         async writeJournal(entries) {
           return runAppendJournal(s.appendJournal, entries);
@@ -294,16 +404,20 @@ export async function withSqliteSnapshotSink<T>(
       });
       if (bulk) finishBulkLoad(writer, bulk);
       control.exec("commit");
-      // The commit's checkpoint copied the WAL into the database, but the WAL file keeps the size
-      // of the whole import (as large as the map) until something truncates it: done here, almost
-      // free now (measured at 100,000 domains: 305 MB on disk before, 152 MB after). A
-      // reader still on an old snapshot only makes it give up (after the busy timeout).
-      writer.pragma("wal_checkpoint(TRUNCATE)");
+      // In WAL mode the commit's checkpoint copied the WAL into the database, but the WAL file
+      // keeps the size of the whole import (as large as the map) until something truncates it:
+      // done here, almost free now (measured at 100,000 domains: 305 MB on disk before, 152 MB
+      // after). A reader still on an old snapshot only makes it give up (after the busy timeout).
+      if (!rollbackJournal) writer.pragma("wal_checkpoint(TRUNCATE)");
       return result;
     } catch (err) {
       if (writer.inTransaction) control.exec("rollback");
       throw err;
     } finally {
+      writer.pragma(`foreign_keys = ${Number(foreignKeys)}`);
+      // Back to WAL (the file's mode from now on, as openWriter sets it): nothing else has the file
+      // open, so this cannot be refused.
+      if (rollbackJournal) writer.pragma("journal_mode = WAL");
       writer.pragma(`temp_store = ${Number(tempStore)}`);
       writer.pragma(`cache_size = ${Number(cacheSize)}`);
     }

@@ -157,8 +157,25 @@ export class SqliteStore extends KyselyStore {
   }
 
   /** Snapshot import: one transaction, prepared statements (sqlite-snapshot-import.ts). */
-  withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
-    return withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn);
+  async withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
+    let released = false;
+    try {
+      return await withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn, {
+        // Into an empty map the import leaves WAL mode, which no other open connection allows:
+        // the read connection and its WAL-index probe are closed (reads go through the writer's
+        // connection meanwhile, after the import) and opened again after.
+        releaseReaders: () => {
+          released = this.stmts !== null;
+          this.probe?.close();
+          this.probe = null;
+          this.reader?.close();
+          this.reader = null;
+          this.stmts = null;
+        },
+      });
+    } finally {
+      if (released) this.prepare();
+    }
   }
 
   private prepare(): void {
