@@ -57,8 +57,6 @@ export class AnswerCache {
   /** Keyed by the hash of the query (`hashOf`); an entry serves a query only if its bytes match. */
   private readonly entries = new Map<number, Entry>();
   private readonly max: number;
-  /** The hash `hashOf` computed last (it returns the end of the question name). */
-  private hash = 0;
   hits = 0;
   misses = 0;
 
@@ -72,9 +70,9 @@ export class AnswerCache {
 
   /** The cached answer to this query with its ID and name case, or null (not cached or no longer exact). */
   get(packet: Buffer, transport: Transport): Buffer | null {
-    const nameEnd = this.hashOf(packet, transport);
+    const nameEnd = hashOf(packet, transport);
     if (nameEnd === 0) return null;
-    const entry = this.entries.get(this.hash);
+    const entry = this.entries.get(lastHash);
     if (entry === undefined || !sameQuery(entry, packet, transport)) return null;
     const stamp = this.opts.lookup.answerStamp();
     if (
@@ -83,7 +81,7 @@ export class AnswerCache {
       stamp.zones !== entry.stamp.zones ||
       this.opts.clock() >= entry.validUntil
     ) {
-      this.entries.delete(this.hash);
+      this.entries.delete(lastHash);
       return null;
     }
     this.hits++;
@@ -102,52 +100,60 @@ export class AnswerCache {
     const report: AnswerReport = { validUntil: Number.POSITIVE_INFINITY, cacheable: false };
     const answer = await answerQuery(packet, this.opts.lookup, transport, report);
     if (answer === null || stamp === null || !report.cacheable || this.max <= 0) return answer;
-    const nameEnd = this.hashOf(packet, transport);
+    const nameEnd = hashOf(packet, transport);
     // The answer must echo the question at offset 12 (it does unless the packet was cut short).
     if (nameEnd === 0 || answer.length < nameEnd || !sameNameIgnoringCase(packet, answer, nameEnd))
       return answer;
     const query = Buffer.from(packet.subarray(2));
     for (let i = 10; i < nameEnd - 2; i++) query[i] = lower(query[i]);
     // Another query of the same hash (rare) gives way: one entry a hash, the newest.
-    this.entries.delete(this.hash);
+    this.entries.delete(lastHash);
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as number);
-    this.entries.set(this.hash, { query, transport, answer, nameEnd, stamp, validUntil: report.validUntil });
+    this.entries.set(lastHash, { query, transport, answer, nameEnd, stamp, validUntil: report.validUntil });
     return answer;
   }
 
   clear(): void {
     this.entries.clear();
   }
+}
 
-  /**
-   * The key of a query: FNV-1a over the transport, then every byte but the ID, with the question
-   * name's ASCII letters lowered, left in `this.hash`. Returns the end of the question name, or 0
-   * for what is not a plain one-question query (those take the full path).
-   */
-  private hashOf(packet: Buffer, transport: Transport): number {
-    const len = packet.length;
-    if (len < 17 || len > MAX_CACHED_QUERY) return 0;
-    // QR=0, opcode QUERY, one question.
-    if ((packet[2] & 0xf8) !== 0 || packet[4] !== 0 || packet[5] !== 1) return 0;
-    let h = TRANSPORT_SEED[transport];
-    for (let i = 2; i < 12; i++) h = Math.imul(h ^ packet[i], FNV_PRIME);
-    let off = 12;
-    for (;;) {
-      if (off >= len) return 0;
-      const l = packet[off];
-      if (l === 0) break;
-      // A pointer or a reserved label type: not a plain name.
-      if (l > 63 || off + 1 + l > len) return 0;
-      h = Math.imul(h ^ l, FNV_PRIME);
-      for (let i = off + 1; i <= off + l; i++) h = Math.imul(h ^ lower(packet[i]), FNV_PRIME);
-      off += 1 + l;
-    }
-    const nameEnd = off + 1;
-    if (nameEnd + 4 > len) return 0;
-    for (let i = off; i < len; i++) h = Math.imul(h ^ packet[i], FNV_PRIME);
-    this.hash = h;
-    return nameEnd;
+/** The hash `hashOf` computed last (it returns the end of the question name). */
+let lastHash = 0;
+
+/**
+ * The key of a query: FNV-1a over the transport, then every byte but the ID, with the question
+ * name's ASCII letters lowered, left in `lastHash`. Returns the end of the question name, or 0
+ * for what is not a plain one-question query (those take the full path).
+ */
+function hashOf(packet: Buffer, transport: Transport): number {
+  const len = packet.length;
+  if (len < 17 || len > MAX_CACHED_QUERY) return 0;
+  // QR=0, opcode QUERY, one question.
+  if ((packet[2] & 0xf8) !== 0 || packet[4] !== 0 || packet[5] !== 1) return 0;
+  let h = TRANSPORT_SEED[transport];
+  for (let i = 2; i < 12; i++) h = Math.imul(h ^ packet[i], FNV_PRIME);
+  let off = 12;
+  for (;;) {
+    if (off >= len) return 0;
+    const l = packet[off];
+    if (l === 0) break;
+    // A pointer or a reserved label type: not a plain name.
+    if (l > 63 || off + 1 + l > len) return 0;
+    h = Math.imul(h ^ l, FNV_PRIME);
+    for (let i = off + 1; i <= off + l; i++) h = Math.imul(h ^ lower(packet[i]), FNV_PRIME);
+    off += 1 + l;
   }
+  const nameEnd = off + 1;
+  if (nameEnd + 4 > len) return 0;
+  for (let i = off; i < len; i++) h = Math.imul(h ^ packet[i], FNV_PRIME);
+  lastHash = h;
+  return nameEnd;
+}
+
+/** The answer cache's key hash of a query, or null when it is never cached (tests, diagnostics). */
+export function queryHash(packet: Buffer, transport: Transport): number | null {
+  return hashOf(packet, transport) === 0 ? null : lastHash;
 }
 
 /** Whether the entry was made for this query: the same transport and bytes (ID aside, name case aside). */
