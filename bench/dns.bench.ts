@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, fork, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createUdpDnsClient } from "../src/dns/dns-client.testing.js";
 import { buildTestQuery } from "../src/dns/dns.testing.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { cpuTicks } from "../test/helpers/processes.js";
+import { childrenOf, cpuTicks } from "../test/helpers/processes.js";
 import { makeTestCertificate } from "../test/helpers/tls-cert.js";
 import { generateDnssecKeyPem, parseDnssecKeys } from "../src/dns/dnssec-keys.js";
 import { DnssecSigner } from "../src/dns/dnssec-sign.js";
@@ -77,6 +77,20 @@ function dnsperf(
   const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const avg = Number(/Average Latency \(s\):\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   return { qps, lost, avgMs: avg * 1000 };
+}
+
+/** The processes whose command line contains `marker` (from /proc). */
+function processesWith(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return readFileSync(`/proc/${e}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 async function latency(port: number, names: string[]): Promise<{ p50: number; p99: number }> {
@@ -159,8 +173,21 @@ try {
       ...exported.files.flatMap((z) => ["zone:", `  name: ${z.tld}`, `  zonefile: "${z.file}"`]),
     ].join("\n");
     writeFileSync(join(dir, `nsd${servers}.conf`), `${conf}\n`);
-    children.push(spawn("nsd", ["-d", "-c", join(dir, `nsd${servers}.conf`)], { stdio: "ignore" }));
+    const nsd = spawn("nsd", ["-d", "-c", join(dir, `nsd${servers}.conf`)], { stdio: "ignore" });
+    children.push(nsd);
+    // Its server processes are forked from it with the same command line (the config's path).
+    serverPids.set(port, () => processesWith(`nsd${servers}.conf`));
     return port;
+  };
+  /** The processes that answer on a port (NSD's main process and its servers; our workers). */
+  const serverPids = new Map<number, () => number[]>();
+  /** dnsperf, and the CPU time (µs) the server's processes used per query it answered. */
+  const withCpu = (port: number) => {
+    const pids = serverPids.get(port)?.() ?? [];
+    const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+    const before = ticks();
+    const r = dnsperf(port, queryFile);
+    return { ...r, cpuUs: ((ticks() - before) * 10_000) / Math.max(1, r.qps * SECONDS) };
   };
   const nsdPort = await startNsd(1);
   const nsdNPort = await startNsd(WORKERS);
@@ -176,6 +203,7 @@ try {
     return new Promise<number>((resolve, reject) => {
       child.once("message", (m) => {
         portPids.set((m as { port: number }).port, child.pid ?? 0);
+        serverPids.set((m as { port: number }).port, () => [child.pid ?? 0]);
         resolve((m as { port: number }).port);
       });
       child.once("exit", (code) => reject(new Error(`dns server exited with ${code}`)));
@@ -210,6 +238,7 @@ try {
   );
   roles.push(cluster);
   const workersPort = Number(cluster.match[1]);
+  serverPids.set(workersPort, () => childrenOf(cluster.child.pid ?? 0, "dns-worker"));
   // NSD is ready once it answers (it loads the zones first).
   for (const port of [nsdPort, nsdNPort])
     for (let ready = false; !ready; ) {
@@ -228,10 +257,10 @@ try {
   // worker holds about 1/WORKERS of them. Two more passes, so that the workers are measured as
   // warm as the single process (each holding ~90 % of the file with 2 workers).
   for (let i = 0; i < 2; i++) dnsperf(workersPort, queryFile);
-  const nsdRun = dnsperf(nsdPort, queryFile);
-  const ourRun = dnsperf(ourPort, queryFile);
-  const nsdNRun = dnsperf(nsdNPort, queryFile);
-  const workersRun = dnsperf(workersPort, queryFile);
+  const nsdRun = withCpu(nsdPort);
+  const ourRun = withCpu(ourPort);
+  const nsdNRun = withCpu(nsdNPort);
+  const workersRun = withCpu(workersPort);
   const uncachedRun = dnsperf(uncachedPort, queryFile);
   // Signed against unsigned, in turns, each with the server's CPU time per query.
   const cpuRuns = {
@@ -245,10 +274,17 @@ try {
   const nsdNLat = await latency(nsdNPort, world.names);
   const workersLat = await latency(workersPort, world.names);
   const uncachedLat = await latency(uncachedPort, world.names);
-  const row = (label: string, r: typeof ourRun, l: typeof ourLat, ratio: number) =>
-    `| ${label} | ${Math.round(r.qps).toLocaleString("en-US")} | ${r.lost} | ${r.avgMs.toFixed(2)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${ratio.toFixed(2)} |`;
-  console.log("\n| Server | queries/s | lost | avg ms (dnsperf) | p50 ms | p99 ms | ratio |");
-  console.log("|---|---|---|---|---|---|---|");
+  const row = (
+    label: string,
+    r: ReturnType<typeof dnsperf> & { cpuUs?: number },
+    l: typeof ourLat,
+    ratio: number,
+  ) =>
+    `| ${label} | ${Math.round(r.qps).toLocaleString("en-US")} | ${r.lost} | ${r.avgMs.toFixed(2)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${ratio.toFixed(2)} | ${r.cpuUs?.toFixed(1) ?? "—"} |`;
+  console.log(
+    "\n| Server | queries/s | lost | avg ms (dnsperf) | p50 ms | p99 ms | ratio | server CPU µs/query |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|");
   console.log(row("NSD 4 (1 server process)", nsdRun, nsdLat, 1));
   console.log(row("omniname dns role, 1 process", ourRun, ourLat, ourRun.qps / nsdRun.qps));
   console.log(
@@ -259,7 +295,7 @@ try {
     row(`omniname dns role, DNS_WORKERS=${WORKERS}`, workersRun, workersLat, workersRun.qps / nsdNRun.qps),
   );
   console.log(
-    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
+    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); CPU µs a query: workers ${workersRun.cpuUs.toFixed(1)}, NSD ${nsdNRun.cpuUs.toFixed(1)}; one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
   );
   console.log(
     "\n| DNSSEC (one process; dnsperf -D for the signed rows) | queries/s | server CPU µs/query | CPU ratio |",

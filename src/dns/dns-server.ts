@@ -1,6 +1,7 @@
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
-import { isIPv6 } from "node:net";
-import { createServer, type Server, type Socket } from "node:net";
+import { lookup as dnsLookup, type LookupOneOptions } from "node:dns";
+import { createServer, isIP, isIPv6, type Server, type Socket } from "node:net";
+import type { RemoteInfo } from "node:dgram";
 import type { Logger } from "pino";
 import type { AnswerCache } from "./answer-cache.js";
 import type { XfrService } from "./xfr-server.js";
@@ -29,15 +30,41 @@ export interface DnsServer {
   close(): Promise<void>;
 }
 
+/**
+ * The UDP socket's address lookup: a client's address is always an IP literal, given back at once
+ * (dgram's default, dns.lookup, answers even a literal on the next tick: a closure and a tick per
+ * answer sent). The last literal is remembered, so that a client sending many queries costs one
+ * string comparison a query, not a parse. A host name (DNS_HOST) still goes through dns.lookup.
+ */
+function literalLookup(): (
+  host: string,
+  family: number | LookupOneOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+) => void {
+  let last = "";
+  let lastVersion = 0;
+  return (host, family, callback) => {
+    if (host !== last) {
+      const version = isIP(host);
+      if (version === 0) {
+        dnsLookup(host, family as LookupOneOptions, callback);
+        return;
+      }
+      last = host;
+      lastVersion = version;
+    }
+    callback(null, host, lastVersion);
+  };
+}
+
 /** Queries one TCP connection may have in flight before it is read no further (back-pressure). */
 const MAX_PIPELINED = 32;
 
-/** The answer to one query: from the cache when it holds it, else computed (and kept). */
+/** The answer to one query not answered from the cache: computed (and kept when there is a cache). */
 function answerOf(packet: Buffer, opts: DnsServerOptions, transport: Transport): Promise<Buffer | null> {
   const cache = opts.cache;
   if (cache === undefined || cache === null) return answerQuery(packet, opts.lookup, transport);
-  const hit = cache.get(packet, transport);
-  return hit !== null ? Promise.resolve(hit) : cache.answer(packet, transport);
+  return cache.answer(packet, transport);
 }
 
 /** One DNS-over-TCP connection (RFC 7766): also the DoT server's, once its TLS handshake is done. */
@@ -60,24 +87,33 @@ export function serveTcpConnection(socket: Socket, opts: DnsServerOptions): void
         void opts.xfr.serve(Buffer.from(message), socket);
         continue;
       }
+      // A cached answer is written at once (see the UDP path for why the cache comes first).
+      const hit = opts.cache?.get(message, "tcp") ?? null;
+      if (hit !== null) {
+        socket.write(framed(hit));
+        continue;
+      }
+      const query = Buffer.from(message);
       inFlight++;
       if (inFlight >= MAX_PIPELINED) socket.pause();
-      const query = Buffer.from(message);
       // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
       const signed = opts.xfr?.answerSigned(query, (m) => answerQuery(m, opts.lookup, "tcp")) ?? null;
       void (signed ?? answerOf(query, opts, "tcp")).then((answer) => {
         inFlight--;
         if (socket.destroyed) return;
-        if (answer !== null) {
-          const frame = Buffer.alloc(2 + answer.length);
-          frame.writeUInt16BE(answer.length, 0);
-          answer.copy(frame, 2);
-          socket.write(frame);
-        }
+        if (answer !== null) socket.write(framed(answer));
         if (inFlight < MAX_PIPELINED && socket.isPaused()) socket.resume();
       });
     }
   });
+}
+
+/** A DNS message with its 2-byte length in front (RFC 1035 §4.2.2). */
+function framed(answer: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(2 + answer.length);
+  frame.writeUInt16BE(answer.length, 0);
+  answer.copy(frame, 2);
+  return frame;
 }
 
 export function listenTcp(server: Server, host: string, port: number): Promise<number> {
@@ -122,27 +158,29 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer
 
   // A larger receive buffer absorbs bursts that would otherwise be dropped by the kernel (the
   // system caps it at net.core.rmem_max).
-  const udp = createSocket({ type: isIPv6(opts.host) ? "udp6" : "udp4", recvBufferSize: 4 * 1024 * 1024 });
+  const udp = createSocket({
+    type: isIPv6(opts.host) ? "udp6" : "udp4",
+    recvBufferSize: 4 * 1024 * 1024,
+    lookup: literalLookup(),
+  });
   const cache = opts.cache ?? null;
+  const compute = (m: Buffer) => answerQuery(m, opts.lookup, "udp");
+  const reply = (answer: Buffer | null, rinfo: RemoteInfo) => {
+    if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
+  };
   udp.on("message", (msg, rinfo) => {
-    // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
-    const signed = opts.xfr?.answerSigned(msg, (m) => answerQuery(m, opts.lookup, "udp")) ?? null;
-    if (signed !== null) {
-      void signed.then((answer) => {
-        if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
-      });
-      return;
-    }
-    // A cached answer goes out in the same tick: no promise, no lookup.
-    const hit = cache?.get(msg, "udp") ?? null;
+    // A cached answer goes out in the same tick: no promise, no closure, no lookup. A query that
+    // answerSigned claims is never kept (it is computed below without the cache), so checking the
+    // cache first answers every query as before.
+    const hit = cache !== null ? cache.get(msg, "udp") : null;
     if (hit !== null) {
       udp.send(hit, rinfo.port, rinfo.address);
       return;
     }
-    const computed = cache !== null ? cache.answer(msg, "udp") : answerQuery(msg, opts.lookup, "udp");
-    void computed.then((answer) => {
-      if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
-    });
+    // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
+    const signed = opts.xfr?.answerSigned(msg, compute) ?? null;
+    const computed = signed ?? (cache !== null ? cache.answer(msg, "udp") : compute(msg));
+    void computed.then((answer) => reply(answer, rinfo));
   });
   // A send to an unreachable client must not take the server down.
   udp.on("error", (e) => opts.logger?.warn({ err: e }, "dns udp error"));
