@@ -1,4 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { perConnection } from "./sqlite-open.js";
 import type { Kysely } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
@@ -64,11 +65,7 @@ const CHANGE_EVENT_COLUMNS = [
 ] as const;
 
 // Statements belong to their connection; the cache must not keep a closed connection alive.
-const prepared = new WeakMap<BetterSqlite3.Database, BulkStatements>();
-
-function statementsOf(db: BetterSqlite3.Database): BulkStatements {
-  let s = prepared.get(db);
-  if (s !== undefined) return s;
+const statementsOf = perConnection((db): BulkStatements => {
   // A range transaction of a backfill touches tens of MB of journal and index pages; with the
   // default 2 MB cache SQLite spills dirty pages to the WAL before the commit and reads them back.
   db.pragma("cache_size = -131072");
@@ -83,7 +80,7 @@ function statementsOf(db: BetterSqlite3.Database): BulkStatements {
     `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
        values ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
        on conflict (chain_id, block_hash, log_index, token_id) do nothing`;
-  s = {
+  const s: BulkStatements = {
     appendChangeEvent: db.prepare(changeEvents(1)),
     appendChangeEvents: db.prepare(changeEvents(MULTI_ROWS)),
     appendJournal: db.prepare(journal(1)),
@@ -114,9 +111,8 @@ function statementsOf(db: BetterSqlite3.Database): BulkStatements {
       "insert into records (domain_id, key, value, native_key, native_value) values (?, ?, ?, ?, ?)",
     ),
   };
-  prepared.set(db, s);
   return s;
-}
+});
 
 /**
  * The store over an open SQLite transaction: the Kysely store, with the crawler's bulk writes and

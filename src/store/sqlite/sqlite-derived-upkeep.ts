@@ -1,4 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { perConnection } from "./sqlite-open.js";
 import { DEFERRED_TABLE } from "../map-derived-ddl.js";
 
 /**
@@ -36,13 +37,9 @@ interface UpkeepStatements {
   dropPair: BetterSqlite3.Statement;
 }
 
-const prepared = new WeakMap<BetterSqlite3.Database, UpkeepStatements>();
-
-function statementsOf(db: BetterSqlite3.Database): UpkeepStatements {
-  let s = prepared.get(db);
-  if (s !== undefined) return s;
+const statementsOf = perConnection((db): UpkeepStatements => {
   const pair = "tld = ? and provider = ? and network = ?";
-  s = {
+  const s: UpkeepStatements = {
     defer: db.prepare(`insert or ignore into ${DEFERRED_TABLE} (id) values (1)`),
     resume: db.prepare(`delete from ${DEFERRED_TABLE}`),
     addHolders: db.prepare(
@@ -67,9 +64,8 @@ function statementsOf(db: BetterSqlite3.Database): UpkeepStatements {
     ),
     dropPair: db.prepare(`delete from tld_registrations where ${pair} and domains <= 0`),
   };
-  prepared.set(db, s);
   return s;
-}
+});
 
 /** One row's move: its derived columns before the write (undefined: a new row) and after it. */
 export interface RowMove {

@@ -38,3 +38,24 @@ export function openReader(
   );
   return r;
 }
+
+/**
+ * `build` run once per connection, its result kept while the connection lives (prepared
+ * statements: a statement belongs to the connection that prepared it).
+ *
+ * @example
+ * const statementsOf = perConnection((db) => ({ count: db.prepare("select count(*) from domains") }));
+ */
+export function perConnection<T>(
+  build: (db: BetterSqlite3.Database) => T,
+): (db: BetterSqlite3.Database) => T {
+  const kept = new WeakMap<BetterSqlite3.Database, T>();
+  return (db) => {
+    let value = kept.get(db);
+    if (value === undefined) {
+      value = build(db);
+      kept.set(db, value);
+    }
+    return value;
+  };
+}

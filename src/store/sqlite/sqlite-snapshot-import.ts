@@ -1,4 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { perConnection } from "./sqlite-open.js";
 import type { Kysely } from "kysely";
 import * as crawlerLog from "../kysely/crawler-log.queries.js";
 import { DOMAIN_COLUMNS, KEY_COLUMNS } from "../kysely/rows.js";
@@ -48,11 +49,7 @@ interface Statements {
 }
 
 // Statements belong to their connection; the cache must not keep a closed connection alive.
-const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
-
-function statementsOf(db: BetterSqlite3.Database): Statements {
-  let s = prepared.get(db);
-  if (s !== undefined) return s;
+const statementsOf = perConnection((db): Statements => {
   const updates = DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c))
     .map((c) => `${c} = excluded.${c}`)
     .join(", ");
@@ -69,7 +66,7 @@ function statementsOf(db: BetterSqlite3.Database): Statements {
         .fill(`(?, ${domainRow.slice(1)}`)
         .join(", ")}`,
     );
-  s = {
+  const s: Statements = {
     isEmpty: db.prepare("select not exists (select 1 from domains)").pluck(),
     insertDomains: insert(DOMAIN_ROWS),
     insertDomain: insert(1),
@@ -98,9 +95,8 @@ function statementsOf(db: BetterSqlite3.Database): Statements {
        on conflict (chain_id, block_hash, log_index, token_id) do nothing`,
     ),
   };
-  prepared.set(db, s);
   return s;
-}
+});
 
 const W = DOMAIN_COLUMNS.length;
 const NETWORK = DOMAIN_COLUMNS.indexOf("network");
