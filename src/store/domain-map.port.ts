@@ -78,9 +78,15 @@ export interface DomainMap {
    * SQLite, the column's collation on PostgreSQL), then id, in pages of about `pageSize` that
    * never split a name: all candidates of a name arrive together (zone export).
    *
+   * `recordKeys`: only the records whose key starts with one of these prefixes (lower-case
+   * letters, digits and dots; e.g. the zone files' `record.`, `content.` …): the rest are not read.
+   *
    * @example for await (const page of map.iterateDomainsByName(1000)) for (const d of page) d.name
    */
-  iterateDomainsByName(pageSize?: number): AsyncIterable<DomainWithRecords[]>;
+  iterateDomainsByName(
+    pageSize?: number,
+    opts?: { recordKeys?: readonly string[] },
+  ): AsyncIterable<DomainWithRecords[]>;
 
   /** Bulk upsert of `upsertDomain`; returns the ids in input order. */
   upsertDomains(domains: DomainWrite[]): Promise<number[]>;

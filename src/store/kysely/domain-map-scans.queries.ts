@@ -77,14 +77,45 @@ export function withRecordTuples(row: DomainRow, tuples: readonly string[][]): D
   return d;
 }
 
+/** `iterateDomainsByName`'s options (domain-map.port.ts). */
+export interface ByNameOptions {
+  /** Only the records whose key starts with one of these (lower-case letters, digits, dots). */
+  recordKeys?: readonly string[];
+}
+
+/**
+ * The SQL condition on `r.key` that keeps the records of `recordKeys` ("" for all of them): the
+ * prefixes are inlined (checked to hold no pattern character), `glob` on SQLite (`like` ignores
+ * case there), `like` on PostgreSQL.
+ */
+export function recordKeyCondition(
+  recordKeys: readonly string[] | undefined,
+  dialect: "sqlite" | "pg",
+): string {
+  if (recordKeys === undefined) return "";
+  if (recordKeys.length === 0) return " and false";
+  for (const p of recordKeys)
+    if (!/^[a-z0-9.]+$/.test(p))
+      throw new Error(`record key prefix ${JSON.stringify(p)}: a-z, 0-9 and . only`);
+  const op = dialect === "sqlite" ? (p: string) => `r.key glob '${p}*'` : (p: string) => `r.key like '${p}%'`;
+  return ` and (${recordKeys.map(op).join(" or ")})`;
+}
+
+/** Whether a record's key starts with one of `recordKeys` (all of them when absent). */
+function keptKey(key: string, recordKeys: readonly string[] | undefined): boolean {
+  return recordKeys === undefined || recordKeys.some((p) => key.startsWith(p));
+}
+
 /**
  * PostgreSQL: each domain row with its records as one JSON array ([key, value, native_key,
  * native_value] in key order), so that a page is one statement and one round trip, not a page of
  * domains and then their records (pg parses the json column).
  */
-function byNameWithRecords(db: Db) {
+function byNameWithRecords(db: Db, opts: ByNameOptions) {
   const recs = sql<string[][]>`(select coalesce(json_agg(json_build_array(r.key, r.value, r.native_key,
-    r.native_value) order by r.key), '[]'::json) from records r where r.domain_id = d.id)`;
+    r.native_value) order by r.key), '[]'::json) from records r where r.domain_id = d.id${sql.raw(
+      recordKeyCondition(opts.recordKeys, "pg"),
+    )})`;
   return db.selectFrom("domains as d").selectAll("d").select(recs.as("recs"));
 }
 
@@ -92,9 +123,13 @@ function byNameWithRecords(db: Db) {
  * The map in name then id order, in pages of whole names (domain-map.port.ts). Keyset paging by
  * name: rows written meanwhile never shift a page.
  */
-export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+export async function* iterateDomainsByName(
+  db: Db,
+  pageSize = 1000,
+  opts: ByNameOptions = {},
+): AsyncIterable<DomainWithRecords[]> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    yield* iterateDomainsByNamePg(db, pageSize);
+    yield* iterateDomainsByNamePg(db, pageSize, opts);
     return;
   }
   const byName = () => db.selectFrom("domains").selectAll();
@@ -109,15 +144,22 @@ export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncItera
     if (page.length < rows.length)
       page.push(...((await byName().where("name", "=", after).orderBy("id").execute()) as DomainRow[]));
     if (page.length === 0) continue;
-    yield await withRecords(db, page.map(toDomain));
+    const domains = await withRecords(db, page.map(toDomain));
+    if (opts.recordKeys !== undefined)
+      for (const d of domains) d.records = d.records.filter((r) => keptKey(r.key, opts.recordKeys));
+    yield domains;
   }
 }
 
 /** iterateDomainsByName on PostgreSQL: the same pages, each one statement with its records. */
-async function* iterateDomainsByNamePg(db: Db, pageSize: number): AsyncIterable<DomainWithRecords[]> {
+async function* iterateDomainsByNamePg(
+  db: Db,
+  pageSize: number,
+  opts: ByNameOptions,
+): AsyncIterable<DomainWithRecords[]> {
   type Row = DomainRow & { recs: string[][] };
   const read = (after: string | null) =>
-    (after === null ? byNameWithRecords(db) : byNameWithRecords(db).where("d.name", ">", after))
+    (after === null ? byNameWithRecords(db, opts) : byNameWithRecords(db, opts).where("d.name", ">", after))
       .orderBy("d.name")
       .orderBy("d.id")
       .limit(pageSize)
@@ -131,7 +173,7 @@ async function* iterateDomainsByNamePg(db: Db, pageSize: number): AsyncIterable<
     const last = rows[rows.length - 1].name;
     const page = withoutLastName(rows, pageSize);
     if (page.length < rows.length)
-      for (const r of await byNameWithRecords(db).where("d.name", "=", last).orderBy("d.id").execute())
+      for (const r of await byNameWithRecords(db, opts).where("d.name", "=", last).orderBy("d.id").execute())
         page.push(r as Row);
     pending = read(last);
     // A caller that stops early leaves the read unawaited: its failure is not an unhandled rejection.

@@ -302,12 +302,15 @@ export class SqliteStore extends KyselyStore {
   }
 
   /** The zone export's scan: one statement a page on the reader connection (sqlite-name-scan.ts). */
-  override async *iterateDomainsByName(pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+  override async *iterateDomainsByName(
+    pageSize = 1000,
+    opts: { recordKeys?: readonly string[] } = {},
+  ): AsyncIterable<DomainWithRecords[]> {
     if (!this.reader) {
-      yield* super.iterateDomainsByName(pageSize);
+      yield* super.iterateDomainsByName(pageSize, opts);
       return;
     }
-    yield* scanDomainsByName(this.reader, pageSize);
+    yield* scanDomainsByName(this.reader, pageSize, opts);
   }
 
   override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
