@@ -193,6 +193,7 @@ export async function exportZones(
     // picked in process, and the files list names in the stored names' order.
     for await (const page of store.iterateDomainsByName(opts.pageSize ?? 250, {
       recordKeys: ZONE_RECORD_KEYS,
+      readAhead: true,
     })) {
       const lines = new Map<string, string>();
       let report = "";

@@ -80,12 +80,14 @@ export interface DomainMap {
    *
    * `recordKeys`: only the records whose key starts with one of these prefixes (lower-case
    * letters, digits and dots; e.g. the zone files' `record.`, `content.` …): the rest are not read.
+   * `readAhead`: the next pages are read while the caller works on this one (SQLite: on a worker
+   * thread; PostgreSQL reads one page ahead anyway).
    *
    * @example for await (const page of map.iterateDomainsByName(1000)) for (const d of page) d.name
    */
   iterateDomainsByName(
     pageSize?: number,
-    opts?: { recordKeys?: readonly string[] },
+    opts?: { recordKeys?: readonly string[]; readAhead?: boolean },
   ): AsyncIterable<DomainWithRecords[]>;
 
   /** Bulk upsert of `upsertDomain`; returns the ids in input order. */

@@ -1,7 +1,9 @@
 import { PostgresAdapter, sql } from "kysely";
+import type { Network } from "../../domain/networks.js";
+import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWithRecords, ReverseRecord } from "../../domain/types.js";
 import { toReverse, withRecords } from "./domain-map.queries.js";
-import { type Db, type DomainRow, MAX_IN, pagesById, toDomain } from "./rows.js";
+import { DOMAIN_COLUMNS, type Db, type DomainRow, MAX_IN, pagesById, toDomain } from "./rows.js";
 
 /*
  * The map's whole-map scans (domain-map.port.ts), shared by both backends: snapshot export, zone
@@ -66,21 +68,15 @@ export function withoutLastName<T extends { name: string }>(rows: T[], pageSize:
   return rows.slice(0, cut);
 }
 
-/** A domain row and its records read as [key, value, native_key, native_value] tuples, key order. */
-export function withRecordTuples(row: DomainRow, tuples: readonly string[][]): DomainWithRecords {
-  const records: DomainRecord[] = [];
-  for (const [key, value, nativeKey, nativeValue] of tuples)
-    records.push({ key, value, nativeKey, nativeValue });
-  // Set on the converted row, not spread into a copy: one object less a domain.
-  const d = toDomain(row) as DomainWithRecords;
-  d.records = records;
-  return d;
-}
-
 /** `iterateDomainsByName`'s options (domain-map.port.ts). */
 export interface ByNameOptions {
   /** Only the records whose key starts with one of these (lower-case letters, digits, dots). */
   recordKeys?: readonly string[];
+  /**
+   * Read the next pages while the caller works on this one: on SQLite on a worker thread of its
+   * own (sqlite-name-scan-worker.ts; a file store's reader only), on PostgreSQL always.
+   */
+  readAhead?: boolean;
 }
 
 /**
@@ -107,16 +103,62 @@ function keptKey(key: string, recordKeys: readonly string[] | undefined): boolea
 }
 
 /**
- * PostgreSQL: each domain row with its records as one JSON array ([key, value, native_key,
- * native_value] in key order), so that a page is one statement and one round trip, not a page of
- * domains and then their records (pg parses the json column).
+ * The columns a domain is made of (rows.ts `toDomain`: the written ones but `rname`, after the
+ * id), in the order `toDomainWithRecords` reads them.
+ */
+export const DOMAIN_READ_COLUMNS = ["id", ...DOMAIN_COLUMNS.filter((c) => c !== "rname")] as const;
+
+const num = (v: unknown) => (v === null ? null : Number(v));
+
+/** A row of DOMAIN_READ_COLUMNS (an array) as rows.ts `toDomain` makes it, with its records' tuples. */
+export function toDomainWithRecords(a: unknown[], tuples: readonly string[][]): DomainWithRecords {
+  const records: DomainRecord[] = [];
+  for (const [key, value, nativeKey, nativeValue] of tuples)
+    records.push({ key, value, nativeKey, nativeValue });
+  const tags = a[19] as string;
+  return {
+    id: Number(a[0]),
+    provider: a[1] as Provider,
+    network: a[2] as Network,
+    tokenId: a[3] as string,
+    name: a[4] as string,
+    sld: a[5] as string,
+    tld: a[6] as string,
+    owner: a[7] as string,
+    contractAddress: a[8] as string,
+    resolver: a[9] as string | null,
+    registeredAt: num(a[10]),
+    registeredBlock: num(a[11]),
+    expiresAt: num(a[12]),
+    lastUpdateBlock: Number(a[13]),
+    lastUpdateAt: Number(a[14]),
+    baseScore: Number(a[15]),
+    spam: Boolean(a[16]),
+    csamOk: Boolean(a[17]),
+    kyc: Boolean(a[18]),
+    // Most domains have no tag: no JSON.parse for those.
+    tags: tags === "[]" ? [] : (JSON.parse(tags) as string[]),
+    records,
+  };
+}
+
+/**
+ * PostgreSQL: each domain as one JSON text (DOMAIN_READ_COLUMNS, then its records as [key, value,
+ * native_key, native_value] in key order), so that a page is one statement and one round trip,
+ * and the client parses one text column a row (a page is one `JSON.parse`), not 21 typed columns
+ * and a json one.
  */
 function byNameWithRecords(db: Db, opts: ByNameOptions) {
-  const recs = sql<string[][]>`(select coalesce(json_agg(json_build_array(r.key, r.value, r.native_key,
-    r.native_value) order by r.key), '[]'::json) from records r where r.domain_id = d.id${sql.raw(
-      recordKeyCondition(opts.recordKeys, "pg"),
-    )})`;
-  return db.selectFrom("domains as d").selectAll("d").select(recs.as("recs"));
+  const recs = `coalesce((select json_agg(json_build_array(r.key, r.value, r.native_key, r.native_value)
+    order by r.key) from records r where r.domain_id = d.id${recordKeyCondition(opts.recordKeys, "pg")}), '[]'::json)`;
+  const row = sql<string>`json_build_array(${sql.raw(DOMAIN_READ_COLUMNS.map((c) => `d.${c}`).join(", "))}, ${sql.raw(recs)})::text`;
+  return db.selectFrom("domains as d").select(["d.name", row.as("j")]);
+}
+
+/** A page of `byNameWithRecords` rows as domains: their texts parsed at once. */
+function fromJsonRows(rows: readonly { j: string }[]): DomainWithRecords[] {
+  const arrays = JSON.parse(`[${rows.map((r) => r.j).join(",")}]`) as unknown[][];
+  return arrays.map((a) => toDomainWithRecords(a, a[DOMAIN_READ_COLUMNS.length] as string[][]));
 }
 
 /**
@@ -157,7 +199,7 @@ async function* iterateDomainsByNamePg(
   pageSize: number,
   opts: ByNameOptions,
 ): AsyncIterable<DomainWithRecords[]> {
-  type Row = DomainRow & { recs: string[][] };
+  type Row = { name: string; j: string };
   const read = (after: string | null) =>
     (after === null ? byNameWithRecords(db, opts) : byNameWithRecords(db, opts).where("d.name", ">", after))
       .orderBy("d.name")
@@ -178,6 +220,6 @@ async function* iterateDomainsByNamePg(
     pending = read(last);
     // A caller that stops early leaves the read unawaited: its failure is not an unhandled rejection.
     pending.catch(() => {});
-    if (page.length > 0) yield page.map((r) => withRecordTuples(r, r.recs));
+    if (page.length > 0) yield fromJsonRows(page);
   }
 }
