@@ -9,6 +9,8 @@ export const MAX_DNS_NAME = 255;
 // legal on the wire but not in a host name, and would need escaping in master files: skipped.
 const SAFE_LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 
+const DNS_FORM = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
 export type DnsNameResult = { ok: true; name: string } | { ok: false; reason: string };
 
 /**
@@ -28,6 +30,9 @@ export function isHostName(dnsName: string): boolean {
  * @example buildDnsName("café.eth") // { ok: true, name: "xn--caf-dma.eth" }
  */
 export function buildDnsName(name: string): DnsNameResult {
+  // Already a DNS name (lower-case safe labels of at most 63 octets, no trailing dot; 253
+  // characters are 255 octets on the wire): itself, without splitting (the zone export's names).
+  if (name.length <= 253 && DNS_FORM.test(name)) return { ok: true, name };
   const trimmed = name.endsWith(".") ? name.slice(0, -1) : name;
   if (trimmed.length === 0) return { ok: false, reason: "empty name" };
   let wire = 1;

@@ -32,6 +32,13 @@ export interface NodeRRsets {
   skipped: SkippedRecord[];
 }
 
+/**
+ * The key prefixes of every record `buildNodeRRsets` reads (RECORD_KEY, CONTENT_KEY, REDIRECT_KEY,
+ * TOKEN_KEY below): the zone export reads only these records of the map, the others never change
+ * a zone.
+ */
+export const ZONE_RECORD_KEYS = ["content.", "record.", "redirect.", "token."] as const;
+
 const RECORD_KEY = /^record\.([A-Za-z0-9_-]+)\.(\d+|ttl)$/;
 const CONTENT_KEY = /^content\.(IPFS|IPNS)\.\d+$/;
 const REDIRECT_KEY = /^redirect\.WEBSITE\.\d+$/;

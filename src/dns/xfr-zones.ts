@@ -5,7 +5,7 @@ import type { Store } from "../store/store.js";
 import { dnsRankContext } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
 import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
-import { buildNodeRRsets } from "./resource-records.js";
+import { buildNodeRRsets, ZONE_RECORD_KEYS } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
 import { type ApexSettings, buildApex, type ZoneApex } from "./zone.js";
 import { rrsetBytes } from "./xfr-wire.js";
@@ -150,7 +150,7 @@ export class XfrZones {
       resolution: createResolution({ store: snap, ranker: this.opts.ranker }),
       ctx: dnsRankContext({}, this.opts.clock()),
     });
-    for await (const page of snap.iterateDomainsByName(1000)) {
+    for await (const page of snap.iterateDomainsByName(1000, { recordKeys: ZONE_RECORD_KEYS })) {
       for (let i = 0; i < page.length; ) {
         let end = i + 1;
         while (end < page.length && page[end].name === page[i].name) end++;

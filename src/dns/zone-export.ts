@@ -2,7 +2,6 @@ import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readSync
 import { once } from "node:events";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import type { DomainWithRecords } from "../domain/types.js";
 import { createScoringRanker, type Ranker } from "../resolution/rank.js";
 import type { Resolution } from "../resolution/resolution.js";
 import type { Store } from "../store/store.js";
@@ -10,7 +9,7 @@ import { dnsRankContext } from "./best-domain.js";
 import { buildDnsName } from "./dns-name.js";
 import type { DnssecKeys } from "./dnssec-keys.js";
 import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
-import { buildNodeRRsets } from "./resource-records.js";
+import { buildNodeRRsets, ZONE_RECORD_KEYS } from "./resource-records.js";
 import { indexProgress, nextSerial } from "./serial.js";
 import { type ApexSettings, buildApex, type ZoneApex } from "./zone.js";
 import { buildNodeLines, buildZoneHeader, parseZoneHeader } from "./zone-file.js";
@@ -192,7 +191,10 @@ export async function exportZones(
     });
     // A page holds whole names (every candidate of a name), in name order: each name's winner is
     // picked in process, and the files list names in the stored names' order.
-    for await (const page of store.iterateDomainsByName(opts.pageSize ?? 250)) {
+    for await (const page of store.iterateDomainsByName(opts.pageSize ?? 250, {
+      recordKeys: ZONE_RECORD_KEYS,
+      readAhead: true,
+    })) {
       const lines = new Map<string, string>();
       let report = "";
       for (let i = 0; i < page.length; ) {
@@ -215,7 +217,8 @@ export async function exportZones(
           skipped += inZones.length;
           continue;
         }
-        const best: DomainWithRecords | null = await winners.pick(group, dns.name);
+        let best = winners.pickHere(group, dns.name);
+        if (best === undefined) best = await winners.pick(group, dns.name);
         const key = tldOfDnsName(dns.name);
         const zone = zones.get(key);
         if (best === null || !inZones.includes(best) || zone === undefined) continue;

@@ -13,6 +13,12 @@ export interface ZoneWinners {
    * project …), or the winner is stored under another name and is picked on that name's group.
    */
   pick(group: readonly DomainWithRecords[], dnsName: string): Promise<DomainWithRecords | null>;
+  /**
+   * `pick` without a promise when the group alone decides (almost every name): the domain or
+   * null as `pick` returns them, or undefined when the name must be asked of `pick` (another
+   * stored form answers there too). The export's loop calls this first: no await a name.
+   */
+  pickHere(group: readonly DomainWithRecords[], dnsName: string): DomainWithRecords | null | undefined;
 }
 
 /**
@@ -34,27 +40,33 @@ export function createZoneWinners(deps: {
   ctx: RankContext;
 }): ZoneWinners {
   const { ranker, resolution, ctx } = deps;
+  const pickHere = (group: readonly DomainWithRecords[], dnsName: string) => {
+    if (group.length === 0) return null;
+    const name = group[0].name;
+    let names: string[];
+    try {
+      names = lookupNames(dnsName);
+    } catch (e) {
+      // findBestDomain: a DNS name the naming rules refuse answers with nothing.
+      const code = (e as { code?: string }).code;
+      if (code === "INVALID_DOMAIN" || code === "PARAMETER_TOO_LONG") return null;
+      throw e;
+    }
+    // Not looked up under its own stored form: resolve never reaches this group.
+    if (!names.includes(name)) return null;
+    const elsewhere = names.some((n) => {
+      if (n === name) return false;
+      const dns = buildDnsName(n);
+      return dns.ok && dns.name === dnsName;
+    });
+    if (elsewhere) return undefined;
+    return ranker.rank(group as DomainWithRecords[], ctx)[0]?.domain ?? null;
+  };
   return {
+    pickHere,
     async pick(group, dnsName) {
-      if (group.length === 0) return null;
-      const name = group[0].name;
-      let names: string[];
-      try {
-        names = lookupNames(dnsName);
-      } catch (e) {
-        // findBestDomain: a DNS name the naming rules refuse answers with nothing.
-        const code = (e as { code?: string }).code;
-        if (code === "INVALID_DOMAIN" || code === "PARAMETER_TOO_LONG") return null;
-        throw e;
-      }
-      // Not looked up under its own stored form: resolve never reaches this group.
-      if (!names.includes(name)) return null;
-      const elsewhere = names.some((n) => {
-        if (n === name) return false;
-        const dns = buildDnsName(n);
-        return dns.ok && dns.name === dnsName;
-      });
-      if (!elsewhere) return ranker.rank(group as DomainWithRecords[], ctx)[0]?.domain ?? null;
+      const here = pickHere(group, dnsName);
+      if (here !== undefined) return here;
       const best = await findBestDomain(resolution, dnsName, ctx);
       return best === null ? null : (group.find((d) => d.id === best.domain.id) ?? null);
     },

@@ -86,9 +86,17 @@ export interface DomainMap {
    * SQLite, the column's collation on PostgreSQL), then id, in pages of about `pageSize` that
    * never split a name: all candidates of a name arrive together (zone export).
    *
+   * `recordKeys`: only the records whose key starts with one of these prefixes (lower-case
+   * letters, digits and dots; e.g. the zone files' `record.`, `content.` …): the rest are not read.
+   * `readAhead`: the next pages are read while the caller works on this one (SQLite: on a worker
+   * thread; PostgreSQL reads one page ahead anyway).
+   *
    * @example for await (const page of map.iterateDomainsByName(1000)) for (const d of page) d.name
    */
-  iterateDomainsByName(pageSize?: number): AsyncIterable<DomainWithRecords[]>;
+  iterateDomainsByName(
+    pageSize?: number,
+    opts?: { recordKeys?: readonly string[]; readAhead?: boolean },
+  ): AsyncIterable<DomainWithRecords[]>;
 
   /** Bulk upsert of `upsertDomain`; returns the ids in input order. */
   upsertDomains(domains: DomainWrite[]): Promise<number[]>;

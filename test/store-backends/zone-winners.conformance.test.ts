@@ -90,10 +90,14 @@ async function seedWorld(store: Store): Promise<void> {
 }
 
 /** Every name's domains as `iterateDomainsByName` gives them, checking that no name is split. */
-async function groupsByName(store: Store, pageSize: number): Promise<DomainWithRecords[][]> {
+async function groupsByName(
+  store: Store,
+  pageSize: number,
+  opts?: Parameters<Store["iterateDomainsByName"]>[1],
+): Promise<DomainWithRecords[][]> {
   const groups: DomainWithRecords[][] = [];
   let last: string | null = null;
-  for await (const page of store.iterateDomainsByName(pageSize)) {
+  for await (const page of store.iterateDomainsByName(pageSize, opts)) {
     expect(page.length).toBeGreaterThan(0);
     for (const d of page) {
       if (d.name === last) {
@@ -233,16 +237,70 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
       hostile.map((v, i) => ({ key: `record.TXT.${i}`, value: v, nativeKey: v, nativeValue: `${v}!` })),
     );
     await store.upsertDomain(
-      testDomain({ tokenId: tokenIdOf(9002), name: "zz-hostile.x", sld: "zz-hostile", tld: "x" }),
+      testDomain({
+        tokenId: tokenIdOf(9002),
+        name: "zz-hostile.x",
+        sld: "zz-hostile",
+        tld: "x",
+        tags: ["a-tag", 'q"t'],
+        resolver: "0x00000000000000000000000000000000000000aa",
+      }),
     );
-    for (const size of [1, 7]) {
-      const groups = await groupsByName(store, size);
+    // Read ahead (SQLite: on a worker thread, as the zone export reads) gives the same pages.
+    for (const readAhead of [false, true])
+      for (const size of [1, 7]) {
+        const groups = await groupsByName(store, size, { readAhead });
+        expect(groups.flat().length).toBe(await store.countDomains());
+        for (const group of groups)
+          expect(group, group[0].name).toEqual(await store.findDomainsByName([group[0].name], {}));
+        const read = groups.find((g) => g[0].name === "zz-hostile.x")!;
+        expect(read.map((d) => d.records.length)).toEqual([hostile.length, 0]);
+        expect(read[0].records.map((r) => r.value).sort()).toEqual([...hostile].sort());
+        expect(read[1].tags).toEqual(["a-tag", 'q"t']);
+      }
+  });
+
+  it("reads only the records of the prefixes asked for, the same with and without read-ahead", async () => {
+    const id = await store.upsertDomain(
+      testDomain({ tokenId: tokenIdOf(9003), name: "zz-keys.x", sld: "zz-keys", tld: "x" }),
+    );
+    const keys = [
+      "content.IPFS.0",
+      "crypto.ETH.address",
+      "record.A.0",
+      "recordX.A.0",
+      "RECORD.A.1",
+      "token.ETH.0",
+    ];
+    await store.replaceRecords(
+      id,
+      keys.map((key) => ({ key, value: "v", nativeKey: key, nativeValue: "v" })),
+    );
+    const want = ["content.IPFS.0", "record.A.0", "token.ETH.0"];
+    for (const readAhead of [false, true]) {
+      const groups = await groupsByName(store, 5, {
+        recordKeys: ["content.", "record.", "token."],
+        readAhead,
+      });
       expect(groups.flat().length).toBe(await store.countDomains());
-      for (const group of groups)
-        expect(group, group[0].name).toEqual(await store.findDomainsByName([group[0].name], {}));
-      const read = groups.find((g) => g[0].name === "zz-hostile.x")!;
-      expect(read.map((d) => d.records.length)).toEqual([hostile.length, 0]);
-      expect(read[0].records.map((r) => r.value).sort()).toEqual([...hostile].sort());
+      const read = groups.find((g) => g[0].name === "zz-keys.x")!;
+      expect(read[0].records.map((r) => r.key)).toEqual(want);
+      const all = await store.findDomainsByName(["zz-keys.x"], {});
+      expect(read[0]).toEqual({ ...all[0], records: all[0].records.filter((r) => want.includes(r.key)) });
     }
+    await expect(
+      (async () => {
+        for await (const _ of store.iterateDomainsByName(5, { recordKeys: ["record.%"] }));
+      })(),
+    ).rejects.toThrow(/a-z, 0-9 and \. only/);
+  });
+
+  it("a scan stopped early ends its reader (SQLite: the worker thread)", async () => {
+    for await (const page of store.iterateDomainsByName(2, { readAhead: true })) {
+      expect(page.length).toBeGreaterThan(0);
+      break;
+    }
+    const groups = await groupsByName(store, 3, { readAhead: true });
+    expect(groups.flat().length).toBe(await store.countDomains());
   });
 });

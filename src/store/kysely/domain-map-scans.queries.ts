@@ -1,7 +1,9 @@
 import { PostgresAdapter, sql } from "kysely";
+import type { Network } from "../../domain/networks.js";
+import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWithRecords, ReverseRecord } from "../../domain/types.js";
 import { toReverse, withRecords } from "./domain-map.queries.js";
-import { type Db, type DomainRow, MAX_IN, pagesById, toDomain } from "./rows.js";
+import { DOMAIN_COLUMNS, type Db, type DomainRow, MAX_IN, pagesById, toDomain } from "./rows.js";
 
 /*
  * The map's whole-map scans (domain-map.port.ts), shared by both backends: snapshot export, zone
@@ -66,35 +68,110 @@ export function withoutLastName<T extends { name: string }>(rows: T[], pageSize:
   return rows.slice(0, cut);
 }
 
-/** A domain row and its records read as [key, value, native_key, native_value] tuples, key order. */
-export function withRecordTuples(row: DomainRow, tuples: readonly string[][]): DomainWithRecords {
-  const records: DomainRecord[] = [];
-  for (const [key, value, nativeKey, nativeValue] of tuples)
-    records.push({ key, value, nativeKey, nativeValue });
-  // Set on the converted row, not spread into a copy: one object less a domain.
-  const d = toDomain(row) as DomainWithRecords;
-  d.records = records;
-  return d;
+/** `iterateDomainsByName`'s options (domain-map.port.ts). */
+export interface ByNameOptions {
+  /** Only the records whose key starts with one of these (lower-case letters, digits, dots). */
+  recordKeys?: readonly string[];
+  /**
+   * Read the next pages while the caller works on this one: on SQLite on a worker thread of its
+   * own (sqlite-name-scan-worker.ts; a file store's reader only), on PostgreSQL always.
+   */
+  readAhead?: boolean;
 }
 
 /**
- * PostgreSQL: each domain row with its records as one JSON array ([key, value, native_key,
- * native_value] in key order), so that a page is one statement and one round trip, not a page of
- * domains and then their records (pg parses the json column).
+ * The SQL condition on `r.key` that keeps the records of `recordKeys` ("" for all of them): the
+ * prefixes are inlined (checked to hold no pattern character), `glob` on SQLite (`like` ignores
+ * case there), `like` on PostgreSQL.
  */
-function byNameWithRecords(db: Db) {
-  const recs = sql<string[][]>`(select coalesce(json_agg(json_build_array(r.key, r.value, r.native_key,
-    r.native_value) order by r.key), '[]'::json) from records r where r.domain_id = d.id)`;
-  return db.selectFrom("domains as d").selectAll("d").select(recs.as("recs"));
+export function recordKeyCondition(
+  recordKeys: readonly string[] | undefined,
+  dialect: "sqlite" | "pg",
+): string {
+  if (recordKeys === undefined) return "";
+  if (recordKeys.length === 0) return " and false";
+  for (const p of recordKeys)
+    if (!/^[a-z0-9.]+$/.test(p))
+      throw new Error(`record key prefix ${JSON.stringify(p)}: a-z, 0-9 and . only`);
+  const op = dialect === "sqlite" ? (p: string) => `r.key glob '${p}*'` : (p: string) => `r.key like '${p}%'`;
+  return ` and (${recordKeys.map(op).join(" or ")})`;
+}
+
+/** Whether a record's key starts with one of `recordKeys` (all of them when absent). */
+function keptKey(key: string, recordKeys: readonly string[] | undefined): boolean {
+  return recordKeys === undefined || recordKeys.some((p) => key.startsWith(p));
+}
+
+/**
+ * The columns a domain is made of (rows.ts `toDomain`: the written ones but `rname`, after the
+ * id), in the order `toDomainWithRecords` reads them.
+ */
+export const DOMAIN_READ_COLUMNS = ["id", ...DOMAIN_COLUMNS.filter((c) => c !== "rname")] as const;
+
+const num = (v: unknown) => (v === null ? null : Number(v));
+
+/** A row of DOMAIN_READ_COLUMNS (an array) as rows.ts `toDomain` makes it, with its records' tuples. */
+export function toDomainWithRecords(a: unknown[], tuples: readonly string[][]): DomainWithRecords {
+  const records: DomainRecord[] = [];
+  for (const [key, value, nativeKey, nativeValue] of tuples)
+    records.push({ key, value, nativeKey, nativeValue });
+  const tags = a[19] as string;
+  return {
+    id: Number(a[0]),
+    provider: a[1] as Provider,
+    network: a[2] as Network,
+    tokenId: a[3] as string,
+    name: a[4] as string,
+    sld: a[5] as string,
+    tld: a[6] as string,
+    owner: a[7] as string,
+    contractAddress: a[8] as string,
+    resolver: a[9] as string | null,
+    registeredAt: num(a[10]),
+    registeredBlock: num(a[11]),
+    expiresAt: num(a[12]),
+    lastUpdateBlock: Number(a[13]),
+    lastUpdateAt: Number(a[14]),
+    baseScore: Number(a[15]),
+    spam: Boolean(a[16]),
+    csamOk: Boolean(a[17]),
+    kyc: Boolean(a[18]),
+    // Most domains have no tag: no JSON.parse for those.
+    tags: tags === "[]" ? [] : (JSON.parse(tags) as string[]),
+    records,
+  };
+}
+
+/**
+ * PostgreSQL: each domain as one JSON text (DOMAIN_READ_COLUMNS, then its records as [key, value,
+ * native_key, native_value] in key order), so that a page is one statement and one round trip,
+ * and the client parses one text column a row (a page is one `JSON.parse`), not 21 typed columns
+ * and a json one.
+ */
+function byNameWithRecords(db: Db, opts: ByNameOptions) {
+  const recs = `coalesce((select json_agg(json_build_array(r.key, r.value, r.native_key, r.native_value)
+    order by r.key) from records r where r.domain_id = d.id${recordKeyCondition(opts.recordKeys, "pg")}), '[]'::json)`;
+  const row = sql<string>`json_build_array(${sql.raw(DOMAIN_READ_COLUMNS.map((c) => `d.${c}`).join(", "))}, ${sql.raw(recs)})::text`;
+  return db.selectFrom("domains as d").select(["d.name", row.as("j")]);
+}
+
+/** A page of `byNameWithRecords` rows as domains: their texts parsed at once. */
+function fromJsonRows(rows: readonly { j: string }[]): DomainWithRecords[] {
+  const arrays = JSON.parse(`[${rows.map((r) => r.j).join(",")}]`) as unknown[][];
+  return arrays.map((a) => toDomainWithRecords(a, a[DOMAIN_READ_COLUMNS.length] as string[][]));
 }
 
 /**
  * The map in name then id order, in pages of whole names (domain-map.port.ts). Keyset paging by
  * name: rows written meanwhile never shift a page.
  */
-export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+export async function* iterateDomainsByName(
+  db: Db,
+  pageSize = 1000,
+  opts: ByNameOptions = {},
+): AsyncIterable<DomainWithRecords[]> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    yield* iterateDomainsByNamePg(db, pageSize);
+    yield* iterateDomainsByNamePg(db, pageSize, opts);
     return;
   }
   const byName = () => db.selectFrom("domains").selectAll();
@@ -109,15 +186,22 @@ export async function* iterateDomainsByName(db: Db, pageSize = 1000): AsyncItera
     if (page.length < rows.length)
       page.push(...((await byName().where("name", "=", after).orderBy("id").execute()) as DomainRow[]));
     if (page.length === 0) continue;
-    yield await withRecords(db, page.map(toDomain));
+    const domains = await withRecords(db, page.map(toDomain));
+    if (opts.recordKeys !== undefined)
+      for (const d of domains) d.records = d.records.filter((r) => keptKey(r.key, opts.recordKeys));
+    yield domains;
   }
 }
 
 /** iterateDomainsByName on PostgreSQL: the same pages, each one statement with its records. */
-async function* iterateDomainsByNamePg(db: Db, pageSize: number): AsyncIterable<DomainWithRecords[]> {
-  type Row = DomainRow & { recs: string[][] };
+async function* iterateDomainsByNamePg(
+  db: Db,
+  pageSize: number,
+  opts: ByNameOptions,
+): AsyncIterable<DomainWithRecords[]> {
+  type Row = { name: string; j: string };
   const read = (after: string | null) =>
-    (after === null ? byNameWithRecords(db) : byNameWithRecords(db).where("d.name", ">", after))
+    (after === null ? byNameWithRecords(db, opts) : byNameWithRecords(db, opts).where("d.name", ">", after))
       .orderBy("d.name")
       .orderBy("d.id")
       .limit(pageSize)
@@ -131,11 +215,11 @@ async function* iterateDomainsByNamePg(db: Db, pageSize: number): AsyncIterable<
     const last = rows[rows.length - 1].name;
     const page = withoutLastName(rows, pageSize);
     if (page.length < rows.length)
-      for (const r of await byNameWithRecords(db).where("d.name", "=", last).orderBy("d.id").execute())
+      for (const r of await byNameWithRecords(db, opts).where("d.name", "=", last).orderBy("d.id").execute())
         page.push(r as Row);
     pending = read(last);
     // A caller that stops early leaves the read unawaited: its failure is not an unhandled rejection.
     pending.catch(() => {});
-    if (page.length > 0) yield page.map((r) => withRecordTuples(r, r.recs));
+    if (page.length > 0) yield fromJsonRows(page);
   }
 }

@@ -62,7 +62,8 @@ export function toDomain(r: DomainRow): Domain {
     spam: Boolean(r.spam),
     csamOk: Boolean(r.csam_ok),
     kyc: Boolean(r.kyc),
-    tags: JSON.parse(r.tags) as string[],
+    // Most domains have no tag: no JSON.parse for those.
+    tags: r.tags === "[]" ? [] : (JSON.parse(r.tags) as string[]),
   };
 }
 

@@ -22,7 +22,8 @@ import { attachRecords, toApiKey, toDomain, toJournal } from "../kysely/rows.js"
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { scanDomainsByName } from "./sqlite-name-scan.js";
-import { openReader, openWriter } from "./sqlite-open.js";
+import { scanDomainsByNameInWorker } from "./sqlite-name-scan-worker.js";
+import { openReader, openWriter, READER_MMAP_BYTES, READER_PAGE_CACHE_BYTES } from "./sqlite-open.js";
 import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import {
@@ -319,12 +320,25 @@ export class SqliteStore extends KyselyStore {
   }
 
   /** The zone export's scan: one statement a page on the reader connection (sqlite-name-scan.ts). */
-  override async *iterateDomainsByName(pageSize = 1000): AsyncIterable<DomainWithRecords[]> {
+  override async *iterateDomainsByName(
+    pageSize = 1000,
+    opts: { recordKeys?: readonly string[]; readAhead?: boolean } = {},
+  ): AsyncIterable<DomainWithRecords[]> {
     if (!this.reader) {
-      yield* super.iterateDomainsByName(pageSize);
+      yield* super.iterateDomainsByName(pageSize, opts);
       return;
     }
-    yield* scanDomainsByName(this.reader, pageSize);
+    if (opts.readAhead && !this.reader.memory)
+      yield* scanDomainsByNameInWorker(
+        this.file,
+        {
+          mmapBytes: this.readOptions.mmapBytes ?? READER_MMAP_BYTES,
+          pageCacheBytes: this.readOptions.pageCacheBytes ?? READER_PAGE_CACHE_BYTES,
+        },
+        pageSize,
+        opts,
+      );
+    else yield* scanDomainsByName(this.reader, pageSize, opts);
   }
 
   override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
