@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { type CommandRun, directoryBytes, rssMbOf, runOmniname, runScript } from "./support/measure.js";
 import { type NpmStart, startNpmStart } from "./support/npm-start.js";
-import { type ServingRatio, servingRatios } from "./support/serving-ratios.js";
+import { type ServingRatio, type ServingTarget, servingRatios } from "./support/serving-ratios.js";
 import { writeSyntheticSnapshot } from "./support/synthetic-snapshot.js";
 
 /**
@@ -135,20 +135,20 @@ const sampleAddresses = (dbUrl: string | null, sqliteFile: string, domains: numb
   );
 
 /**
- * The serving measure (bench/support/serving-ratios.ts) on a running API: a hot set of
+ * A running API as the serving measure's target (bench/support/serving-ratios.ts): a hot set of
  * SERVING_NAMES names (nine in ten indexed) and the wallets of their reverse records.
  */
-async function measureServing(
+async function servingTarget(
+  name: string,
   api: NpmStart,
   dbUrl: string | null,
   sqliteFile: string,
   domains: number,
-  work: string,
-): Promise<ServingRatio[]> {
+): Promise<ServingTarget> {
   const hits = await sampleNames(dbUrl, sqliteFile, domains, Math.round(SERVING_NAMES * 0.9));
   const misses = Array.from({ length: SERVING_NAMES - hits.length }, (_, i) => `nowhere-${i}.wallet`);
   const addresses = await sampleAddresses(dbUrl, sqliteFile, domains, SERVING_NAMES * 5);
-  return servingRatios(api, [...hits, ...misses], addresses.slice(0, SERVING_NAMES), work, SERVING_SECONDS);
+  return { name, api, names: [...hits, ...misses], addresses: addresses.slice(0, SERVING_NAMES) };
 }
 
 /** One pass of autocannon over `paths`, each asked once. */
@@ -192,13 +192,14 @@ function servingRows(rows: Row[], here: ServingRatio[], ref: ServingRatio[] | nu
 }
 
 /**
- * The same serving measure on a store of REFERENCE domains built as the big one is (a synthetic
- * snapshot imported by the CLI), in this run: the issue's "within 10 % of the 100,000-domain figures".
+ * A store of REFERENCE domains built as the big one is (a synthetic snapshot imported by the CLI),
+ * its API role started: measured with the big store's, slice by slice in the same minutes (the
+ * "within 10 % of the 100,000-domain figures"). `close` stops it and deletes it.
  */
-async function referenceServing(
+async function referenceStore(
   label: "SQLite" | "PostgreSQL",
   work: string,
-): Promise<ServingRatio[] | null> {
+): Promise<{ target: ServingTarget; close: () => Promise<void> } | null> {
   if (!(REFERENCE > 0 && REFERENCE < DOMAINS)) return null;
   const dir = join(work, `reference-${label}`);
   mkdirSync(dir, { recursive: true });
@@ -207,18 +208,34 @@ async function referenceServing(
   const dbName = `omniname_scale_ref_${process.pid}`;
   const databaseUrl = label === "PostgreSQL" ? await freshDatabase(dbName) : "";
   const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
-  try {
-    runOmniname(["snapshot", "import", snapshot], env);
-    const api = await startNpmStart({ ...env, OMNINAME_ROLES: "api", PORT: "0", HOST: "127.0.0.1" }, 600_000);
-    try {
-      return await measureServing(api, databaseUrl || null, join(dir, "omniname.db"), REFERENCE, dir);
-    } finally {
-      await api.stop();
-    }
-  } finally {
+  const cleanup = async () => {
     if (label === "PostgreSQL")
       await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    runOmniname(["snapshot", "import", snapshot], env);
+    const api = await startNpmStart({ ...env, OMNINAME_ROLES: "api", PORT: "0", HOST: "127.0.0.1" }, 600_000);
+    const target = await servingTarget(
+      `${REFERENCE.toLocaleString("en-US")} domains`,
+      api,
+      databaseUrl || null,
+      join(dir, "omniname.db"),
+      REFERENCE,
+    ).catch(async (e) => {
+      await api.stop();
+      throw e;
+    });
+    return {
+      target,
+      close: async () => {
+        await api.stop();
+        await cleanup();
+      },
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
   }
 }
 
@@ -301,52 +318,68 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
       (r) => r.stdout.trim().split("\n").pop() ?? "",
     );
 
-    const reference = await referenceServing(label, work);
-    // The API role on the big store: how long until it listens, then one cold pass over ASKED
-    // random names (90 % indexed, 10 % absent), the same pass warm, and its RSS after.
-    const started = performance.now();
-    const api = await startNpmStart({ ...env, OMNINAME_ROLES: "api", PORT: "0", HOST: "127.0.0.1" }, 600_000);
+    const reference = await referenceStore(label, work);
     try {
-      rows.push({
-        what: "API role: start to listening",
-        figure: `${((performance.now() - started) / 1000).toFixed(2)} s`,
-      });
-      const dbUrl = label === "PostgreSQL" ? databaseUrl : null;
-      const sqliteFile = join(dataDir, "omniname.db");
-      const names = await sampleNames(dbUrl, sqliteFile, DOMAINS, Math.round(ASKED * 0.9));
-      const misses = Array.from({ length: ASKED - names.length }, (_, i) => `absent-${i}.wallet`);
-      const paths = [...names, ...misses]
-        .map((n, i) => ({ n, k: (i * 2654435761) >>> 0 }))
-        .sort((a, b) => a.k - b.k)
-        .map(({ n }) => `/svc/api/v1/resolve?domain=${encodeURIComponent(n)}`);
-      // The API process's CPU a request (user + system): steadier than req/s on a shared machine.
-      const cpu0 = await api.cpu();
-      const cold = await pass(api.port, api.demoKey, paths);
-      const cpu1 = await api.cpu();
-      const warm = await pass(api.port, api.demoKey, paths);
-      const cpu2 = await api.cpu();
-      const load = `load ${loadavg()[0].toFixed(1)}`;
-      rows.push({
-        what: `resolve, first pass over ${paths.length.toLocaleString("en-US")} names (90 % hits)`,
-        figure: `${Math.round(cold.rps)} req/s`,
-        note: `p99 ${cold.p99} ms; ${(cold.rps / warm.rps).toFixed(2)} of warm; ${Math.round((cpu1 - cpu0) / paths.length)} µs CPU a request; ${load}${cold.errors ? `; ${cold.errors} errors` : ""}`,
-      });
-      rows.push({
-        what: "resolve, the same pass warm",
-        figure: `${Math.round(warm.rps)} req/s`,
-        note: `p99 ${warm.p99} ms; ${Math.round((cpu2 - cpu1) / paths.length)} µs CPU a request; ${load}`,
-      });
-      // Warm ratios to the bare route, here and on the reference store (100,000 domains), same run.
-      const here = await measureServing(api, dbUrl, sqliteFile, DOMAINS, work);
-      servingRows(rows, here, reference);
-      const rss = rssMbOf(api.child.pid ?? 0);
-      rows.push({
-        what: "API RSS after the passes",
-        figure: mb(rss.total),
-        note: `${mb(rss.anon)} anonymous, ${mb(rss.file)} file pages (the binary, libraries; no SQLite mmap window)`,
-      });
+      // The API role on the big store: how long until it listens, then one cold pass over ASKED
+      // random names (90 % indexed, 10 % absent), the same pass warm, and its RSS after.
+      const started = performance.now();
+      const api = await startNpmStart(
+        { ...env, OMNINAME_ROLES: "api", PORT: "0", HOST: "127.0.0.1" },
+        600_000,
+      );
+      try {
+        rows.push({
+          what: "API role: start to listening",
+          figure: `${((performance.now() - started) / 1000).toFixed(2)} s`,
+        });
+        const dbUrl = label === "PostgreSQL" ? databaseUrl : null;
+        const sqliteFile = join(dataDir, "omniname.db");
+        const names = await sampleNames(dbUrl, sqliteFile, DOMAINS, Math.round(ASKED * 0.9));
+        const misses = Array.from({ length: ASKED - names.length }, (_, i) => `absent-${i}.wallet`);
+        const paths = [...names, ...misses]
+          .map((n, i) => ({ n, k: (i * 2654435761) >>> 0 }))
+          .sort((a, b) => a.k - b.k)
+          .map(({ n }) => `/svc/api/v1/resolve?domain=${encodeURIComponent(n)}`);
+        // The API process's CPU a request (user + system): steadier than req/s on a shared machine.
+        const cpu0 = await api.cpu();
+        const cold = await pass(api.port, api.demoKey, paths);
+        const cpu1 = await api.cpu();
+        const warm = await pass(api.port, api.demoKey, paths);
+        const cpu2 = await api.cpu();
+        const load = `load ${loadavg()[0].toFixed(1)}`;
+        rows.push({
+          what: `resolve, first pass over ${paths.length.toLocaleString("en-US")} names (90 % hits)`,
+          figure: `${Math.round(cold.rps)} req/s`,
+          note: `p99 ${cold.p99} ms; ${(cold.rps / warm.rps).toFixed(2)} of warm; ${Math.round((cpu1 - cpu0) / paths.length)} µs CPU a request; ${load}${cold.errors ? `; ${cold.errors} errors` : ""}`,
+        });
+        rows.push({
+          what: "resolve, the same pass warm",
+          figure: `${Math.round(warm.rps)} req/s`,
+          note: `p99 ${warm.p99} ms; ${Math.round((cpu2 - cpu1) / paths.length)} µs CPU a request; ${load}`,
+        });
+        // Warm ratios to the bare route, here and on the reference store (100,000 domains), same run.
+        const big = await servingTarget("big", api, dbUrl, sqliteFile, DOMAINS);
+        const measured = await servingRatios(
+          reference ? [big, reference.target] : [big],
+          work,
+          SERVING_SECONDS,
+        );
+        servingRows(
+          rows,
+          measured.get("big") ?? [],
+          reference ? (measured.get(reference.target.name) ?? null) : null,
+        );
+        const rss = rssMbOf(api.child.pid ?? 0);
+        rows.push({
+          what: "API RSS after the passes",
+          figure: mb(rss.total),
+          note: `${mb(rss.anon)} anonymous, ${mb(rss.file)} file pages (the binary, libraries; no SQLite mmap window)`,
+        });
+      } finally {
+        await api.stop();
+      }
     } finally {
-      await api.stop();
+      await reference?.close();
     }
   } finally {
     if (label === "PostgreSQL")

@@ -79,29 +79,47 @@ export async function loadRun(
   };
 }
 
+/** One API to measure: its running process, the names (about nine in ten indexed) and wallets to ask. */
+export interface ServingTarget {
+  name: string;
+  api: NpmStart;
+  names: readonly string[];
+  addresses: readonly string[];
+}
+
 /**
- * Warm ratios to the bare route of the three endpoints on a running API (`api`), over `names`
- * (about nine in ten indexed) and `addresses` (wallets with a reverse record). `seconds` of timed
- * load per endpoint in all.
+ * Warm ratios to the bare route of the three endpoints of each target (the big store and the
+ * reference store run at once), every timed slice of every endpoint of every target and of the
+ * bare route taken in turns, so that the machine's drifting load weighs on all alike: the
+ * targets' ratios are comparable with each other. `seconds` of timed load per endpoint in all.
  */
 export async function servingRatios(
-  api: NpmStart,
-  names: readonly string[],
-  addresses: readonly string[],
+  targets: readonly ServingTarget[],
   workDir: string,
   seconds: number,
-): Promise<ServingRatio[]> {
-  const headers = { "api-key": api.demoKey };
+): Promise<Map<string, ServingRatio[]>> {
   const enc = encodeURIComponent;
-  const cases = [
-    { label: "resolve" as const, paths: names.map((n) => `${V1}/resolve?domain=${enc(n)}`) },
-    { label: "deep-resolve" as const, paths: names.map((n) => `${V1}/deep-resolve?domain=${enc(n)}`) },
-    {
-      label: "reverse-resolve" as const,
-      paths: addresses.map((a) => `${V1}/reverse-resolve?walletAddress=${a}`),
-    },
-  ];
-  const sample = await fetch(`http://127.0.0.1:${api.port}${cases[0].paths[0]}`, { headers });
+  const casesOf = (t: ServingTarget) => {
+    const headers = { "api-key": t.api.demoKey };
+    const at = { port: t.api.port, cpu: t.api.cpu, headers, target: t.name };
+    return [
+      { ...at, label: "resolve" as const, paths: t.names.map((n) => `${V1}/resolve?domain=${enc(n)}`) },
+      {
+        ...at,
+        label: "deep-resolve" as const,
+        paths: t.names.map((n) => `${V1}/deep-resolve?domain=${enc(n)}`),
+      },
+      {
+        ...at,
+        label: "reverse-resolve" as const,
+        paths: t.addresses.map((a) => `${V1}/reverse-resolve?walletAddress=${a}`),
+      },
+    ];
+  };
+  const cases = targets.flatMap(casesOf);
+  const first = cases[0];
+  if (!first) return new Map();
+  const sample = await fetch(`http://127.0.0.1:${first.port}${first.paths[0]}`, { headers: first.headers });
   const body = await sample.text();
   if (sample.status !== 200) throw new Error(`sample resolve answered ${sample.status}: ${body}`);
   const bodyFile = join(workDir, "bare.json");
@@ -114,21 +132,20 @@ export async function servingRatios(
     });
   try {
     // Warm-up: every distinct query once (the first pass is what a cold cache costs, not timed here).
-    for (const c of cases) await loadRun(api.port, c.paths, headers, api.cpu, { amount: c.paths.length });
+    for (const c of cases) await loadRun(c.port, c.paths, c.headers, c.cpu, { amount: c.paths.length });
     const all = [
-      { label: "bare" as const, port: bare.port, paths: ["/bare"], cpu: bareCpu },
-      ...cases.map((c) => ({ ...c, port: api.port, cpu: api.cpu })),
+      { target: "", label: "bare", port: bare.port, paths: ["/bare"], cpu: bareCpu, headers: {} },
+      ...cases,
     ];
-    const slices = new Map<string, Slice[]>(all.map((c) => [c.label, []]));
+    const slices = all.map(() => [] as Slice[]);
     for (let round = 0; round < ROUNDS; round++)
-      for (const c of all)
-        slices.get(c.label)?.push(
-          await loadRun(c.port, c.paths, headers, c.cpu, {
+      for (const [i, c] of all.entries())
+        slices[i]?.push(
+          await loadRun(c.port, c.paths, c.headers, c.cpu, {
             seconds: Math.max(1, Math.round(seconds / ROUNDS)),
           }),
         );
-    const total = (label: string) => {
-      const s = slices.get(label) ?? [];
+    const total = (s: Slice[]) => {
       const requests = s.reduce((n, x) => n + x.requests, 0);
       return {
         rps:
@@ -142,11 +159,13 @@ export async function servingRatios(
         errors: s.reduce((n, x) => n + x.errors, 0),
       };
     };
-    const base = total("bare").rps;
-    return cases.map((c) => {
-      const t = total(c.label);
-      return { label: c.label, ...t, ratio: t.rps / base };
+    const base = total(slices[0] ?? []).rps;
+    const out = new Map<string, ServingRatio[]>(targets.map((t) => [t.name, []]));
+    cases.forEach((c, i) => {
+      const t = total(slices[i + 1] ?? []);
+      out.get(c.target)?.push({ label: c.label, ...t, ratio: t.rps / base });
     });
+    return out;
   } finally {
     await stopChild(bare.child);
   }
