@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import * as changeLog from "./kysely/change-log.queries.js";
 import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
+import * as bulk from "./kysely/domain-map-bulk.queries.js";
 import * as journalHistory from "./kysely/journal-history.queries.js";
 import * as scans from "./kysely/domain-map-scans.queries.js";
 import * as projects from "./kysely/projects.queries.js";
@@ -128,7 +129,7 @@ export class KyselyStore implements Store {
     return map.updateDomainSignals(this.db, ...a);
   }
   updateDomainSignalsMany(...a: Args<"updateDomainSignalsMany">) {
-    return map.updateDomainSignalsMany(this.db, ...a);
+    return bulk.updateDomainSignalsMany(this.db, ...a);
   }
   replaceRecords(...a: Args<"replaceRecords">) {
     return map.replaceRecords(this.db, ...a);
@@ -180,16 +181,16 @@ export class KyselyStore implements Store {
     return scans.iterateDomainsByName(this.db, ...a);
   }
   upsertDomains(...a: Args<"upsertDomains">) {
-    return map.upsertDomains(this.db, ...a);
+    return bulk.upsertDomains(this.db, ...a);
   }
   findDomainsByTokens(...a: Args<"findDomainsByTokens">) {
-    return map.findDomainsByTokens(this.db, ...a);
+    return bulk.findDomainsByTokens(this.db, ...a);
   }
   findDomainIdsByTokens(...a: Args<"findDomainIdsByTokens">) {
-    return map.findDomainIdsByTokens(this.db, ...a);
+    return bulk.findDomainIdsByTokens(this.db, ...a);
   }
   replaceRecordsMany(...a: Args<"replaceRecordsMany">) {
-    return map.replaceRecordsMany(this.db, ...a);
+    return bulk.replaceRecordsMany(this.db, ...a);
   }
 
   // The change log (change-log.port.ts).

@@ -1,0 +1,150 @@
+import { sql } from "kysely";
+import type { Network } from "../../domain/networks.js";
+import type { Provider } from "../../domain/providers.js";
+import type { Domain, DomainRecord, DomainWithRecords, DomainWrite } from "../../domain/types.js";
+import type { RecordsTable } from "../schema.js";
+import { withRecords } from "./domain-map.queries.js";
+import { type Db, type DomainRow, domainColumns, MAX_IN, toDomain } from "./rows.js";
+
+/* The map's many-row writes and lookups by token (domain-map.port.ts), shared by both backends:
+   the crawler's and the rescore's batches; one row at a time is domain-map.queries.ts. */
+
+/** Rows per statement of updateDomainSignalsMany (six parameters a row). */
+const SIGNAL_ROWS = 500;
+
+/**
+ * `updateDomainSignals` for many domains: one statement per 500 (a CTE of typed values joined by
+ * id, `update … from`), the same on SQLite (3.33+) and PostgreSQL. A rescore page is one or two
+ * round trips instead of one per domain.
+ */
+export async function updateDomainSignalsMany(
+  db: Db,
+  rows: ReadonlyArray<{
+    id: number;
+    signals: Pick<Domain, "baseScore" | "spam" | "csamOk" | "kyc" | "tags">;
+  }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += SIGNAL_ROWS) {
+    const values = rows.slice(i, i + SIGNAL_ROWS).map(
+      ({ id, signals: s }) =>
+        sql`(cast(${id} as bigint), cast(${s.baseScore} as integer), cast(${s.spam ? 1 : 0} as integer),
+          cast(${s.csamOk ? 1 : 0} as integer), cast(${s.kyc ? 1 : 0} as integer), cast(${JSON.stringify(s.tags)} as text))`,
+    );
+    await sql`with v (id, base_score, spam, csam_ok, kyc, tags) as (values ${sql.join(values)})
+      update domains set base_score = v.base_score, spam = v.spam, csam_ok = v.csam_ok, kyc = v.kyc,
+        tags = v.tags
+      from v where domains.id = v.id`.execute(db);
+  }
+}
+
+export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {
+  const ids = new Map<string, number>();
+  const keyOf = (network: string, provider: string, tokenId: string) => `${network}|${provider}|${tokenId}`;
+  // One statement may not touch a row twice (PostgreSQL): the last write of a token wins.
+  const unique = new Map(domains.map((d) => [keyOf(d.network, d.provider, d.tokenId), d]));
+  const all = [...unique.values()];
+  for (let i = 0; i < all.length; i += 100) {
+    const rows = await db
+      .insertInto("domains")
+      .values(all.slice(i, i + 100).map(domainColumns))
+      .onConflict((oc) =>
+        oc.columns(["network", "provider", "token_id"]).doUpdateSet((eb) => ({
+          name: eb.ref("excluded.name"),
+          rname: eb.ref("excluded.rname"),
+          sld: eb.ref("excluded.sld"),
+          tld: eb.ref("excluded.tld"),
+          owner: eb.ref("excluded.owner"),
+          contract_address: eb.ref("excluded.contract_address"),
+          resolver: eb.ref("excluded.resolver"),
+          registered_at: eb.ref("excluded.registered_at"),
+          registered_block: eb.ref("excluded.registered_block"),
+          expires_at: eb.ref("excluded.expires_at"),
+          last_update_block: eb.ref("excluded.last_update_block"),
+          last_update_at: eb.ref("excluded.last_update_at"),
+          base_score: eb.ref("excluded.base_score"),
+          spam: eb.ref("excluded.spam"),
+          csam_ok: eb.ref("excluded.csam_ok"),
+          kyc: eb.ref("excluded.kyc"),
+          tags: eb.ref("excluded.tags"),
+        })),
+      )
+      .returning(["id", "network", "provider", "token_id"])
+      .execute();
+    for (const r of rows) ids.set(keyOf(r.network, r.provider, r.token_id), Number(r.id));
+  }
+  return domains.map((d) => ids.get(keyOf(d.network, d.provider, d.tokenId)) as number);
+}
+
+export async function findDomainIdsByTokens(
+  db: Db,
+  network: Network,
+  provider: Provider,
+  tokenIds: string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+    const rows = await db
+      .selectFrom("domains")
+      .select(["id", "token_id"])
+      .where("network", "=", network)
+      .where("provider", "=", provider)
+      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+      .execute();
+    for (const r of rows) out.set(r.token_id, Number(r.id));
+  }
+  return out;
+}
+
+export async function findDomainsByTokens(
+  db: Db,
+  network: Network,
+  provider: Provider,
+  tokenIds: string[],
+): Promise<Map<string, DomainWithRecords>> {
+  const out = new Map<string, DomainWithRecords>();
+  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
+    const rows = await db
+      .selectFrom("domains")
+      .selectAll()
+      .where("network", "=", network)
+      .where("provider", "=", provider)
+      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
+      .execute();
+    for (const d of await withRecords(
+      db,
+      rows.map((r) => toDomain(r as DomainRow)),
+    ))
+      out.set(d.tokenId, d);
+  }
+  return out;
+}
+
+export async function replaceRecordsMany(
+  db: Db,
+  items: Array<{ domainId: number; records: DomainRecord[] }>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += MAX_IN) {
+    const ids = items.slice(i, i + MAX_IN).map((it) => it.domainId);
+    await db.deleteFrom("records").where("domain_id", "in", ids).execute();
+  }
+  const rows: RecordsTable[] = [];
+  const seen = new Set<number>();
+  for (const it of items) {
+    if (seen.has(it.domainId)) continue; // a domain listed twice keeps its first record set
+    seen.add(it.domainId);
+    const unique = new Map(it.records.map((r) => [r.key, r]));
+    for (const r of unique.values())
+      rows.push({
+        domain_id: it.domainId,
+        key: r.key,
+        value: r.value,
+        native_key: r.nativeKey,
+        native_value: r.nativeValue,
+      });
+  }
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto("records")
+      .values(rows.slice(i, i + 500))
+      .execute();
+}
