@@ -214,8 +214,11 @@ export class KyselyStore implements Store {
   appendSettingsWinnerJob(...a: Args<"appendSettingsWinnerJob">) {
     return winnerJobs.appendSettingsWinnerJob(this.db, ...a);
   }
-  findNextSettingsWinnerJob() {
-    return winnerJobs.findNextSettingsWinnerJob(this.db);
+  findNextSettingsWinnerJob(...a: Args<"findNextSettingsWinnerJob">) {
+    return winnerJobs.findNextSettingsWinnerJob(this.db, ...a);
+  }
+  failSettingsWinnerJob(...a: Args<"failSettingsWinnerJob">) {
+    return winnerJobs.failSettingsWinnerJob(this.db, ...a);
   }
   advanceSettingsWinnerJob(...a: Args<"advanceSettingsWinnerJob">) {
     return winnerJobs.advanceSettingsWinnerJob(this.db, ...a);

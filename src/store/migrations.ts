@@ -19,6 +19,7 @@ import * as m0018 from "./migrations/0018-audit-log.js";
 import * as m0019 from "./migrations/0019-key-scopes.js";
 import * as m0021 from "./migrations/0021-derived-upkeep.js";
 import * as m0022 from "./migrations/0022-settings-winner-jobs.js";
+import * as m0026 from "./migrations/0026-settings-winner-job-retries.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0019-key-scopes", up: m0019.up },
   { name: "0021-derived-upkeep", up: m0021.up },
   { name: "0022-settings-winner-jobs", up: m0022.up },
+  { name: "0026-settings-winner-job-retries", up: m0026.up },
 ];

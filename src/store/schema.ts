@@ -175,6 +175,13 @@ export interface SettingsWinnerJobsTable {
   pages: number;
   created_at: number;
   finished_at: number | null;
+  /** Pages that threw since the last one committed (migration 0026). */
+  attempts: Generated<number>;
+  /** Epoch ms before which a failed page is not tried again. */
+  retry_at: number | null;
+  last_error: string | null;
+  /** Set with finished_at when the job gave up after its last attempt. */
+  failed_at: number | null;
 }
 
 export interface Database {

@@ -18,6 +18,23 @@ export interface SettingsWinnerJob {
   pages: number;
   createdAt: number;
   finishedAt: number | null;
+  /** Pages that threw since the last one committed (failSettingsWinnerJob). */
+  attempts: number;
+  /** Epoch ms before which the job is not tried again; null: at once. */
+  retryAt: number | null;
+  /** The last failed page's error message. */
+  lastError: string | null;
+  /** Set (with finishedAt) when the job gave up. */
+  failedAt: number | null;
+}
+
+/** A page of a job that threw: what failSettingsWinnerJob records. */
+export interface SettingsWinnerFailure {
+  error: string;
+  /** When to try the page again; null when the job gives up. */
+  retryAt: number | null;
+  /** Epoch ms the job gave up (finished, failed); null while it will be retried. */
+  failedAt: number | null;
 }
 
 /**
@@ -41,11 +58,16 @@ export interface SettingsWinnerJobs {
     rankAt: number;
     createdAt: number;
   }): Promise<number>;
-  /** The unfinished job of lowest id, or null. */
-  findNextSettingsWinnerJob(): Promise<SettingsWinnerJob | null>;
+  /**
+   * The unfinished job of lowest id that may run at `now`: not waiting for a retry, and no older
+   * unfinished job of its project (a project's jobs run in order; other projects' go on). Without
+   * `now`, the unfinished job of lowest id, retries or not.
+   */
+  findNextSettingsWinnerJob(now?: number): Promise<SettingsWinnerJob | null>;
   /**
    * Moves job `id` from `pages` pages done to `pages + 1`, to `cursor`, and finished at
    * `finishedAt` when it is given; only if it still is at `pages` and unfinished. True when it moved.
+   * Clears the job's failed attempts.
    */
   advanceSettingsWinnerJob(
     id: number,
@@ -53,6 +75,11 @@ export interface SettingsWinnerJobs {
     cursor: SettingsWinnerCursor,
     finishedAt: number | null,
   ): Promise<boolean>;
+  /**
+   * Counts a failed attempt of job `id` at `pages` pages done: records the error and the retry time,
+   * or finishes the job as failed; only if it still is at `pages` and unfinished. True when recorded.
+   */
+  failSettingsWinnerJob(id: number, pages: number, failure: SettingsWinnerFailure): Promise<boolean>;
   /** Deletes the jobs finished before `before` (epoch ms); returns how many. */
   pruneSettingsWinnerJobs(before: number): Promise<number>;
 }

@@ -129,6 +129,7 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     expect(await runSettingsWinnerJobs(deps(store), { pageSize: PAGE, maxPages: 1 })).toEqual({
       pages: 1,
       events: expect.any(Number),
+      failures: 0,
     });
     const after1 = await store.findNextSettingsWinnerJob();
     expect(after1).toMatchObject({ projectId: p.id, pages: 1, finishedAt: null });
@@ -213,6 +214,72 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     expect((await store.findNextSettingsWinnerJob())?.projectId).toBe(p.id);
     await runSettingsWinnerJobs(deps(store), { pageSize: PAGE });
     expect(await store.pruneSettingsWinnerJobs(NOW + 6)).toBe(1);
+  });
+
+  it("a page that always throws is retried later, other projects' jobs go on, and it gives up after its last attempt", async () => {
+    const poisoned = await store.createProject({ name: "poisoned" });
+    const other = await store.createProject({ name: "other" });
+    const POISON = { ...B_FIRST_NO_BSC, poison: true };
+    // The poisoned project's job throws on every page; its second job and another project's do not.
+    await store.appendSettingsWinnerJob({
+      projectId: poisoned.id,
+      settingsBefore: A_FIRST,
+      settingsAfter: POISON,
+      rankAt: NOW,
+      createdAt: NOW,
+    });
+    await job(poisoned.id);
+    await job(other.id);
+    const throwing: typeof ranker = {
+      rank: (c, ctx) => {
+        if (ctx.projectSettings.poison === true) throw new Error("ranking failed: poisoned settings");
+        return ranker.rank(c, ctx);
+      },
+    };
+    const retry = { maxAttempts: 3, baseMs: 1_000, maxMs: 1_500 };
+    let now = NOW + 5;
+    const failed: { attempts: number; retryAt: number | null; failedAt: number | null; error: string }[] = [];
+    const pass = () =>
+      runSettingsWinnerJobs(
+        { store, ranker: throwing, clock: () => now },
+        { pageSize: PAGE, retry, onFailure: (f) => failed.push(f) },
+      );
+    // First pass: the poisoned job fails once and waits; its project's second job waits behind it;
+    // the other project's job runs whole.
+    expect((await pass()).failures).toBe(1);
+    expect((await eventsOf(store, other.id)).map(shown)).toEqual(reference);
+    expect(await eventsOf(store, poisoned.id)).toEqual([]);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        attempts: 1,
+        retryAt: now + 1_000,
+        failedAt: null,
+        error: expect.stringContaining("poisoned settings"),
+      }),
+    ]);
+    // Before its retry time nothing runs; at it, the second attempt (delay doubled, capped at 1.5 s).
+    now += 999;
+    expect(await pass()).toEqual({ pages: 0, events: 0, failures: 0 });
+    now += 1;
+    expect((await pass()).failures).toBe(1);
+    expect(failed[1]).toMatchObject({ attempts: 2, retryAt: now + 1_500, failedAt: null });
+    const waiting = await store.findNextSettingsWinnerJob();
+    expect(waiting).toMatchObject({ projectId: poisoned.id, attempts: 2, finishedAt: null, failedAt: null });
+    expect(waiting?.lastError).toContain("poisoned settings");
+    // The last attempt gives up: the job is finished as failed, and the project's next job runs.
+    now += 1_500;
+    expect((await pass()).failures).toBe(1);
+    expect(failed[2]).toMatchObject({ attempts: 3, retryAt: null, failedAt: now });
+    expect((await eventsOf(store, poisoned.id)).map(shown)).toEqual(reference);
+    expect(await store.findNextSettingsWinnerJob()).toBeNull();
+    const [row] = (
+      await sql<{ failed_at: number | string | null; finished_at: number | string | null }>`select failed_at,
+        finished_at from settings_winner_jobs where project_id = ${poisoned.id} order by id limit 1`.execute(
+        store.accountsDb,
+      )
+    ).rows;
+    expect(Number(row!.failed_at)).toBe(now);
+    expect(Number(row!.finished_at)).toBe(now);
   });
 });
 
