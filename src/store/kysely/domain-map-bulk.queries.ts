@@ -75,6 +75,20 @@ export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<num
   return domains.map((d) => ids.get(keyOf(d.network, d.provider, d.tokenId)) as number);
 }
 
+/** The lookup of (network, provider, token) among `tokenIds`: one query per MAX_IN tokens, to select from. */
+function byTokens(db: Db, network: Network, provider: Provider, tokenIds: string[]) {
+  const chunks = [];
+  for (let i = 0; i < tokenIds.length; i += MAX_IN)
+    chunks.push(
+      db
+        .selectFrom("domains")
+        .where("network", "=", network)
+        .where("provider", "=", provider)
+        .where("token_id", "in", tokenIds.slice(i, i + MAX_IN)),
+    );
+  return chunks;
+}
+
 export async function findDomainIdsByTokens(
   db: Db,
   network: Network,
@@ -82,16 +96,8 @@ export async function findDomainIdsByTokens(
   tokenIds: string[],
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
-    const rows = await db
-      .selectFrom("domains")
-      .select(["id", "token_id"])
-      .where("network", "=", network)
-      .where("provider", "=", provider)
-      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
-      .execute();
-    for (const r of rows) out.set(r.token_id, Number(r.id));
-  }
+  for (const q of byTokens(db, network, provider, tokenIds))
+    for (const r of await q.select(["id", "token_id"]).execute()) out.set(r.token_id, Number(r.id));
   return out;
 }
 
@@ -102,19 +108,9 @@ export async function findDomainsByTokens(
   tokenIds: string[],
 ): Promise<Map<string, DomainWithRecords>> {
   const out = new Map<string, DomainWithRecords>();
-  for (let i = 0; i < tokenIds.length; i += MAX_IN) {
-    const rows = await db
-      .selectFrom("domains")
-      .selectAll()
-      .where("network", "=", network)
-      .where("provider", "=", provider)
-      .where("token_id", "in", tokenIds.slice(i, i + MAX_IN))
-      .execute();
-    for (const d of await withRecords(
-      db,
-      rows.map((r) => toDomain(r as DomainRow)),
-    ))
-      out.set(d.tokenId, d);
+  for (const q of byTokens(db, network, provider, tokenIds)) {
+    const rows = (await q.selectAll().execute()) as DomainRow[];
+    for (const d of await withRecords(db, rows.map(toDomain))) out.set(d.tokenId, d);
   }
   return out;
 }
