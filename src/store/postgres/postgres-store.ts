@@ -20,6 +20,7 @@ import type { Database } from "../schema.js";
 import type { Store } from "../store.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
 import { PgSourceLocks } from "./pg-source-locks.js";
+import { scanDomainsByNamePg } from "./pg-name-scan.js";
 import { withPgSnapshotSink } from "./pg-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 
@@ -156,6 +157,14 @@ export class PostgresStore extends KyselyStore {
     const result = await withPgSnapshotSink(this.pool, fn);
     this.clearCaches();
     return result;
+  }
+
+  /** The zone export's scan: the whole map in one COPY, cut into pages here (pg-name-scan.ts). */
+  override iterateDomainsByName(
+    pageSize = 1000,
+    opts: { recordKeys?: readonly string[]; readAhead?: boolean } = {},
+  ): AsyncIterable<DomainWithRecords[]> {
+    return scanDomainsByNamePg(this.pool, pageSize, opts);
   }
 
   private clearCaches(): void {
