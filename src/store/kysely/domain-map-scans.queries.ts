@@ -75,7 +75,7 @@ export interface ByNameOptions {
   /**
    * Read the next pages while the caller works on this one: on SQLite on a worker thread of its
    * own (sqlite-name-scan-worker.ts; a file store's reader only), on PostgreSQL always (one page
-   * ahead in a transaction, here; outside one the whole scan is one COPY, pg-name-scan.ts).
+   * ahead in a `transaction()`, here; elsewhere the whole scan is one COPY, pg-name-scan.ts).
    */
   readAhead?: boolean;
 }
@@ -195,9 +195,10 @@ export async function* iterateDomainsByName(
 }
 
 /**
- * iterateDomainsByName on PostgreSQL inside a transaction (a `readSnapshot`'s store: the XFR
- * zones): the same pages, each one statement with its records. Outside one, PostgresStore streams
- * the whole scan as one COPY instead (postgres/pg-name-scan.ts: about half the server's CPU).
+ * iterateDomainsByName on PostgreSQL inside a `transaction()` (it must see the transaction's own
+ * writes): the same pages, each one statement with its records. Elsewhere PostgresStore streams
+ * the whole scan as one COPY instead (postgres/pg-name-scan.ts: about half the server's CPU; a
+ * `readSnapshot`'s on the snapshot it exports).
  */
 async function* iterateDomainsByNamePg(
   db: Db,

@@ -124,16 +124,26 @@ export function createPageCutter(pageSize: number) {
   };
 }
 
-/** `iterateDomainsByName` on a pool: one COPY on one connection of it (see above). */
+/**
+ * `iterateDomainsByName` on a pool: one COPY on one connection of it (see above). `snapshot`: an
+ * exported snapshot (`pg_export_snapshot()` of a repeatable-read transaction still open, a
+ * `readSnapshot`'s): the COPY reads the map as that transaction sees it, on a connection of its
+ * own, so the transaction's connection stays free for the caller's other reads meanwhile.
+ */
 export async function* scanDomainsByNamePg(
   pool: pg.Pool,
   pageSize: number,
   opts: ByNameOptions,
+  snapshot?: string,
 ): AsyncIterable<DomainWithRecords[]> {
   const statement = nameScanStatement(opts.recordKeys);
   const client = await pool.connect();
   let done = false;
   try {
+    if (snapshot !== undefined) {
+      await client.query("begin isolation level repeatable read read only");
+      await client.query(`set transaction snapshot '${snapshot.replaceAll("'", "''")}'`);
+    }
     const stream = client.query(copyTo(statement));
     // The connection's failure after a stop is the closing's own: no 'error' left unheard.
     stream.on("error", () => {});
@@ -156,6 +166,7 @@ export async function* scanDomainsByNamePg(
       }
     }
     if (rest !== null) throw new Error("zone scan: the COPY ended inside a row");
+    if (snapshot !== undefined) await client.query("commit");
     const page = pages.end();
     done = true;
     if (page.length > 0) yield page;

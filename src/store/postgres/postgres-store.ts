@@ -159,6 +159,28 @@ export class PostgresStore extends KyselyStore {
     return result;
   }
 
+  /**
+   * As KyselyStore's (one repeatable-read transaction), with the snapshot exported: the snapshot
+   * store's `iterateDomainsByName` streams its COPY on another connection of the pool, on the same
+   * snapshot (the XFR zones' read: the ranking asks the transaction for names meanwhile).
+   */
+  override readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
+    if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+    return this.db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute(async (trx) => {
+        const snap = new KyselyStore(this.dialect, trx);
+        const { rows } = await sql<{ id: string }>`select pg_export_snapshot() as id`.execute(trx);
+        const id = rows[0].id;
+        Object.defineProperty(snap, "iterateDomainsByName", {
+          value: (pageSize = 1000, opts: { recordKeys?: readonly string[] } = {}) =>
+            scanDomainsByNamePg(this.pool, pageSize, opts, id),
+        });
+        return fn(snap);
+      });
+  }
+
   /** The zone export's scan: the whole map in one COPY, cut into pages here (pg-name-scan.ts). */
   override iterateDomainsByName(
     pageSize = 1000,
