@@ -89,7 +89,7 @@ export interface DomainMap {
    * `recordKeys`: only the records whose key starts with one of these prefixes (lower-case
    * letters, digits and dots; e.g. the zone files' `record.`, `content.` …): the rest are not read.
    * `readAhead`: the next pages are read while the caller works on this one (SQLite: on a worker
-   * thread; PostgreSQL reads one page ahead anyway).
+   * thread; PostgreSQL streams the whole scan as one statement anyway, postgres/pg-name-scan.ts).
    *
    * @example for await (const page of map.iterateDomainsByName(1000)) for (const d of page) d.name
    */

@@ -74,7 +74,8 @@ export interface ByNameOptions {
   recordKeys?: readonly string[];
   /**
    * Read the next pages while the caller works on this one: on SQLite on a worker thread of its
-   * own (sqlite-name-scan-worker.ts; a file store's reader only), on PostgreSQL always.
+   * own (sqlite-name-scan-worker.ts; a file store's reader only), on PostgreSQL always (one page
+   * ahead in a `transaction()`, here; elsewhere the whole scan is one COPY, pg-name-scan.ts).
    */
   readAhead?: boolean;
 }
@@ -193,7 +194,12 @@ export async function* iterateDomainsByName(
   }
 }
 
-/** iterateDomainsByName on PostgreSQL: the same pages, each one statement with its records. */
+/**
+ * iterateDomainsByName on PostgreSQL inside a `transaction()` (it must see the transaction's own
+ * writes): the same pages, each one statement with its records. Elsewhere PostgresStore streams
+ * the whole scan as one COPY instead (postgres/pg-name-scan.ts: about half the server's CPU; a
+ * `readSnapshot`'s on the snapshot it exports).
+ */
 async function* iterateDomainsByNamePg(
   db: Db,
   pageSize: number,

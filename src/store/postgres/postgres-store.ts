@@ -20,6 +20,7 @@ import type { Database } from "../schema.js";
 import type { Store } from "../store.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
 import { PgSourceLocks } from "./pg-source-locks.js";
+import { scanDomainsByNamePg } from "./pg-name-scan.js";
 import { withPgSnapshotSink } from "./pg-snapshot-import.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 
@@ -156,6 +157,36 @@ export class PostgresStore extends KyselyStore {
     const result = await withPgSnapshotSink(this.pool, fn);
     this.clearCaches();
     return result;
+  }
+
+  /**
+   * As KyselyStore's (one repeatable-read transaction), with the snapshot exported: the snapshot
+   * store's `iterateDomainsByName` streams its COPY on another connection of the pool, on the same
+   * snapshot (the XFR zones' read: the ranking asks the transaction for names meanwhile).
+   */
+  override readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
+    if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+    return this.db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute(async (trx) => {
+        const snap = new KyselyStore(this.dialect, trx);
+        const { rows } = await sql<{ id: string }>`select pg_export_snapshot() as id`.execute(trx);
+        const id = rows[0].id;
+        Object.defineProperty(snap, "iterateDomainsByName", {
+          value: (pageSize = 1000, opts: { recordKeys?: readonly string[] } = {}) =>
+            scanDomainsByNamePg(this.pool, pageSize, opts, id),
+        });
+        return fn(snap);
+      });
+  }
+
+  /** The zone export's scan: the whole map in one COPY, cut into pages here (pg-name-scan.ts). */
+  override iterateDomainsByName(
+    pageSize = 1000,
+    opts: { recordKeys?: readonly string[]; readAhead?: boolean } = {},
+  ): AsyncIterable<DomainWithRecords[]> {
+    return scanDomainsByNamePg(this.pool, pageSize, opts);
   }
 
   private clearCaches(): void {

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { copyField, createPageCutter } from "./pg-name-scan.js";
+
+describe("copyField", () => {
+  it.each([
+    ["plain", "plain"],
+    ["\\N", null],
+    ["a\\\\b", "a\\b"],
+    ["tab\\there", "tab\there"],
+    ["line\\nbreak\\r", "line\nbreak\r"],
+    ["\\b\\f\\v", "\b\f\v"],
+    ["\\N-not-null", "N-not-null"],
+    ["é漢字🙂", "é漢字🙂"],
+  ])("%j -> %j", (field, want) => {
+    expect(copyField(field)).toBe(want);
+  });
+});
+
+/** A COPY line of the scan: a domain's 20 columns, then a record's 4 (or nulls). */
+function line(id: number, name: string, record: [string, string] | null): string {
+  const domain = [
+    String(id),
+    "NAMESPACE_A",
+    "POLYGON",
+    `0x${id}`,
+    name,
+    name.split(".")[0],
+    name.split(".")[1],
+    "0xowner",
+    "0xcontract",
+    "\\N",
+    "1700000000000",
+    "\\N",
+    "\\N",
+    "7",
+    "1700000000001",
+    "50",
+    "0",
+    "1",
+    "0",
+    // The JSON text ["a\\tag"] (a backslash in the tag), each backslash doubled by COPY.
+    '["a\\\\\\\\tag"]',
+  ];
+  const rec = record === null ? ["\\N", "\\N", "\\N", "\\N"] : [record[0], record[1], record[0], record[1]];
+  return [...domain, ...rec].join("\t");
+}
+
+describe("createPageCutter", () => {
+  it("builds domains with their records and cuts pages only between names", () => {
+    const cut = createPageCutter(2);
+    const pages = [];
+    const lines = [
+      line(1, "a.x", ["record.A.0", "1.2.3.4"]),
+      line(1, "a.x", ["record.TXT.0", "tab\\there"]),
+      line(2, "b.x", null),
+      line(3, "b.x", null),
+      line(4, "b.x", ["token.ETH.0", "v"]),
+      line(5, "c.x", null),
+    ];
+    for (const l of lines) {
+      const full = cut.push(l);
+      if (full !== null) pages.push(full);
+    }
+    pages.push(cut.end());
+    expect(pages.map((p) => p.map((d) => d.id))).toEqual([[1, 2, 3, 4], [5]]);
+    const [a, b] = pages[0];
+    expect(a.records).toEqual([
+      { key: "record.A.0", value: "1.2.3.4", nativeKey: "record.A.0", nativeValue: "1.2.3.4" },
+      { key: "record.TXT.0", value: "tab\there", nativeKey: "record.TXT.0", nativeValue: "tab\there" },
+    ]);
+    expect(b.records).toEqual([]);
+    expect(a).toMatchObject({
+      resolver: null,
+      registeredAt: 1700000000000,
+      registeredBlock: null,
+      lastUpdateBlock: 7,
+      baseScore: 50,
+      spam: false,
+      csamOk: true,
+      kyc: false,
+      tags: ["a\\tag"],
+    });
+  });
+
+  it("gives an empty last page for an empty map", () => {
+    expect(createPageCutter(10).end()).toEqual([]);
+  });
+});
