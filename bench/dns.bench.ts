@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, fork, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { childrenOf, cpuTicks } from "../test/helpers/processes.js";
 import { makeTestCertificate } from "../test/helpers/tls-cert.js";
 import { generateDnssecKeyPem, parseDnssecKeys } from "../src/dns/dnssec-keys.js";
 import { DnssecSigner } from "../src/dns/dnssec-sign.js";
+import { dnsperf as runDnsperf, latency } from "./support/dns-load.js";
 import { dohOverHttp1, dohOverHttp2 } from "./support/doh-load.js";
 import { type RunningRole, startRole } from "./support/omniname-role.js";
 import { seedBulk } from "./support/seed-bulk.js";
@@ -35,6 +36,8 @@ const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WORKERS = Number(process.env.BENCH_DNS_WORKERS ?? availableParallelism());
 const here = dirname(fileURLToPath(import.meta.url));
+const dnsperf = (port: number, queryFile: string, dnssecOk = false, passes?: number) =>
+  runDnsperf(SECONDS, port, queryFile, dnssecOk, passes);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -45,41 +48,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-function dnsperf(
-  port: number,
-  queryFile: string,
-  dnssecOk = false,
-  /** Passes over the query file instead of BENCH_SECONDS: a warm-up of the same size for every server. */
-  passes?: number,
-): { qps: number; lost: number; avgMs: number } {
-  const r = spawnSync(
-    "dnsperf",
-    [
-      "-s",
-      "127.0.0.1",
-      "-p",
-      String(port),
-      "-d",
-      queryFile,
-      ...(passes === undefined ? ["-l", String(SECONDS)] : ["-n", String(passes)]),
-      "-c",
-      "10",
-      "-q",
-      "100",
-      "-t",
-      "2",
-      // -D: the DO bit (EDNS), so a signing server signs.
-      ...(dnssecOk ? ["-D"] : []),
-    ],
-    { encoding: "utf8" },
-  );
-  const out = r.stdout;
-  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const avg = Number(/Average Latency \(s\):\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  return { qps, lost, avgMs: avg * 1000 };
 }
 
 /** The processes whose command line contains `marker` (from /proc). */
@@ -94,20 +62,6 @@ function processesWith(marker: string): number[] {
       }
     })
     .map(Number);
-}
-
-async function latency(port: number, names: string[]): Promise<{ p50: number; p99: number }> {
-  const client = createUdpDnsClient("127.0.0.1", port);
-  const samples: number[] = [];
-  for (let i = 0; i < 5000; i++) {
-    const q = buildTestQuery(names[i % names.length], i % 2 ? "A" : "TXT", { id: i & 0xffff, udpSize: 1232 });
-    const t = performance.now();
-    await client.ask(q);
-    samples.push(performance.now() - t);
-  }
-  client.close();
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length * 0.5)], p99: samples[Math.floor(samples.length * 0.99)] };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-dns-bench-"));
