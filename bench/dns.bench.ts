@@ -141,10 +141,14 @@ try {
   /** dnsperf, and the CPU time (µs) the server's processes used per query it answered. */
   const withCpu = (port: number) => {
     const pids = serverPids.get(port)?.() ?? [];
-    const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
-    const before = ticks();
+    const before = pids.map(cpuTicks);
     const r = dnsperf(port, queryFile);
-    return { ...r, cpuUs: ((ticks() - before) * 10_000) / Math.max(1, r.qps * SECONDS) };
+    const used = pids.map((pid, i) => cpuTicks(pid) - before[i]);
+    const total = used.reduce((a, b) => a + b, 0);
+    // Each process's share of the CPU used: with a socket per worker the kernel hashes dnsperf's
+    // 10 client sockets over the workers, so the split need not be even.
+    const shares = used.map((u) => (u / Math.max(1, total)).toFixed(2)).join("/");
+    return { ...r, cpuUs: (total * 10_000) / Math.max(1, r.qps * SECONDS), shares };
   };
   const nsdPort = await startNsd(1);
   const nsdNPort = await startNsd(WORKERS);
@@ -291,7 +295,7 @@ try {
     ),
   );
   console.log(
-    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); CPU µs a query: workers ${workersRun.cpuUs.toFixed(1)} (node:dgram ${dgramWorkersRun.cpuUs.toFixed(1)}, ratio ${(dgramWorkersRun.qps / nsdNRun.qps).toFixed(2)}), NSD ${nsdNRun.cpuUs.toFixed(1)}; one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
+    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); CPU µs a query: workers ${workersRun.cpuUs.toFixed(1)} (node:dgram ${dgramWorkersRun.cpuUs.toFixed(1)}, ratio ${(dgramWorkersRun.qps / nsdNRun.qps).toFixed(2)}), NSD ${nsdNRun.cpuUs.toFixed(1)}; CPU shares of the processes: workers ${workersRun.shares}, node:dgram ${dgramWorkersRun.shares}, NSD ${nsdNRun.shares}; one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
   );
   console.log(
     "\n| DNSSEC (one process; dnsperf -D for the signed rows) | queries/s | server CPU µs/query | CPU ratio |",
