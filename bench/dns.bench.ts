@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, fork, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, fork, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { childrenOf, cpuTicks } from "../test/helpers/processes.js";
 import { makeTestCertificate } from "../test/helpers/tls-cert.js";
 import { generateDnssecKeyPem, parseDnssecKeys } from "../src/dns/dnssec-keys.js";
 import { DnssecSigner } from "../src/dns/dnssec-sign.js";
+import { dnsperf as runDnsperf, latency } from "./support/dns-load.js";
 import { dohOverHttp1, dohOverHttp2 } from "./support/doh-load.js";
 import { type RunningRole, startRole } from "./support/omniname-role.js";
 import { seedBulk } from "./support/seed-bulk.js";
@@ -20,7 +21,9 @@ import { seedBulk } from "./support/seed-bulk.js";
  * dnsperf (10 clients, 100 queries outstanding, BENCH_SECONDS each) on the same query file for
  * each, then the ratios. Twice: NSD with one server process against our server in one process,
  * and NSD with BENCH_DNS_WORKERS server processes (default: the cores) against the `dns` role as
- * `omniname start` runs it with DNS_WORKERS the same (node:cluster workers sharing the port).
+ * `omniname start` runs it with DNS_WORKERS the same (node:cluster workers; UDP through the batched
+ * addon, each worker's own SO_REUSEPORT socket). Both also on node:dgram (DNS_UDP_BATCH=false), in
+ * the same turns: the batched path's gain over the previous one, measured back to back.
  * Latency: p50 and p99 of 5,000 sequential queries measured by this process (dnsperf prints no
  * percentiles). Also: DoH throughput (GET /dns-query over TLS, HTTP/1.1 by autocannon and
  * HTTP/2 by a node:http2 client) of the API role, and the zone export of the bench world, its
@@ -33,6 +36,8 @@ const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WORKERS = Number(process.env.BENCH_DNS_WORKERS ?? availableParallelism());
 const here = dirname(fileURLToPath(import.meta.url));
+const dnsperf = (port: number, queryFile: string, dnssecOk = false, passes?: number) =>
+  runDnsperf(SECONDS, port, queryFile, dnssecOk, passes);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,40 +48,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-function dnsperf(
-  port: number,
-  queryFile: string,
-  dnssecOk = false,
-): { qps: number; lost: number; avgMs: number } {
-  const r = spawnSync(
-    "dnsperf",
-    [
-      "-s",
-      "127.0.0.1",
-      "-p",
-      String(port),
-      "-d",
-      queryFile,
-      "-l",
-      String(SECONDS),
-      "-c",
-      "10",
-      "-q",
-      "100",
-      "-t",
-      "2",
-      // -D: the DO bit (EDNS), so a signing server signs.
-      ...(dnssecOk ? ["-D"] : []),
-    ],
-    { encoding: "utf8" },
-  );
-  const out = r.stdout;
-  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const avg = Number(/Average Latency \(s\):\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  return { qps, lost, avgMs: avg * 1000 };
 }
 
 /** The processes whose command line contains `marker` (from /proc). */
@@ -91,20 +62,6 @@ function processesWith(marker: string): number[] {
       }
     })
     .map(Number);
-}
-
-async function latency(port: number, names: string[]): Promise<{ p50: number; p99: number }> {
-  const client = createUdpDnsClient("127.0.0.1", port);
-  const samples: number[] = [];
-  for (let i = 0; i < 5000; i++) {
-    const q = buildTestQuery(names[i % names.length], i % 2 ? "A" : "TXT", { id: i & 0xffff, udpSize: 1232 });
-    const t = performance.now();
-    await client.ask(q);
-    samples.push(performance.now() - t);
-  }
-  client.close();
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length * 0.5)], p99: samples[Math.floor(samples.length * 0.99)] };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-dns-bench-"));
@@ -184,24 +141,34 @@ try {
   /** dnsperf, and the CPU time (µs) the server's processes used per query it answered. */
   const withCpu = (port: number) => {
     const pids = serverPids.get(port)?.() ?? [];
-    const ticks = () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
-    const before = ticks();
+    const before = pids.map(cpuTicks);
     const r = dnsperf(port, queryFile);
-    return { ...r, cpuUs: ((ticks() - before) * 10_000) / Math.max(1, r.qps * SECONDS) };
+    const used = pids.map((pid, i) => cpuTicks(pid) - before[i]);
+    const total = used.reduce((a, b) => a + b, 0);
+    // Each process's share of the CPU used: with a socket per worker the kernel hashes dnsperf's
+    // 10 client sockets over the workers, so the split need not be even.
+    const shares = used.map((u) => (u / Math.max(1, total)).toFixed(2)).join("/");
+    return { ...r, cpuUs: (total * 10_000) / Math.max(1, r.qps * SECONDS), shares };
   };
   const nsdPort = await startNsd(1);
   const nsdNPort = await startNsd(WORKERS);
 
   // Ours as the dns role runs (with its answer cache), and once more without the cache, for the record.
-  const startOurs = async (cache: boolean, dnssec = false) => {
+  const startOurs = async (cache: boolean, dnssec = false, udpBatch = true) => {
     const child = fork(join(here, "support", "dns-server.ts"), [file], {
       execArgv: ["--import", "tsx"],
       stdio: "inherit",
-      env: { ...process.env, BENCH_DNS_CACHE: cache ? "1" : "0", BENCH_DNSSEC: dnssec ? "1" : "0" },
+      env: {
+        ...process.env,
+        BENCH_DNS_CACHE: cache ? "1" : "0",
+        BENCH_DNSSEC: dnssec ? "1" : "0",
+        BENCH_DNS_UDP_BATCH: udpBatch ? "1" : "0",
+      },
     });
     children.push(child);
     return new Promise<number>((resolve, reject) => {
       child.once("message", (m) => {
+        udpPaths.set((m as { port: number }).port, (m as { udpPath: string }).udpPath);
         portPids.set((m as { port: number }).port, child.pid ?? 0);
         serverPids.set((m as { port: number }).port, () => [child.pid ?? 0]);
         resolve((m as { port: number }).port);
@@ -210,6 +177,7 @@ try {
     });
   };
   const portPids = new Map<number, number>();
+  const udpPaths = new Map<number, string>();
   /** dnsperf against one of our servers, and the server's CPU time per answered query (µs). */
   const measured = (port: number, dnssecOk = false) => {
     const pid = portPids.get(port)!;
@@ -219,26 +187,33 @@ try {
     return { ...r, cpuUs };
   };
   const ourPort = await startOurs(true);
+  const dgramPort = await startOurs(true, false, false);
   const uncachedPort = await startOurs(false);
   // DNSSEC=true, asked with DO: the same server signing (with its answer cache, and without).
   const signedPort = await startOurs(true, true);
   const signedUncachedPort = await startOurs(false, true);
-  // The dns role over WORKERS processes, as an operator runs it.
-  const cluster = await startRole(
-    {
-      ...process.env,
-      LOG_LEVEL: "warn",
-      OMNINAME_ROLES: "dns",
-      DNS_WORKERS: String(WORKERS),
-      DNS_PORT: "0",
-      DATABASE_URL: `sqlite:${file}`,
-      DATA_DIR: dir,
-    },
-    /DNS \(UDP\+TCP\):\s+127\.0\.0\.1:(\d+)/,
-  );
-  roles.push(cluster);
-  const workersPort = Number(cluster.match[1]);
-  serverPids.set(workersPort, () => childrenOf(cluster.child.pid ?? 0, "dns-worker"));
+  // The dns role over WORKERS processes, as an operator runs it; and on node:dgram.
+  const startWorkers = async (udpBatch: boolean) => {
+    const role = await startRole(
+      {
+        ...process.env,
+        LOG_LEVEL: "warn",
+        OMNINAME_ROLES: "dns",
+        DNS_WORKERS: String(WORKERS),
+        DNS_UDP_BATCH: String(udpBatch),
+        DNS_PORT: "0",
+        DATABASE_URL: `sqlite:${file}`,
+        DATA_DIR: dir,
+      },
+      /DNS \(UDP\+TCP\):\s+127\.0\.0\.1:(\d+)/,
+    );
+    roles.push(role);
+    const port = Number(role.match[1]);
+    serverPids.set(port, () => childrenOf(role.child.pid ?? 0, "dns-worker"));
+    return { role, port };
+  };
+  const { role: cluster, port: workersPort } = await startWorkers(true);
+  const { role: dgramCluster, port: dgramWorkersPort } = await startWorkers(false);
   // NSD is ready once it answers (it loads the zones first).
   for (const port of [nsdPort, nsdNPort])
     for (let ready = false; !ready; ) {
@@ -251,16 +226,23 @@ try {
     }
 
   // Warm each (our first pass reads SQLite pages from disk), then measure, NSD and ours in turns.
-  for (const port of [ourPort, uncachedPort, workersPort, nsdPort, nsdNPort]) dnsperf(port, queryFile);
-  for (const port of [signedPort, signedUncachedPort]) dnsperf(port, queryFile, true);
+  // Whole passes over the file, not seconds: a slower server would otherwise be measured colder.
+  for (const port of [ourPort, dgramPort, uncachedPort, workersPort, dgramWorkersPort, nsdPort, nsdNPort])
+    dnsperf(port, queryFile, false, 1);
+  for (const port of [signedPort, signedUncachedPort]) dnsperf(port, queryFile, true, 1);
   // Each worker has its own answer cache and sees only its share of the queries: after one pass a
-  // worker holds about 1/WORKERS of them. Two more passes, so that the workers are measured as
-  // warm as the single process (each holding ~90 % of the file with 2 workers).
-  for (let i = 0; i < 2; i++) dnsperf(workersPort, queryFile);
+  // worker holds about 1/WORKERS of them. Six more passes, each a dnsperf run of its own: with a
+  // socket per worker (SO_REUSEPORT) the kernel sends each client socket to one worker, and
+  // dnsperf sends a query line through the same client every pass, so only new client ports (a
+  // new run) bring a query to the other worker. After them each worker holds ~98 % of the file.
+  for (let i = 0; i < 6; i++)
+    for (const port of [workersPort, dgramWorkersPort]) dnsperf(port, queryFile, false, 1);
   const nsdRun = withCpu(nsdPort);
   const ourRun = withCpu(ourPort);
+  const dgramRun = withCpu(dgramPort);
   const nsdNRun = withCpu(nsdNPort);
   const workersRun = withCpu(workersPort);
+  const dgramWorkersRun = withCpu(dgramWorkersPort);
   const uncachedRun = dnsperf(uncachedPort, queryFile);
   // Signed against unsigned, in turns, each with the server's CPU time per query.
   const cpuRuns = {
@@ -271,8 +253,10 @@ try {
   };
   const nsdLat = await latency(nsdPort, world.names);
   const ourLat = await latency(ourPort, world.names);
+  const dgramLat = await latency(dgramPort, world.names);
   const nsdNLat = await latency(nsdNPort, world.names);
   const workersLat = await latency(workersPort, world.names);
+  const dgramWorkersLat = await latency(dgramWorkersPort, world.names);
   const uncachedLat = await latency(uncachedPort, world.names);
   const row = (
     label: string,
@@ -286,7 +270,15 @@ try {
   );
   console.log("|---|---|---|---|---|---|---|---|");
   console.log(row("NSD 4 (1 server process)", nsdRun, nsdLat, 1));
-  console.log(row("omniname dns role, 1 process", ourRun, ourLat, ourRun.qps / nsdRun.qps));
+  console.log(
+    row(
+      `omniname dns role, 1 process (UDP: ${udpPaths.get(ourPort)})`,
+      ourRun,
+      ourLat,
+      ourRun.qps / nsdRun.qps,
+    ),
+  );
+  console.log(row("omniname, 1 process, DNS_UDP_BATCH=false", dgramRun, dgramLat, dgramRun.qps / nsdRun.qps));
   console.log(
     row("omniname, 1 process, answer cache off", uncachedRun, uncachedLat, uncachedRun.qps / nsdRun.qps),
   );
@@ -295,7 +287,15 @@ try {
     row(`omniname dns role, DNS_WORKERS=${WORKERS}`, workersRun, workersLat, workersRun.qps / nsdNRun.qps),
   );
   console.log(
-    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); CPU µs a query: workers ${workersRun.cpuUs.toFixed(1)}, NSD ${nsdNRun.cpuUs.toFixed(1)}; one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
+    row(
+      `omniname dns role, DNS_WORKERS=${WORKERS}, DNS_UDP_BATCH=false`,
+      dgramWorkersRun,
+      dgramWorkersLat,
+      dgramWorkersRun.qps / nsdNRun.qps,
+    ),
+  );
+  console.log(
+    `\nDNS_WORKERS=${WORKERS}: ratio ${(workersRun.qps / nsdNRun.qps).toFixed(2)} (aim >= 1.0); p99 ${workersLat.p99.toFixed(2)} ms (aim < 1 ms); CPU µs a query: workers ${workersRun.cpuUs.toFixed(1)} (node:dgram ${dgramWorkersRun.cpuUs.toFixed(1)}, ratio ${(dgramWorkersRun.qps / nsdNRun.qps).toFixed(2)}), NSD ${nsdNRun.cpuUs.toFixed(1)}; CPU shares of the processes: workers ${workersRun.shares}, node:dgram ${dgramWorkersRun.shares}, NSD ${nsdNRun.shares}; one process: ratio ${(ourRun.qps / nsdRun.qps).toFixed(2)}; load average ${loadavg()[0].toFixed(1)}`,
   );
   console.log(
     "\n| DNSSEC (one process; dnsperf -D for the signed rows) | queries/s | server CPU µs/query | CPU ratio |",
@@ -326,7 +326,7 @@ try {
   console.log(
     `a fresh signature (ECDSA P-256, node:crypto): ${((used.user + used.system) / SIGNS).toFixed(1)} µs CPU each; load average ${loadavg()[0].toFixed(1)}`,
   );
-  await cluster.stop();
+  await Promise.all([cluster.stop(), dgramCluster.stop()]);
 
   // DoH: the API role over TLS (HTTP/2 and HTTP/1.1 by ALPN) on the same store.
   const cert = makeTestCertificate(dir);

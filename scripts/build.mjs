@@ -81,6 +81,53 @@ function buildTypescript(force) {
   return `typescript compiled (${check.reason}, ${seconds(Date.now() - started)})`;
 }
 
+const udpBatchDir = join(root, "native", "udp-batch");
+
+/** npm's own node-gyp (npm sets npm_config_node_gyp for scripts; else the one beside this node). */
+function nodeGypPath() {
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),
+  ];
+  return candidates.find((p) => p !== undefined && p !== "" && existsSync(p)) ?? null;
+}
+
+/**
+ * The DNS server's batched UDP addon (native/udp-batch, Linux only; docs/dns.md): compiled by
+ * node-gyp against this node's installed headers (npm's `nodedir`, else the headers beside the
+ * node binary), never downloaded. A failure is a warning, not a failed build: the server then uses
+ * node:dgram and says so when it starts.
+ */
+function buildUdpBatch(force) {
+  if (process.platform !== "linux") return "udp-batch addon skipped (not Linux)";
+  const stamp = join(udpBatchDir, "build", STAMP_FILE);
+  const files = [join(udpBatchDir, "udp_batch.c"), join(udpBatchDir, "binding.gyp")];
+  const hash = hashInputs(root, files, [`node ${process.version}`, `abi ${process.versions.modules}`]);
+  const check = force ? { current: false, reason: "--force" } : checkStamp(stamp, hash);
+  if (check.current) return "udp-batch current";
+  const gyp = nodeGypPath();
+  const prefix = resolve(dirname(process.execPath), "..");
+  const nodedir =
+    process.env.npm_config_nodedir ||
+    (existsSync(join(prefix, "include", "node", "common.gypi")) ? prefix : null);
+  if (gyp === null || nodedir === null) {
+    process.stderr.write("build: udp-batch addon not built (no node-gyp or no node headers): DNS uses node:dgram\n");
+    return "udp-batch skipped";
+  }
+  const started = Date.now();
+  const run = spawnSync(process.execPath, [gyp, "rebuild", `--nodedir=${nodedir}`], {
+    cwd: udpBatchDir,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_nodedir: nodedir },
+  });
+  if (run.status !== 0) {
+    process.stderr.write(`${run.stdout}${run.stderr}\nbuild: udp-batch addon failed to build: DNS uses node:dgram\n`);
+    return "udp-batch failed";
+  }
+  writeStamp(stamp, hash, ["Release/udp_batch.node"]);
+  return `udp-batch built (${check.reason}, ${seconds(Date.now() - started)})`;
+}
+
 const webDir = join(root, "web");
 const webDist = join(webDir, "dist");
 /** Files outside web/ that the last web build bundled (src/domain/…), relative to the root. */
@@ -201,7 +248,7 @@ async function buildWeb(force) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const force = process.argv.includes("--force");
   const started = Date.now();
-  const steps = [buildContracts(force), buildTypescript(force), await buildWeb(force)].filter(Boolean);
+  const steps = [buildContracts(force), buildTypescript(force), buildUdpBatch(force), await buildWeb(force)].filter(Boolean);
   if (!existsSync(join(distDir, "main.js"))) {
     process.stderr.write("build: dist/main.js was not produced\n");
     process.exit(1);

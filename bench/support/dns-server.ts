@@ -36,8 +36,10 @@ const server = await createDnsServer({
   port: 0,
   tcpIdleMs: 10_000,
   tcpMaxClients: 256,
+  // BENCH_DNS_UDP_BATCH=0: node:dgram (as DNS_UDP_BATCH=false), else the batched addon.
+  udpBatch: process.env.BENCH_DNS_UDP_BATCH !== "0",
 });
-process.send?.({ port: server.port });
+process.send?.({ port: server.port, udpPath: server.udpPath });
 process.on("disconnect", () => {
   void server
     .close()

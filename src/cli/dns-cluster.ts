@@ -96,8 +96,10 @@ function forkReady(env: Record<string, string>): { worker: Worker; ready: Promis
 /**
  * The `dns` role over `count` processes (node:cluster), each a full server (`omniname dns-worker`:
  * its own store connections, read caches kept exact by the commit watch or the change channel, its
- * own answer cache). UDP: the primary binds the socket once and every worker reads the same
- * socket, the kernel handing each datagram to one of them. TCP and DoT: every worker accepts on
+ * own answer cache). UDP: each worker binds its own SO_REUSEPORT socket (the batched addon,
+ * udp-batch.ts), the kernel spreading clients over them; with DNS_UDP_BATCH=false (or no addon) the
+ * primary binds the socket once and every worker reads it, the kernel handing each datagram to
+ * one of them. TCP and DoT: every worker accepts on
  * the shared listening socket (SCHED_NONE), so no connection passes through this process, which
  * may be busy crawling or serving the API. A worker that dies is forked again; when this process dies, even by
  * SIGKILL, the workers' IPC channel closes and Node's cluster ends them (no orphan).

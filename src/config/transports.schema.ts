@@ -44,6 +44,12 @@ export const TRANSPORT_SETTINGS = {
     description:
       "Processes of the dns role sharing its ports (UDP, TCP, TLS); 0: one per core; 1: in the process of omniname start",
   }),
+  dnsUdpBatch: Type.Boolean({
+    default: true,
+    env: "DNS_UDP_BATCH",
+    description:
+      "UDP of the dns role through the batched addon (recvmmsg/sendmmsg on a SO_REUSEPORT socket per process, Linux; built by npm run build) when it loads; false: node:dgram. The path taken is logged at start (docs/dns.md)",
+  }),
   dnssec: Type.Boolean({
     default: false,
     env: "DNSSEC",

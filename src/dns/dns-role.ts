@@ -66,6 +66,7 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsRole> {
     host: ctx.config.dnsHost,
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
+    udpBatch: ctx.config.dnsUdpBatch,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
     xfr: started.service,

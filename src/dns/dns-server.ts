@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { AnswerCache } from "./answer-cache.js";
 import type { XfrService } from "./xfr-server.js";
 import { answerQuery, type Transport } from "./query-handler.js";
+import { loadUdpBatch, openUdpBatch, type UdpBatchSocket, type UdpBatchStats } from "./udp-batch.js";
 import type { ZoneLookup } from "./zone.js";
 
 export interface DnsServerOptions {
@@ -22,12 +23,28 @@ export interface DnsServerOptions {
   cache?: AnswerCache | null;
   /** Zone transfers (AXFR, IXFR) on TCP (xfr-server.ts); without it they are REFUSED. */
   xfr?: XfrService | null;
+  /**
+   * UDP through the batched addon (udp-batch.ts: recvmmsg/sendmmsg on a SO_REUSEPORT socket of
+   * this process) when it loads and the host is an IP address; false: node:dgram (DNS_UDP_BATCH).
+   * Default true.
+   */
+  udpBatch?: boolean;
 }
+
+/** How this server reads UDP: `batch` (the addon) or `dgram` (node:dgram; why, in the log). */
+export type UdpPath = "batch" | "dgram";
 
 export interface DnsServer {
   host: string;
   port: number;
   close(): Promise<void>;
+}
+
+/** What createDnsServer gives: the server and how it reads UDP. */
+export interface DnsUdpServer extends DnsServer {
+  udpPath: UdpPath;
+  /** The batched socket's counters; null on the dgram path. */
+  udpStats(): UdpBatchStats | null;
 }
 
 /**
@@ -137,13 +154,55 @@ function bindUdp(socket: UdpSocket, host: string, port: number): Promise<void> {
   });
 }
 
+/** The batched addon when this server may and can use it, else null and why not. */
+function udpPathOf(opts: DnsServerOptions): {
+  binding: ReturnType<typeof loadUdpBatch>["binding"];
+  reason: string;
+} {
+  if (opts.udpBatch === false) return { binding: null, reason: "DNS_UDP_BATCH=false" };
+  if (isIP(opts.host) === 0) return { binding: null, reason: "DNS_HOST is not an IP address" };
+  const loaded = loadUdpBatch();
+  if (loaded.binding === null) return { binding: null, reason: loaded.reason };
+  return { binding: loaded.binding, reason: "recvmmsg/sendmmsg on a SO_REUSEPORT socket of this process" };
+}
+
+/** The node:dgram path: one datagram a callback, one send a datagram. */
+async function listenDgram(
+  opts: DnsServerOptions,
+  port: number,
+  recvBufferSize: number,
+  answerNow: (msg: Buffer) => Buffer | null,
+  answerLater: (msg: Buffer) => Promise<Buffer | null>,
+): Promise<UdpSocket> {
+  const udp = createSocket({
+    type: isIPv6(opts.host) ? "udp6" : "udp4",
+    recvBufferSize,
+    lookup: literalLookup(),
+  });
+  const reply = (answer: Buffer | null, rinfo: RemoteInfo) => {
+    if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
+  };
+  udp.on("message", (msg, rinfo) => {
+    const hit = answerNow(msg);
+    if (hit !== null) {
+      udp.send(hit, rinfo.port, rinfo.address);
+      return;
+    }
+    void answerLater(msg).then((answer) => reply(answer, rinfo));
+  });
+  // A send to an unreachable client must not take the server down.
+  udp.on("error", (e) => opts.logger?.warn({ err: e }, "dns udp error"));
+  await bindUdp(udp, opts.host, port);
+  return udp;
+}
+
 /**
  * The authoritative server over UDP and TCP on one address and port. Every packet goes through
  * `answerQuery`, which never throws; a socket error closes that connection only.
  *
  * @example const dns = await createDnsServer({ lookup, host: "127.0.0.1", port: 8053, tcpIdleMs: 10_000, tcpMaxClients: 256 });
  */
-export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer> {
+export async function createDnsServer(opts: DnsServerOptions): Promise<DnsUdpServer> {
   const clients = new Set<Socket>();
   const tcp = createServer((socket) => {
     if (clients.size >= opts.tcpMaxClients) {
@@ -158,47 +217,51 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsServer
 
   // A larger receive buffer absorbs bursts that would otherwise be dropped by the kernel (the
   // system caps it at net.core.rmem_max).
-  const udp = createSocket({
-    type: isIPv6(opts.host) ? "udp6" : "udp4",
-    recvBufferSize: 4 * 1024 * 1024,
-    lookup: literalLookup(),
-  });
+  const recvBufferSize = 4 * 1024 * 1024;
   const cache = opts.cache ?? null;
   const compute = (m: Buffer) => answerQuery(m, opts.lookup, "udp");
-  const reply = (answer: Buffer | null, rinfo: RemoteInfo) => {
-    if (answer !== null) udp.send(answer, rinfo.port, rinfo.address);
-  };
-  udp.on("message", (msg, rinfo) => {
-    // A cached answer goes out in the same tick: no promise, no closure, no lookup. A query that
-    // answerSigned claims is never kept (it is computed below without the cache), so checking the
-    // cache first answers every query as before.
-    const hit = cache !== null ? cache.get(msg, "udp") : null;
-    if (hit !== null) {
-      udp.send(hit, rinfo.port, rinfo.address);
-      return;
-    }
-    // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
-    const signed = opts.xfr?.answerSigned(msg, compute) ?? null;
-    const computed = signed ?? (cache !== null ? cache.answer(msg, "udp") : compute(msg));
-    void computed.then((answer) => reply(answer, rinfo));
-  });
-  // A send to an unreachable client must not take the server down.
-  udp.on("error", (e) => opts.logger?.warn({ err: e }, "dns udp error"));
+  // A cached answer goes out at once: no promise, no closure. A query that answerSigned claims is
+  // never kept (it is computed below without the cache), so checking the cache first answers every
+  // query as before.
+  const answerNow = (msg: Buffer) => (cache !== null ? cache.get(msg, "udp") : null);
+  // A query signed with TSIG gets a signed answer (xfr-server.ts), never a cached one.
+  const answerLater = (msg: Buffer) =>
+    opts.xfr?.answerSigned(msg, compute) ?? (cache !== null ? cache.answer(msg, "udp") : compute(msg));
+
+  const path = udpPathOf(opts);
+  let batched: UdpBatchSocket | null = null;
+  let udp: UdpSocket | null = null;
   try {
-    await bindUdp(udp, opts.host, port);
+    if (path.binding !== null) {
+      batched = openUdpBatch(path.binding, {
+        host: opts.host,
+        port,
+        recvBufferSize,
+        answerNow,
+        answerLater,
+        onError: (e) => opts.logger?.warn({ err: e }, "dns udp error"),
+      });
+    } else {
+      udp = await listenDgram(opts, port, recvBufferSize, answerNow, answerLater);
+    }
   } catch (e) {
     tcp.close();
     throw e;
   }
+  const udpPath: UdpPath = batched !== null ? "batch" : "dgram";
+  opts.logger?.info({ udpPath, reason: path.reason }, `dns udp path: ${udpPath}`);
 
   return {
     host: opts.host,
     port,
+    udpPath,
+    udpStats: () => batched?.stats() ?? null,
     async close() {
       for (const c of clients) c.destroy();
       await Promise.all([
         new Promise<void>((r) => tcp.close(() => r())),
-        new Promise<void>((r) => udp.close(() => r())),
+        batched?.close(),
+        udp !== null ? new Promise<void>((r) => udp?.close(() => r())) : undefined,
       ]);
     },
   };

@@ -1,0 +1,155 @@
+import { createRequire } from "node:module";
+
+/** Counters of one batched socket since it opened (dropped: answers the kernel refused, e.g. ENOBUFS). */
+export interface UdpBatchStats {
+  received: number;
+  sent: number;
+  dropped: number;
+  errors: number;
+  /** recvmmsg calls that returned datagrams: received / batches is the mean batch. */
+  batches: number;
+}
+
+/** The addon's functions (native/udp-batch/udp_batch.c). */
+interface UdpBatchBinding {
+  SLOT: number;
+  ADDR: number;
+  open(
+    host: string,
+    port: number,
+    batch: number,
+    rx: Buffer,
+    addrs: Buffer,
+    lens: Buffer,
+    tx: Buffer,
+    txLens: Buffer,
+    recvBufferSize: number,
+    onBatch: (n: number) => void,
+  ): object;
+  port(handle: object): number;
+  send(handle: object, data: Buffer, addr: Buffer): boolean;
+  close(handle: object): void;
+  stats(handle: object): Partial<UdpBatchStats>;
+}
+
+/** Where the addon is built (scripts/build.mjs): the same path from src/dns/ and from dist/dns/. */
+const ADDON_PATH = "../../native/udp-batch/build/Release/udp_batch.node";
+
+let loaded: { binding: UdpBatchBinding } | { binding: null; reason: string } | undefined;
+
+/** The batched UDP addon, or why it cannot be used here (not Linux, not built); loaded once. */
+export function loadUdpBatch(): { binding: UdpBatchBinding } | { binding: null; reason: string } {
+  if (loaded !== undefined) return loaded;
+  if (process.platform !== "linux") {
+    loaded = { binding: null, reason: `not Linux (${process.platform})` };
+    return loaded;
+  }
+  try {
+    loaded = { binding: createRequire(import.meta.url)(ADDON_PATH) as UdpBatchBinding };
+  } catch (e) {
+    loaded = {
+      binding: null,
+      reason: `addon not loadable (npm run build): ${(e as Error).message.split("\n")[0]}`,
+    };
+  }
+  return loaded;
+}
+
+export interface UdpBatchOptions {
+  host: string;
+  port: number;
+  /** Datagrams read by one recvmmsg and answered by one sendmmsg. */
+  batch?: number;
+  recvBufferSize: number;
+  /** A cached answer, computed at once; null: not at hand. */
+  answerNow(query: Buffer): Buffer | null;
+  /** Any other answer (the query is the handler's own copy); null: no answer. */
+  answerLater(query: Buffer): Promise<Buffer | null>;
+  /** A socket error (errno as a negative number) or a failed answer: logged, never thrown. */
+  onError(error: Error): void;
+}
+
+export interface UdpBatchSocket {
+  port: number;
+  stats(): UdpBatchStats;
+  /** Stops reading at once; an answer computed after it is dropped. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_BATCH = 64;
+
+/**
+ * A UDP socket of its own (SO_REUSEPORT: each process of the dns role binds one, the kernel
+ * spreads the clients over them) read in batches: on each readiness up to `batch` datagrams in one
+ * recvmmsg, one call into this function for all of them, the answers at hand sent with one
+ * sendmmsg; the others are sent one by one when computed. Buffers are shared with the addon and
+ * reused: no object per datagram but the query's view.
+ *
+ * @example const s = openUdpBatch(binding, { host: "127.0.0.1", port: 53, recvBufferSize: 4 << 20, answerNow, answerLater, onError });
+ */
+export function openUdpBatch(binding: UdpBatchBinding, opts: UdpBatchOptions): UdpBatchSocket {
+  const batch = opts.batch ?? DEFAULT_BATCH;
+  const { SLOT, ADDR } = binding;
+  const rx = Buffer.allocUnsafeSlow(batch * SLOT);
+  const tx = Buffer.allocUnsafeSlow(batch * SLOT);
+  const addrs = Buffer.allocUnsafeSlow(batch * ADDR);
+  const lensBuf = Buffer.alloc(batch * 4);
+  const txLensBuf = Buffer.alloc(batch * 4);
+  const lens = new Int32Array(lensBuf.buffer, lensBuf.byteOffset, batch);
+  const txLens = new Int32Array(txLensBuf.buffer, txLensBuf.byteOffset, batch);
+  let closed = false;
+  const failed = (e: unknown) => opts.onError(e instanceof Error ? e : new Error(String(e)));
+
+  const onBatch = (n: number) => {
+    if (n < 0) {
+      failed(new Error(`udp socket error (errno ${-n})`));
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const off = i * SLOT;
+      const query = rx.subarray(off, off + lens[i]);
+      try {
+        const hit = opts.answerNow(query);
+        if (hit !== null) {
+          if (hit.length <= SLOT) txLens[i] = hit.copy(tx, off);
+          continue;
+        }
+        // The slots are reused by the next batch: the query and its sender are copied out.
+        const addr = Buffer.from(addrs.subarray(i * ADDR, (i + 1) * ADDR));
+        opts.answerLater(Buffer.from(query)).then((answer) => {
+          if (answer !== null && !closed) binding.send(handle, answer, addr);
+        }, failed);
+      } catch (e) {
+        failed(e);
+      }
+    }
+  };
+  const handle = binding.open(
+    opts.host,
+    opts.port,
+    batch,
+    rx,
+    addrs,
+    lensBuf,
+    tx,
+    txLensBuf,
+    opts.recvBufferSize,
+    onBatch,
+  );
+  const port = binding.port(handle);
+  const zero: UdpBatchStats = { received: 0, sent: 0, dropped: 0, errors: 0, batches: 0 };
+  let last = zero;
+  return {
+    port,
+    stats: () => (closed ? last : { ...zero, ...binding.stats(handle) }),
+    close() {
+      if (!closed) {
+        last = { ...zero, ...binding.stats(handle) };
+        closed = true;
+        binding.close(handle);
+      }
+      // The addon closes the descriptor on the loop's next turn.
+      return new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
