@@ -50,6 +50,8 @@ export interface AnvilOptions {
   genesisTimestamp?: number;
   /** Where anvil's own output goes; absent: discarded. */
   logPath?: string;
+  /** How long anvil may take to answer after its start (loading a large state): default 20 s. */
+  readyTimeoutMs?: number;
 }
 
 export interface AnvilInstance {
@@ -132,7 +134,7 @@ export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
     });
     died.catch(() => {}); // a later, normal exit must not surface as an unhandled rejection
     const chainId = await Promise.race([
-      waitForRpc(devnetRpc(rpcUrl, { timeoutMs: 2_000 }), 20_000, () => !running),
+      waitForRpc(devnetRpc(rpcUrl, { timeoutMs: 2_000 }), o.readyTimeoutMs ?? 20_000, () => !running),
       died,
     ]);
     if (chainId !== o.chainId)

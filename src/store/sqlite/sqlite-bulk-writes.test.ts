@@ -138,6 +138,11 @@ async function script(store: Store): Promise<unknown[]> {
     { domainId: id3, records: [record("d", "5")] },
   ]);
   out.push(await store.findRecords(id1), await store.findRecords(id2), await store.findRecords(id3));
+  // A domain new in this transaction whose records another write gave first: replaced, not added to.
+  const [id5] = await store.upsertDomains([domain(5)]);
+  await store.replaceRecords(id5, [record("e", "6")]);
+  await store.replaceRecordsMany([{ domainId: id5, records: [record("f", "7")] }]);
+  out.push(await store.findRecords(id5));
   return out;
 }
 
@@ -170,6 +175,7 @@ describe("SQLite bulk writes inside a transaction", () => {
     // The script does reach the interesting cases.
     expect(viaBulk[0]).toBe(4);
     expect(viaBulk[1]).toBe(2);
+    expect((viaBulk.at(-1) as DomainRecord[]).map((r) => r.key)).toEqual(["f"]);
     // Grouped by token within each chunk of 500 asked tokens (token 2 is in the third chunk).
     expect((viaBulk[2] as JournalEntry[]).map((e) => [e.tokenId, e.blockNumber, e.logIndex])).toEqual([
       [token(1), 1, 0],

@@ -69,6 +69,18 @@ const statementsOf = perConnection((db): BulkStatements => {
   // A range transaction of a backfill touches tens of MB of journal and index pages; with the
   // default 2 MB cache SQLite spills dirty pages to the WAL before the commit and reads them back.
   db.pragma("cache_size = -131072");
+  // Statements that may abort halfway (triggers, upserts, foreign keys) run with a statement
+  // journal: the first change of a page within the statement copies the page there, and past
+  // 64 KiB that journal is a temporary file. A backfill's range wrote ~8 such pages (4 KiB, one
+  // system call each) per domain, six times the WAL's frames (strace, synthetic 10,000-name
+  // write); in memory they are copies. Sorts (`create index`, a large `order by`) still spill to
+  // temporary files: temp_store does not govern the sorter. SQLite refuses the change inside a
+  // transaction once TEMP tables exist (a snapshot import's): then it stays as it was.
+  try {
+    db.pragma("temp_store = MEMORY");
+  } catch {
+    // the statement journal stays a file: slower, same results
+  }
   const updates = DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c))
     .map((c) => `${c} = excluded.${c}`)
     .join(", ");
@@ -119,6 +131,13 @@ const statementsOf = perConnection((db): BulkStatements => {
  * journal reads on prepared statements of the same connection.
  */
 export class SqliteTransactionStore extends KyselyStore {
+  /**
+   * Ids of the domain rows this transaction inserted whose records it has not written yet: they
+   * have none to delete (a backfill's domains are nearly all new), so `replaceRecordsMany` skips
+   * their delete, one statement a domain.
+   */
+  private readonly recordless = new Set<number>();
+
   constructor(
     db: Kysely<Database>,
     private readonly conn: BetterSqlite3.Database,
@@ -214,6 +233,7 @@ export class SqliteTransactionStore extends KyselyStore {
             c.tags,
           );
           const was = before.get(key);
+          if (was === undefined) this.recordless.add(Number(lastInsertRowid));
           ids.set(key, Number(was?.id ?? lastInsertRowid));
           moves.push({ before: was, after: c });
         }
@@ -266,15 +286,21 @@ export class SqliteTransactionStore extends KyselyStore {
     return out;
   }
 
+  override async replaceRecords(domainId: number, records: DomainRecord[]): Promise<void> {
+    this.recordless.delete(domainId);
+    return super.replaceRecords(domainId, records);
+  }
+
   override async replaceRecordsMany(
     items: Array<{ domainId: number; records: DomainRecord[] }>,
   ): Promise<void> {
     const s = this.stmts;
-    for (const it of items) s.deleteRecords.run(it.domainId);
+    for (const it of items) if (!this.recordless.has(it.domainId)) s.deleteRecords.run(it.domainId);
     const seen = new Set<number>();
     for (const it of items) {
       if (seen.has(it.domainId)) continue; // a domain listed twice keeps its first record set
       seen.add(it.domainId);
+      this.recordless.delete(it.domainId);
       // The last record of a key wins, as in the Kysely path.
       const unique = new Map(it.records.map((r) => [r.key, r]));
       for (const r of unique.values())
