@@ -291,6 +291,11 @@ export class SqliteTransactionStore extends KyselyStore {
     return super.replaceRecords(domainId, records);
   }
 
+  override async setNativeRecord(...a: Parameters<KyselyStore["setNativeRecord"]>): Promise<void> {
+    this.recordless.delete(a[0]);
+    return super.setNativeRecord(...a);
+  }
+
   override async replaceRecordsMany(
     items: Array<{ domainId: number; records: DomainRecord[] }>,
   ): Promise<void> {
