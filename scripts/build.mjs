@@ -99,6 +99,7 @@ function nodeGypPath() {
  * node:dgram and says so when it starts.
  */
 function buildUdpBatch(force) {
+  if (!existsSync(join(udpBatchDir, "binding.gyp"))) return null; // no addon in this tree
   if (process.platform !== "linux") return "udp-batch addon skipped (not Linux)";
   const stamp = join(udpBatchDir, "build", STAMP_FILE);
   const files = [join(udpBatchDir, "udp_batch.c"), join(udpBatchDir, "binding.gyp")];

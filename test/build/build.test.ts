@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -209,4 +210,37 @@ describe("scripts/build.mjs", () => {
     rmSync(join(root, "web", "dist", "index.html"));
     expect(await build()).toMatch(/web built \(index\.html is missing/);
   });
+});
+
+// The DNS server's batched UDP addon (native/udp-batch): built by the same script with npm's
+// node-gyp against the installed headers, stamped like the other steps.
+describe.runIf(process.platform === "linux")("scripts/build.mjs: the udp-batch addon", () => {
+  const root = tempDir();
+  for (const f of ["build.mjs", "build-stamp.mjs", "compile-contracts.mjs"]) {
+    write(join(root, "scripts", f), readFileSync(join(repo, "scripts", f), "utf8"));
+  }
+  copyFileSync(join(repo, "tsconfig.json"), join(root, "tsconfig.json"));
+  copyFileSync(join(repo, "package-lock.json"), join(root, "package-lock.json"));
+  symlinkSync(join(repo, "node_modules"), join(root, "node_modules"));
+  write(join(root, "src", "main.ts"), "export const main = 1;\n");
+  write(
+    join(root, "contracts", "tiny", "Tiny.sol"),
+    "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { function v() external pure returns (uint256) { return 1; } }\n",
+  );
+  for (const f of ["binding.gyp", "udp_batch.c"])
+    write(join(root, "native", "udp-batch", f), readFileSync(join(repo, "native", "udp-batch", f), "utf8"));
+  const addon = join(root, "native", "udp-batch", "build", "Release", "udp_batch.node");
+  const build = async () =>
+    (await promisify(execFile)(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root })).stdout;
+
+  it("compiles the addon once, then leaves it while its sources are unchanged, and again when one changes", async () => {
+    expect(await build()).toMatch(/udp-batch built \(never built/);
+    expect(existsSync(addon)).toBe(true);
+    const built = statSync(addon).mtimeMs;
+    expect(await build()).toMatch(/udp-batch current/);
+    expect(statSync(addon).mtimeMs).toBe(built);
+    const c = join(root, "native", "udp-batch", "udp_batch.c");
+    write(c, `${readFileSync(c, "utf8")}\n// edited\n`);
+    expect(await build()).toMatch(/udp-batch built \(sources changed/);
+  }, 120_000);
 });
