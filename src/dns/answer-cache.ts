@@ -1,3 +1,4 @@
+import { OldestEntries } from "../domain/oldest-entries.js";
 import { type AnswerReport, answerQuery, type Transport } from "./query-handler.js";
 import type { AnswerStamp } from "./store-zone-lookup.js";
 import type { ZoneLookup } from "./zone.js";
@@ -56,6 +57,7 @@ export interface AnswerCacheOptions {
 export class AnswerCache {
   /** Keyed by the hash of the query (`hashOf`); an entry serves a query only if its bytes match. */
   private readonly entries = new Map<number, Entry>();
+  private readonly oldest = new OldestEntries(this.entries);
   private readonly max: number;
   hits = 0;
   misses = 0;
@@ -108,7 +110,7 @@ export class AnswerCache {
     for (let i = 10; i < nameEnd - 2; i++) query[i] = lower(query[i]);
     // Another query of the same hash (rare) gives way: one entry a hash, the newest.
     this.entries.delete(lastHash);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as number);
+    if (this.entries.size >= this.max) this.oldest.drop();
     this.entries.set(lastHash, { query, transport, answer, nameEnd, stamp, validUntil: report.validUntil });
     return answer;
   }

@@ -1,4 +1,5 @@
 import { sign } from "node:crypto";
+import { OldestEntries } from "../domain/oldest-entries.js";
 import { canonicalNameWire, DNSSEC_ALGORITHM, type DnssecKey, type DnssecKeys } from "./dnssec-keys.js";
 
 export const TYPE_RRSIG = 46;
@@ -80,6 +81,7 @@ export function buildRrsig(zone: string, set: SignableRRset, key: DnssecKey, now
  */
 export class DnssecSigner {
   private readonly cache = new Map<string, Signature[]>();
+  private readonly oldest = new OldestEntries(this.cache);
   signed = 0;
   hits = 0;
 
@@ -115,7 +117,7 @@ export class DnssecSigner {
     this.signed += out.length;
     this.cache.delete(key);
     if (this.maxEntries <= 0) return out;
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+    if (this.cache.size >= this.maxEntries) this.oldest.drop();
     this.cache.set(key, out);
     return out;
   }

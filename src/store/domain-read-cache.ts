@@ -4,6 +4,7 @@ import {
   matchesFilter,
   type ReverseRecord,
 } from "../domain/types.js";
+import { OldestEntries } from "../domain/oldest-entries.js";
 
 /** Entries each map of the read cache keeps at most (names, owners, addresses). */
 const CACHE_ENTRIES = 50_000;
@@ -77,6 +78,12 @@ export class DomainReadCache {
   readonly byName = new Map<string, NameEntry>();
   readonly byOwner = new Map<string, NameEntry>();
   readonly reverseBy = new Map<string, readonly ReverseRecord[]>();
+  /** Each map's least recently used end (a hit deletes and sets again: the order is recency). */
+  private readonly oldest = new Map<Map<string, object>, OldestEntries<string, object>>([
+    [this.byName, new OldestEntries<string, object>(this.byName)],
+    [this.byOwner, new OldestEntries<string, object>(this.byOwner)],
+    [this.reverseBy, new OldestEntries<string, object>(this.reverseBy)],
+  ]);
   /** Bumped by every clear: an asynchronous load started before a clear must not be stored. */
   private generation = 0;
   /** Each cached value's estimated bytes, and their sum. */
@@ -157,9 +164,8 @@ export class DomainReadCache {
 
   /** Drops the least recently used entry of `cache`. */
   private evict(cache: Map<string, object>): void {
-    const [key, value] = cache.entries().next().value as [string, object];
-    cache.delete(key);
-    this.bytes -= this.sizes.get(value) ?? 0;
+    const dropped = this.oldest.get(cache)?.drop();
+    if (dropped !== undefined) this.bytes -= this.sizes.get(dropped[1]) ?? 0;
   }
 
   /** Drops the least recently used entry of the largest map; false when all are empty. */

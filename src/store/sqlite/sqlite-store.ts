@@ -18,7 +18,7 @@ import {
   narrowed,
 } from "../domain-read-cache.js";
 import { KyselyStore } from "../kysely-store.js";
-import { attachRecords, toApiKey, toDomain, toJournal } from "../kysely/rows.js";
+import { toApiKey, toJournal } from "../kysely/rows.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { fromRow, scanDomainsByName, selectWithRecords } from "./sqlite-name-scan.js";
@@ -33,7 +33,7 @@ import {
   trackCommits,
   WalIndexProbe,
 } from "./sqlite-commit-watch.js";
-import type { Database, RecordsTable } from "../schema.js";
+import type { Database } from "../schema.js";
 import type { ApiKey } from "../accounts.port.js";
 import type { Store } from "../store.js";
 
@@ -71,7 +71,6 @@ export class SqliteStore extends KyselyStore {
     dataVersion: BetterSqlite3.Statement;
     byName: BetterSqlite3.Statement;
     byOwner: BetterSqlite3.Statement;
-    records: BetterSqlite3.Statement;
     reverse: BetterSqlite3.Statement;
     keyByHash: BetterSqlite3.Statement;
     journalToBlock: BetterSqlite3.Statement;
@@ -186,12 +185,13 @@ export class SqliteStore extends KyselyStore {
     this.reader = r;
     this.stmts = {
       dataVersion: r.prepare("pragma data_version").pluck(),
-      byName: r.prepare("select * from domains where name = ? order by id"),
+      // A name's domains with their records in one statement, rows as arrays (as byOwner): the
+      // DNS role's computed answers and the API's cache misses read through it.
+      byName: r.prepare(`${selectWithRecords({})} where d.name = ? order by d.id`).raw(true),
       // An owner's domains with their records in one statement, rows as arrays (sqlite-name-scan.ts):
       // not a statement and row objects for each domain's records. Its domains sit anywhere in the
       // file, so on a large map most of these reads miss the page cache (bench/README.md).
       byOwner: r.prepare(`${selectWithRecords({})} where d.owner = ? order by d.id limit 10000`).raw(true),
-      records: r.prepare("select * from records where domain_id = ? order by key"),
       reverse: r.prepare("select * from reverse_records where address = ?"),
       keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
       journalToBlock: r.prepare(`${JOURNAL_OF_TOKENS} and block_number <= ? ${JOURNAL_ORDER}`),
@@ -202,14 +202,6 @@ export class SqliteStore extends KyselyStore {
     // A first read on the reader connection opens its view of the WAL before the probe relies on it.
     this.stmts.dataVersion.get();
     this.probe = WalIndexProbe.open(this.file, String(this.writer.pragma("journal_mode", { simple: true })));
-  }
-
-  private filtered(rows: Row[], filter: DomainFilter): DomainWithRecords[] {
-    const s = this.stmts!;
-    const domains = rows.filter((r) => matchesFilter(r as never, filter)).map((r) => toDomain(r as never));
-    const recs: RecordsTable[] = [];
-    for (const d of domains) recs.push(...(s.records.all(d.id) as RecordsTable[]));
-    return attachRecords(domains, recs);
   }
 
   /** True when a connection committed since the last call (own commits included). */
@@ -240,7 +232,7 @@ export class SqliteStore extends KyselyStore {
 
   private entry(name: string): NameEntry {
     return this.reads.remember(this.reads.byName, name, () =>
-      frozenEntry(this.filtered(this.stmts!.byName.all(name) as Row[], {})),
+      frozenEntry((this.stmts!.byName.all(name) as unknown[][]).map(fromRow)),
     );
   }
 
