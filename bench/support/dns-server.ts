@@ -2,7 +2,7 @@ import pino from "pino";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { AnswerCache } from "../../src/dns/answer-cache.js";
-import { createPublicZoneLookup } from "../../src/dns/dns-role.js";
+import { createPublicZoneLookup, DNS_ONLY_STORE } from "../../src/dns/dns-role.js";
 import { createDnsServer } from "../../src/dns/dns-server.js";
 import { generateDnssecKeyPem, parseDnssecKeys } from "../../src/dns/dnssec-keys.js";
 import { DnssecSigner } from "../../src/dns/dnssec-sign.js";
@@ -12,7 +12,8 @@ import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 // A child process: the dns role over the bench's SQLite file, as `OMNINAME_ROLES=dns` runs it, so
 // the load generator does not share its event loop. argv: <sqlite file>. Sends { port } over IPC.
 const [file] = process.argv.slice(2);
-const store = createSqliteStore(file);
+// As a process of the dns role alone opens it (DNS_ONLY_STORE).
+const store = createSqliteStore(file, DNS_ONLY_STORE.sqlite);
 await store.migrate();
 const ctx: AppContext = {
   config: loadConfig({}, { dataDir: "." }),

@@ -13,7 +13,7 @@ import { dataDirSecret } from "../config/data-dir-secret.js";
 import { loadConfig, publicUrlFor, schemeOf } from "../config/load-config.js";
 import { redactConfig } from "../config/redact.js";
 import { createContext } from "../context.js";
-import { type DnsRole, dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
+import { DNS_ONLY_STORE, type DnsRole, dnsBannerLine, startDnsRole } from "../dns/dns-role.js";
 import { fixtureWorld } from "../devnet/fixtures.js";
 import { importFixtures } from "../devnet/import-fixtures.js";
 import { rescoreAll } from "../jobs/rescore.job.js";
@@ -112,7 +112,8 @@ export const startCommand: Command = {
     const { options } = parseArgs(argv, ["fixtures"]);
     const config = loadConfig();
     const roles = parseRoles(config.roles);
-    const ctx = await createContext(config);
+    const dnsOnly = roles.dns && !roles.api && !roles.crawler;
+    const ctx = await createContext(config, undefined, dnsOnly ? DNS_ONLY_STORE : undefined);
     ctx.logger.info(
       { config: redactConfig(config as unknown as Record<string, unknown>), roles },
       "starting",

@@ -1,5 +1,6 @@
 import type { AppContext } from "../app-context.js";
 import { loadIcannTlds } from "../scoring/iana-tlds.js";
+import type { StoreTuning } from "../store/create-store.js";
 import { createResolution } from "../resolution/resolution.js";
 import { AnswerCache } from "./answer-cache.js";
 import { loadDnssecKeys } from "./dnssec-keys.js";
@@ -10,6 +11,14 @@ import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup
 import { startZoneTransfers, type ZoneTransfers } from "./xfr-role.js";
 
 /** Comma-separated host names of the config, in order. */
+/**
+ * The store of a process that serves DNS alone (a DNS worker; `OMNINAME_ROLES=dns`): no read
+ * cache of domains. The answer cache keeps what is asked again; domains kept for a while outlive
+ * V8's young generation, so each computed answer left objects for every scavenge to copy
+ * (docs/dns.md, "Latency").
+ */
+export const DNS_ONLY_STORE: StoreTuning = { sqlite: { cacheEntries: 0 } };
+
 export function nameServersOf(value: string): string[] {
   return value
     .split(",")

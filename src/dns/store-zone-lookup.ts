@@ -87,9 +87,6 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   /** When they were last read, on the monotonic clock (the miss refresh's bound is real time). */
   let loadedAtMono = Number.NEGATIVE_INFINITY;
   let loading: Promise<void> | null = null;
-  // A domain's RRsets depend only on its records and name. The SQLite store hands out the same
-  // frozen domain object until its next commit, so they are built once per domain and commit.
-  const rrsetsOf = new WeakMap<object, RRset[]>();
 
   async function load(): Promise<void> {
     // Read before the queries: a commit between the two makes the next miss read again.
@@ -176,11 +173,9 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     );
     // No data of its own but names below it: it exists (NODATA), it is no NXDOMAIN.
     if (best === null) return (await hasNamesBelow(opts.store, name)) ? [] : null;
-    let rrsets = rrsetsOf.get(best.domain);
-    if (rrsets === undefined) {
-      rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
-      if (Object.isFrozen(best.domain)) rrsetsOf.set(best.domain, rrsets);
-    }
+    // Built for each answer: kept on the domain object (a WeakMap) they cost the scavenger more
+    // than they saved (docs/dns.md, "Latency"); repeated queries are the answer cache's.
+    const rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
     // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
     return rrsets.length === 0 && !(await hasNamesBelow(opts.store, name)) ? null : rrsets;
   }

@@ -37,20 +37,12 @@ export function typeNumberOf(set: RRset): number {
   return TYPE_NUMBER[set.type];
 }
 
-// The answer section's RRs are owned by the question name (a pointer to offset 12) whatever the
-// query: encoded once per RRset object (lookups reuse their RRsets while the data is unchanged).
-const atQuestion = new WeakMap<RRset, WireRR[]>();
-
-/** The wire RRs of an RRset owned by `owner`; never modify the result (it may be shared). */
+/**
+ * The wire RRs of an RRset owned by `owner` (12: the question name). Encoded for each answer, not
+ * kept: a cache keyed on the RRset object (a WeakMap) made every computed answer leave entries the
+ * scavenger must copy and promote, and cost more than it saved (docs/dns.md, "Latency").
+ */
 export function rrsetToWire(set: RRset, owner: number | string): WireRR[] {
-  if (owner === 12) {
-    let cached = atQuestion.get(set);
-    if (cached === undefined) {
-      cached = encodeRRset(set, 12).map((rr) => Object.freeze(rr));
-      atQuestion.set(set, cached);
-    }
-    return cached;
-  }
   return encodeRRset(set, owner);
 }
 
@@ -96,18 +88,6 @@ function ownerBytes(owner: number | string): Buffer {
   return codec.name.encode(owner);
 }
 
-const rrBytesOf = new WeakMap<WireRR, Buffer>();
-
-function rrBytes(rr: WireRR): Buffer {
-  let bytes = rrBytesOf.get(rr);
-  if (bytes === undefined) {
-    bytes = encodeRR(rr);
-    // Shared RRs (rrsetToWire's) are frozen: their bytes never change.
-    if (Object.isFrozen(rr)) rrBytesOf.set(rr, bytes);
-  }
-  return bytes;
-}
-
 function encodeRR(rr: WireRR): Buffer {
   const owner = ownerBytes(rr.owner);
   const fixed = Buffer.alloc(8);
@@ -134,8 +114,8 @@ function optBytes(edns: Edns, rcode: number): Buffer {
  * sent (0x20 case kept), the sections, and an OPT record when the query had one.
  */
 export function buildResponse(p: ResponseParts): Buffer {
-  const answers = (p.answers ?? []).map(rrBytes);
-  const authority = (p.authority ?? []).map(rrBytes);
+  const answers = (p.answers ?? []).map(encodeRR);
+  const authority = (p.authority ?? []).map(encodeRR);
   const opt = p.query.edns ? [optBytes(p.query.edns, p.rcode)] : [];
   const header = Buffer.alloc(12);
   header.writeUInt16BE(p.query.id, 0);
