@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <netinet/in.h>
 #include <node_api.h>
 #include <stdint.h>
@@ -379,6 +380,31 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// spread(handle, n) -> true when attached: the port's SO_REUSEPORT group (the n processes of the
+// dns role) takes each datagram to a socket drawn at random (a classic BPF program on the group:
+// random mod n), not by the hash of the sender's address and port, which sends all of one client
+// socket's queries to one process. A draw past the group's sockets (a process gone) falls back to
+// the hash.
+static napi_value js_spread(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], out;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Sock* s = sock_of(env, argv[0]);
+  int32_t n = 0;
+  int ok = 0;
+  if (s && !s->closed && napi_get_value_int32(env, argv[1], &n) == napi_ok && n > 1) {
+    struct sock_filter code[] = {
+        {BPF_LD | BPF_W | BPF_ABS, 0, 0, (uint32_t)(SKF_AD_OFF + SKF_AD_RANDOM)},
+        {BPF_ALU | BPF_MOD | BPF_K, 0, 0, (uint32_t)n},
+        {BPF_RET | BPF_A, 0, 0, 0},
+    };
+    struct sock_fprog prog = {sizeof code / sizeof code[0], code};
+    ok = setsockopt(s->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) == 0;
+  }
+  CHECK(napi_get_boolean(env, ok, &out));
+  return out;
+}
+
 // close(handle): idempotent; the fd is closed on the loop's next turn
 static napi_value js_close(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -420,6 +446,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"open", NULL, js_open, NULL, NULL, NULL, napi_default, NULL},
       {"port", NULL, js_port, NULL, NULL, NULL, napi_default, NULL},
       {"send", NULL, js_send, NULL, NULL, NULL, napi_default, NULL},
+      {"spread", NULL, js_spread, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL},
       {"stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL},
   };

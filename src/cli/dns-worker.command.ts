@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { DNS_ONLY_STORE, startDnsRole } from "../dns/dns-role.js";
-import type { DnsWorkerReady } from "./dns-cluster.js";
+import { type DnsWorkerReady, dnsWorkerCount } from "./dns-cluster.js";
 import type { Command } from "./command.js";
 
 /**
@@ -19,8 +19,9 @@ export const dnsWorkerCommand: Command = {
       process.stderr.write("omniname dns-worker is started by omniname start (DNS_WORKERS), not by hand\n");
       return 2;
     }
-    const ctx = await createContext(loadConfig(), undefined, DNS_ONLY_STORE);
-    const dns = await startDnsRole(ctx).catch(async (e: unknown) => {
+    const config = loadConfig();
+    const ctx = await createContext(config, undefined, DNS_ONLY_STORE);
+    const dns = await startDnsRole(ctx, dnsWorkerCount(config)).catch(async (e: unknown) => {
       await ctx.store.close();
       throw e;
     });

@@ -59,7 +59,11 @@ export interface DnsRole {
  * The `dns` role: the authoritative server on DNS_HOST:DNS_PORT, UDP and TCP, and DoT on
  * DNS_TLS_PORT when TLS_CERT_FILE is set, answering from the live map.
  */
-export async function startDnsRole(ctx: AppContext): Promise<DnsRole> {
+export async function startDnsRole(
+  ctx: AppContext,
+  /** The processes of the role that share the port (a DNS worker: DNS_WORKERS), 1 otherwise. */
+  processes = 1,
+): Promise<DnsRole> {
   // With zone transfers, SOA answers give the transfers' serial (xfr-role.ts).
   let transfers: ZoneTransfers | null = null;
   const lookup = createPublicZoneLookup(ctx, () => transfers?.zones?.serial() ?? null);
@@ -76,6 +80,7 @@ export async function startDnsRole(ctx: AppContext): Promise<DnsRole> {
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     udpBatch: ctx.config.dnsUdpBatch,
+    processes,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
     xfr: started.service,

@@ -29,6 +29,8 @@ export interface DnsServerOptions {
    * Default true.
    */
   udpBatch?: boolean;
+  /** The processes that share the port (DNS_WORKERS): the batched path spreads datagrams over them. */
+  processes?: number;
 }
 
 /** How this server reads UDP: `batch` (the addon) or `dgram` (node:dgram; why, in the log). */
@@ -240,6 +242,7 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsUdpSer
         answerNow,
         answerLater,
         onError: (e) => opts.logger?.warn({ err: e }, "dns udp error"),
+        processes: opts.processes,
       });
     } else {
       udp = await listenDgram(opts, port, recvBufferSize, answerNow, answerLater);
@@ -249,7 +252,10 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsUdpSer
     throw e;
   }
   const udpPath: UdpPath = batched !== null ? "batch" : "dgram";
-  opts.logger?.info({ udpPath, reason: path.reason }, `dns udp path: ${udpPath}`);
+  opts.logger?.info(
+    { udpPath, reason: path.reason, udpSpread: batched?.spread ?? false },
+    `dns udp path: ${udpPath}`,
+  );
 
   return {
     host: opts.host,

@@ -7,7 +7,7 @@ import { createDnsServer, type DnsUdpServer } from "./dns-server.js";
 import { buildTestQuery, decodeTestAnswer } from "./dns.testing.js";
 import { createStaticZoneLookup } from "./static-zone-lookup.js";
 import { readTsig, signRequest, type TsigKey } from "./tsig.js";
-import { loadUdpBatch } from "./udp-batch.js";
+import { loadUdpBatch, openUdpBatch } from "./udp-batch.js";
 import { createXfrService } from "./xfr-server.js";
 import type { XfrZones } from "./xfr-zones.js";
 
@@ -220,5 +220,63 @@ describe("closing the batched socket", () => {
     });
     expect(code, out).toBe(0);
     expect(out).toMatch(/closed with \d+ in flight, path batch/);
+  });
+});
+
+describe.runIf(process.platform === "linux")("one port, several processes' sockets (DNS_WORKERS)", () => {
+  /** Two batched sockets on one port, each answering with its own marker; who answered 200 queries from one client socket. */
+  async function answeredBy(processes: number | undefined): Promise<number[]> {
+    const { binding } = loadUdpBatch();
+    if (binding === null) throw new Error("addon not loaded");
+    const open = (marker: number, port: number) =>
+      openUdpBatch(binding, {
+        host: "127.0.0.1",
+        port,
+        recvBufferSize: 1 << 20,
+        answerNow: (q) => Buffer.from([q[0], q[1], marker]),
+        answerLater: async () => null,
+        onError: () => {},
+        processes,
+      });
+    const first = open(0, 0);
+    const second = open(1, first.port);
+    const counts = [0, 0];
+    try {
+      if (processes !== undefined) expect([first.spread, second.spread]).toEqual([true, true]);
+      const client = createSocket("udp4");
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5000);
+        let got = 0;
+        client.on("message", (m) => {
+          counts[m[2]]++;
+          if (++got === 200) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        client.bind(0, "127.0.0.1", () => {
+          for (let i = 0; i < 200; i++)
+            client.send(buildTestQuery("alice.wallet", "A", { id: i }), first.port, "127.0.0.1");
+        });
+      });
+      client.close();
+    } finally {
+      await first.close();
+      await second.close();
+    }
+    return counts;
+  }
+
+  it("without spreading, the kernel's hash sends one client socket to one process (the control)", async () => {
+    const counts = await answeredBy(undefined);
+    expect(counts[0] + counts[1]).toBe(200);
+    expect(Math.min(...counts)).toBe(0);
+  });
+
+  it("spread over 2: one client socket's queries reach both", async () => {
+    const counts = await answeredBy(2);
+    expect(counts[0] + counts[1]).toBe(200);
+    // Each is Binomial(200, 1/2): below 40 with probability ~1e-18.
+    expect(Math.min(...counts)).toBeGreaterThan(40);
   });
 });

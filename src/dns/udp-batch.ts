@@ -28,6 +28,8 @@ interface UdpBatchBinding {
   ): object;
   port(handle: object): number;
   send(handle: object, data: Buffer, addr: Buffer): boolean;
+  /** Each datagram of the port to one of `n` sockets at random (SO_ATTACH_REUSEPORT_CBPF). */
+  spread(handle: object, n: number): boolean;
   close(handle: object): void;
   stats(handle: object): Partial<UdpBatchStats>;
 }
@@ -67,10 +69,18 @@ export interface UdpBatchOptions {
   answerLater(query: Buffer): Promise<Buffer | null>;
   /** A socket error (errno as a negative number) or a failed answer: logged, never thrown. */
   onError(error: Error): void;
+  /**
+   * The processes whose sockets share the port (DNS_WORKERS). Over 1, the kernel gives each
+   * datagram to one of them at random instead of by the sender's address and port, so a client
+   * that sends from a few sockets (dnsperf, a forwarder) still reaches every process.
+   */
+  processes?: number;
 }
 
 export interface UdpBatchSocket {
   port: number;
+  /** True when datagrams are spread over the processes at random (`processes` > 1 and the kernel took it). */
+  spread: boolean;
   stats(): UdpBatchStats;
   /** Stops reading at once; an answer computed after it is dropped. */
   close(): Promise<void>;
@@ -137,10 +147,12 @@ export function openUdpBatch(binding: UdpBatchBinding, opts: UdpBatchOptions): U
     onBatch,
   );
   const port = binding.port(handle);
+  const spread = (opts.processes ?? 1) > 1 && binding.spread(handle, opts.processes ?? 1);
   const zero: UdpBatchStats = { received: 0, sent: 0, dropped: 0, errors: 0, batches: 0 };
   let last = zero;
   return {
     port,
+    spread,
     stats: () => (closed ? last : { ...zero, ...binding.stats(handle) }),
     close() {
       if (!closed) {
