@@ -84,16 +84,19 @@ static void on_poll_closed(uv_handle_t* h) {
   if (s->js_gone) free_sock(s);
 }
 
+/** Lets go of the callback and the buffers (they are collected once JavaScript drops them too). */
+static void release_js(Sock* s) {
+  napi_delete_reference(s->env, s->on_batch);
+  for (int i = 0; i < 5; i++) napi_delete_reference(s->env, s->bufs[i]);
+  napi_async_destroy(s->env, s->actx);
+}
+
 /** Stops reading and lets go of the JavaScript side; the fd is closed with the poll handle. */
-static void close_sock(Sock* s, int release_js) {
+static void close_sock(Sock* s, int release) {
   if (s->closed) return;
   s->closed = 1;
   uv_poll_stop(&s->poll);
-  if (release_js) {
-    napi_delete_reference(s->env, s->on_batch);
-    for (int i = 0; i < 5; i++) napi_delete_reference(s->env, s->bufs[i]);
-    napi_async_destroy(s->env, s->actx);
-  }
+  if (release) release_js(s);
   uv_close((uv_handle_t*)&s->poll, on_poll_closed);
 }
 
@@ -103,12 +106,15 @@ static void cleanup_hook(void* arg) {
   close_sock(s, 0);
 }
 
+// The handle collected without close(): the socket is closed here, and its references deleted (the
+// buffers and the callback would stay alive for good otherwise). At the environment's teardown the
+// cleanup hook has closed it first, without touching them.
 static void finalize_handle(napi_env env, void* data, void* hint) {
   (void)hint;
   Sock* s = (Sock*)data;
   if (!s->closed) {
     napi_remove_env_cleanup_hook(env, cleanup_hook, s);
-    close_sock(s, 0);
+    close_sock(s, 1);
   }
   s->js_gone = 1;
   if (s->poll_gone) free_sock(s);
@@ -206,10 +212,18 @@ static void on_readable(uv_poll_t* h, int status, int events) {
   }
 }
 
-static Sock* sock_of(napi_env env, napi_value v) {
+/**
+ * The prologue of the calls on a handle: their `n` arguments into argv (undefined where not
+ * given), and the socket of the first, the handle; NULL when it is not a handle or is closed.
+ */
+static Sock* open_sock_of(napi_env env, napi_callback_info info, size_t n, napi_value* argv) {
+  size_t argc = n;
   void* p = NULL;
-  if (napi_get_value_external(env, v, &p) != napi_ok) return NULL;
-  return (Sock*)p;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok ||
+      napi_get_value_external(env, argv[0], &p) != napi_ok || p == NULL)
+    return NULL;
+  Sock* s = (Sock*)p;
+  return s->closed ? NULL : s;
 }
 
 static void* buffer_data(napi_env env, napi_value v, size_t min) {
@@ -315,9 +329,7 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   napi_get_uv_event_loop(env, &loop);
   int r = uv_poll_init(loop, &s->poll, fd);
   if (r != 0) {
-    napi_delete_reference(env, s->on_batch);
-    for (int i = 0; i < 5; i++) napi_delete_reference(env, s->bufs[i]);
-    napi_async_destroy(env, s->actx);
+    release_js(s);
     close(fd);
     free_sock(s);
     return throw_errno(env, "uv_poll_init", -r);
@@ -338,11 +350,9 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
 
 // port(handle) -> the bound port
 static napi_value js_port(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1], out;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Sock* s = sock_of(env, argv[0]);
-  if (!s || s->closed) return throw_errno(env, "port", EBADF);
+  Sock* s = open_sock_of(env, info, 1, argv);
+  if (!s) return throw_errno(env, "port", EBADF);
   struct sockaddr_storage sa;
   socklen_t len = sizeof sa;
   if (getsockname(s->fd, (struct sockaddr*)&sa, &len) != 0) return throw_errno(env, "getsockname", errno);
@@ -354,16 +364,14 @@ static napi_value js_port(napi_env env, napi_callback_info info) {
 
 // send(handle, data, addr) -> true when the kernel took it (a closed socket, EAGAIN, ENOBUFS: false)
 static napi_value js_send(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3], out;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Sock* s = sock_of(env, argv[0]);
+  Sock* s = open_sock_of(env, info, 3, argv);
   void* data = NULL;
   size_t len = 0;
   void* addr = NULL;
   size_t alen = 0;
   int ok = 0;
-  if (s && !s->closed && napi_get_buffer_info(env, argv[1], &data, &len) == napi_ok &&
+  if (s && napi_get_buffer_info(env, argv[1], &data, &len) == napi_ok &&
       napi_get_buffer_info(env, argv[2], &addr, &alen) == napi_ok && alen >= addr_len(s)) {
     ssize_t r;
     do r = sendto(s->fd, data, len, MSG_DONTWAIT, (struct sockaddr*)addr, addr_len(s));
@@ -386,13 +394,11 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
 // socket's queries to one process. A draw past the group's sockets (a process gone) falls back to
 // the hash.
 static napi_value js_spread(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2], out;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Sock* s = sock_of(env, argv[0]);
+  Sock* s = open_sock_of(env, info, 2, argv);
   int32_t n = 0;
   int ok = 0;
-  if (s && !s->closed && napi_get_value_int32(env, argv[1], &n) == napi_ok && n > 1) {
+  if (s && napi_get_value_int32(env, argv[1], &n) == napi_ok && n > 1) {
     struct sock_filter code[] = {
         {BPF_LD | BPF_W | BPF_ABS, 0, 0, (uint32_t)(SKF_AD_OFF + SKF_AD_RANDOM)},
         {BPF_ALU | BPF_MOD | BPF_K, 0, 0, (uint32_t)n},
@@ -407,11 +413,9 @@ static napi_value js_spread(napi_env env, napi_callback_info info) {
 
 // close(handle): idempotent; the fd is closed on the loop's next turn
 static napi_value js_close(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Sock* s = sock_of(env, argv[0]);
-  if (s && !s->closed) {
+  Sock* s = open_sock_of(env, info, 1, argv);
+  if (s) {
     napi_remove_env_cleanup_hook(env, cleanup_hook, s);
     close_sock(s, 1);
   }
@@ -426,12 +430,10 @@ static void set_number(napi_env env, napi_value obj, const char* key, double v) 
 
 // stats(handle) -> { received, sent, dropped, errors, batches }
 static napi_value js_stats(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1], out;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Sock* s = sock_of(env, argv[0]);
+  Sock* s = open_sock_of(env, info, 1, argv);
   CHECK(napi_create_object(env, &out));
-  if (s && !s->closed) {
+  if (s) {
     set_number(env, out, "received", s->received);
     set_number(env, out, "sent", s->sent);
     set_number(env, out, "dropped", s->dropped);

@@ -96,7 +96,7 @@ export class AdaptiveRange {
 const PART_LOGS = 4_000;
 /**
  * The largest eth_getLogs reply of a part of several blocks, in bytes (~8 times a part's aim at
- * ~1 KB a log): more fails as `response-too-large`, and the range and the parts shrink. A part is
+ * ~1 KB a log): more fails as `part-too-large`, and the range and the parts shrink. A part is
  * planned from the density of the blocks before it; this bounds what it holds when the blocks it
  * covers are much denser (a bulk mint after empty blocks). One block is never split.
  */

@@ -24,7 +24,7 @@ interface RpcBlock {
 }
 
 const toHex = (n: number) => `0x${n.toString(16)}`;
-const SHRINKING = ["too-many-results", "response-too-large", "timeout"] as const;
+const SHRINKING = ["too-many-results", "response-too-large", "part-too-large", "timeout"] as const;
 
 function toHeader(b: RpcBlock): BlockHeader {
   return {

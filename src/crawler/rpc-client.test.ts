@@ -85,18 +85,44 @@ describe("rpc client", () => {
     expect((e as { retryable: boolean }).retryable).toBe(true);
   });
 
-  it("fails a reply above the call's own byte limit as response-too-large, below the client's", async () => {
-    const logs = Array.from({ length: 200 }, (_, i) => ({
-      logIndex: `0x${i.toString(16)}`,
-      data: "0x".padEnd(66, "a"),
-    }));
+  const logs = Array.from({ length: 200 }, (_, i) => ({
+    logIndex: `0x${i.toString(16)}`,
+    data: "0x".padEnd(66, "a"),
+  }));
+
+  it("fails a reply above the call's own byte limit as part-too-large, below the client's", async () => {
     script.push(reply(logs), reply(logs));
     const rpc = createRpcClient({ url, baseBackoffMs: 1 });
-    const options = { noRetry: ["response-too-large"] as const, maxBytes: 4_096 };
+    const options = { noRetry: ["part-too-large"] as const, maxBytes: 4_096 };
     const e = await rpc.call("eth_getLogs", [{}], options).catch((x) => x);
-    expect(faultOf(e)?.fault).toBe("response-too-large");
+    expect(faultOf(e)?.fault).toBe("part-too-large");
     // Without the call's limit the same reply is read.
     expect(await rpc.call("eth_getLogs", [{}])).toHaveLength(200);
+  });
+
+  it.each([
+    ["a reply above the client's byte limit", reply(logs), { maxBytes: 1_000_000 }],
+    [
+      "the node's HTTP 413",
+      ((_b, res) => {
+        res.writeHead(413);
+        res.end("too large");
+      }) as Handler,
+      {},
+    ],
+  ])("fails %s as response-too-large", async (_, handler, callLimit) => {
+    script.push(handler);
+    const outcomes: string[] = [];
+    const rpc = createRpcClient({
+      url,
+      maxResponseBytes: 4_096,
+      onRequest: (r) => outcomes.push(r.outcome),
+    });
+    const e = await rpc
+      .call("eth_getLogs", [{}], { noRetry: ["response-too-large"], ...callLimit })
+      .catch((x) => x);
+    expect(faultOf(e)?.fault).toBe("response-too-large");
+    expect(outcomes).toEqual(["response-too-large"]);
   });
 
   it("times a hung request out", async () => {

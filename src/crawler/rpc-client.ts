@@ -20,7 +20,7 @@ export interface RpcClientOptions {
   /** First backoff delay; doubles each retry with jitter, capped at `maxBackoffMs`. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
-  /** Responses above this many bytes fail with `response-too-large` so the caller shrinks its range. */
+  /** Responses above this many bytes (512 MiB) fail with `response-too-large` so the caller shrinks its range. */
   maxResponseBytes?: number;
   /** Called on each retry, for logs and metrics. */
   onRetry?: (info: { method: string; fault: RpcFault; attempt: number; delayMs: number }) => void;
@@ -46,7 +46,10 @@ export interface CallOptions {
    * crawler's decode worker). Faults it throws count as the request's outcome.
    */
   parse?: (body: ArrayBuffer) => Promise<unknown>;
-  /** A lower limit than the client's `maxResponseBytes`, for this call only (a getLogs part of several blocks). */
+  /**
+   * A lower limit than the client's `maxResponseBytes`, for this call only (a getLogs part of
+   * several blocks): a reply above it fails with `part-too-large`, told apart from the node's refusal.
+   */
   maxBytes?: number;
 }
 
@@ -125,6 +128,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     }
     const started = Date.now();
     let outcome: "ok" | RpcFault = "ok";
+    // Our own limit: the call's (a part's) when it is the lower one, else the client's.
+    const overLimit: RpcFault = limit < maxBytes ? "part-too-large" : "response-too-large";
     // The timeout covers the body too: fetch resolves at the headers.
     const request = requestSignal(ms, options.signal);
     try {
@@ -174,7 +179,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       }
       const length = Number(res.headers.get("content-length") ?? 0);
       if (length > limit) {
-        outcome = "response-too-large";
+        outcome = overLimit;
         await res.body?.cancel();
         throw rpcError(`${method}: response of ${length} bytes`, { fault: outcome, method });
       }
@@ -188,7 +193,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           throw rpcError(`${method}: body cut off (${safeUrl})`, { fault: outcome, method }, e);
         }
         if (bytes.byteLength > limit) {
-          outcome = "response-too-large";
+          outcome = overLimit;
           throw rpcError(`${method}: response of ${bytes.byteLength} bytes`, { fault: outcome, method });
         }
         try {
@@ -207,7 +212,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         throw rpcError(`${method}: body cut off (${safeUrl})`, { fault: outcome, method }, e);
       }
       if (text.length > limit) {
-        outcome = "response-too-large";
+        outcome = overLimit;
         throw rpcError(`${method}: response of ${text.length} bytes`, { fault: outcome, method });
       }
       try {

@@ -5,12 +5,16 @@ import { AppError } from "../domain/errors.js";
 
 /**
  * Why an RPC call failed. The block-range layer halves its range on `too-many-results`,
- * `response-too-large` and `timeout`; the client itself retries `rate-limited`, `server`,
- * `network` and `null-result` with backoff. `rpc` (a JSON-RPC error the node means) is final.
+ * `response-too-large` (the node refused with HTTP 413, or the reply is above the client's own
+ * limit), `part-too-large` (the reply is above the call's lower limit: a getLogs part of several
+ * blocks, block-range.ts `PART_REPLY_BYTES`) and `timeout`; the client itself retries
+ * `rate-limited`, `server`, `network` and `null-result` with backoff. `rpc` (a JSON-RPC error the
+ * node means) is final.
  */
 export const RPC_FAULTS = {
   "too-many-results": { retryable: true, shrinks: true },
   "response-too-large": { retryable: true, shrinks: true },
+  "part-too-large": { retryable: true, shrinks: true },
   timeout: { retryable: true, shrinks: true },
   "rate-limited": { retryable: true, shrinks: false },
   server: { retryable: true, shrinks: false },

@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { createSocket, type Socket } from "node:dgram";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AnswerCache } from "./answer-cache.js";
 import { createDnsServer, type DnsUdpServer } from "./dns-server.js";
@@ -278,5 +280,40 @@ describe.runIf(process.platform === "linux")("one port, several processes' socke
     expect(counts[0] + counts[1]).toBe(200);
     // Each is Binomial(200, 1/2): below 40 with probability ~1e-18.
     expect(Math.min(...counts)).toBeGreaterThan(40);
+  });
+});
+
+describe.runIf(process.platform === "linux")("the addon's handle collected without close()", () => {
+  it("closes its socket and lets go of its buffers and callback", async () => {
+    const { binding } = loadUdpBatch();
+    if (binding === null) throw new Error("the addon is not built");
+    v8.setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const collected = new Set<string>();
+    const registry = new FinalizationRegistry<string>((what) => collected.add(what));
+    const port = (() => {
+      const b = (n: number) => Buffer.alloc(n);
+      const bufs = [b(binding.SLOT), b(binding.ADDR), b(4), b(binding.SLOT), b(4)] as const;
+      const onBatch = () => {};
+      const handle = binding.open("127.0.0.1", 0, 1, ...bufs, 0, onBatch);
+      for (const [i, buf] of bufs.entries()) registry.register(buf, `buffer ${i}`);
+      registry.register(onBatch, "callback");
+      registry.register(handle, "handle");
+      return binding.port(handle);
+    })();
+    const want = ["buffer 0", "buffer 1", "buffer 2", "buffer 3", "buffer 4", "callback", "handle"];
+    // The handle's finalizer deletes the references; a later collection takes what they held.
+    for (let i = 0; i < 50 && collected.size < want.length; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect([...collected].sort()).toEqual(want);
+    // The port is free again: its socket was closed.
+    const again = createSocket("udp4");
+    await new Promise<void>((resolve, reject) => {
+      again.once("error", reject);
+      again.bind(port, "127.0.0.1", () => resolve());
+    });
+    again.close();
   });
 });

@@ -104,19 +104,33 @@ describe("build stamps", () => {
   });
 });
 
+/**
+ * A project of the repository's layout in `root`: its build scripts, tsconfig and lock file, and
+ * its node_modules (a link). Returns a run of the build script there, giving its stdout.
+ */
+function buildFixture(root: string): (...args: string[]) => Promise<string> {
+  for (const f of ["build.mjs", "build-stamp.mjs", "compile-contracts.mjs"])
+    write(join(root, "scripts", f), readFileSync(join(repo, "scripts", f), "utf8"));
+  copyFileSync(join(repo, "tsconfig.json"), join(root, "tsconfig.json"));
+  copyFileSync(join(repo, "package-lock.json"), join(root, "package-lock.json"));
+  symlinkSync(join(repo, "node_modules"), join(root, "node_modules"));
+  return async (...args) =>
+    (
+      await promisify(execFile)(process.execPath, [join(root, "scripts", "build.mjs"), ...args], {
+        cwd: root,
+      })
+    ).stdout;
+}
+
+const tinyContract = (n: number) =>
+  `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { function v() external pure returns (uint256) { return ${n}; } }\n`;
+
 // The real build script over a small project of the same layout (one contract, two modules), so
 // that the real solc and tsc run but in well under the time of the project's own build.
 describe("scripts/build.mjs", () => {
   const root = tempDir();
-  for (const f of ["build.mjs", "build-stamp.mjs", "compile-contracts.mjs"]) {
-    write(join(root, "scripts", f), readFileSync(join(repo, "scripts", f), "utf8"));
-  }
-  copyFileSync(join(repo, "tsconfig.json"), join(root, "tsconfig.json"));
-  copyFileSync(join(repo, "package-lock.json"), join(root, "package-lock.json"));
-  symlinkSync(join(repo, "node_modules"), join(root, "node_modules"));
-  const contract = (n: number) =>
-    `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { function v() external pure returns (uint256) { return ${n}; } }\n`;
-  write(join(root, "contracts", "tiny", "Tiny.sol"), contract(1));
+  const build = buildFixture(root);
+  write(join(root, "contracts", "tiny", "Tiny.sol"), tinyContract(1));
   write(join(root, "src", "lib.ts"), 'export const greeting: string = "one";\n');
   write(
     join(root, "src", "main.ts"),
@@ -124,16 +138,6 @@ describe("scripts/build.mjs", () => {
   );
   write(join(root, "src", "main.test.ts"), "export {};\n");
 
-  async function build(...args: string[]): Promise<string> {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(root, "scripts", "build.mjs"), ...args],
-      {
-        cwd: root,
-      },
-    );
-    return stdout;
-  }
   const mtime = (path: string) => statSync(join(root, path)).mtimeMs;
 
   it("builds from scratch, then does nothing while the build is current, then only what changed", async () => {
@@ -155,7 +159,7 @@ describe("scripts/build.mjs", () => {
     expect(readFileSync(join(root, "dist", "lib.js"), "utf8")).toContain('"two"');
     expect(mtime("contracts/build/Tiny.json")).toBe(built.tiny);
 
-    writeFileSync(join(root, "contracts", "tiny", "Tiny.sol"), contract(2));
+    writeFileSync(join(root, "contracts", "tiny", "Tiny.sol"), tinyContract(2));
     expect(await build()).toMatch(/contracts compiled \(sources changed; 1 contracts.*typescript current/);
 
     unlinkSync(join(root, "dist", "main.js"));
@@ -216,22 +220,12 @@ describe("scripts/build.mjs", () => {
 // node-gyp against the installed headers, stamped like the other steps.
 describe.runIf(process.platform === "linux")("scripts/build.mjs: the udp-batch addon", () => {
   const root = tempDir();
-  for (const f of ["build.mjs", "build-stamp.mjs", "compile-contracts.mjs"]) {
-    write(join(root, "scripts", f), readFileSync(join(repo, "scripts", f), "utf8"));
-  }
-  copyFileSync(join(repo, "tsconfig.json"), join(root, "tsconfig.json"));
-  copyFileSync(join(repo, "package-lock.json"), join(root, "package-lock.json"));
-  symlinkSync(join(repo, "node_modules"), join(root, "node_modules"));
+  const build = buildFixture(root);
   write(join(root, "src", "main.ts"), "export const main = 1;\n");
-  write(
-    join(root, "contracts", "tiny", "Tiny.sol"),
-    "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Tiny { function v() external pure returns (uint256) { return 1; } }\n",
-  );
+  write(join(root, "contracts", "tiny", "Tiny.sol"), tinyContract(1));
   for (const f of ["binding.gyp", "udp_batch.c"])
     write(join(root, "native", "udp-batch", f), readFileSync(join(repo, "native", "udp-batch", f), "utf8"));
   const addon = join(root, "native", "udp-batch", "build", "Release", "udp_batch.node");
-  const build = async () =>
-    (await promisify(execFile)(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root })).stdout;
 
   it("compiles the addon once, then leaves it while its sources are unchanged, and again when one changes", async () => {
     expect(await build()).toMatch(/udp-batch built \(never built/);

@@ -174,11 +174,12 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
       await new Promise((res) => setTimeout(res, 250));
     }
     const pepper = randomBytes(16).toString("hex");
-    for (let i = 0; i < 2; i++) {
-      const dir = mkdtempSync(join(tmpdir(), "omniname-soak-api-"));
-      dirs.push(dir);
-      apis.push(
-        await startServerProcess({
+    const apiDirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), "omniname-soak-api-")));
+    dirs.push(...apiDirs);
+    // Both start at once, as a deployment's do (the demo key's registration is safe for that).
+    const started = await Promise.allSettled(
+      apiDirs.map((dir) =>
+        startServerProcess({
           ...base,
           DATA_DIR: dir,
           PORT: "0",
@@ -191,8 +192,10 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
           // The inspector (on a free port) lets the test run a full GC before reading RSS.
           NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", "--inspect=127.0.0.1:0"].join(" ").trim(),
         }),
-      );
-    }
+      ),
+    );
+    for (const r of started) if (r.status === "fulfilled") apis.push(r.value);
+    for (const r of started) if (r.status === "rejected") throw r.reason;
   }, 240_000);
 
   afterAll(async () => {

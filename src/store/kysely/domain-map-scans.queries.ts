@@ -105,42 +105,77 @@ function keptKey(key: string, recordKeys: readonly string[] | undefined): boolea
 
 /**
  * The columns a domain is made of (rows.ts `toDomain`: the written ones but `rname`, after the
- * id), in the order `toDomainWithRecords` reads them.
+ * id), in the order the scans select them and `readDomain` reads them.
  */
 export const DOMAIN_READ_COLUMNS = ["id", ...DOMAIN_COLUMNS.filter((c) => c !== "rname")] as const;
 
-const num = (v: unknown) => (v === null ? null : Number(v));
+/** Each column's place in a row of DOMAIN_READ_COLUMNS. */
+const AT = Object.freeze(Object.fromEntries(DOMAIN_READ_COLUMNS.map((c, i) => [c, i]))) as {
+  readonly [C in (typeof DOMAIN_READ_COLUMNS)[number]]: number;
+};
 
-/** A row of DOMAIN_READ_COLUMNS (an array) as rows.ts `toDomain` makes it, with its records' tuples. */
-export function toDomainWithRecords(a: unknown[], tuples: readonly string[][]): DomainWithRecords {
-  const records: DomainRecord[] = [];
-  for (const [key, value, nativeKey, nativeValue] of tuples)
-    records.push({ key, value, nativeKey, nativeValue });
-  const tags = a[19] as string;
+/**
+ * How a scan's format gives a field: JSON values (`toDomainWithRecords`) or the text fields of
+ * PostgreSQL's COPY (postgres/pg-name-scan.ts). `readDomain` is the one mapping of the columns
+ * to a domain; a format only says how a number, a text, a null and a flag are written.
+ */
+export interface FieldReader<F> {
+  int(v: F): number;
+  intOrNull(v: F): number | null;
+  text(v: F): string;
+  textOrNull(v: F): string | null;
+  /** The flags are integers 0 / 1 on both stores. */
+  bool(v: F): boolean;
+}
+
+/** A row of DOMAIN_READ_COLUMNS as rows.ts `toDomain` makes it, `records` its records. */
+export function readDomain<F>(
+  f: readonly F[],
+  r: FieldReader<F>,
+  records: DomainRecord[],
+): DomainWithRecords {
+  const tags = r.text(f[AT.tags]);
   return {
-    id: Number(a[0]),
-    provider: a[1] as Provider,
-    network: a[2] as Network,
-    tokenId: a[3] as string,
-    name: a[4] as string,
-    sld: a[5] as string,
-    tld: a[6] as string,
-    owner: a[7] as string,
-    contractAddress: a[8] as string,
-    resolver: a[9] as string | null,
-    registeredAt: num(a[10]),
-    registeredBlock: num(a[11]),
-    expiresAt: num(a[12]),
-    lastUpdateBlock: Number(a[13]),
-    lastUpdateAt: Number(a[14]),
-    baseScore: Number(a[15]),
-    spam: Boolean(a[16]),
-    csamOk: Boolean(a[17]),
-    kyc: Boolean(a[18]),
+    id: r.int(f[AT.id]),
+    provider: r.text(f[AT.provider]) as Provider,
+    network: r.text(f[AT.network]) as Network,
+    tokenId: r.text(f[AT.token_id]),
+    name: r.text(f[AT.name]),
+    sld: r.text(f[AT.sld]),
+    tld: r.text(f[AT.tld]),
+    owner: r.text(f[AT.owner]),
+    contractAddress: r.text(f[AT.contract_address]),
+    resolver: r.textOrNull(f[AT.resolver]),
+    registeredAt: r.intOrNull(f[AT.registered_at]),
+    registeredBlock: r.intOrNull(f[AT.registered_block]),
+    expiresAt: r.intOrNull(f[AT.expires_at]),
+    lastUpdateBlock: r.int(f[AT.last_update_block]),
+    lastUpdateAt: r.int(f[AT.last_update_at]),
+    baseScore: r.int(f[AT.base_score]),
+    spam: r.bool(f[AT.spam]),
+    csamOk: r.bool(f[AT.csam_ok]),
+    kyc: r.bool(f[AT.kyc]),
     // Most domains have no tag: no JSON.parse for those.
     tags: tags === "[]" ? [] : (JSON.parse(tags) as string[]),
     records,
   };
+}
+
+/** The fields of a JSON array (SQLite's `json_array`, PostgreSQL's `json_build_array`). */
+export const JSON_FIELDS: FieldReader<unknown> = {
+  int: (v) => Number(v),
+  intOrNull: (v) => (v === null ? null : Number(v)),
+  text: (v) => v as string,
+  textOrNull: (v) => v as string | null,
+  bool: (v) => Boolean(v),
+};
+
+/** A row of DOMAIN_READ_COLUMNS (a JSON array) as a domain, with its records' tuples. */
+export function toDomainWithRecords(a: unknown[], tuples: readonly string[][]): DomainWithRecords {
+  const records: DomainRecord[] = [];
+  for (const [key, value, nativeKey, nativeValue] of tuples)
+    records.push({ key, value, nativeKey, nativeValue });
+  return readDomain(a, JSON_FIELDS, records);
 }
 
 /**

@@ -1,11 +1,11 @@
 import type pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
-import type { Network } from "../../domain/networks.js";
-import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWithRecords } from "../../domain/types.js";
 import {
   type ByNameOptions,
   DOMAIN_READ_COLUMNS,
+  type FieldReader,
+  readDomain,
   recordKeyCondition,
 } from "../kysely/domain-map-scans.queries.js";
 
@@ -51,36 +51,17 @@ export function copyField(s: string): string | null {
   return s.includes("\\") ? s.replace(/\\(.)/gs, (_, c: string) => ESCAPES[c] ?? c) : s;
 }
 
-const orNull = (s: string) => (s === NULL ? null : Number(s));
-
-/** The domain of a row's first 20 fields (DOMAIN_READ_COLUMNS; numbers and booleans as text). */
-function toDomain(f: string[]): DomainWithRecords {
-  const tags = f[19];
-  return {
-    id: Number(f[0]),
-    provider: f[1] as Provider,
-    network: f[2] as Network,
-    tokenId: f[3],
-    name: f[4],
-    sld: f[5],
-    tld: f[6],
-    owner: f[7],
-    contractAddress: f[8],
-    resolver: f[9] === NULL ? null : f[9],
-    registeredAt: orNull(f[10]),
-    registeredBlock: orNull(f[11]),
-    expiresAt: orNull(f[12]),
-    lastUpdateBlock: Number(f[13]),
-    lastUpdateAt: Number(f[14]),
-    baseScore: Number(f[15]),
-    spam: f[16] !== "0",
-    csamOk: f[17] !== "0",
-    kyc: f[18] !== "0",
-    // Most domains have no tag: no JSON.parse for those.
-    tags: tags === "[]" ? [] : (JSON.parse(tags) as string[]),
-    records: [],
-  };
-}
+/**
+ * The fields of a COPY row (numbers and flags as text), as the cutter leaves them: unescaped
+ * (`copyField`), but null is still `\N`.
+ */
+const COPY_FIELDS: FieldReader<string> = {
+  int: (s) => Number(s),
+  intOrNull: (s) => (s === NULL ? null : Number(s)),
+  text: (s) => s,
+  textOrNull: (s) => (s === NULL ? null : s),
+  bool: (s) => s !== "0",
+};
 
 const RECORD = DOMAIN_READ_COLUMNS.length;
 
@@ -98,7 +79,7 @@ export function createPageCutter(pageSize: number) {
         f = f.map((s) => (s.includes("\\") && s !== NULL ? (copyField(s) as string) : s));
       let full: DomainWithRecords[] | null = null;
       if (last === null || Number(f[0]) !== last.id) {
-        const d = toDomain(f);
+        const d = readDomain(f, COPY_FIELDS, []);
         if (page.length >= pageSize && d.name !== last!.name) {
           full = page;
           page = [];
