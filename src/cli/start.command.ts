@@ -128,6 +128,9 @@ export const startCommand: Command = {
       await role?.stop();
       await ctx.store.close();
     };
+    // What says the process is up, written once its signal handlers are in place: a SIGTERM sent
+    // on seeing "omniname is up" (a supervisor's, a test's) is a clean stop, not the default kill.
+    let ready = "";
     try {
       if (options.fixtures && (await ctx.store.countDomains()) === 0) {
         // API-only demo without chains: the fixture world written straight into the store.
@@ -169,13 +172,13 @@ export const startCommand: Command = {
         const demo = demoAccountEnabled(config)
           ? await ensureDemoAccount(services.accounts, ctx.store, demoProject.id, ctx.clock())
           : null;
-        process.stdout.write(`${banner(address, key, demoPlanOf(config), config.publicUrl, demo)}\n`);
+        ready += `${banner(address, key, demoPlanOf(config), config.publicUrl, demo)}\n`;
       } else if (role) {
         await role.ready;
-        process.stdout.write("omniname crawler is running (OMNINAME_ROLES has no api)\n");
+        ready += "omniname crawler is running (OMNINAME_ROLES has no api)\n";
       }
-      if (dns) process.stdout.write(`${dnsBannerLine(dns)}\n`);
-      if (dns && dnsWorkers > 1) process.stdout.write(`DNS processes:  ${dnsWorkers} (DNS_WORKERS)\n`);
+      if (dns) ready += `${dnsBannerLine(dns)}\n`;
+      if (dns && dnsWorkers > 1) ready += `DNS processes:  ${dnsWorkers} (DNS_WORKERS)\n`;
     } catch (e) {
       await stopAll().catch(() => {});
       throw e;
@@ -199,6 +202,7 @@ export const startCommand: Command = {
       };
       process.once("SIGTERM", () => void stop("SIGTERM"));
       process.once("SIGINT", () => void stop("SIGINT"));
+      process.stdout.write(ready);
     });
   },
 };
