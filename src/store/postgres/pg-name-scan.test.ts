@@ -84,6 +84,18 @@ describe("createPageCutter", () => {
     });
   });
 
+  it("a text that reads \\N (sent as \\\\N) stays text; only the bare \\N is null", () => {
+    const cut = createPageCutter(10);
+    // A record whose key and value are the two characters \N, and a resolver that reads \N.
+    const fields = line(1, "a.x", ["\\\\N", "\\\\N"]).split("\t");
+    fields[9] = "\\\\N";
+    cut.push(fields.join("\t"));
+    const [d] = cut.end();
+    expect(d.resolver).toBe("\\N");
+    expect(d.records).toEqual([{ key: "\\N", value: "\\N", nativeKey: "\\N", nativeValue: "\\N" }]);
+    expect(d.registeredBlock).toBeNull();
+  });
+
   it("gives an empty last page for an empty map", () => {
     expect(createPageCutter(10).end()).toEqual([]);
   });

@@ -51,15 +51,12 @@ export function copyField(s: string): string | null {
   return s.includes("\\") ? s.replace(/\\(.)/gs, (_, c: string) => ESCAPES[c] ?? c) : s;
 }
 
-/**
- * The fields of a COPY row (numbers and flags as text), as the cutter leaves them: unescaped
- * (`copyField`), but null is still `\N`.
- */
-const COPY_FIELDS: FieldReader<string> = {
+/** The fields of a COPY row (numbers and flags as text), as the cutter leaves them: unescaped, null as null. */
+const COPY_FIELDS: FieldReader<string | null> = {
   int: (s) => Number(s),
-  intOrNull: (s) => (s === NULL ? null : Number(s)),
-  text: (s) => s,
-  textOrNull: (s) => (s === NULL ? null : s),
+  intOrNull: (s) => (s === null ? null : Number(s)),
+  text: (s) => s as string,
+  textOrNull: (s) => s,
   bool: (s) => s !== "0",
 };
 
@@ -74,9 +71,9 @@ export function createPageCutter(pageSize: number) {
   let last: DomainWithRecords | null = null;
   return {
     push(line: string): DomainWithRecords[] | null {
-      let f = line.split("\t");
-      if (line.includes("\\"))
-        f = f.map((s) => (s.includes("\\") && s !== NULL ? (copyField(s) as string) : s));
+      let f: (string | null)[] = line.split("\t");
+      // A null is `\N` as sent; a text that reads `\N` was sent as `\\N` (copyField).
+      if (line.includes("\\")) f = f.map((s) => (s !== null && s.includes("\\") ? copyField(s) : s));
       let full: DomainWithRecords[] | null = null;
       if (last === null || Number(f[0]) !== last.id) {
         const d = readDomain(f, COPY_FIELDS, []);
@@ -87,12 +84,13 @@ export function createPageCutter(pageSize: number) {
         page.push(d);
         last = d;
       }
-      if (f[RECORD] !== NULL) {
+      if (f[RECORD] !== null) {
+        // Record columns are never null (not null in the schema).
         const r: DomainRecord = {
           key: f[RECORD],
-          value: f[RECORD + 1],
-          nativeKey: f[RECORD + 2],
-          nativeValue: f[RECORD + 3],
+          value: f[RECORD + 1] as string,
+          nativeKey: f[RECORD + 2] as string,
+          nativeValue: f[RECORD + 3] as string,
         };
         last.records.push(r);
       }
