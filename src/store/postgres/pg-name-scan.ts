@@ -71,9 +71,11 @@ export function createPageCutter(pageSize: number) {
   let last: DomainWithRecords | null = null;
   return {
     push(line: string): DomainWithRecords[] | null {
-      let f: (string | null)[] = line.split("\t");
+      const raw = line.split("\t");
       // A null is `\N` as sent; a text that reads `\N` was sent as `\\N` (copyField).
-      if (line.includes("\\")) f = f.map((s) => (s !== null && s.includes("\\") ? copyField(s) : s));
+      const f: (string | null)[] = line.includes("\\")
+        ? raw.map((s) => (s.includes("\\") ? copyField(s) : s))
+        : raw;
       let full: DomainWithRecords[] | null = null;
       if (last === null || Number(f[0]) !== last.id) {
         const d = readDomain(f, COPY_FIELDS, []);
