@@ -22,7 +22,7 @@ import { seedBulk } from "./support/seed-bulk.js";
  * each, then the ratios. Twice: NSD with one server process against our server in one process,
  * and NSD with BENCH_DNS_WORKERS server processes (default: the cores) against the `dns` role as
  * `omniname start` runs it with DNS_WORKERS the same (node:cluster workers; UDP through the batched
- * addon, each worker's own SO_REUSEPORT socket). Both also on node:dgram (DNS_UDP_BATCH=false), in
+ * addon, every worker reading the one socket the primary bound). Both also on node:dgram (DNS_UDP_BATCH=false), in
  * the same turns: the batched path's gain over the previous one, measured back to back.
  * Latency: p50 and p99 of 5,000 sequential queries measured by this process (dnsperf prints no
  * percentiles). Also: DoH throughput (GET /dns-query over TLS, HTTP/1.1 by autocannon and

@@ -1,4 +1,5 @@
-// Batched UDP for the DNS server (Linux): one SO_REUSEPORT socket per process, read with recvmmsg
+// Batched UDP for the DNS server (Linux): a SO_REUSEPORT socket, or one a primary bound and its
+// workers inherited (every worker reads it), read with recvmmsg
 // when libuv says it is readable, one call into JavaScript per batch, the answers sent with one
 // sendmmsg. See src/dns/udp-batch.ts for the JavaScript side and docs/dns.md for the design.
 //
@@ -11,7 +12,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/filter.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <node_api.h>
 #include <stdint.h>
@@ -233,6 +234,86 @@ static void* buffer_data(napi_env env, napi_value v, size_t min) {
   return data;
 }
 
+/**
+ * A UDP socket bound to host:port (an IP literal), non-blocking, with SO_REUSEPORT when asked;
+ * -1 with a JavaScript error thrown when it cannot be.
+ */
+static int bind_udp(napi_env env, const char* host, int port, int rcvbuf, int reuseport, int* family_out) {
+  struct sockaddr_storage sa;
+  memset(&sa, 0, sizeof sa);
+  socklen_t sa_len;
+  int family;
+  struct sockaddr_in* v4 = (struct sockaddr_in*)&sa;
+  struct sockaddr_in6* v6 = (struct sockaddr_in6*)&sa;
+  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+    family = AF_INET;
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+    sa_len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    family = AF_INET6;
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    sa_len = sizeof *v6;
+  } else {
+    napi_throw_type_error(env, "EINVAL", "open: host is not an IP address");
+    return -1;
+  }
+  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    throw_errno(env, "socket", errno);
+    return -1;
+  }
+  int one = 1;
+  if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+    int e = errno;
+    close(fd);
+    throw_errno(env, "SO_REUSEPORT", e);
+    return -1;
+  }
+  if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  if (bind(fd, (struct sockaddr*)&sa, sa_len) != 0) {
+    int e = errno;
+    close(fd);
+    throw_errno(env, "bind", e);
+    return -1;
+  }
+  *family_out = family;
+  return fd;
+}
+
+// bind(host, port, recvBufferSize) -> fd: a UDP socket bound for processes started after (they
+// inherit it and pass "fd:<n>" to open); nothing reads it here. Closed with closeFd.
+static napi_value js_bind(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], out;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  char host[64];
+  size_t host_len;
+  int32_t port = -1, rcvbuf = 0;
+  if (argc < 3 || napi_get_value_string_utf8(env, argv[0], host, sizeof host, &host_len) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &port) != napi_ok || napi_get_value_int32(env, argv[2], &rcvbuf) != napi_ok ||
+      port < 0 || port > 65535) {
+    napi_throw_type_error(env, NULL, "bind: host, port 0..65535, recvBufferSize");
+    return NULL;
+  }
+  int family;
+  int fd = bind_udp(env, host, port, rcvbuf, 0, &family);
+  if (fd < 0) return NULL;
+  CHECK(napi_create_int32(env, fd, &out));
+  return out;
+}
+
+// closeFd(fd): closes a socket of bind()
+static napi_value js_close_fd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1 && napi_get_value_int32(env, argv[0], &fd) == napi_ok && fd > 2) close(fd);
+  return NULL;
+}
+
 // open(host, port, batch, rx, addrs, lens, tx, txLens, recvBufferSize, onBatch) -> handle
 static napi_value js_open(napi_env env, napi_callback_info info) {
   size_t argc = 10;
@@ -263,39 +344,22 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     return NULL;
   }
 
-  struct sockaddr_storage sa;
-  memset(&sa, 0, sizeof sa);
-  socklen_t sa_len;
   int family;
-  struct sockaddr_in* v4 = (struct sockaddr_in*)&sa;
-  struct sockaddr_in6* v6 = (struct sockaddr_in6*)&sa;
-  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-    family = AF_INET;
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons((uint16_t)port);
-    sa_len = sizeof *v4;
-  } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-    family = AF_INET6;
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons((uint16_t)port);
-    sa_len = sizeof *v6;
+  int fd;
+  if (strncmp(host, "fd:", 3) == 0) {
+    // A socket bound by another process (the dns role's primary) and inherited at this number:
+    // every worker reads the same socket, as NSD's server processes do.
+    fd = atoi(host + 3);
+    struct sockaddr_storage own;
+    socklen_t own_len = sizeof own;
+    if (fd < 3 || getsockname(fd, (struct sockaddr*)&own, &own_len) != 0)
+      return throw_errno(env, "getsockname", fd < 3 ? EBADF : errno);
+    family = own.ss_family;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return throw_errno(env, "fcntl", errno);
   } else {
-    napi_throw_type_error(env, "EINVAL", "open: host is not an IP address");
-    return NULL;
-  }
-  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return throw_errno(env, "socket", errno);
-  int one = 1;
-  if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
-    int e = errno;
-    close(fd);
-    return throw_errno(env, "SO_REUSEPORT", e);
-  }
-  if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-  if (bind(fd, (struct sockaddr*)&sa, sa_len) != 0) {
-    int e = errno;
-    close(fd);
-    return throw_errno(env, "bind", e);
+    fd = bind_udp(env, host, port, rcvbuf, 1, &family);
+    if (fd < 0) return NULL;
   }
 
   Sock* s = calloc(1, sizeof(Sock));
@@ -388,29 +452,6 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
   return out;
 }
 
-// spread(handle, n) -> true when attached: the port's SO_REUSEPORT group (the n processes of the
-// dns role) takes each datagram to a socket drawn at random (a classic BPF program on the group:
-// random mod n), not by the hash of the sender's address and port, which sends all of one client
-// socket's queries to one process. A draw past the group's sockets (a process gone) falls back to
-// the hash.
-static napi_value js_spread(napi_env env, napi_callback_info info) {
-  napi_value argv[2], out;
-  Sock* s = open_sock_of(env, info, 2, argv);
-  int32_t n = 0;
-  int ok = 0;
-  if (s && napi_get_value_int32(env, argv[1], &n) == napi_ok && n > 1) {
-    struct sock_filter code[] = {
-        {BPF_LD | BPF_W | BPF_ABS, 0, 0, (uint32_t)(SKF_AD_OFF + SKF_AD_RANDOM)},
-        {BPF_ALU | BPF_MOD | BPF_K, 0, 0, (uint32_t)n},
-        {BPF_RET | BPF_A, 0, 0, 0},
-    };
-    struct sock_fprog prog = {sizeof code / sizeof code[0], code};
-    ok = setsockopt(s->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) == 0;
-  }
-  CHECK(napi_get_boolean(env, ok, &out));
-  return out;
-}
-
 // close(handle): idempotent; the fd is closed on the loop's next turn
 static napi_value js_close(napi_env env, napi_callback_info info) {
   napi_value argv[1];
@@ -448,7 +489,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"open", NULL, js_open, NULL, NULL, NULL, napi_default, NULL},
       {"port", NULL, js_port, NULL, NULL, NULL, napi_default, NULL},
       {"send", NULL, js_send, NULL, NULL, NULL, napi_default, NULL},
-      {"spread", NULL, js_spread, NULL, NULL, NULL, napi_default, NULL},
+      {"bind", NULL, js_bind, NULL, NULL, NULL, napi_default, NULL},
+      {"closeFd", NULL, js_close_fd, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL},
       {"stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL},
   };

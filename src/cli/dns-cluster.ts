@@ -1,5 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { createSocket } from "node:dgram";
+import { UDP_RECV_BUFFER } from "../dns/dns-server.js";
+import { shareUdpSocket } from "../dns/udp-batch.js";
 import { type AddressInfo, createServer, isIPv6 } from "node:net";
 import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
@@ -58,6 +60,16 @@ async function fixedPorts(
   return env;
 }
 
+/** Where a worker finds the UDP socket its primary bound: the stdio slot after the IPC channel. */
+const WORKER_UDP_FD = 4;
+
+/** A worker's `--udp-fd N` (dns-worker.command.ts): the inherited UDP socket, or undefined. */
+export function udpFdOf(argv: readonly string[]): number | undefined {
+  const i = argv.indexOf("--udp-fd");
+  const fd = i < 0 ? Number.NaN : Number(argv[i + 1]);
+  return Number.isInteger(fd) && fd > 2 ? fd : undefined;
+}
+
 /** A worker that dies sooner than this after its start is restarted after a growing delay. */
 const EARLY_DEATH_MS = 5_000;
 const MAX_RESTART_DELAY_MS = 10_000;
@@ -96,10 +108,9 @@ function forkReady(env: Record<string, string>): { worker: Worker; ready: Promis
 /**
  * The `dns` role over `count` processes (node:cluster), each a full server (`omniname dns-worker`:
  * its own store connections, read caches kept exact by the commit watch or the change channel, its
- * own answer cache). UDP: each worker binds its own SO_REUSEPORT socket (the batched addon,
- * udp-batch.ts), the kernel spreading clients over them; with DNS_UDP_BATCH=false (or no addon) the
- * primary binds the socket once and every worker reads it, the kernel handing each datagram to
- * one of them. TCP and DoT: every worker accepts on
+ * own answer cache). UDP: this process binds the socket once and every worker reads it, the
+ * datagrams going to whichever is free: through the batched addon (udp-batch.ts), inherited at
+ * WORKER_UDP_FD; with DNS_UDP_BATCH=false (or no addon) node:dgram, shared by node:cluster. TCP and DoT: every worker accepts on
  * the shared listening socket (SCHED_NONE), so no connection passes through this process, which
  * may be busy crawling or serving the API. A worker that dies is forked again; when this process dies, even by
  * SIGKILL, the workers' IPC channel closes and Node's cluster ends them (no orphan).
@@ -107,13 +118,11 @@ function forkReady(env: Record<string, string>): { worker: Worker; ready: Promis
  * @example const dns = await startDnsCluster(config, logger, 2); // then dns.port, dns.close()
  */
 export async function startDnsCluster(
-  config: Pick<Config, "dnsHost" | "dnsPort" | "dnsTlsPort" | "tlsCertFile">,
+  config: Pick<Config, "dnsHost" | "dnsPort" | "dnsTlsPort" | "tlsCertFile" | "dnsUdpBatch">,
   logger: Logger,
   count: number,
 ): Promise<DnsCluster> {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
-  // The same program and runtime flags (tsx in tests), the worker's command instead of ours.
-  cluster.setupPrimary({ exec: process.argv[1], args: ["dns-worker"] });
   const workers = new Set<Worker>();
   let closing = false;
   let restartDelay = 0;
@@ -126,6 +135,19 @@ export async function startDnsCluster(
   // total loss the next workers bind the same numbers again). Port 0 would be keyed by the order of
   // listens and get a new port after such a loss, so it is resolved here first.
   const env = await fixedPorts(config);
+  // UDP through the batched addon: one socket bound here, inherited by every worker at WORKER_UDP_FD
+  // (its stdio slot), all of them reading it (shareUdpSocket). Else each worker listens with
+  // node:dgram and node:cluster shares one socket the same way.
+  const shared =
+    config.dnsUdpBatch === false
+      ? null
+      : shareUdpSocket(config.dnsHost, Number(env.DNS_PORT), UDP_RECV_BUFFER);
+  // The same program and runtime flags (tsx in tests), the worker's command instead of ours.
+  cluster.setupPrimary({
+    exec: process.argv[1],
+    args: shared === null ? ["dns-worker"] : ["dns-worker", "--udp-fd", String(WORKER_UDP_FD)],
+    ...(shared === null ? {} : { stdio: [0, 1, 2, "ipc", shared.fd] }),
+  });
   // NOTIFY (DNS_NOTIFY) comes from one worker only, else each secondary would get one per worker:
   // the first worker, or the next one forked after it died.
   let notifier: Worker | null = null;
@@ -141,6 +163,7 @@ export async function startDnsCluster(
   workers.add(first.worker);
   const ports = await first.ready.catch((e: unknown) => {
     workers.clear();
+    shared?.close();
     throw e;
   });
 
@@ -201,6 +224,7 @@ export async function startDnsCluster(
           }),
       ),
     );
+    shared?.close();
   };
   await Promise.all(rest).catch(async (e: unknown) => {
     await close();

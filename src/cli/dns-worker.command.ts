@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { DNS_ONLY_STORE, startDnsRole } from "../dns/dns-role.js";
-import { type DnsWorkerReady, dnsWorkerCount } from "./dns-cluster.js";
+import { type DnsWorkerReady, udpFdOf } from "./dns-cluster.js";
 import type { Command } from "./command.js";
 
 /**
@@ -14,14 +14,14 @@ import type { Command } from "./command.js";
 export const dnsWorkerCommand: Command = {
   name: "dns-worker",
   summary: "dns-worker: (internal) one process of the dns role, started by `start` when DNS_WORKERS > 1",
-  async run() {
+  async run(argv) {
     if (process.send === undefined) {
       process.stderr.write("omniname dns-worker is started by omniname start (DNS_WORKERS), not by hand\n");
       return 2;
     }
     const config = loadConfig();
     const ctx = await createContext(config, undefined, DNS_ONLY_STORE);
-    const dns = await startDnsRole(ctx, dnsWorkerCount(config)).catch(async (e: unknown) => {
+    const dns = await startDnsRole(ctx, udpFdOf(argv)).catch(async (e: unknown) => {
       await ctx.store.close();
       throw e;
     });

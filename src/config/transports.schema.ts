@@ -48,7 +48,7 @@ export const TRANSPORT_SETTINGS = {
     default: true,
     env: "DNS_UDP_BATCH",
     description:
-      "UDP of the dns role through the batched addon (recvmmsg/sendmmsg on a SO_REUSEPORT socket per process, Linux; built by npm run build) when it loads; false: node:dgram. The path taken is logged at start (docs/dns.md)",
+      "UDP of the dns role through the batched addon (recvmmsg/sendmmsg; DNS workers read one socket their primary bound; Linux; built by npm run build) when it loads; false: node:dgram. The path taken is logged at start (docs/dns.md)",
   }),
   dnssec: Type.Boolean({
     default: false,

@@ -61,8 +61,8 @@ export interface DnsRole {
  */
 export async function startDnsRole(
   ctx: AppContext,
-  /** The processes of the role that share the port (a DNS worker: DNS_WORKERS), 1 otherwise. */
-  processes = 1,
+  /** A DNS worker: the UDP socket its primary bound, inherited at this descriptor (dns-cluster.ts). */
+  udpFd?: number,
 ): Promise<DnsRole> {
   // With zone transfers, SOA answers give the transfers' serial (xfr-role.ts).
   let transfers: ZoneTransfers | null = null;
@@ -80,7 +80,7 @@ export async function startDnsRole(
     tcpIdleMs: ctx.config.dnsTcpIdleMs,
     tcpMaxClients: ctx.config.dnsTcpMaxClients,
     udpBatch: ctx.config.dnsUdpBatch,
-    processes,
+    udpFd,
     logger: ctx.logger.child({ component: "dns" }),
     cache: new AnswerCache({ lookup, clock: ctx.clock }),
     xfr: started.service,

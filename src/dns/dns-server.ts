@@ -29,8 +29,11 @@ export interface DnsServerOptions {
    * Default true.
    */
   udpBatch?: boolean;
-  /** The processes that share the port (DNS_WORKERS): the batched path spreads datagrams over them. */
-  processes?: number;
+  /**
+   * The UDP socket the dns role's primary bound, inherited at this descriptor (`shareUdpSocket`):
+   * the batched path reads it instead of binding its own. Only with the batched path.
+   */
+  udpFd?: number;
 }
 
 /** How this server reads UDP: `batch` (the addon) or `dgram` (node:dgram; why, in the log). */
@@ -156,6 +159,9 @@ function bindUdp(socket: UdpSocket, host: string, port: number): Promise<void> {
   });
 }
 
+/** The UDP socket's receive buffer asked of the kernel (capped by net.core.rmem_max). */
+export const UDP_RECV_BUFFER = 4 * 1024 * 1024;
+
 /** The batched addon when this server may and can use it, else null and why not. */
 function udpPathOf(opts: DnsServerOptions): {
   binding: ReturnType<typeof loadUdpBatch>["binding"];
@@ -165,7 +171,13 @@ function udpPathOf(opts: DnsServerOptions): {
   if (isIP(opts.host) === 0) return { binding: null, reason: "DNS_HOST is not an IP address" };
   const loaded = loadUdpBatch();
   if (loaded.binding === null) return { binding: null, reason: loaded.reason };
-  return { binding: loaded.binding, reason: "recvmmsg/sendmmsg on a SO_REUSEPORT socket of this process" };
+  return {
+    binding: loaded.binding,
+    reason:
+      opts.udpFd === undefined
+        ? "recvmmsg/sendmmsg on a SO_REUSEPORT socket of this process"
+        : "recvmmsg/sendmmsg on the socket the primary bound (shared by the workers)",
+  };
 }
 
 /** The node:dgram path: one datagram a callback, one send a datagram. */
@@ -219,7 +231,7 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsUdpSer
 
   // A larger receive buffer absorbs bursts that would otherwise be dropped by the kernel (the
   // system caps it at net.core.rmem_max).
-  const recvBufferSize = 4 * 1024 * 1024;
+  const recvBufferSize = UDP_RECV_BUFFER;
   const cache = opts.cache ?? null;
   const compute = (m: Buffer) => answerQuery(m, opts.lookup, "udp");
   // A cached answer goes out at once: no promise, no closure. A query that answerSigned claims is
@@ -242,7 +254,7 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsUdpSer
         answerNow,
         answerLater,
         onError: (e) => opts.logger?.warn({ err: e }, "dns udp error"),
-        processes: opts.processes,
+        fd: opts.udpFd,
       });
     } else {
       udp = await listenDgram(opts, port, recvBufferSize, answerNow, answerLater);
@@ -252,10 +264,7 @@ export async function createDnsServer(opts: DnsServerOptions): Promise<DnsUdpSer
     throw e;
   }
   const udpPath: UdpPath = batched !== null ? "batch" : "dgram";
-  opts.logger?.info(
-    { udpPath, reason: path.reason, udpSpread: batched?.spread ?? false },
-    `dns udp path: ${udpPath}`,
-  );
+  opts.logger?.info({ udpPath, reason: path.reason }, `dns udp path: ${udpPath}`);
 
   return {
     host: opts.host,

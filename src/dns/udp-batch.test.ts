@@ -9,7 +9,7 @@ import { createDnsServer, type DnsUdpServer } from "./dns-server.js";
 import { buildTestQuery, decodeTestAnswer } from "./dns.testing.js";
 import { createStaticZoneLookup } from "./static-zone-lookup.js";
 import { readTsig, signRequest, type TsigKey } from "./tsig.js";
-import { loadUdpBatch, openUdpBatch } from "./udp-batch.js";
+import { loadUdpBatch, shareUdpSocket } from "./udp-batch.js";
 import { createXfrService } from "./xfr-server.js";
 import type { XfrZones } from "./xfr-zones.js";
 
@@ -225,61 +225,48 @@ describe("closing the batched socket", () => {
   });
 });
 
-describe.runIf(process.platform === "linux")("one port, several processes' sockets (DNS_WORKERS)", () => {
-  /** Two batched sockets on one port, each answering with its own marker; who answered 200 queries from one client socket. */
-  async function answeredBy(processes: number | undefined): Promise<number[]> {
-    const { binding } = loadUdpBatch();
-    if (binding === null) throw new Error("addon not loaded");
-    const open = (marker: number, port: number) =>
-      openUdpBatch(binding, {
-        host: "127.0.0.1",
-        port,
-        recvBufferSize: 1 << 20,
-        answerNow: (q) => Buffer.from([q[0], q[1], marker]),
-        answerLater: async () => null,
-        onError: () => {},
-        processes,
-      });
-    const first = open(0, 0);
-    const second = open(1, first.port);
-    const counts = [0, 0];
+describe.runIf(process.platform === "linux")("one socket read by several processes (DNS_WORKERS)", () => {
+  it("a busy process leaves the datagrams to the free one: every query answered while it is stuck", async () => {
+    const shared = shareUdpSocket("127.0.0.1", 0, 1 << 20);
+    if (shared === null) throw new Error("addon not loaded");
+    const script = fileURLToPath(new URL("./udp-batch-share.testing.ts", import.meta.url));
+    const children = [0, 1].map((marker) =>
+      spawn(process.execPath, ["--import", "tsx", script, String(marker), marker === 1 ? "busy" : "free"], {
+        stdio: ["ignore", "pipe", "inherit", "ipc", shared.fd],
+      }),
+    );
     try {
-      if (processes !== undefined) expect([first.spread, second.spread]).toEqual([true, true]);
+      // Each child says its port when it reads the socket; the busy one then blocks for 3 s.
+      const ports = await Promise.all(
+        children.map((c) => new Promise<number>((resolve) => c.once("message", (m) => resolve(Number(m))))),
+      );
+      expect(ports[0]).toBe(ports[1]);
+      const counts = [0, 0];
       const client = createSocket("udp4");
+      const started = performance.now();
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 5000);
+        const timer = setTimeout(resolve, 2500);
         let got = 0;
         client.on("message", (m) => {
           counts[m[2]]++;
-          if (++got === 200) {
+          if (++got === 100) {
             clearTimeout(timer);
             resolve();
           }
         });
         client.bind(0, "127.0.0.1", () => {
-          for (let i = 0; i < 200; i++)
-            client.send(buildTestQuery("alice.wallet", "A", { id: i }), first.port, "127.0.0.1");
+          for (let i = 0; i < 100; i++)
+            client.send(buildTestQuery("alice.wallet", "A", { id: i }), ports[0], "127.0.0.1");
         });
       });
       client.close();
+      // All from the free process, before the busy one could have read any (3 s).
+      expect(counts).toEqual([100, 0]);
+      expect(performance.now() - started).toBeLessThan(2500);
     } finally {
-      await first.close();
-      await second.close();
+      for (const c of children) c.kill("SIGKILL");
+      shared.close();
     }
-    return counts;
-  }
-
-  it("without spreading, the kernel's hash sends one client socket to one process (the control)", async () => {
-    const counts = await answeredBy(undefined);
-    expect(counts[0] + counts[1]).toBe(200);
-    expect(Math.min(...counts)).toBe(0);
-  });
-
-  it("spread over 2: one client socket's queries reach both", async () => {
-    const counts = await answeredBy(2);
-    expect(counts[0] + counts[1]).toBe(200);
-    // Each is Binomial(200, 1/2): below 40 with probability ~1e-18.
-    expect(Math.min(...counts)).toBeGreaterThan(40);
   });
 });
 

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { isIP } from "node:net";
 
 /** Counters of one batched socket since it opened (dropped: answers the kernel refused, e.g. ENOBUFS). */
 export interface UdpBatchStats {
@@ -28,8 +29,9 @@ interface UdpBatchBinding {
   ): object;
   port(handle: object): number;
   send(handle: object, data: Buffer, addr: Buffer): boolean;
-  /** Each datagram of the port to one of `n` sockets at random (SO_ATTACH_REUSEPORT_CBPF). */
-  spread(handle: object, n: number): boolean;
+  /** A UDP socket bound for processes started after (they inherit it); nothing reads it here. */
+  bind(host: string, port: number, recvBufferSize: number): number;
+  closeFd(fd: number): void;
   close(handle: object): void;
   stats(handle: object): Partial<UdpBatchStats>;
 }
@@ -70,17 +72,14 @@ export interface UdpBatchOptions {
   /** A socket error (errno as a negative number) or a failed answer: logged, never thrown. */
   onError(error: Error): void;
   /**
-   * The processes whose sockets share the port (DNS_WORKERS). Over 1, the kernel gives each
-   * datagram to one of them at random instead of by the sender's address and port, so a client
-   * that sends from a few sockets (dnsperf, a forwarder) still reaches every process.
+   * A bound socket this process inherited (its descriptor number): read it instead of binding one
+   * (the dns role's workers all read the socket their primary bound, `shareUdpSocket`).
    */
-  processes?: number;
+  fd?: number;
 }
 
 export interface UdpBatchSocket {
   port: number;
-  /** True when datagrams are spread over the processes at random (`processes` > 1 and the kernel took it). */
-  spread: boolean;
   stats(): UdpBatchStats;
   /** Stops reading at once; an answer computed after it is dropped. */
   close(): Promise<void>;
@@ -135,7 +134,7 @@ export function openUdpBatch(binding: UdpBatchBinding, opts: UdpBatchOptions): U
     }
   };
   const handle = binding.open(
-    opts.host,
+    opts.fd === undefined ? opts.host : `fd:${opts.fd}`,
     opts.port,
     batch,
     rx,
@@ -147,12 +146,10 @@ export function openUdpBatch(binding: UdpBatchBinding, opts: UdpBatchOptions): U
     onBatch,
   );
   const port = binding.port(handle);
-  const spread = (opts.processes ?? 1) > 1 && binding.spread(handle, opts.processes ?? 1);
   const zero: UdpBatchStats = { received: 0, sent: 0, dropped: 0, errors: 0, batches: 0 };
   let last = zero;
   return {
     port,
-    spread,
     stats: () => (closed ? last : { ...zero, ...binding.stats(handle) }),
     close() {
       if (!closed) {
@@ -162,6 +159,30 @@ export function openUdpBatch(binding: UdpBatchBinding, opts: UdpBatchOptions): U
       }
       // The addon closes the descriptor on the loop's next turn.
       return new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+/**
+ * The dns role's primary binds the UDP socket once and its workers inherit it (their `fd`): every
+ * worker reads the same socket, and a datagram waits for whichever worker is free first, as with
+ * NSD's server processes. (A socket per worker, SO_REUSEPORT, left a datagram queued on a worker
+ * that was not running while another sat idle.) Null when the addon cannot be used here.
+ */
+export function shareUdpSocket(
+  host: string,
+  port: number,
+  recvBufferSize: number,
+): { fd: number; close(): void } | null {
+  const { binding } = loadUdpBatch();
+  if (binding === null || isIP(host) === 0) return null;
+  const fd = binding.bind(host, port, recvBufferSize);
+  let open = true;
+  return {
+    fd,
+    close() {
+      if (open) binding.closeFd(fd);
+      open = false;
     },
   };
 }
