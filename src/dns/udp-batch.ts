@@ -176,7 +176,15 @@ export function shareUdpSocket(
 ): { fd: number; close(): void } | null {
   const { binding } = loadUdpBatch();
   if (binding === null || isIP(host) === 0) return null;
-  const fd = binding.bind(host, port, recvBufferSize);
+  let fd: number;
+  try {
+    fd = binding.bind(host, port, recvBufferSize);
+  } catch (e) {
+    // As node:dgram says it: which address could not be bound, and why.
+    throw new Error(`DNS UDP ${isIP(host) === 6 ? `[${host}]` : host}:${port}: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
   let open = true;
   return {
     fd,

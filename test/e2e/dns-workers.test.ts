@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createSocket } from "node:dgram";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -240,6 +241,34 @@ describe.each(BACKENDS)("the dns role over DNS_WORKERS=2 processes ($name)", (ba
       },
       10_000,
     );
+  }, 150_000);
+});
+
+describe("DNS_WORKERS=2 on a UDP port already taken", () => {
+  it("start fails at once (before any worker is forked), naming the address and why", async () => {
+    const taken = createSocket("udp4");
+    await new Promise<void>((resolve) => taken.bind(0, "127.0.0.1", () => resolve()));
+    const port = taken.address().port;
+    const dir = mkdtempSync(join(tmpdir(), "omniname-dns-taken-"));
+    try {
+      const r = await run(process.execPath, ["--import", "tsx", MAIN, "start"], {
+        env: {
+          ...process.env,
+          OMNINAME_ROLES: "dns",
+          DNS_WORKERS: "2",
+          DNS_PORT: String(port),
+          DATA_DIR: dir,
+          LOG_LEVEL: "warn",
+        },
+      }).catch((e: { code: number; stderr: string }) => e);
+      expect((r as { code?: number }).code).toBe(1);
+      expect((r as { stderr: string }).stderr).toContain(
+        `DNS UDP 127.0.0.1:${port}: bind: Address already in use`,
+      );
+    } finally {
+      taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 150_000);
 });
 
