@@ -138,10 +138,7 @@ export async function startDnsCluster(
   // UDP through the batched addon: one socket bound here, inherited by every worker at WORKER_UDP_FD
   // (its stdio slot), all of them reading it (shareUdpSocket). Else each worker listens with
   // node:dgram and node:cluster shares one socket the same way.
-  const shared =
-    config.dnsUdpBatch === false
-      ? null
-      : shareUdpSocket(config.dnsHost, Number(env.DNS_PORT), UDP_RECV_BUFFER);
+  const shared = shareUdpSocket(config.dnsUdpBatch, config.dnsHost, Number(env.DNS_PORT), UDP_RECV_BUFFER);
   // The same program and runtime flags (tsx in tests), the worker's command instead of ours.
   cluster.setupPrimary({
     exec: process.argv[1],

@@ -19,8 +19,7 @@ export const dnsWorkerCommand: Command = {
       process.stderr.write("omniname dns-worker is started by omniname start (DNS_WORKERS), not by hand\n");
       return 2;
     }
-    const config = loadConfig();
-    const ctx = await createContext(config, undefined, DNS_ONLY_STORE);
+    const ctx = await createContext(loadConfig(), undefined, DNS_ONLY_STORE);
     const dns = await startDnsRole(ctx, udpFdOf(argv)).catch(async (e: unknown) => {
       await ctx.store.close();
       throw e;

@@ -6,7 +6,13 @@ import type { Logger } from "pino";
 import type { AnswerCache } from "./answer-cache.js";
 import type { XfrService } from "./xfr-server.js";
 import { answerQuery, type Transport } from "./query-handler.js";
-import { loadUdpBatch, openUdpBatch, type UdpBatchSocket, type UdpBatchStats } from "./udp-batch.js";
+import {
+  openUdpBatch,
+  type UdpBatchBinding,
+  type UdpBatchSocket,
+  type UdpBatchStats,
+  usableUdpBatch,
+} from "./udp-batch.js";
 import type { ZoneLookup } from "./zone.js";
 
 export interface DnsServerOptions {
@@ -163,16 +169,11 @@ function bindUdp(socket: UdpSocket, host: string, port: number): Promise<void> {
 export const UDP_RECV_BUFFER = 4 * 1024 * 1024;
 
 /** The batched addon when this server may and can use it, else null and why not. */
-function udpPathOf(opts: DnsServerOptions): {
-  binding: ReturnType<typeof loadUdpBatch>["binding"];
-  reason: string;
-} {
-  if (opts.udpBatch === false) return { binding: null, reason: "DNS_UDP_BATCH=false" };
-  if (isIP(opts.host) === 0) return { binding: null, reason: "DNS_HOST is not an IP address" };
-  const loaded = loadUdpBatch();
-  if (loaded.binding === null) return { binding: null, reason: loaded.reason };
+function udpPathOf(opts: DnsServerOptions): { binding: UdpBatchBinding | null; reason: string } {
+  const usable = usableUdpBatch(opts.udpBatch, opts.host);
+  if (usable.binding === null) return usable;
   return {
-    binding: loaded.binding,
+    binding: usable.binding,
     reason:
       opts.udpFd === undefined
         ? "recvmmsg/sendmmsg on a SO_REUSEPORT socket of this process"

@@ -227,7 +227,7 @@ describe("closing the batched socket", () => {
 
 describe.runIf(process.platform === "linux")("one socket read by several processes (DNS_WORKERS)", () => {
   it("a busy process leaves the datagrams to the free one: every query answered while it is stuck", async () => {
-    const shared = shareUdpSocket("127.0.0.1", 0, 1 << 20);
+    const shared = shareUdpSocket(true, "127.0.0.1", 0, 1 << 20);
     if (shared === null) throw new Error("addon not loaded");
     const script = fileURLToPath(new URL("./udp-batch-share.testing.ts", import.meta.url));
     const children = [0, 1].map((marker) =>

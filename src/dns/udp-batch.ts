@@ -12,7 +12,7 @@ export interface UdpBatchStats {
 }
 
 /** The addon's functions (native/udp-batch/udp_batch.c). */
-interface UdpBatchBinding {
+export interface UdpBatchBinding {
   SLOT: number;
   ADDR: number;
   open(
@@ -57,6 +57,21 @@ export function loadUdpBatch(): { binding: UdpBatchBinding } | { binding: null; 
     };
   }
   return loaded;
+}
+
+/**
+ * The addon when a server may and can use it (DNS_UDP_BATCH not false, the host an IP literal,
+ * the addon loaded here), else null and why not: the one decision of the server and of the dns
+ * role's primary (`shareUdpSocket`).
+ */
+export function usableUdpBatch(
+  udpBatch: boolean | undefined,
+  host: string,
+): { binding: UdpBatchBinding; reason: null } | { binding: null; reason: string } {
+  if (udpBatch === false) return { binding: null, reason: "DNS_UDP_BATCH=false" };
+  if (isIP(host) === 0) return { binding: null, reason: "DNS_HOST is not an IP address" };
+  const loaded = loadUdpBatch();
+  return loaded.binding === null ? loaded : { binding: loaded.binding, reason: null };
 }
 
 export interface UdpBatchOptions {
@@ -170,12 +185,13 @@ export function openUdpBatch(binding: UdpBatchBinding, opts: UdpBatchOptions): U
  * that was not running while another sat idle.) Null when the addon cannot be used here.
  */
 export function shareUdpSocket(
+  udpBatch: boolean | undefined,
   host: string,
   port: number,
   recvBufferSize: number,
 ): { fd: number; close(): void } | null {
-  const { binding } = loadUdpBatch();
-  if (binding === null || isIP(host) === 0) return null;
+  const { binding } = usableUdpBatch(udpBatch, host);
+  if (binding === null) return null;
   let fd: number;
   try {
     fd = binding.bind(host, port, recvBufferSize);
