@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { boundHeapGrowth } from "./cli/command.js";
 import { COMMANDS } from "./cli/commands.js";
 import { isAppError } from "./domain/errors.js";
 
@@ -15,6 +16,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`omniname: unknown command "${name}" (try omniname help)\n`);
     return 2;
   }
+  if (command.walksMap) boundHeapGrowth();
   return command.run(rest);
 }
 

@@ -49,6 +49,7 @@ interface ScoringCommandDeps {
 export function createKycCommand(deps: ScoringCommandDeps = {}): Command {
   return {
     name: "kyc",
+    walksMap: true,
     summary:
       "kyc import FILE [--replace]: add owner addresses to the KYC list (CSV or one a line) and rescore their domains",
     async run(argv) {
@@ -75,6 +76,7 @@ export function createKycCommand(deps: ScoringCommandDeps = {}): Command {
 export function createTldsCommand(deps: ScoringCommandDeps = {}): Command {
   return {
     name: "tlds",
+    walksMap: true,
     summary:
       "tlds refresh FILE [--out PATH] [--no-rescore]: install an IANA TLD list (tlds-alpha-by-domain.txt)",
     async run(argv) {
@@ -176,6 +178,7 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
 export function createScoringCommand(deps: ScoringCommandDeps = {}): Command {
   return {
     name: "scoring",
+    walksMap: true,
     summary:
       "scoring rescore: recompute every domain's base score and abuse signals (origins, lookalikes, lists)",
     async run(argv) {

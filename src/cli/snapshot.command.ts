@@ -5,6 +5,7 @@ import { type Command, parseArgs } from "./command.js";
 
 export const snapshotCommand: Command = {
   name: "snapshot",
+  walksMap: true,
   summary:
     "snapshot export FILE [--no-journal] | snapshot import FILE: move the whole map as JSON Lines (import: atomic)",
   async run(argv) {

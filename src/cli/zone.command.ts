@@ -24,6 +24,7 @@ function allValues(argv: string[], name: string): string[] {
 
 export const zoneCommand: Command = {
   name: "zone",
+  walksMap: true,
   summary: "zone export [--project P] [--tld T …] --out DIR: one RFC 1035 master file per TLD (docs/dns.md)",
   async run(argv) {
     const { positional, options } = parseArgs(argv);
