@@ -28,8 +28,23 @@ const DOMAINS = Number(process.env.BENCH_SCALE_DOMAINS ?? 10_000_000);
 const WITH_PG = process.env.BENCH_PG !== "0";
 /** `BENCH_SCALE_STORES=postgres` (or `sqlite`): one store only. */
 const STORES = (process.env.BENCH_SCALE_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim());
-/** `BENCH_SCALE_SKIP=rescore,tlds`: leave out those whole-map jobs (the longest at 10M). */
+/**
+ * `BENCH_SCALE_SKIP=rescore,tlds`: leave out those rows (rescore and tlds are the longest at 10M).
+ * Every row can be left out: `export`, `zone`, `rescore`, `tlds`, `dryrun`, `kyc`, `api`.
+ */
 const SKIP = new Set((process.env.BENCH_SCALE_SKIP ?? "").split(",").map((s) => s.trim()));
+/**
+ * `BENCH_SCALE_SNAPSHOT=FILE`: this synthetic snapshot (written by an earlier run or by
+ * `writeSyntheticSnapshot`) instead of a new one; kept afterwards. Its header's `domains` must
+ * equal BENCH_SCALE_DOMAINS.
+ */
+const SNAPSHOT = process.env.BENCH_SCALE_SNAPSHOT ?? "";
+/**
+ * `BENCH_SCALE_SQLITE_DIR=DIR`: a data directory that already holds this world imported on SQLite
+ * (an earlier `omniname snapshot import` of the same snapshot): the import row is skipped and the
+ * directory kept afterwards. The jobs that write (rescore, `tlds refresh`, KYC import) change it.
+ */
+const SQLITE_DIR = process.env.BENCH_SCALE_SQLITE_DIR ?? "";
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Names asked in the API rows: one pass cold, then the same names warm. */
 const ASKED = Math.min(100_000, DOMAINS);
@@ -79,6 +94,16 @@ async function bodyHash(file: string): Promise<string> {
     h.update("\n");
   }
   return h.digest("hex");
+}
+
+/** The `domains` count a snapshot's header line declares. */
+async function headerDomains(file: string): Promise<number> {
+  for await (const line of createInterface({
+    input: createReadStream(file),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  }))
+    return Number((JSON.parse(line) as { domains?: unknown }).domains);
+  return 0;
 }
 
 async function pgQuery<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
@@ -241,7 +266,8 @@ async function referenceStore(
 
 async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: string): Promise<Row[]> {
   const rows: Row[] = [];
-  const dataDir = join(work, `data-${label}`);
+  const reused = label === "SQLite" && SQLITE_DIR !== "";
+  const dataDir = reused ? SQLITE_DIR : join(work, `data-${label}`);
   mkdirSync(dataDir, { recursive: true });
   const dbName = `omniname_scale_${process.pid}`;
   const databaseUrl = label === "PostgreSQL" ? await freshDatabase(dbName) : "";
@@ -260,7 +286,9 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
     return r;
   };
   try {
-    run("snapshot import (build)", ["snapshot", "import", snapshot], (r) => rate(DOMAINS, r.seconds));
+    if (reused)
+      rows.push({ what: "snapshot import (build)", figure: "skipped", note: `the store in ${dataDir}` });
+    else run("snapshot import (build)", ["snapshot", "import", snapshot], (r) => rate(DOMAINS, r.seconds));
     const onDisk =
       label === "SQLite"
         ? directoryBytes(dataDir)
@@ -278,18 +306,27 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
       note: `${(onDisk / 2 ** 30).toFixed(1)} GiB in all`,
     });
 
-    const exported = join(work, `export-${label}.jsonl`);
-    run("snapshot export", ["snapshot", "export", exported, "--no-journal"], (r) => rate(DOMAINS, r.seconds));
-    const same = (await bodyHash(exported)) === (await bodyHash(snapshot));
-    rows.push({ what: "export = the imported file (header aside)", figure: same ? "identical" : "DIFFERS" });
-    rmSync(exported, { force: true });
+    if (!SKIP.has("export")) {
+      const exported = join(work, `export-${label}.jsonl`);
+      run("snapshot export", ["snapshot", "export", exported, "--no-journal"], (r) =>
+        rate(DOMAINS, r.seconds),
+      );
+      const same = (await bodyHash(exported)) === (await bodyHash(snapshot));
+      rows.push({
+        what: "export = the imported file (header aside)",
+        figure: same ? "identical" : "DIFFERS",
+      });
+      rmSync(exported, { force: true });
+    }
 
-    const zones = join(work, `zones-${label}`);
-    run("zone export", ["zone", "export", "--out", zones], (r) => {
-      const names = [...r.stdout.matchAll(/: (\d+) names, serial/g)].reduce((n, m) => n + Number(m[1]), 0);
-      return `${rate(names, r.seconds)} (${names.toLocaleString("en-US")} names)`;
-    });
-    rmSync(zones, { recursive: true, force: true });
+    if (!SKIP.has("zone")) {
+      const zones = join(work, `zones-${label}`);
+      run("zone export", ["zone", "export", "--out", zones], (r) => {
+        const names = [...r.stdout.matchAll(/: (\d+) names, serial/g)].reduce((n, m) => n + Number(m[1]), 0);
+        return `${rate(names, r.seconds)} (${names.toLocaleString("en-US")} names)`;
+      });
+      rmSync(zones, { recursive: true, force: true });
+    }
 
     if (!SKIP.has("rescore")) run("scoring rescore", ["scoring", "rescore"], (r) => rate(DOMAINS, r.seconds));
     if (!SKIP.has("tlds"))
@@ -298,7 +335,7 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
         ["tlds", "refresh", join(import.meta.dirname, "..", "src", "scoring", "data", "iana-tlds.txt")],
         (r) => rate(DOMAINS, r.seconds),
       );
-    {
+    if (!SKIP.has("dryrun")) {
       const r = runScript("dry-run.ts", env);
       rows.push({
         what: "settings dry run (provider priority changed)",
@@ -307,17 +344,20 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
         peakRssMb: r.peakRssMb,
       });
     }
-    const kyc = join(work, "kyc.txt");
-    writeFileSync(
-      kyc,
-      `${Array.from({ length: 1000 }, (_, i) => `0x${(i * 7919 + 1).toString(16).padStart(40, "0")}`).join("\n")}\n`,
-    );
-    run(
-      "kyc import (1,000 addresses)",
-      ["kyc", "import", kyc],
-      (r) => r.stdout.trim().split("\n").pop() ?? "",
-    );
+    if (!SKIP.has("kyc")) {
+      const kyc = join(work, "kyc.txt");
+      writeFileSync(
+        kyc,
+        `${Array.from({ length: 1000 }, (_, i) => `0x${(i * 7919 + 1).toString(16).padStart(40, "0")}`).join("\n")}\n`,
+      );
+      run(
+        "kyc import (1,000 addresses)",
+        ["kyc", "import", kyc],
+        (r) => r.stdout.trim().split("\n").pop() ?? "",
+      );
+    }
 
+    if (SKIP.has("api")) return rows;
     const reference = await referenceStore(label, work);
     try {
       // The API role on the big store: how long until it listens, then one cold pass over ASKED
@@ -384,7 +424,7 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
   } finally {
     if (label === "PostgreSQL")
       await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`).catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!reused) rmSync(dataDir, { recursive: true, force: true });
   }
   return rows;
 }
@@ -396,18 +436,24 @@ try {
       .map((l) => l.toFixed(2))
       .join(" ")}`,
   );
-  const snapshot = join(work, "world.jsonl");
-  const t0 = performance.now();
-  await writeSyntheticSnapshot(snapshot, DOMAINS);
-  const genSeconds = (performance.now() - t0) / 1000;
-  const common: Row[] = [
-    {
+  const snapshot = SNAPSHOT || join(work, "world.jsonl");
+  const common: Row[] = [];
+  if (SNAPSHOT) {
+    const declared = await headerDomains(SNAPSHOT);
+    if (declared !== DOMAINS)
+      throw new Error(`BENCH_SCALE_SNAPSHOT holds ${declared} domains, BENCH_SCALE_DOMAINS says ${DOMAINS}`);
+    common.push({ what: "synthetic snapshot", figure: "reused", note: SNAPSHOT });
+  } else {
+    const t0 = performance.now();
+    await writeSyntheticSnapshot(snapshot, DOMAINS);
+    const genSeconds = (performance.now() - t0) / 1000;
+    common.push({
       what: "synthetic snapshot written",
       figure: rate(DOMAINS, genSeconds),
       seconds: genSeconds,
       note: `${(statSync(snapshot).size / 2 ** 30).toFixed(2)} GiB, ${Math.round(statSync(snapshot).size / DOMAINS)} B a domain`,
-    },
-  ];
+    });
+  }
   printTable("world", common);
   const labels = (["SQLite", "PostgreSQL"] as const).filter(
     (l) => STORES.includes(l === "SQLite" ? "sqlite" : "postgres") && (l === "SQLite" || WITH_PG),
