@@ -45,14 +45,9 @@ export async function applyRange(
     // Tokens whose only events are this range's: no domain row to read back for the change log.
     const fresh = new Set<string>();
     for (const [k, list] of known) if (!seenTokens.has(k) && list.length > 0) fresh.add(k);
-    const positions = new Map<string, ChangePosition>();
-    for (const e of write.entries)
-      positions.set(e.tokenId as string, {
-        blockNumber: e.blockNumber,
-        blockHash: e.blockHash,
-        txHash: e.txHash,
-        blockTime: e.blockTime == null ? null : e.blockTime * 1000,
-      });
+    // Each token's last entry in the range; its position is built when asked for (once a domain).
+    const last = new Map<string, JournalEntry>();
+    for (const e of write.entries) last.set(e.tokenId as string, e);
     const top: ChangePosition = {
       blockNumber: write.checkpoint.blockNumber,
       blockHash: write.checkpoint.blockHash,
@@ -64,7 +59,16 @@ export async function applyRange(
       now: write.checkpoint.updatedAt,
       since: write.changesSince ?? null,
       fresh,
-      positionOf: (tokenId) => positions.get(tokenId) ?? top,
+      positionOf: (tokenId) => {
+        const e = last.get(tokenId);
+        if (e === undefined) return top;
+        return {
+          blockNumber: e.blockNumber,
+          blockHash: e.blockHash,
+          txHash: e.txHash,
+          blockTime: e.blockTime == null ? null : e.blockTime * 1000,
+        };
+      },
     });
     if (write.recentBlocks.length > 0) await tx.putRecentBlocks(source.id, write.recentBlocks);
     await tx.deleteRecentBlocks(source.id, { below: write.pruneBelow });
