@@ -1,6 +1,7 @@
 import type { Checkpoint, JournalEntry, RecentBlock } from "../store/crawler-log.port.js";
 import type { ChangePosition } from "./change-events.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
+import type { DomainEvent } from "../providers/provider.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
 import type { JournalEvent } from "./projection.js";
@@ -8,6 +9,8 @@ import { type ReprojectStats, reproject } from "./reproject.js";
 
 export interface RangeWrite {
   entries: JournalEntry[];
+  /** The entries' decoded events, at the entries' indexes (journalEntriesOf): not parsed again. */
+  events?: DomainEvent[][];
   checkpoint: Checkpoint;
   recentBlocks: RecentBlock[];
   /** Recent blocks below this number are pruned. */
@@ -37,11 +40,11 @@ export async function applyRange(
       const list = known.get(e.tokenId as string);
       if (list) pushEventsOf(e, list);
     }
-    for (const e of write.entries) {
+    write.entries.forEach((e, i) => {
       // An entry already in the journal (a range applied again) is folded once, from the journal.
-      if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) continue;
-      pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[]);
-    }
+      if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) return;
+      pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[], write.events?.[i]);
+    });
     // Tokens whose only events are this range's: no domain row to read back for the change log.
     const fresh = new Set<string>();
     for (const [k, list] of known) if (!seenTokens.has(k) && list.length > 0) fresh.add(k);
