@@ -1,6 +1,7 @@
 import type { Checkpoint, JournalEntry, RecentBlock } from "../store/crawler-log.port.js";
 import type { ChangePosition } from "./change-events.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
+import type { DomainEvent } from "../providers/provider.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
 import type { JournalEvent } from "./projection.js";
@@ -8,6 +9,8 @@ import { type ReprojectStats, reproject } from "./reproject.js";
 
 export interface RangeWrite {
   entries: JournalEntry[];
+  /** The entries' decoded events, at the entries' indexes (journalEntriesOf): not parsed again. */
+  events?: DomainEvent[][];
   checkpoint: Checkpoint;
   recentBlocks: RecentBlock[];
   /** Recent blocks below this number are pruned. */
@@ -37,22 +40,17 @@ export async function applyRange(
       const list = known.get(e.tokenId as string);
       if (list) pushEventsOf(e, list);
     }
-    for (const e of write.entries) {
+    write.entries.forEach((e, i) => {
       // An entry already in the journal (a range applied again) is folded once, from the journal.
-      if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) continue;
-      pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[]);
-    }
+      if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) return;
+      pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[], write.events?.[i]);
+    });
     // Tokens whose only events are this range's: no domain row to read back for the change log.
     const fresh = new Set<string>();
     for (const [k, list] of known) if (!seenTokens.has(k) && list.length > 0) fresh.add(k);
-    const positions = new Map<string, ChangePosition>();
-    for (const e of write.entries)
-      positions.set(e.tokenId as string, {
-        blockNumber: e.blockNumber,
-        blockHash: e.blockHash,
-        txHash: e.txHash,
-        blockTime: e.blockTime == null ? null : e.blockTime * 1000,
-      });
+    // Each token's last entry in the range; its position is built when asked for (once a domain).
+    const last = new Map<string, JournalEntry>();
+    for (const e of write.entries) last.set(e.tokenId as string, e);
     const top: ChangePosition = {
       blockNumber: write.checkpoint.blockNumber,
       blockHash: write.checkpoint.blockHash,
@@ -64,7 +62,16 @@ export async function applyRange(
       now: write.checkpoint.updatedAt,
       since: write.changesSince ?? null,
       fresh,
-      positionOf: (tokenId) => positions.get(tokenId) ?? top,
+      positionOf: (tokenId) => {
+        const e = last.get(tokenId);
+        if (e === undefined) return top;
+        return {
+          blockNumber: e.blockNumber,
+          blockHash: e.blockHash,
+          txHash: e.txHash,
+          blockTime: e.blockTime == null ? null : e.blockTime * 1000,
+        };
+      },
     });
     if (write.recentBlocks.length > 0) await tx.putRecentBlocks(source.id, write.recentBlocks);
     await tx.deleteRecentBlocks(source.id, { below: write.pruneBelow });

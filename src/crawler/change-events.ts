@@ -109,7 +109,10 @@ export function changeEventsOf(
     const at = logging.positionOf(tokenId);
     if (!isLogged(logging, at)) return;
     out.push({
-      ...diff,
+      type: diff.type,
+      name: diff.name,
+      tld: diff.tld,
+      payload: diff.payload,
       createdAt: logging.now,
       sourceId: source.id,
       network: source.network,

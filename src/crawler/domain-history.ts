@@ -5,7 +5,7 @@ import { computeBaseSignals, replayContext } from "../scoring/base-signals.js";
 import type { JournalBound, JournalEntry } from "../store/crawler-log.port.js";
 import type { DomainHistory, MapView } from "../store/domain-history.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
-import { domainFieldsOf, type FoldReader, foldKeys } from "./fold-keys.js";
+import { domainWriteOf, type FoldReader, foldKeys } from "./fold-keys.js";
 import {
   boundOf,
   createCoverage,
@@ -129,7 +129,7 @@ function createView(
     const known = byToken.get(key);
     if (known) return known;
     const current = await store.findDomainByToken(s.source.network, s.source.provider, p.tokenId);
-    const base = domainFieldsOf(s.source, p);
+    const base = domainWriteOf(s.source, p);
     const signals = computeBaseSignals(base, p.records, current ? replayContext(current) : NEUTRAL);
     const d: DomainWithRecords = {
       id: current?.id ?? nextId--,

@@ -1,4 +1,4 @@
-import type { Domain, DomainWrite } from "../domain/types.js";
+import type { Domain, DomainRecord, DomainWrite } from "../domain/types.js";
 import type { JournalEntry } from "../store/crawler-log.port.js";
 import type { CrawlerSource } from "./crawler-source.js";
 import type { FoldTrace } from "./fold-trace.js";
@@ -138,11 +138,14 @@ export async function foldKeys(
   return out;
 }
 
-/** The fields of a projected domain of `source` as the store holds them, but the scoring ones. */
-export function domainFieldsOf(
+/**
+ * A projected domain of `source` as the store holds it, with neutral scoring fields (the caller
+ * scores it) and its records: one literal of one shape, which the crawler scores in place.
+ */
+export function domainWriteOf(
   source: Pick<CrawlerSource, "provider" | "network">,
   p: ProjectedDomain,
-): Omit<DomainWrite, "baseScore" | "spam" | "csamOk" | "kyc" | "tags"> {
+): DomainWrite & { records: DomainRecord[] } {
   return {
     provider: source.provider,
     network: source.network,
@@ -158,6 +161,12 @@ export function domainFieldsOf(
     expiresAt: p.expiresAt,
     lastUpdateBlock: p.lastUpdateBlock,
     lastUpdateAt: p.lastUpdateAt,
+    baseScore: 50,
+    spam: false,
+    csamOk: true,
+    kyc: false,
+    tags: [],
+    records: p.records,
   };
 }
 

@@ -21,8 +21,18 @@ export function journalEntriesOf(
   logs: readonly FetchedLog[],
   blockTimes: ReadonlyMap<number, number>,
   issues: DecodeIssue[],
+  /**
+   * When given, receives each entry's decoded events at the entry's index (applyRange's
+   * `RangeWrite.events`), instead of the module's weak map of entries decoded in this process.
+   */
+  events?: DomainEvent[][],
 ): JournalEntry[] {
   const out: JournalEntry[] = [];
+  const keep = (entry: JournalEntry, list: DomainEvent[]) => {
+    out.push(entry);
+    if (events) events.push(list);
+    else decoded.set(entry, list);
+  };
   for (const log of logs) {
     let result: PreDecoded | ReturnType<ProviderAdapter["decode"]>;
     if (log.decoded) result = log.decoded;
@@ -42,26 +52,26 @@ export function journalEntriesOf(
       });
       continue;
     }
-    const { events } = result;
-    if (events.length === 0) continue;
+    const logEvents = result.events;
+    if (logEvents.length === 0) continue;
     const blockTime = log.blockTime ?? blockTimes.get(log.blockNumber) ?? null;
     const json = "json" in result ? result.json : null;
     // Nearly every log is one event, or events of one token: one row, no grouping, and the JSON
     // the decode worker already wrote.
-    const key = foldKeyOf(events[0]);
-    if (events.length === 1 || events.every((ev) => foldKeyOf(ev) === key)) {
-      out.push(entryOf(source, log, key, events, json ?? JSON.stringify(events), blockTime));
+    const key = foldKeyOf(logEvents[0]);
+    if (logEvents.length === 1 || logEvents.every((ev) => foldKeyOf(ev) === key)) {
+      keep(entryOf(source, log, key, json ?? JSON.stringify(logEvents), blockTime), logEvents);
       continue;
     }
     const byKey = new Map<string, DomainEvent[]>();
-    for (const ev of events) {
+    for (const ev of logEvents) {
       const k = foldKeyOf(ev);
       const list = byKey.get(k);
       if (list) list.push(ev);
       else byKey.set(k, [ev]);
     }
     // One row per log and token: a log may concern several tokens (ERC-1155 TransferBatch).
-    for (const [k, list] of byKey) out.push(entryOf(source, log, k, list, JSON.stringify(list), blockTime));
+    for (const [k, list] of byKey) keep(entryOf(source, log, k, JSON.stringify(list), blockTime), list);
   }
   return out;
 }
@@ -70,11 +80,10 @@ function entryOf(
   source: CrawlerSource,
   log: FetchedLog,
   tokenId: string,
-  events: DomainEvent[],
   json: string,
   blockTime: number | null,
 ): JournalEntry {
-  const entry: JournalEntry = {
+  return {
     sourceId: source.id,
     chainId: log.chainId,
     blockNumber: log.blockNumber,
@@ -86,17 +95,18 @@ function entryOf(
     event: json,
     blockTime,
   };
-  decoded.set(entry, events);
-  return entry;
 }
 
 // The events of entries decoded in this process, so that applying a range does not parse back the
 // JSON it has just written.
 const decoded = new WeakMap<JournalEntry, DomainEvent[]>();
 
-/** Appends the events of a journal entry, at its place on the chain, to `out`. */
-export function pushEventsOf(entry: JournalEntry, out: JournalEvent[]): void {
-  const parsed = decoded.get(entry) ?? (JSON.parse(entry.event) as DomainEvent | DomainEvent[]);
+/**
+ * Appends the events of a journal entry, at its place on the chain, to `out`: `events` when the
+ * caller holds them (decoded in this process), else parsed from the entry's JSON.
+ */
+export function pushEventsOf(entry: JournalEntry, out: JournalEvent[], events?: DomainEvent[]): void {
+  const parsed = events ?? decoded.get(entry) ?? (JSON.parse(entry.event) as DomainEvent | DomainEvent[]);
   const blockTime = entry.blockTime ?? null;
   const push = (event: DomainEvent) =>
     out.push({

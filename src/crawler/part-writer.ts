@@ -1,3 +1,4 @@
+import type { DomainEvent } from "../providers/provider.js";
 import type { RecentBlock } from "../store/crawler-log.port.js";
 import { applyRange } from "./apply-range.js";
 import type { BlockHeader } from "./chain-reader.js";
@@ -33,7 +34,8 @@ export async function writePart(
   for (const h of headers.values()) times.set(h.number, h.timestamp);
 
   const decodeIssues: DecodeIssue[] = [];
-  const entries = journalEntriesOf(source, logs, times, decodeIssues);
+  const events: DomainEvent[][] = [];
+  const entries = journalEntriesOf(source, logs, times, decodeIssues, events);
   const top = headers.get(part.to) as BlockHeader;
   const recent: RecentBlock[] = [];
   for (const h of headers.values())
@@ -46,6 +48,7 @@ export async function writePart(
     source,
     {
       entries,
+      events,
       checkpoint: {
         sourceId: source.id,
         chainId: source.chainId,

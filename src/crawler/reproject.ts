@@ -1,10 +1,10 @@
-import type { DomainWithRecords, DomainWrite } from "../domain/types.js";
+import type { DomainRecord, DomainWithRecords, DomainWrite } from "../domain/types.js";
 import type { ChangeLog } from "../store/change-log.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import { type ChangeLogging, changeEventsOf, isLogged } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
-import { domainFieldsOf, type FoldReader, foldKeys } from "./fold-keys.js";
+import { domainWriteOf, type FoldReader, foldKeys } from "./fold-keys.js";
 import type { DataIssue, JournalEvent } from "./projection.js";
 
 export interface ReprojectStats {
@@ -38,18 +38,19 @@ export async function reproject(
   stats.issues = issues;
   if (projected.length === 0 && dead.length === 0 && targets.size === 0) return stats;
 
-  const writes: DomainWrite[] = projected.map((p) => {
-    const d: DomainWrite = {
-      ...domainFieldsOf(source, p),
-      baseScore: 50,
-      spam: false,
-      csamOk: true,
-      kyc: false,
-      tags: [],
-    };
+  // One object a domain: its write (the scoring fields set in place) and its records, which the
+  // store's writes ignore and the change log reads.
+  const writes: Array<DomainWrite & { records: DomainRecord[] }> = projected.map((p) => {
+    const d = domainWriteOf(source, p);
     // A name that failed normalization is stored under its placeholder; the scoring rules judge
     // the stored name, exactly as a later rescoring will, so the two never disagree.
-    return { ...d, ...signals(d, p.records) };
+    const s = signals(d, p.records);
+    d.baseScore = s.baseScore;
+    d.spam = s.spam;
+    d.csamOk = s.csamOk;
+    d.kyc = s.kyc;
+    d.tags = s.tags;
+    return d;
   });
   // The state before, for the change log: only tokens with an earlier journal entry can have one.
   let before = new Map<string, DomainWithRecords>();
@@ -69,10 +70,7 @@ export async function reproject(
     for (const id of existing.values()) await tx.deleteDomain(id);
     stats.domainsDeleted = existing.size;
   }
-  if (logging) {
-    const written = writes.map((w, i) => ({ ...w, records: projected[i].records }));
-    await tx.appendChangeEvents(changeEventsOf(source, logging, before, written, dead));
-  }
+  if (logging) await tx.appendChangeEvents(changeEventsOf(source, logging, before, writes, dead));
 
   if (targets.size > 0) {
     const wanted = [...new Set([...targets.values()].filter((t): t is string => t !== null))];

@@ -2,9 +2,18 @@ import { sql } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { Domain, DomainRecord, DomainWithRecords, DomainWrite } from "../../domain/types.js";
-import type { RecordsTable } from "../schema.js";
+import type { DomainsTable, RecordsTable } from "../schema.js";
+import { isPostgres } from "./crawler-log.queries.js";
 import { withRecords } from "./domain-map.queries.js";
-import { type Db, type DomainRow, domainColumns, MAX_IN, toDomain } from "./rows.js";
+import {
+  DOMAIN_COLUMNS,
+  type Db,
+  type DomainRow,
+  domainColumns,
+  KEY_COLUMNS,
+  MAX_IN,
+  toDomain,
+} from "./rows.js";
 
 /* The map's many-row writes and lookups by token (domain-map.port.ts), shared by both backends:
    the crawler's and the rescore's batches; one row at a time is domain-map.queries.ts. */
@@ -37,12 +46,71 @@ export async function updateDomainSignalsMany(
   }
 }
 
+/** PostgreSQL: rows per `unnest` statement of the crawler's domain and record writes. */
+const PG_ROWS = 5_000;
+
+/** The PostgreSQL type of each domain column, for its array parameter. */
+const PG_DOMAIN_TYPES: Record<(typeof DOMAIN_COLUMNS)[number], string> = {
+  provider: "text",
+  network: "text",
+  token_id: "text",
+  name: "text",
+  rname: "text",
+  sld: "text",
+  tld: "text",
+  owner: "text",
+  contract_address: "text",
+  resolver: "text",
+  registered_at: "bigint",
+  registered_block: "bigint",
+  expires_at: "bigint",
+  last_update_block: "bigint",
+  last_update_at: "bigint",
+  base_score: "integer",
+  spam: "integer",
+  csam_ok: "integer",
+  kyc: "integer",
+  tags: "text",
+};
+
+/**
+ * PostgreSQL: one `insert … select from unnest(…) with ordinality … on conflict do update` per
+ * 5,000 domains, each column one array parameter. The same rows, ids (in row order) and conflict
+ * rule as the multi-row insert, without a 2,000-parameter query built and compiled per 100 rows;
+ * the statement triggers keeping `name_holders` and `tld_registrations` run once per statement.
+ */
+async function upsertDomainsPostgres(db: Db, all: DomainWrite[], ids: Map<string, number>): Promise<void> {
+  const list = sql.join(DOMAIN_COLUMNS.map((c) => sql.ref(c)));
+  const updates = sql.join(
+    DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c)).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
+  );
+  for (let i = 0; i < all.length; i += PG_ROWS) {
+    const rows = all.slice(i, i + PG_ROWS).map(domainColumns);
+    const arrays = sql.join(
+      DOMAIN_COLUMNS.map(
+        (c) =>
+          sql`${rows.map((r) => r[c as keyof Omit<DomainsTable, "id">])}::${sql.raw(PG_DOMAIN_TYPES[c])}[]`,
+      ),
+    );
+    const res = await sql<{ id: number; network: string; provider: string; token_id: string }>`
+      insert into domains (${list})
+      select ${list} from unnest(${arrays}) with ordinality as u(${list}, n) order by n
+      on conflict (network, provider, token_id) do update set ${updates}
+      returning id, network, provider, token_id`.execute(db);
+    for (const r of res.rows) ids.set(`${r.network}|${r.provider}|${r.token_id}`, Number(r.id));
+  }
+}
+
 export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {
   const ids = new Map<string, number>();
   const keyOf = (network: string, provider: string, tokenId: string) => `${network}|${provider}|${tokenId}`;
   // One statement may not touch a row twice (PostgreSQL): the last write of a token wins.
   const unique = new Map(domains.map((d) => [keyOf(d.network, d.provider, d.tokenId), d]));
   const all = [...unique.values()];
+  if (isPostgres(db)) {
+    await upsertDomainsPostgres(db, all, ids);
+    return domains.map((d) => ids.get(keyOf(d.network, d.provider, d.tokenId)) as number);
+  }
   for (let i = 0; i < all.length; i += 100) {
     const rows = await db
       .insertInto("domains")
@@ -119,6 +187,7 @@ export async function replaceRecordsMany(
   db: Db,
   items: Array<{ domainId: number; records: DomainRecord[] }>,
 ): Promise<void> {
+  if (isPostgres(db)) return replaceRecordsPostgres(db, items);
   for (let i = 0; i < items.length; i += MAX_IN) {
     const ids = items.slice(i, i + MAX_IN).map((it) => it.domainId);
     await db.deleteFrom("records").where("domain_id", "in", ids).execute();
@@ -143,4 +212,46 @@ export async function replaceRecordsMany(
       .insertInto("records")
       .values(rows.slice(i, i + 500))
       .execute();
+}
+
+/**
+ * PostgreSQL: the domains' records deleted by one `domain_id = any($1)` and inserted by `unnest`,
+ * 5,000 domains a statement (the same rows as the multi-row path: a domain listed twice keeps its
+ * first record set, the last record of a key wins).
+ */
+async function replaceRecordsPostgres(
+  db: Db,
+  items: Array<{ domainId: number; records: DomainRecord[] }>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += PG_ROWS) {
+    const ids = items.slice(i, i + PG_ROWS).map((it) => it.domainId);
+    await sql`delete from records where domain_id = any(${ids}::bigint[])`.execute(db);
+  }
+  const domainIds: number[] = [];
+  const keys: string[] = [];
+  const values: string[] = [];
+  const nativeKeys: string[] = [];
+  const nativeValues: string[] = [];
+  const seen = new Set<number>();
+  const flush = async () => {
+    if (domainIds.length === 0) return;
+    await sql`insert into records (domain_id, key, value, native_key, native_value)
+      select * from unnest(${domainIds}::bigint[], ${keys}::text[], ${values}::text[],
+        ${nativeKeys}::text[], ${nativeValues}::text[])`.execute(db);
+    for (const a of [domainIds, keys, values, nativeKeys, nativeValues]) a.length = 0;
+  };
+  for (const it of items) {
+    if (seen.has(it.domainId)) continue;
+    seen.add(it.domainId);
+    const unique = new Map(it.records.map((r) => [r.key, r]));
+    for (const r of unique.values()) {
+      domainIds.push(it.domainId);
+      keys.push(r.key);
+      values.push(r.value);
+      nativeKeys.push(r.nativeKey);
+      nativeValues.push(r.nativeValue);
+    }
+    if (domainIds.length >= PG_ROWS) await flush();
+  }
+  await flush();
 }

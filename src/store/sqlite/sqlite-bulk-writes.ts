@@ -5,11 +5,10 @@ import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
 import { KyselyStore } from "../kysely-store.js";
-import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
+import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, safeText, toJournal } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
-import { changeEventRow } from "../kysely/change-log.queries.js";
 import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-derived-upkeep.js";
 
 /**
@@ -314,9 +313,25 @@ export class SqliteTransactionStore extends KyselyStore {
   }
 }
 
+/** A change event's values in CHANGE_EVENT_COLUMNS order, as `changeEventRow` makes its row. */
 function pushChangeEvent(values: unknown[], e: ChangeEventWrite): void {
-  const row = changeEventRow(e);
-  for (const c of CHANGE_EVENT_COLUMNS) values.push(row[c]);
+  values.push(
+    e.type,
+    e.createdAt,
+    e.sourceId,
+    e.network,
+    e.provider,
+    e.tokenId,
+    safeText(e.name),
+    safeText(e.tld),
+    e.blockNumber,
+    e.blockHash,
+    e.txHash,
+    e.blockTime,
+    e.retracts,
+    e.projectId,
+    safeText(JSON.stringify(e.payload)),
+  );
 }
 
 /**
