@@ -74,6 +74,10 @@ async function writeDomains(client: pg.PoolClient, batch: PgBatch): Promise<void
   await client.query(MOVE);
 }
 
+/** Domains per message of the parse worker in a bulk load, and per COPY. */
+const BULK_MESSAGE = 100;
+const COPY_DOMAINS = 1000;
+
 /** The tables whose keys, indexes and foreign keys the bulk load drops and builds again. */
 const BULK_TABLES = ["domains", "records", "reverse_records"];
 const regclasses = (tables: readonly string[]) => tables.map((t) => `'${t}'::regclass`).join(", ");
@@ -281,32 +285,53 @@ export async function withPgSnapshotSink<T>(
     await client.query("begin");
     await client.query(SETUP);
     const bulk = await startBulkLoad(client);
-    const write = async (batch: PgBatch) => {
+    const send = async (batch: PgBatch) => {
       await written();
-      if (bulk) {
-        writing = appendDomains(client, batch);
-        bulk.next += batch.n;
-      } else writing = writeDomains(client, batch);
+      if (bulk) writing = appendDomains(client, batch);
+      else writing = writeDomains(client, batch);
       // Reported by the next `written()`; until then not an unhandled rejection.
       writing.catch(() => {});
+    };
+    // The bulk load's batches (rows carry their ids) are joined into COPYs of COPY_DOMAINS: the
+    // parse worker sends small messages (snapshot.ts), each COPY costs a few round trips.
+    let pending: PgBatch = { n: 0, domains: "", records: "", reverse: "" };
+    const flush = async () => {
+      if (pending.n === 0) return;
+      const batch = pending;
+      pending = { n: 0, domains: "", records: "", reverse: "" };
+      await send(batch);
+    };
+    const write = async (batch: PgBatch) => {
+      if (!bulk) return send(batch);
+      bulk.next += batch.n;
+      pending.n += batch.n;
+      pending.domains += batch.domains;
+      pending.records += batch.records;
+      pending.reverse += batch.reverse;
+      if (pending.n >= COPY_DOMAINS) await flush();
     };
     const result = await fn({
       writeDomains: (batch) => write(pgCopyText(batch, bulk ? bulk.next : null)),
       // The worker numbers the bulk load's rows from here, as `writeDomains` would.
-      encoding: { store: "postgres", bulkNext: bulk ? bulk.next : null },
+      encoding: bulk
+        ? { store: "postgres", bulkNext: bulk.next, batch: BULK_MESSAGE }
+        : { store: "postgres", bulkNext: null },
       async writeEncoded(batch) {
         if (batch.store !== "postgres") throw new Error("a batch encoded for another store");
         await write(batch.text);
       },
       async writeJournal(entries) {
+        await flush();
         await written();
         return writeJournal(client, entries);
       },
       async writeCheckpoints(checkpoints) {
+        await flush();
         await written();
         await writeCheckpoints(client, checkpoints);
       },
     });
+    await flush();
     await written();
     if (bulk) await finishBulkLoad(client, bulk);
     await client.query("select pg_notify($1, 'map')", [CHANNEL]);
