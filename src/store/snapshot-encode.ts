@@ -7,11 +7,15 @@ import type { SnapshotDomain } from "./snapshot-sink.port.js";
  * sends: SQLite gets the bound values column by column, PostgreSQL the text of its COPYs.
  */
 
-/** What a backend's sink wants its batches as (`SnapshotSink.encoding`). */
+/**
+ * What a backend's sink wants its batches as (`SnapshotSink.encoding`). `batch`: the domains a
+ * message should hold (absent: the import's batch size), for a sink whose writes do not depend on
+ * where a batch ends (the bulk loads: their multi-row statements and COPYs run across batches).
+ */
 export type SnapshotEncoding =
-  | { store: "sqlite" }
+  | { store: "sqlite"; batch?: number }
   /** `bulkNext`: the bulk load's first id (rows carry their ids); null: the upsert (rows carry their place). */
-  | { store: "postgres"; bulkNext: number | null };
+  | { store: "postgres"; bulkNext: number | null; batch?: number };
 
 /**
  * A batch's values for SQLite's prepared statements: DOMAIN_COLUMNS per domain, in order; each

@@ -190,6 +190,34 @@ describe.each(STORE_BACKENDS)("snapshot import on a worker thread = in this thre
       expect(await inWorker.countDomains()).toBe(seeded ? 7 : 6);
     });
 
+  it("bulk-loads in the sink's messages (rows and COPYs running across them) the map the in-thread import makes", async () => {
+    // More domains than a message (100) and than a multi-row statement, record counts that do not
+    // divide them, a token seen again in a later message and an address claimed again.
+    const body: string[] = [];
+    for (let n = 1; n <= 347; n++) {
+      const records = Array.from({ length: n % 4 }, (_, k) => ({
+        key: `k${k}`,
+        value: `v${n}.${k}`,
+        nativeKey: `nk${k}`,
+        nativeValue: `nv\t${n}`,
+      }));
+      const reverse = n % 7 === 0 ? [{ address: `0xaddr${n % 3}` }] : [];
+      body.push(line(n, { records, reverse }));
+    }
+    body.push(line(42, { name: "again.wallet", records: [] }), line(250, { owner: BOB }));
+    const file = join(dir, `messages-${backend.name}.jsonl`);
+    writeFileSync(file, `${header(body.length)}\n${body.join("\n")}\n`);
+    const inWorker = await open(false);
+    const inThread = await open(false);
+    const counts = await importSnapshot(inWorker, file);
+    expect(await importSnapshot(inThread, file, { worker: false })).toEqual(counts);
+    expect(counts.domains).toBe(349);
+    expect(await inWorker.countDomains()).toBe(347);
+    const a = await exported(inWorker, "messages-w");
+    expect(a).toEqual(await exported(inThread, "messages-t"));
+    expect(a.join("\n")).toContain("again.wallet");
+  });
+
   it("stops at the same line with the same error either way, and changes nothing", async () => {
     const store = await open(true);
     const before = await exported(store, "before");

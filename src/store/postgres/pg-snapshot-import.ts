@@ -60,10 +60,17 @@ const MOVE = `
   on conflict (address, network, provider) do update set domain_id = excluded.domain_id;
   truncate snap_domains, snap_records, snap_reverse, snap_ids;`;
 
-async function copyIn(client: pg.PoolClient, table: string, text: string, freeze = false): Promise<void> {
-  if (text === "") return;
+/** COPY of `text` (or of its pieces, sent as they are: not joined into one string first). */
+async function copyIn(
+  client: pg.PoolClient,
+  table: string,
+  text: string | string[],
+  freeze = false,
+): Promise<void> {
+  const pieces = (typeof text === "string" ? [text] : text).filter((t) => t !== "");
+  if (pieces.length === 0) return;
   const stream = client.query(copyFrom(`copy ${table} from stdin${freeze ? " with (freeze)" : ""}`));
-  await pipeline(Readable.from([text]), stream);
+  await pipeline(Readable.from(pieces), stream);
 }
 
 /** One batch into the staging tables (rows carry their place), then moved set-based. */
@@ -73,6 +80,18 @@ async function writeDomains(client: pg.PoolClient, batch: PgBatch): Promise<void
   await copyIn(client, "snap_reverse", batch.reverse);
   await client.query(MOVE);
 }
+
+/** Batches joined for the bulk load's COPYs: each table's text as the batches' pieces. */
+interface PgPieces {
+  n: number;
+  domains: string[];
+  records: string[];
+  reverse: string[];
+}
+
+/** Domains per message of the parse worker in a bulk load, and per COPY. */
+const BULK_MESSAGE = 100;
+const COPY_DOMAINS = 1000;
 
 /** The tables whose keys, indexes and foreign keys the bulk load drops and builds again. */
 const BULK_TABLES = ["domains", "records", "reverse_records"];
@@ -155,7 +174,7 @@ async function startBulkLoad(client: pg.PoolClient): Promise<BulkLoad | null> {
  * were truncated in this transaction): rows are written as frozen, so the first reads after the
  * import (an export, the API) do not set every row's hint bits and write every page again.
  */
-async function appendDomains(client: pg.PoolClient, batch: PgBatch): Promise<void> {
+async function appendDomains(client: pg.PoolClient, batch: PgPieces): Promise<void> {
   await copyIn(client, `domains (id, ${COLS})`, batch.domains, true);
   await copyIn(client, "records (domain_id, key, value, native_key, native_value)", batch.records, true);
   await copyIn(client, "snap_reverse_bulk", batch.reverse);
@@ -281,32 +300,53 @@ export async function withPgSnapshotSink<T>(
     await client.query("begin");
     await client.query(SETUP);
     const bulk = await startBulkLoad(client);
-    const write = async (batch: PgBatch) => {
+    const send = async (run: () => Promise<void>) => {
       await written();
-      if (bulk) {
-        writing = appendDomains(client, batch);
-        bulk.next += batch.n;
-      } else writing = writeDomains(client, batch);
+      writing = run();
       // Reported by the next `written()`; until then not an unhandled rejection.
       writing.catch(() => {});
+    };
+    // The bulk load's batches (rows carry their ids) are joined into COPYs of COPY_DOMAINS: the
+    // parse worker sends small messages (snapshot.ts), each COPY costs a few round trips.
+    const empty = (): PgPieces => ({ n: 0, domains: [], records: [], reverse: [] });
+    let pending = empty();
+    const flush = async () => {
+      if (pending.n === 0) return;
+      const batch = pending;
+      pending = empty();
+      await send(() => appendDomains(client, batch));
+    };
+    const write = async (batch: PgBatch) => {
+      if (!bulk) return send(() => writeDomains(client, batch));
+      bulk.next += batch.n;
+      pending.n += batch.n;
+      pending.domains.push(batch.domains);
+      pending.records.push(batch.records);
+      pending.reverse.push(batch.reverse);
+      if (pending.n >= COPY_DOMAINS) await flush();
     };
     const result = await fn({
       writeDomains: (batch) => write(pgCopyText(batch, bulk ? bulk.next : null)),
       // The worker numbers the bulk load's rows from here, as `writeDomains` would.
-      encoding: { store: "postgres", bulkNext: bulk ? bulk.next : null },
+      encoding: bulk
+        ? { store: "postgres", bulkNext: bulk.next, batch: BULK_MESSAGE }
+        : { store: "postgres", bulkNext: null },
       async writeEncoded(batch) {
         if (batch.store !== "postgres") throw new Error("a batch encoded for another store");
         await write(batch.text);
       },
       async writeJournal(entries) {
+        await flush();
         await written();
         return writeJournal(client, entries);
       },
       async writeCheckpoints(checkpoints) {
+        await flush();
         await written();
         await writeCheckpoints(client, checkpoints);
       },
     });
+    await flush();
     await written();
     if (bulk) await finishBulkLoad(client, bulk);
     await client.query("select pg_notify($1, 'map')", [CHANNEL]);

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type BetterSqlite3 from "better-sqlite3";
 import { perConnection } from "./sqlite-open.js";
 import type { Kysely } from "kysely";
@@ -31,6 +32,15 @@ const RECORD_ROWS = 200;
 
 /** Domains per multi-row upsert: 20 values each. One statement per row costs ~3x as much here. */
 const DOMAIN_ROWS = 50;
+
+/**
+ * Helper threads of the bulk load's index sorts (`PRAGMA threads`): one less than the cores, at
+ * most 3 (each sorts runs of the page cache's size in memory).
+ */
+const SORT_THREADS = Math.max(0, Math.min(3, availableParallelism() - 1));
+
+/** Domains per message of the parse worker in a bulk load (its statements run across messages). */
+const BULK_MESSAGE = 100;
 
 interface Statements {
   isEmpty: BetterSqlite3.Statement;
@@ -163,18 +173,42 @@ function appendDomains(s: Statements, b: SqliteBatch, next: number): number {
 }
 
 /**
+ * The bulk load's multi-row inserts being filled: full statements run as they fill, across
+ * batches (a batch's last rows wait for the next one's instead of going one statement each),
+ * and `flushPacked` writes what is left at the end.
+ */
+interface PackedRows {
+  domains: unknown[];
+  dn: number;
+  records: unknown[];
+  rn: number;
+}
+
+function packedRows(): PackedRows {
+  return { domains: Array((W + 1) * DOMAIN_ROWS), dn: 0, records: Array(5 * RECORD_ROWS), rn: 0 };
+}
+
+/** The rows still waiting in `rows`, one statement each. */
+function flushPacked(s: Statements, rows: PackedRows): void {
+  for (let j = 0; j < rows.dn; j += W + 1) s.insertDomain.run(rows.domains.slice(j, j + W + 1));
+  for (let j = 0; j < rows.rn; j += 5) s.insertRecord.run(rows.records.slice(j, j + 5));
+  rows.dn = 0;
+  rows.rn = 0;
+}
+
+/**
  * `appendDomains` of a packed batch (snapshot-encode.ts), read straight into the statements'
  * parameters: no batch of columns in between, no copy of a chunk (measured at 200,000 domains:
  * unpacking and regrouping the values were a fifth of the writing thread's time). Records may go
- * before their domain: the bulk load runs with foreign keys off.
+ * before their domain, and a domain's row after its reverse records: the bulk load runs with
+ * foreign keys off.
  */
-function appendPacked(s: Statements, text: string, n: number, next: number): number {
+function appendPacked(s: Statements, rows: PackedRows, text: string, n: number, next: number): number {
   const p = packedParts(text);
-  const domains: unknown[] = Array((W + 1) * DOMAIN_ROWS);
-  const records: unknown[] = Array(5 * RECORD_ROWS);
+  const { domains, records } = rows;
   const reverses: unknown[] = [];
-  let dn = 0;
-  let rn = 0;
+  let dn = rows.dn;
+  let rn = rows.rn;
   let i = 0;
   for (let d = 0; d < n; d++) {
     const id = next + d;
@@ -202,8 +236,8 @@ function appendPacked(s: Statements, text: string, n: number, next: number): num
     const a = Number(p[i++]);
     for (let end = i + a; i < end; i++) reverses.push(network, provider, p[i], id);
   }
-  for (let j = 0; j < dn; j += W + 1) s.insertDomain.run(domains.slice(j, j + W + 1));
-  for (let j = 0; j < rn; j += 5) s.insertRecord.run(records.slice(j, j + 5));
+  rows.dn = dn;
+  rows.rn = rn;
   // Upserted: an address claimed by two domains of the file stays with the later one.
   for (let j = 0; j < reverses.length; j += 4) s.upsertReverse.run(reverses.slice(j, j + 4));
   return next + n;
@@ -265,18 +299,23 @@ export async function withSqliteSnapshotSink<T>(
         writer.pragma(`foreign_keys = ${Number(foreignKeys)}`);
         control.exec("begin immediate");
       }
+      const rows = packedRows();
       const write = (b: SqliteBatch) => {
-        if (bulk) bulk.next = appendDomains(s, b, bulk.next);
-        else writeDomains(s, b);
+        if (bulk) {
+          flushPacked(s, rows);
+          bulk.next = appendDomains(s, b, bulk.next);
+        } else writeDomains(s, b);
       };
       const result = await fn({
         async writeDomains(batch) {
           write(sqliteColumns(batch));
         },
-        encoding: { store: "sqlite" },
+        // The bulk load's statements run across batches: small messages (snapshot.ts).
+        encoding: bulk ? { store: "sqlite", batch: BULK_MESSAGE } : { store: "sqlite" },
         async writeEncoded(batch) {
           if (batch.store !== "sqlite") throw new Error("a batch encoded for another store");
-          if (bulk && batch.packed !== null) bulk.next = appendPacked(s, batch.packed, batch.n, bulk.next);
+          if (bulk && batch.packed !== null)
+            bulk.next = appendPacked(s, rows, batch.packed, batch.n, bulk.next);
           else
             write(
               batch.packed === null ? (batch.columns as SqliteBatch) : unpackSqlite(batch.packed, batch.n),
@@ -289,7 +328,17 @@ export async function withSqliteSnapshotSink<T>(
           for (const c of checkpoints) await crawlerLog.setCheckpoint(conn, c);
         },
       });
-      if (bulk) finishBulkLoad(writer, bulk);
+      if (bulk) {
+        flushPacked(s, rows);
+        // The index builds' sorts on helper threads too: the parse worker is done by now.
+        const threads = writer.pragma("threads", { simple: true });
+        writer.pragma(`threads = ${SORT_THREADS}`);
+        try {
+          finishBulkLoad(writer, bulk);
+        } finally {
+          writer.pragma(`threads = ${Number(threads)}`);
+        }
+      }
       control.exec("commit");
       // In WAL mode the commit's checkpoint copied the WAL into the database, but the WAL file
       // keeps the size of the whole import (as large as the map) until something truncates it:
