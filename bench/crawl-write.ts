@@ -1,7 +1,7 @@
 // The crawler's writer alone: CPU per event of writing a captured backfill, without the node, the
 // fetch or the decode worker in the measure.
 //
-//   npx tsx bench/crawl-write.bench.ts [--names 50000] [--postgres 1] [--parts N]
+//   npx tsx bench/crawl-write.ts [--names 50000] [--postgres 1] [--parts N]
 //
 // The first run with given names loads the cached bench world of bench/crawl.bench.ts (seeding it
 // if needed, BENCH_CACHE_DIR), reads every log of each source block by block with raw
