@@ -23,15 +23,11 @@ import { startCachedWorld } from "../src/devnet/state-cache.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { exportSnapshot } from "../src/store/snapshot.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { numberArg } from "./support/args.js";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const NAMES = arg("names", 250_000);
-const POSTGRES = arg("postgres", 0) !== 0;
-const KILL_AT = arg("kill-at", 0.5);
+const NAMES = numberArg("names", 250_000);
+const POSTGRES = numberArg("postgres", 0) !== 0;
+const KILL_AT = numberArg("kill-at", 0.5);
 const PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres";
 const CHILD = join(import.meta.dirname, "support", "crawl-world-child.ts");
 const log = (m: string) => process.stderr.write(`${m}\n`);

@@ -28,15 +28,11 @@ import { benchCacheDir, startCachedWorld } from "../src/devnet/state-cache.js";
 import { loadScoringLists } from "../src/scoring/scoring-lists.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { numberArg } from "./support/args.js";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const NAMES = arg("names", 50_000);
-const POSTGRES = arg("postgres", 0) !== 0;
-const MAX_PARTS = arg("parts", Number.POSITIVE_INFINITY);
+const NAMES = numberArg("names", 50_000);
+const POSTGRES = numberArg("postgres", 0) !== 0;
+const MAX_PARTS = numberArg("parts", Number.POSITIVE_INFINITY);
 const PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres";
 
 interface Capture {

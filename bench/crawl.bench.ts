@@ -35,19 +35,15 @@ import type { LogFilter } from "../src/providers/provider.js";
 import { loadScoringLists } from "../src/scoring/scoring-lists.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { numberArg } from "./support/args.js";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const NAMES = arg("names", 50_000);
-const BATCH = arg("batch", 250);
+const NAMES = numberArg("names", 50_000);
+const BATCH = numberArg("batch", 250);
 // 0: parse and decode on the main thread, as without the decode worker (comparisons).
-const DECODE_WORKER = arg("decode-worker", 1) !== 0;
+const DECODE_WORKER = numberArg("decode-worker", 1) !== 0;
 const MAX_RANGE = 100_000;
-const NETWORK = arg("ethereum", 0) !== 0 ? "ETHEREUM" : "POLYGON";
-const POSTGRES = arg("postgres", 0) !== 0;
+const NETWORK = numberArg("ethereum", 0) !== 0 ? "ETHEREUM" : "POLYGON";
+const POSTGRES = numberArg("postgres", 0) !== 0;
 const PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres";
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-bench-"));
@@ -58,8 +54,8 @@ const world = await startCachedWorld({
   batchSize: BATCH,
   runId: "bench",
   basePort: 41_000,
-  rebuild: arg("rebuild", 0) !== 0,
-  cacheDir: arg("cache", 1) === 0 ? join(dir, "world") : undefined,
+  rebuild: numberArg("rebuild", 0) !== 0,
+  cacheDir: numberArg("cache", 1) === 0 ? join(dir, "world") : undefined,
   log,
 });
 const pgDatabase = `omniname_crawl_bench_${process.pid}`;

@@ -24,15 +24,11 @@ import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../src/api/webhooks/we
 import { callData } from "../src/devnet/deploy.js";
 import { DEVNET_DEPLOYER } from "../src/devnet/devnet.js";
 import { quantileMs as q, startDevnetWorld } from "./support/devnet-world.js";
+import { numberArg } from "./support/args.js";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const BLOCKS = arg("blocks", 30);
-const POSTGRES = arg("postgres", 0) !== 0;
-const HEADS = arg("heads", 0) !== 0;
+const BLOCKS = numberArg("blocks", 30);
+const POSTGRES = numberArg("postgres", 0) !== 0;
+const HEADS = numberArg("heads", 0) !== 0;
 
 const world = await startDevnetWorld({
   sourceIds: ["fns-polygon"],

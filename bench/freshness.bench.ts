@@ -11,9 +11,9 @@
 import { loadavg } from "node:os";
 import { unsCall } from "../src/devnet/real-uns.js";
 import { quantileMs, startDevnetWorld } from "./support/devnet-world.js";
+import { numberArg } from "./support/args.js";
 
-const args = process.argv.slice(2);
-const ROUNDS = Number(args[args.indexOf("--rounds") + 1] || 30) || 30;
+const ROUNDS = numberArg("rounds", 30);
 const POLL_MS = 1_000;
 const OWNER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 

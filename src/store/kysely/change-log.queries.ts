@@ -40,25 +40,56 @@ async function appendPostgres(db: Db, rows: Array<Omit<ChangeEventsTable, "id">>
     order by n`.execute(db);
 }
 
-/** A change event as its row (the SQLite bulk path binds the same columns). */
+/** The columns of a change event's row, in the order `pushChangeEvent` gives its values. */
+export const CHANGE_EVENT_COLUMNS = [
+  "type",
+  "created_at",
+  "source_id",
+  "network",
+  "provider",
+  "token_id",
+  "name",
+  "tld",
+  "block_number",
+  "block_hash",
+  "tx_hash",
+  "block_time",
+  "retracts",
+  "project_id",
+  "payload",
+] as const satisfies ReadonlyArray<keyof Omit<ChangeEventsTable, "id">>;
+
+/**
+ * Appends a change event's values in CHANGE_EVENT_COLUMNS order: the SQLite bulk path binds them
+ * directly (no row object per event), and `changeEventRow` names them, so both write the same row.
+ */
+export function pushChangeEvent(values: unknown[], e: ChangeEventWrite): void {
+  values.push(
+    e.type,
+    e.createdAt,
+    e.sourceId,
+    e.network,
+    e.provider,
+    e.tokenId,
+    safeText(e.name),
+    safeText(e.tld),
+    e.blockNumber,
+    e.blockHash,
+    e.txHash,
+    e.blockTime,
+    e.retracts,
+    e.projectId,
+    safeText(JSON.stringify(e.payload)),
+  );
+}
+
+/** A change event as its row: `pushChangeEvent`'s values under CHANGE_EVENT_COLUMNS' names. */
 export function changeEventRow(e: ChangeEventWrite): Omit<ChangeEventsTable, "id"> {
-  return {
-    type: e.type,
-    created_at: e.createdAt,
-    source_id: e.sourceId,
-    network: e.network,
-    provider: e.provider,
-    token_id: e.tokenId,
-    name: safeText(e.name),
-    tld: safeText(e.tld),
-    block_number: e.blockNumber,
-    block_hash: e.blockHash,
-    tx_hash: e.txHash,
-    block_time: e.blockTime,
-    retracts: e.retracts,
-    project_id: e.projectId,
-    payload: safeText(JSON.stringify(e.payload)),
-  };
+  const values: unknown[] = [];
+  pushChangeEvent(values, e);
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < CHANGE_EVENT_COLUMNS.length; i++) row[CHANGE_EVENT_COLUMNS[i]] = values[i];
+  return row as Omit<ChangeEventsTable, "id">;
 }
 
 function toEvent(r: ChangeEventsTable & { id: number }): ChangeEvent {

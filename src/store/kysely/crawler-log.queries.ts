@@ -6,8 +6,8 @@ import type {
   SourceLease,
   SourceProgressReport,
 } from "../crawler-log.port.js";
-import { PostgresAdapter, sql } from "kysely";
-import { type Db, MAX_IN, pagesById, toCheckpoint, toJournal } from "./rows.js";
+import { CompiledQuery, PostgresAdapter, sql } from "kysely";
+import { type Db, MAX_IN, pagesById, safeText, toCheckpoint, toJournal } from "./rows.js";
 
 /* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
 
@@ -85,18 +85,38 @@ async function appendJournalPostgres(db: Db, entries: JournalEntry[]): Promise<n
   let inserted = 0;
   for (let i = 0; i < entries.length; i += PG_JOURNAL_CHUNK) {
     const chunk = entries.slice(i, i + PG_JOURNAL_CHUNK);
-    const res = await sql`insert into journal
-        (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
-      select * from unnest(
-        ${chunk.map((e) => e.sourceId)}::text[], ${chunk.map((e) => e.chainId)}::bigint[],
-        ${chunk.map((e) => e.blockNumber)}::bigint[], ${chunk.map((e) => e.blockHash)}::text[],
-        ${chunk.map((e) => e.logIndex)}::integer[], ${chunk.map((e) => e.txHash)}::text[],
-        ${chunk.map((e) => e.contract)}::text[], ${chunk.map((e) => e.tokenId)}::text[],
-        ${chunk.map((e) => e.event)}::text[], ${chunk.map((e) => e.blockTime ?? null)}::bigint[])
-      on conflict (chain_id, block_hash, log_index, token_id) do nothing`.execute(db);
+    const res = await db.executeQuery(CompiledQuery.raw(PG_JOURNAL_INSERT, journalArrays(chunk)));
     inserted += Number(res.numAffectedRows ?? 0);
   }
   return inserted;
+}
+
+/**
+ * PostgreSQL: the journal's insert from one array parameter per column (`journalArrays`), the
+ * crawler's and the snapshot import's; an entry already journaled is skipped.
+ */
+export const PG_JOURNAL_INSERT = `insert into journal
+    (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
+  select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[],
+    $7::text[], $8::text[], $9::text[], $10::bigint[])
+  on conflict (chain_id, block_hash, log_index, token_id) do nothing`;
+
+/** The parameters of `PG_JOURNAL_INSERT`: one array per column (text safe for PostgreSQL). */
+export function journalArrays(entries: readonly JournalEntry[]): unknown[][] {
+  const cols: unknown[][] = Array.from({ length: 10 }, () => []);
+  for (const e of entries) {
+    cols[0].push(e.sourceId);
+    cols[1].push(e.chainId);
+    cols[2].push(e.blockNumber);
+    cols[3].push(e.blockHash);
+    cols[4].push(e.logIndex);
+    cols[5].push(e.txHash);
+    cols[6].push(e.contract);
+    cols[7].push(e.tokenId === null ? null : safeText(e.tokenId));
+    cols[8].push(safeText(e.event));
+    cols[9].push(e.blockTime ?? null);
+  }
+  return cols;
 }
 
 export function isPostgres(db: Db): boolean {

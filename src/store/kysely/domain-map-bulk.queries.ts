@@ -12,6 +12,7 @@ import {
   domainColumns,
   KEY_COLUMNS,
   MAX_IN,
+  PG_DOMAIN_TYPES,
   toDomain,
 } from "./rows.js";
 
@@ -48,30 +49,6 @@ export async function updateDomainSignalsMany(
 
 /** PostgreSQL: rows per `unnest` statement of the crawler's domain and record writes. */
 const PG_ROWS = 5_000;
-
-/** The PostgreSQL type of each domain column, for its array parameter. */
-const PG_DOMAIN_TYPES: Record<(typeof DOMAIN_COLUMNS)[number], string> = {
-  provider: "text",
-  network: "text",
-  token_id: "text",
-  name: "text",
-  rname: "text",
-  sld: "text",
-  tld: "text",
-  owner: "text",
-  contract_address: "text",
-  resolver: "text",
-  registered_at: "bigint",
-  registered_block: "bigint",
-  expires_at: "bigint",
-  last_update_block: "bigint",
-  last_update_at: "bigint",
-  base_score: "integer",
-  spam: "integer",
-  csam_ok: "integer",
-  kyc: "integer",
-  tags: "text",
-};
 
 /**
  * PostgreSQL: one `insert … select from unnest(…) with ordinality … on conflict do update` per

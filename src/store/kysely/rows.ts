@@ -33,6 +33,32 @@ export const DOMAIN_COLUMNS = [
   "kyc",
   "tags",
 ] as const satisfies ReadonlyArray<keyof Omit<DomainsTable, "id">>;
+/**
+ * The PostgreSQL type of each domain column: the array parameters of the crawler's `unnest` upserts
+ * and the snapshot import's staging table are declared from it.
+ */
+export const PG_DOMAIN_TYPES: Record<(typeof DOMAIN_COLUMNS)[number], "text" | "bigint" | "integer"> = {
+  provider: "text",
+  network: "text",
+  token_id: "text",
+  name: "text",
+  rname: "text",
+  sld: "text",
+  tld: "text",
+  owner: "text",
+  contract_address: "text",
+  resolver: "text",
+  registered_at: "bigint",
+  registered_block: "bigint",
+  expires_at: "bigint",
+  last_update_block: "bigint",
+  last_update_at: "bigint",
+  base_score: "integer",
+  spam: "integer",
+  csam_ok: "integer",
+  kyc: "integer",
+  tags: "text",
+};
 /** The columns naming a domain: (network, provider, token id) is unique. */
 export const KEY_COLUMNS: ReadonlySet<string> = new Set(["provider", "network", "token_id"]);
 

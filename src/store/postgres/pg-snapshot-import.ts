@@ -3,7 +3,8 @@ import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
-import { DOMAIN_COLUMNS, KEY_COLUMNS, safeText } from "../kysely/rows.js";
+import { journalArrays, PG_JOURNAL_INSERT } from "../kysely/crawler-log.queries.js";
+import { DOMAIN_COLUMNS, KEY_COLUMNS, PG_DOMAIN_TYPES } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
 import { type PgBatch, pgCopyText } from "../snapshot-encode.js";
@@ -28,11 +29,8 @@ import { CHANNEL } from "./pg-change-feed.js";
 const COLS = DOMAIN_COLUMNS.join(", ");
 
 const SETUP = `
-  create temp table snap_domains (seq integer not null, provider text, network text, token_id text,
-    name text, rname text, sld text, tld text, owner text, contract_address text, resolver text,
-    registered_at bigint, registered_block bigint, expires_at bigint, last_update_block bigint,
-    last_update_at bigint, base_score integer, spam integer, csam_ok integer, kyc integer, tags text)
-    on commit drop;
+  create temp table snap_domains (seq integer not null,
+    ${DOMAIN_COLUMNS.map((c) => `${c} ${PG_DOMAIN_TYPES[c]}`).join(", ")}) on commit drop;
   create temp table snap_records (seq integer not null, key text, value text, native_key text,
     native_value text) on commit drop;
   create temp table snap_reverse (seq integer not null, address text) on commit drop;
@@ -239,29 +237,7 @@ async function finishBulkLoad(client: pg.PoolClient, bulk: BulkLoad): Promise<vo
 }
 
 async function writeJournal(client: pg.PoolClient, entries: JournalEntry[]): Promise<number> {
-  const cols = Array.from({ length: 10 }, () => [] as unknown[]);
-  for (const e of entries) {
-    const row = [
-      e.sourceId,
-      e.chainId,
-      e.blockNumber,
-      e.blockHash,
-      e.logIndex,
-      e.txHash,
-      e.contract,
-      e.tokenId === null ? null : safeText(e.tokenId),
-      safeText(e.event),
-      e.blockTime ?? null,
-    ];
-    for (const [i, v] of row.entries()) cols[i].push(v);
-  }
-  const { rowCount } = await client.query(
-    `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
-     select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[],
-       $7::text[], $8::text[], $9::text[], $10::bigint[])
-     on conflict (chain_id, block_hash, log_index, token_id) do nothing`,
-    cols,
-  );
+  const { rowCount } = await client.query(PG_JOURNAL_INSERT, journalArrays(entries));
   return rowCount ?? 0;
 }
 

@@ -5,10 +5,11 @@ import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
 import { KyselyStore } from "../kysely-store.js";
-import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, safeText, toJournal } from "../kysely/rows.js";
+import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
+import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
 import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-derived-upkeep.js";
 
 /**
@@ -44,24 +45,6 @@ const CHUNK = 500;
 const MULTI_ROWS = 64;
 
 type JournalRow = Parameters<typeof toJournal>[0];
-
-const CHANGE_EVENT_COLUMNS = [
-  "type",
-  "created_at",
-  "source_id",
-  "network",
-  "provider",
-  "token_id",
-  "name",
-  "tld",
-  "block_number",
-  "block_hash",
-  "tx_hash",
-  "block_time",
-  "retracts",
-  "project_id",
-  "payload",
-] as const;
 
 // Statements belong to their connection; the cache must not keep a closed connection alive.
 const statementsOf = perConnection((db): BulkStatements => {
@@ -311,27 +294,6 @@ export class SqliteTransactionStore extends KyselyStore {
         s.insertRecord.run(it.domainId, r.key, r.value, r.nativeKey, r.nativeValue);
     }
   }
-}
-
-/** A change event's values in CHANGE_EVENT_COLUMNS order, as `changeEventRow` makes its row. */
-function pushChangeEvent(values: unknown[], e: ChangeEventWrite): void {
-  values.push(
-    e.type,
-    e.createdAt,
-    e.sourceId,
-    e.network,
-    e.provider,
-    e.tokenId,
-    safeText(e.name),
-    safeText(e.tld),
-    e.blockNumber,
-    e.blockHash,
-    e.txHash,
-    e.blockTime,
-    e.retracts,
-    e.projectId,
-    safeText(JSON.stringify(e.payload)),
-  );
 }
 
 /**
