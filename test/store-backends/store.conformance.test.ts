@@ -211,15 +211,21 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
     expect((await store.findDomainsByTld("wallet", 10)).map((x) => x.id)).toEqual([early, late]);
   });
 
-  it("updates many domains' signals at once, past a statement's rows, leaving the others", async () => {
-    const ids: number[] = [];
-    for (let i = 0; i < 520; i++)
-      ids.push(
-        await store.upsertDomain(domain({ name: `s${i}.wallet`, sld: `s${i}`, tokenId: token(1000 + i) })),
-      );
-    const untouched = ids.pop()!;
-    await store.updateDomainSignalsMany(
-      ids.map((id, i) => ({
+  it.each([
+    ["directly", 1000],
+    ["in a transaction (the rescore's way)", 2000],
+  ])(
+    "updates many domains' signals at once, past a statement's rows, leaving the others (%s)",
+    async (how, base) => {
+      const ids: number[] = [];
+      for (let i = 0; i < 520; i++)
+        ids.push(
+          await store.upsertDomain(
+            domain({ name: `s${base + i}.wallet`, sld: `s${base + i}`, tokenId: token(base + i) }),
+          ),
+        );
+      const untouched = ids.pop()!;
+      const rows = ids.map((id, i) => ({
         id,
         signals: {
           baseScore: i % 100,
@@ -228,22 +234,24 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
           kyc: i % 5 === 0,
           tags: [`t:${i}`, "x"],
         },
-      })),
-    );
-    for (const i of [0, 1, 499, 500, 518]) {
-      const d = await store.findDomainById(ids[i]!);
-      expect([d?.baseScore, d?.spam, d?.csamOk, d?.kyc, d?.tags]).toEqual([
-        i % 100,
-        i % 2 === 0,
-        i % 3 !== 0,
-        i % 5 === 0,
-        [`t:${i}`, "x"],
-      ]);
-    }
-    const other = await store.findDomainById(untouched);
-    expect([other?.baseScore, other?.tags]).toEqual([domain().baseScore, domain().tags]);
-    await store.updateDomainSignalsMany([]);
-  });
+      }));
+      if (how === "directly") await store.updateDomainSignalsMany(rows);
+      else await store.transaction((tx) => tx.updateDomainSignalsMany(rows));
+      for (const i of [0, 1, 499, 500, 518]) {
+        const d = await store.findDomainById(ids[i]!);
+        expect([d?.baseScore, d?.spam, d?.csamOk, d?.kyc, d?.tags]).toEqual([
+          i % 100,
+          i % 2 === 0,
+          i % 3 !== 0,
+          i % 5 === 0,
+          [`t:${i}`, "x"],
+        ]);
+      }
+      const other = await store.findDomainById(untouched);
+      expect([other?.baseScore, other?.tags]).toEqual([domain().baseScore, domain().tags]);
+      await store.updateDomainSignalsMany([]);
+    },
+  );
 
   it("iterates every domain in pages with records", async () => {
     for (let i = 0; i < 25; i++) {

@@ -109,6 +109,14 @@ const statementsOf = perConnection((db): BulkStatements => {
 });
 
 /**
+ * The rescore's update by id, apart from the crawler's statements: those enlarge the connection's
+ * page cache for a backfill's ranges (128 MB), which a rescore's small transactions do not need.
+ */
+const updateSignalsOf = perConnection((db) =>
+  db.prepare("update domains set base_score = ?, spam = ?, csam_ok = ?, kyc = ?, tags = ? where id = ?"),
+);
+
+/**
  * The store over an open SQLite transaction: the Kysely store, with the crawler's bulk writes and
  * journal reads on prepared statements of the same connection.
  */
@@ -179,6 +187,18 @@ export class SqliteTransactionStore extends KyselyStore {
    * and `tld_registrations` are held off for the write, which keeps both tables itself, once per
    * name and per TLD (sqlite-derived-upkeep.ts).
    */
+  /**
+   * The rescore's writes: one prepared update by id a domain (a rowid lookup each, ~2 µs here),
+   * the values encoded as the Kysely path's.
+   */
+  override async updateDomainSignalsMany(
+    ...[rows]: Parameters<KyselyStore["updateDomainSignalsMany"]>
+  ): Promise<void> {
+    const update = updateSignalsOf(this.conn);
+    for (const { id, signals: s } of rows)
+      update.run(s.baseScore, s.spam ? 1 : 0, s.csamOk ? 1 : 0, s.kyc ? 1 : 0, JSON.stringify(s.tags), id);
+  }
+
   override async upsertDomains(domains: DomainWrite[]): Promise<number[]> {
     const s = this.stmts;
     const keyOf = (d: DomainWrite) => `${d.network}|${d.provider}|${d.tokenId}`;
