@@ -31,29 +31,32 @@ const SIGNAL_ROWS = 500;
  * chosen by `id in (select id from v)`, rowid lookups (4 ms). (PostgreSQL runs that form too, a
  * third slower.)
  */
-export async function updateDomainSignalsMany(
-  db: Db,
-  rows: ReadonlyArray<{
-    id: number;
-    signals: Pick<Domain, "baseScore" | "spam" | "csamOk" | "kyc" | "tags">;
-  }>,
-): Promise<void> {
-  for (let i = 0; i < rows.length; i += SIGNAL_ROWS) {
-    const values = rows.slice(i, i + SIGNAL_ROWS).map(
-      ({ id, signals: s }) =>
-        sql`(cast(${id} as bigint), cast(${s.baseScore} as integer), cast(${s.spam ? 1 : 0} as integer),
-          cast(${s.csamOk ? 1 : 0} as integer), cast(${s.kyc ? 1 : 0} as integer), cast(${JSON.stringify(s.tags)} as text))`,
-    );
-    const v = sql`with v (id, base_score, spam, csam_ok, kyc, tags) as (values ${sql.join(values)})`;
-    if (isPostgres(db))
-      await sql`${v} update domains set base_score = v.base_score, spam = v.spam, csam_ok = v.csam_ok,
-          kyc = v.kyc, tags = v.tags
-        from v where domains.id = v.id`.execute(db);
-    else
-      await sql`${v} update domains set (base_score, spam, csam_ok, kyc, tags) =
-          (select v.base_score, v.spam, v.csam_ok, v.kyc, v.tags from v where v.id = domains.id)
-        where domains.id in (select v.id from v)`.execute(db);
-  }
+export async function updateDomainSignalsMany(db: Db, rows: ReadonlyArray<SignalsRow>): Promise<void> {
+  for (let i = 0; i < rows.length; i += SIGNAL_ROWS)
+    await signalsUpdate(isPostgres(db), rows.slice(i, i + SIGNAL_ROWS)).execute(db);
+}
+
+/** A domain's new signals, by id. */
+export type SignalsRow = {
+  id: number;
+  signals: Pick<Domain, "baseScore" | "spam" | "csamOk" | "kyc" | "tags">;
+};
+
+/** One statement of `updateDomainSignalsMany` (its plan is checked by the store tests). */
+export function signalsUpdate(postgres: boolean, rows: ReadonlyArray<SignalsRow>) {
+  const values = rows.map(
+    ({ id, signals: s }) =>
+      sql`(cast(${id} as bigint), cast(${s.baseScore} as integer), cast(${s.spam ? 1 : 0} as integer),
+        cast(${s.csamOk ? 1 : 0} as integer), cast(${s.kyc ? 1 : 0} as integer), cast(${JSON.stringify(s.tags)} as text))`,
+  );
+  const v = sql`with v (id, base_score, spam, csam_ok, kyc, tags) as (values ${sql.join(values)})`;
+  if (postgres)
+    return sql`${v} update domains set base_score = v.base_score, spam = v.spam, csam_ok = v.csam_ok,
+        kyc = v.kyc, tags = v.tags
+      from v where domains.id = v.id`;
+  return sql`${v} update domains set (base_score, spam, csam_ok, kyc, tags) =
+      (select v.base_score, v.spam, v.csam_ok, v.kyc, v.tags from v where v.id = domains.id)
+    where domains.id in (select v.id from v)`;
 }
 
 /** PostgreSQL: rows per `unnest` statement of the crawler's domain and record writes. */

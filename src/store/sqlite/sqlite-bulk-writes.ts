@@ -112,9 +112,11 @@ const statementsOf = perConnection((db): BulkStatements => {
  * The rescore's update by id, apart from the crawler's statements: those enlarge the connection's
  * page cache for a backfill's ranges (128 MB), which a rescore's small transactions do not need.
  */
-const updateSignalsOf = perConnection((db) =>
-  db.prepare("update domains set base_score = ?, spam = ?, csam_ok = ?, kyc = ?, tags = ? where id = ?"),
-);
+const updateSignalsOf = perConnection((db) => db.prepare(SQLITE_UPDATE_SIGNALS));
+
+/** The rescore's update of one domain's signals (its plan is checked by the store tests). */
+export const SQLITE_UPDATE_SIGNALS =
+  "update domains set base_score = ?, spam = ?, csam_ok = ?, kyc = ?, tags = ? where id = ?";
 
 /**
  * The store over an open SQLite transaction: the Kysely store, with the crawler's bulk writes and
