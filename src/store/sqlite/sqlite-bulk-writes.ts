@@ -108,15 +108,15 @@ const statementsOf = perConnection((db): BulkStatements => {
   return s;
 });
 
-/**
- * The rescore's update by id, apart from the crawler's statements: those enlarge the connection's
- * page cache for a backfill's ranges (128 MB), which a rescore's small transactions do not need.
- */
-const updateSignalsOf = perConnection((db) => db.prepare(SQLITE_UPDATE_SIGNALS));
-
 /** The rescore's update of one domain's signals (its plan is checked by the store tests). */
 export const SQLITE_UPDATE_SIGNALS =
   "update domains set base_score = ?, spam = ?, csam_ok = ?, kyc = ?, tags = ? where id = ?";
+
+/**
+ * Its statement, apart from the crawler's: those enlarge the connection's page cache for a
+ * backfill's ranges (128 MB), which a rescore's small transactions do not need.
+ */
+const updateSignalsOf = perConnection((db) => db.prepare(SQLITE_UPDATE_SIGNALS));
 
 /**
  * The store over an open SQLite transaction: the Kysely store, with the crawler's bulk writes and
@@ -183,13 +183,6 @@ export class SqliteTransactionStore extends KyselyStore {
   }
 
   /**
-   * The ids and derived columns of the rows already there (one lookup per chunk of tokens), then
-   * the Kysely path's upsert without its `returning id` (RETURNING alone costs ~15 µs a row through
-   * better-sqlite3 here); a new row's id is the insert's rowid. The triggers keeping `name_holders`
-   * and `tld_registrations` are held off for the write, which keeps both tables itself, once per
-   * name and per TLD (sqlite-derived-upkeep.ts).
-   */
-  /**
    * The rescore's writes: one prepared update by id a domain (a rowid lookup each, ~2 µs here),
    * the values encoded as the Kysely path's.
    */
@@ -201,6 +194,13 @@ export class SqliteTransactionStore extends KyselyStore {
       update.run(s.baseScore, s.spam ? 1 : 0, s.csamOk ? 1 : 0, s.kyc ? 1 : 0, JSON.stringify(s.tags), id);
   }
 
+  /**
+   * The ids and derived columns of the rows already there (one lookup per chunk of tokens), then
+   * the Kysely path's upsert without its `returning id` (RETURNING alone costs ~15 µs a row through
+   * better-sqlite3 here); a new row's id is the insert's rowid. The triggers keeping `name_holders`
+   * and `tld_registrations` are held off for the write, which keeps both tables itself, once per
+   * name and per TLD (sqlite-derived-upkeep.ts).
+   */
   override async upsertDomains(domains: DomainWrite[]): Promise<number[]> {
     const s = this.stmts;
     const keyOf = (d: DomainWrite) => `${d.network}|${d.provider}|${d.tokenId}`;
