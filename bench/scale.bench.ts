@@ -45,6 +45,12 @@ const SNAPSHOT = process.env.BENCH_SCALE_SNAPSHOT ?? "";
  * directory kept afterwards. The jobs that write (rescore, `tlds refresh`, KYC import) change it.
  */
 const SQLITE_DIR = process.env.BENCH_SCALE_SQLITE_DIR ?? "";
+/**
+ * `BENCH_SCALE_PG_DATABASE=NAME`: as BENCH_SCALE_SQLITE_DIR for PostgreSQL, a database on
+ * BENCH_PG_URL's server that already holds this world: the import row is skipped and the database
+ * kept afterwards.
+ */
+const PG_DATABASE = process.env.BENCH_SCALE_PG_DATABASE ?? "";
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Names asked in the API rows: one pass cold, then the same names warm. */
 const ASKED = Math.min(100_000, DOMAINS);
@@ -120,6 +126,11 @@ async function pgQuery<T extends pg.QueryResultRow>(url: string, text: string): 
 async function freshDatabase(dbName: string): Promise<string> {
   await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`);
   await pgQuery(PG_ADMIN_URL, `create database ${dbName}`);
+  return databaseUrlOf(dbName);
+}
+
+/** The URL of the database `dbName` on BENCH_PG_URL's server. */
+function databaseUrlOf(dbName: string): string {
   const u = new URL(PG_ADMIN_URL);
   u.pathname = `/${dbName}`;
   return u.toString();
@@ -266,11 +277,12 @@ async function referenceStore(
 
 async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: string): Promise<Row[]> {
   const rows: Row[] = [];
-  const reused = label === "SQLite" && SQLITE_DIR !== "";
-  const dataDir = reused ? SQLITE_DIR : join(work, `data-${label}`);
+  const reused = label === "SQLite" ? SQLITE_DIR !== "" : PG_DATABASE !== "";
+  const dataDir = label === "SQLite" && reused ? SQLITE_DIR : join(work, `data-${label}`);
   mkdirSync(dataDir, { recursive: true });
-  const dbName = `omniname_scale_${process.pid}`;
-  const databaseUrl = label === "PostgreSQL" ? await freshDatabase(dbName) : "";
+  const dbName = reused && label === "PostgreSQL" ? PG_DATABASE : `omniname_scale_${process.pid}`;
+  const databaseUrl =
+    label !== "PostgreSQL" ? "" : reused ? databaseUrlOf(dbName) : await freshDatabase(dbName);
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
   const run = (
     what: string,
@@ -287,7 +299,11 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
   };
   try {
     if (reused)
-      rows.push({ what: "snapshot import (build)", figure: "skipped", note: `the store in ${dataDir}` });
+      rows.push({
+        what: "snapshot import (build)",
+        figure: "skipped",
+        note: label === "SQLite" ? `the store in ${dataDir}` : `the database ${dbName}`,
+      });
     else run("snapshot import (build)", ["snapshot", "import", snapshot], (r) => rate(DOMAINS, r.seconds));
     const onDisk =
       label === "SQLite"
@@ -422,9 +438,9 @@ async function runStore(label: "SQLite" | "PostgreSQL", work: string, snapshot: 
       await reference?.close();
     }
   } finally {
-    if (label === "PostgreSQL")
+    if (label === "PostgreSQL" && !reused)
       await pgQuery(PG_ADMIN_URL, `drop database if exists ${dbName}`).catch(() => {});
-    if (!reused) rmSync(dataDir, { recursive: true, force: true });
+    if (label === "PostgreSQL" || !reused) rmSync(dataDir, { recursive: true, force: true });
   }
   return rows;
 }

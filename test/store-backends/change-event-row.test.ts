@@ -1,7 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEventWrite } from "../../src/domain/change-events.js";
 import {
@@ -9,7 +5,8 @@ import {
   changeEventRow,
   pushChangeEvent,
 } from "../../src/store/kysely/change-log.queries.js";
-import { createSqliteStore, type SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import type { KyselyStore } from "../../src/store/kysely-store.js";
+import { STORE_BACKENDS } from "../helpers/store-world.js";
 
 /** Every column holds a value no other column holds, so a misaligned column shows. */
 const event = (n: number): ChangeEventWrite => ({
@@ -31,31 +28,6 @@ const event = (n: number): ChangeEventWrite => ({
 });
 
 describe("a change event's row", () => {
-  let dir: string;
-  let store: SqliteStore;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "omniname-change-row-"));
-    store = createSqliteStore(join(dir, "map.db"));
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it("names every column of the change_events table but its id, once", () => {
-    const db = new Database(join(dir, "map.db"), { readonly: true });
-    try {
-      const columns = (db.prepare("pragma table_info(change_events)").all() as { name: string }[])
-        .map((c) => c.name)
-        .filter((c) => c !== "id");
-      expect([...CHANGE_EVENT_COLUMNS].sort()).toEqual(columns.sort());
-      expect(new Set(CHANGE_EVENT_COLUMNS).size).toBe(CHANGE_EVENT_COLUMNS.length);
-    } finally {
-      db.close();
-    }
-  });
-
   it("holds the values the bulk path binds, column by column", () => {
     const e = event(3);
     const values: unknown[] = [];
@@ -67,12 +39,33 @@ describe("a change event's row", () => {
     expect(row.block_number).toBe(1_003);
     expect(row.retracts).toBe(43);
   });
+});
 
-  it("reads back the same through the crawler's bulk statements (single and multi-row) as written", async () => {
-    // 64 rows take the multi-row statement, the 65th the single-row one.
+describe.each(STORE_BACKENDS)("change events on $name", ({ open }) => {
+  let opened: Awaited<ReturnType<(typeof STORE_BACKENDS)[number]["open"]>>;
+  beforeAll(async () => {
+    opened = await open();
+  });
+  afterAll(async () => {
+    await opened?.cleanup();
+  });
+
+  it("names every column of the change_events table but its id, once", async () => {
+    const tables = await (opened.store as unknown as KyselyStore).db.introspection.getTables();
+    const columns = (tables.find((t) => t.name === "change_events")?.columns ?? [])
+      .map((c) => c.name)
+      .filter((c) => c !== "id");
+    expect(columns.length).toBeGreaterThan(0);
+    expect([...CHANGE_EVENT_COLUMNS].sort()).toEqual(columns.sort());
+    expect(new Set(CHANGE_EVENT_COLUMNS).size).toBe(CHANGE_EVENT_COLUMNS.length);
+  });
+
+  it("reads back the same through the crawler's bulk statements as written", async () => {
+    // SQLite: 64 rows take the multi-row statement, the 65th the single-row one; PostgreSQL: one
+    // `unnest` statement of every column's array.
     const written = Array.from({ length: 65 }, (_, i) => event(i));
-    await store.transaction(async (tx) => tx.appendChangeEvents(written));
-    const read = await store.findChangeEventsAfter(0, 100);
+    await opened.store.transaction(async (tx) => tx.appendChangeEvents(written));
+    const read = await opened.store.findChangeEventsAfter(0, 100);
     expect(read).toHaveLength(65);
     for (const [i, r] of read.entries()) {
       const { id: _id, ...rest } = r;

@@ -19,27 +19,6 @@ const PRUNED_THROUGH = "pruned_through";
 /** PostgreSQL: rows per statement, each column one array parameter (`unnest`). */
 const PG_ROWS_PER_INSERT = 5_000;
 
-/**
- * PostgreSQL: one statement for many rows, each column passed as one array and turned back into
- * rows by `unnest`, in the rows' order (`with ordinality`: the ids follow it). The same rows as the
- * multi-row insert, without a 7,500-parameter query built and compiled per 500 rows.
- */
-async function appendPostgres(db: Db, rows: Array<Omit<ChangeEventsTable, "id">>): Promise<void> {
-  const col = <K extends keyof Omit<ChangeEventsTable, "id">>(k: K) => rows.map((r) => r[k]);
-  await sql`insert into change_events (type, created_at, source_id, network, provider, token_id, name, tld,
-      block_number, block_hash, tx_hash, block_time, retracts, project_id, payload)
-    select type, created_at, source_id, network, provider, token_id, name, tld,
-      block_number, block_hash, tx_hash, block_time, retracts, project_id, payload
-    from unnest(${col("type")}::text[], ${col("created_at")}::bigint[], ${col("source_id")}::text[],
-      ${col("network")}::text[], ${col("provider")}::text[], ${col("token_id")}::text[], ${col("name")}::text[],
-      ${col("tld")}::text[], ${col("block_number")}::bigint[], ${col("block_hash")}::text[],
-      ${col("tx_hash")}::text[], ${col("block_time")}::bigint[], ${col("retracts")}::bigint[],
-      ${col("project_id")}::bigint[], ${col("payload")}::text[])
-      with ordinality as u(type, created_at, source_id, network, provider, token_id, name, tld,
-        block_number, block_hash, tx_hash, block_time, retracts, project_id, payload, n)
-    order by n`.execute(db);
-}
-
 /** The columns of a change event's row, in the order `pushChangeEvent` gives its values. */
 export const CHANGE_EVENT_COLUMNS = [
   "type",
@@ -58,6 +37,47 @@ export const CHANGE_EVENT_COLUMNS = [
   "project_id",
   "payload",
 ] as const satisfies ReadonlyArray<keyof Omit<ChangeEventsTable, "id">>;
+
+/** The PostgreSQL type of each change-event column: the array parameters of `appendPostgres`. */
+const PG_CHANGE_EVENT_TYPES: Record<(typeof CHANGE_EVENT_COLUMNS)[number], "text" | "bigint"> = {
+  type: "text",
+  created_at: "bigint",
+  source_id: "text",
+  network: "text",
+  provider: "text",
+  token_id: "text",
+  name: "text",
+  tld: "text",
+  block_number: "bigint",
+  block_hash: "text",
+  tx_hash: "text",
+  block_time: "bigint",
+  retracts: "bigint",
+  project_id: "bigint",
+  payload: "text",
+};
+
+/**
+ * PostgreSQL: one statement for many rows, each column passed as one array and turned back into
+ * rows by `unnest`, in the rows' order (`with ordinality`: the ids follow it). The same rows as the
+ * multi-row insert, without a 7,500-parameter query built and compiled per 500 rows. The columns,
+ * their order and the values are CHANGE_EVENT_COLUMNS' and `pushChangeEvent`'s, as on SQLite.
+ */
+async function appendPostgres(db: Db, events: readonly ChangeEventWrite[]): Promise<void> {
+  const arrays: unknown[][] = CHANGE_EVENT_COLUMNS.map(() => []);
+  const values: unknown[] = [];
+  for (const e of events) {
+    values.length = 0;
+    pushChangeEvent(values, e);
+    for (let i = 0; i < values.length; i++) arrays[i].push(values[i]);
+  }
+  const names = sql.raw(CHANGE_EVENT_COLUMNS.join(", "));
+  const params = sql.join(
+    CHANGE_EVENT_COLUMNS.map((c, i) => sql`${arrays[i]}::${sql.raw(PG_CHANGE_EVENT_TYPES[c])}[]`),
+  );
+  await sql`insert into change_events (${names}) select ${names}
+    from unnest(${params}) with ordinality as u(${names}, n) order by n`.execute(db);
+}
 
 /**
  * Appends a change event's values in CHANGE_EVENT_COLUMNS order: the SQLite bulk path binds them
@@ -118,7 +138,7 @@ export async function appendChangeEvents(db: Db, events: ChangeEventWrite[]): Pr
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`select pg_advisory_xact_lock(${APPEND_LOCK})`.execute(db);
     for (let i = 0; i < events.length; i += PG_ROWS_PER_INSERT)
-      await appendPostgres(db, events.slice(i, i + PG_ROWS_PER_INSERT).map(changeEventRow));
+      await appendPostgres(db, events.slice(i, i + PG_ROWS_PER_INSERT));
     return;
   }
   for (let i = 0; i < events.length; i += ROWS_PER_INSERT)

@@ -177,36 +177,90 @@ export async function withRecords(db: Db, domains: Domain[]): Promise<DomainWith
   return attachRecords(domains, rows);
 }
 
+/** A domain's columns and one of its records' (nulls when it has none): a row of `joinedRecords`. */
+type JoinedRow = DomainRow & {
+  r_key: string | null;
+  r_value: string | null;
+  r_native_key: string | null;
+  r_native_value: string | null;
+};
+
+/**
+ * The domains of `domains` (a query of whole `domains` rows, aliased `d`) with their records in one
+ * statement: one row a record (a domain without one comes once, with nulls), in id then key order,
+ * folded back into domains here. One round trip, where `withRecords` takes two: a cold lookup on
+ * PostgreSQL waits for the server twice as rarely.
+ */
+async function joinedRecords(
+  db: Db,
+  where: (q: ReturnType<typeof domainsAsD>) => ReturnType<typeof domainsAsD>,
+  limit?: number,
+): Promise<DomainWithRecords[]> {
+  let inner = where(domainsAsD(db)).orderBy("d.id");
+  if (limit !== undefined) inner = inner.limit(limit);
+  const rows = (await db
+    .selectFrom(inner.as("d"))
+    .leftJoin("records as r", "r.domain_id", "d.id")
+    .selectAll("d")
+    .select([
+      "r.key as r_key",
+      "r.value as r_value",
+      "r.native_key as r_native_key",
+      "r.native_value as r_native_value",
+    ])
+    .orderBy("d.id")
+    .orderBy("r.key")
+    .execute()) as JoinedRow[];
+  const out: DomainWithRecords[] = [];
+  let last: DomainWithRecords | null = null;
+  for (const row of rows) {
+    if (last === null || last.id !== Number(row.id)) {
+      last = { ...toDomain(row), records: [] };
+      out.push(last);
+    }
+    if (row.r_key !== null)
+      last.records.push({
+        key: row.r_key,
+        value: row.r_value as string,
+        nativeKey: row.r_native_key as string,
+        nativeValue: row.r_native_value as string,
+      });
+  }
+  return out;
+}
+
+function domainsAsD(db: Db) {
+  return db.selectFrom("domains as d").selectAll("d");
+}
+
+/** Narrows a `domainsAsD` query to the filter's network and provider. */
+function filtered(q: ReturnType<typeof domainsAsD>, filter: DomainFilter) {
+  let out = q;
+  if (filter.network) out = out.where("d.network", "=", filter.network);
+  if (filter.provider) out = out.where("d.provider", "=", filter.provider);
+  return out;
+}
+
 export async function findDomainsByName(
   db: Db,
   names: string[],
   filter: DomainFilter,
 ): Promise<DomainWithRecords[]> {
-  const clean = names.filter((n) => !n.includes("\u0000"));
-  if (clean.length === 0) return [];
-  let q = db.selectFrom("domains").selectAll().where("name", "in", clean);
-  if (filter.network) q = q.where("network", "=", filter.network);
-  if (filter.provider) q = q.where("provider", "=", filter.provider);
-  const rows = await q.orderBy("id").execute();
-  return withRecords(
-    db,
-    rows.map((r) => toDomain(r as DomainRow)),
-  );
+  const clean = [...new Set(names.filter((n) => !n.includes("\u0000")))];
+  const out: DomainWithRecords[] = [];
+  for (let i = 0; i < clean.length; i += MAX_IN) {
+    const part = clean.slice(i, i + MAX_IN);
+    out.push(...(await joinedRecords(db, (q) => filtered(q.where("d.name", "in", part), filter))));
+  }
+  return clean.length > MAX_IN ? out.sort((a, b) => a.id - b.id) : out;
 }
 
-export async function findDomainsByOwner(
+export function findDomainsByOwner(
   db: Db,
   address: string,
   filter: DomainFilter,
 ): Promise<DomainWithRecords[]> {
-  let q = db.selectFrom("domains").selectAll().where("owner", "=", address);
-  if (filter.network) q = q.where("network", "=", filter.network);
-  if (filter.provider) q = q.where("provider", "=", filter.provider);
-  const rows = await q.orderBy("id").limit(10_000).execute();
-  return withRecords(
-    db,
-    rows.map((r) => toDomain(r as DomainRow)),
-  );
+  return joinedRecords(db, (q) => filtered(q.where("d.owner", "=", address), filter), 10_000);
 }
 
 export async function findDomainsByTld(db: Db, tld: string, limit: number): Promise<Domain[]> {
