@@ -43,10 +43,6 @@ export function typeNumberOf(set: RRset): number {
  * scavenger must copy and promote, and cost more than it saved (docs/dns.md, "Latency").
  */
 export function rrsetToWire(set: RRset, owner: number | string): WireRR[] {
-  return encodeRRset(set, owner);
-}
-
-function encodeRRset(set: RRset, owner: number | string): WireRR[] {
   const enc = codec.record(set.type);
   return (set.data as unknown[]).map((d) => ({
     owner,

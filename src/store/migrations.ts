@@ -20,6 +20,7 @@ import * as m0019 from "./migrations/0019-key-scopes.js";
 import * as m0021 from "./migrations/0021-derived-upkeep.js";
 import * as m0022 from "./migrations/0022-settings-winner-jobs.js";
 import * as m0026 from "./migrations/0026-settings-winner-job-retries.js";
+import * as m0027 from "./migrations/0027-records-native-dropped.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0021-derived-upkeep", up: m0021.up },
   { name: "0022-settings-winner-jobs", up: m0022.up },
   { name: "0026-settings-winner-job-retries", up: m0026.up },
+  { name: "0027-records-native-dropped", up: m0027.up },
 ];

@@ -13,9 +13,10 @@ import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
 /** The tables whose triggers the bulk load checks. */
 const BULK_TABLES = ["domains", "records", "reverse_records"];
 /**
- * The tables whose secondary indexes it drops and builds again. Not those of `records`: its rows
- * arrive in domain_id order, the order of its key and of `records_native` too, so each row lands at
- * the end of both B-trees (cheaper than the sort of a build; measured).
+ * The tables whose secondary indexes it drops and builds again. Not `records`: its rows arrive in
+ * domain_id order, the order of its key, so each row lands at the end of its B-tree (cheaper than
+ * the sort of a build; measured when it had an index of its own, `records_native`, also in
+ * domain_id order).
  */
 const REBUILT_TABLES = ["domains", "reverse_records"];
 
