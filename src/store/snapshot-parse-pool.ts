@@ -55,18 +55,26 @@ export async function* parseInWorker(job: ParseJob): AsyncGenerator<ParseMessage
 }
 
 /**
+ * The worker's heap. The young generation: 16 MB. Its objects are a message's parsed lines, gone
+ * once the message is encoded. With 4 MB (the bound before) a collection came every ~1.3 MB
+ * allocated while up to a message of lines was still alive: each one copied them and promoted
+ * part of them. A CPU profile of a 1,000,000-domain SQLite import: the worker 42 % of its time in
+ * garbage collection with 4 MB (9.8 s), 17 % with 16 MB (4.2 s), 14 % with 64 MB (2.3 s). On two
+ * cores the collector's time is the writing thread's too: 10,000,000 domains, runs alternated the
+ * same hour (bench/README.md, "Scale"): SQLite 270.1 s with 16 MB, 228.7 and 281.9 s with 32 MB,
+ * 326.6 and 290.9 s with 4 MB; PostgreSQL 394.4 s with 16 MB, 427.2 and 390.0 s with 32 MB,
+ * 467.5 and 480.5 s with 4 MB (the importer's CPU 279 s, 284 and 235 s, 369 and 360 s). Not 32
+ * MB: PostgreSQL's import then peaked at 309 MB once (289 MB with 16 MB, 217-275 MB with 4 MB),
+ * past the import's 300 MB bound; V8's default (unbounded) grew the process ~80 MB more at
+ * 100,000 domains. The old generation: far above a few messages of crawled domains (a few KB a
+ * line) but bounded, so that a file of huge lines fails the import instead of the machine.
+ */
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
+
+/**
  * The compiled snapshot-parse-worker.js next to this file; from the TypeScript sources (tsx,
  * vitest) tsx's loader is registered first, which a worker does not inherit.
  */
-/**
- * The worker's heap: a small young generation (its objects are a batch's lines, gone once the
- * batch is encoded; the default lets the process grow ~80 MB more, measured at 100,000 domains:
- * peak RSS 328 MB → 249 MB, same CPU), and an old generation far above a few batches of
- * crawled domains (a few KB a line) but bounded, so that a file of huge lines fails the import
- * instead of the machine.
- */
-const WORKER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 512 };
-
 function startWorker(job: ParseJob): Worker {
   const url = new URL(
     import.meta.url.endsWith(".ts") ? "./snapshot-parse-worker.ts" : "./snapshot-parse-worker.js",
