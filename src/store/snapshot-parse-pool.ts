@@ -56,18 +56,15 @@ export async function* parseInWorker(job: ParseJob): AsyncGenerator<ParseMessage
 
 /**
  * The worker's heap. The young generation: 16 MB. Its objects are a message's parsed lines, gone
- * once the message is encoded. With 4 MB (the bound before) a collection came every ~1.3 MB
- * allocated while up to a message of lines was still alive: each one copied them and promoted
- * part of them. A CPU profile of a 1,000,000-domain SQLite import: the worker 42 % of its time in
- * garbage collection with 4 MB (9.8 s), 17 % with 16 MB (4.2 s), 14 % with 64 MB (2.3 s). On two
- * cores the collector's time is the writing thread's too: 10,000,000 domains, runs alternated the
- * same hour (bench/README.md, "Scale"): SQLite 270.1 s with 16 MB, 228.7 and 281.9 s with 32 MB,
- * 326.6 and 290.9 s with 4 MB; PostgreSQL 394.4 s with 16 MB, 427.2 and 390.0 s with 32 MB,
- * 467.5 and 480.5 s with 4 MB (the importer's CPU 279 s, 284 and 235 s, 369 and 360 s). Not 32
- * MB: PostgreSQL's import then peaked at 309 MB once (289 MB with 16 MB, 217-275 MB with 4 MB),
- * past the import's 300 MB bound; V8's default (unbounded) grew the process ~80 MB more at
- * 100,000 domains. The old generation: far above a few messages of crawled domains (a few KB a
- * line) but bounded, so that a file of huge lines fails the import instead of the machine.
+ * once the message is encoded. With 4 MB (the bound before) each scavenge found up to a message of
+ * lines still alive and copied or promoted them (V8 splits the young generation into semi-spaces,
+ * so a scavenge came after roughly a third of it was allocated: inferred, not measured). A CPU
+ * profile of a 1,000,000-domain SQLite import: the worker 42 % of its time in garbage collection
+ * with 4 MB, 17 % with 16 MB; on two cores the collector's time is the writing thread's too. Not
+ * 32 MB: as fast, but one PostgreSQL import at 10M then peaked past the import's 300 MB bound. The
+ * runs behind these choices: bench/README.md, "Scale" (first subsection). The old generation: far
+ * above a few messages of crawled domains (a few KB a line) but bounded, so that a file of huge
+ * lines fails the import instead of the machine.
  */
 const WORKER_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
 
