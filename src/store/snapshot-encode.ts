@@ -157,14 +157,15 @@ export function unpackSqlite(text: string, n: number): SqliteBatch {
 
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 const SPECIAL = /[\\\n\r\t]/g;
-const HAS_SPECIAL = /[\\\n\r\t]/;
+/** What COPY escapes, and NUL (safeText's): one scan tells the common string that needs neither. */
+const HAS_SPECIAL_OR_NUL = /[\\\n\r\t\0]/;
 
 /** A field of COPY's text format; strings are stored as on the port's path (safeText: no NUL). */
 export function copyField(v: string | number | null): string {
   if (v === null) return "\\N";
   if (typeof v === "number") return String(v);
-  const s = safeText(v);
-  return HAS_SPECIAL.test(s) ? s.replace(SPECIAL, (m) => ESCAPES[m]) : s;
+  if (!HAS_SPECIAL_OR_NUL.test(v)) return v;
+  return safeText(v).replace(SPECIAL, (m) => ESCAPES[m]);
 }
 
 /**

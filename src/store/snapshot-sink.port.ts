@@ -49,14 +49,21 @@ export interface SnapshotSink {
  * two domains of the batch on one network and provider stays with the last.
  */
 export function lastPerToken(batch: SnapshotDomain[]): SnapshotDomain[] {
-  const byToken = new Map<string, SnapshotDomain>();
-  for (const b of batch) byToken.set(`${b.domain.network}|${b.domain.provider}|${b.domain.tokenId}`, b);
-  const out = [...byToken.values()];
+  // Distinct token ids (the common batch) are distinct tokens: no key strings to build and hash.
+  const tokenIds = new Set<string>();
+  for (const b of batch) tokenIds.add(b.domain.tokenId);
+  let out = batch;
+  if (tokenIds.size !== batch.length) {
+    const byToken = new Map<string, SnapshotDomain>();
+    for (const b of batch) byToken.set(`${b.domain.network}|${b.domain.provider}|${b.domain.tokenId}`, b);
+    out = [...byToken.values()];
+  }
   const claimant = new Map<string, SnapshotDomain>();
   for (const b of out)
     for (const a of b.reverse) claimant.set(`${a}|${b.domain.network}|${b.domain.provider}`, b);
   // Most domains have neither repeated keys nor shared addresses: they pass as they are.
   return out.map((b) => {
+    if (b.reverse.length === 0 && distinctKeys(b.records)) return b;
     const keys = new Set(b.records.map((r) => safeText(r.key)));
     const reverse =
       b.reverse.length === 0
@@ -68,4 +75,18 @@ export function lastPerToken(batch: SnapshotDomain[]): SnapshotDomain[] {
     const records = new Map(b.records.map((r) => [safeText(r.key), r]));
     return { domain: b.domain, records: [...records.values()], reverse };
   });
+}
+
+/**
+ * Whether no two records share a key as stored (NUL read as U+FFFD, as safeText does): a domain's
+ * handful of keys compared pairwise, without the array and set of each domain.
+ */
+function distinctKeys(records: DomainRecord[]): boolean {
+  if (records.length > 16) return new Set(records.map((r) => safeText(r.key))).size === records.length;
+  for (let i = 0; i < records.length; i++) {
+    const k = records[i].key;
+    if (k.includes("\u0000")) return new Set(records.map((r) => safeText(r.key))).size === records.length;
+    for (let j = 0; j < i; j++) if (records[j].key === k) return false;
+  }
+  return true;
 }
