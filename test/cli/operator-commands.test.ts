@@ -26,7 +26,9 @@ async function omniname(
   }
 }
 
-describe("operator commands", () => {
+// Each command is a process of its own that compiles the sources (tsx) and opens the store: ~6 s
+// each with another test file beside it, and a test runs up to nine of them.
+describe("operator commands", { timeout: 180_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "omniname-cli-"));
   const a = join(root, "a");
   const b = join(root, "b");
