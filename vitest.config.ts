@@ -8,11 +8,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     retry: 0,
     pool: "forks",
-    // Two test files at a time even on two cores (Vitest's default there is one: cores - 1). Most
-    // files wait on what they start (anvil chains, servers, kill -9 and restarts), not on the CPU:
-    // the whole suite took 1,477 s this way against 1,797-1,861 s one file at a time, the same
-    // slow week (README.md, "Development"). Files share nothing: each has its own databases, data
-    // directories and ports.
+    // Two test files at a time even on two cores (Vitest's default there is one: cores - 1): most
+    // files wait on what they start (anvil chains, servers, kill -9 and restarts), not on the CPU,
+    // and files share nothing (their own databases, data directories, ports). The timings:
+    // README.md, "Development".
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Every `omniname start` a test spawns runs the dns role too: a port of the system's choice,
     // so that test files running side by side do not race for DNS_PORT's default (8053).

@@ -63,17 +63,14 @@ export function lastPerToken(batch: SnapshotDomain[]): SnapshotDomain[] {
     for (const a of b.reverse) claimant.set(`${a}|${b.domain.network}|${b.domain.provider}`, b);
   // Most domains have neither repeated keys nor shared addresses: they pass as they are.
   return out.map((b) => {
-    if (b.reverse.length === 0 && distinctKeys(b.records)) return b;
-    const keys = new Set(b.records.map((r) => safeText(r.key)));
-    const reverse =
-      b.reverse.length === 0
-        ? b.reverse
-        : [...new Set(b.reverse)].filter(
-            (a) => claimant.get(`${a}|${b.domain.network}|${b.domain.provider}`) === b,
-          );
-    if (keys.size === b.records.length && reverse.length === b.reverse.length) return b;
-    const records = new Map(b.records.map((r) => [safeText(r.key), r]));
-    return { domain: b.domain, records: [...records.values()], reverse };
+    const distinct = distinctKeys(b.records);
+    if (b.reverse.length === 0 && distinct) return b;
+    const reverse = [...new Set(b.reverse)].filter(
+      (a) => claimant.get(`${a}|${b.domain.network}|${b.domain.provider}`) === b,
+    );
+    if (distinct && reverse.length === b.reverse.length) return b;
+    const records = distinct ? b.records : [...new Map(b.records.map((r) => [safeText(r.key), r])).values()];
+    return { domain: b.domain, records, reverse };
   });
 }
 
@@ -82,10 +79,11 @@ export function lastPerToken(batch: SnapshotDomain[]): SnapshotDomain[] {
  * handful of keys compared pairwise, without the array and set of each domain.
  */
 function distinctKeys(records: DomainRecord[]): boolean {
-  if (records.length > 16) return new Set(records.map((r) => safeText(r.key))).size === records.length;
+  const asStored = () => new Set(records.map((r) => safeText(r.key))).size === records.length;
+  if (records.length > 16) return asStored();
   for (let i = 0; i < records.length; i++) {
     const k = records[i].key;
-    if (k.includes("\u0000")) return new Set(records.map((r) => safeText(r.key))).size === records.length;
+    if (k.includes("\u0000")) return asStored();
     for (let j = 0; j < i; j++) if (records[j].key === k) return false;
   }
   return true;

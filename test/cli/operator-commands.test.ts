@@ -27,7 +27,7 @@ async function omniname(
 }
 
 // Each command is a process of its own that compiles the sources (tsx) and opens the store: ~6 s
-// each with another test file beside it, and a test runs up to nine of them.
+// each with another test file beside it, and a test runs several of them.
 describe("operator commands", { timeout: 180_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "omniname-cli-"));
   const a = join(root, "a");
