@@ -36,6 +36,7 @@ import {
 import type { Database } from "../schema.js";
 import type { ApiKey } from "../accounts.port.js";
 import type { Store } from "../store.js";
+import { WalCheckpointer } from "./sqlite-checkpointer.js";
 
 type Row = Record<string, unknown>;
 
@@ -89,13 +90,14 @@ export class SqliteStore extends KyselyStore {
     private readonly foreignCommitBoundMs: number,
     private readonly readOptions: Pick<
       SqliteStoreOptions,
-      "mmapBytes" | "cacheEntries" | "pageCacheBytes"
+      "mmapBytes" | "cacheEntries" | "pageCacheBytes" | "checkpointFrames"
     > = {},
   ) {
     const counter = counterOf(file);
     const tracked = trackCommits(writer, {
       write: () => {
         counter.commits++;
+        this.checkpointer.committed();
         // Own commits move the WAL index too: absorb them, so that the probe does not empty the
         // cache again for them. A foreign commit absorbed here is no loss: the new count empties
         // the cache before the next read anyway, and that read sees every commit up to now.
@@ -103,7 +105,10 @@ export class SqliteStore extends KyselyStore {
       },
       // The cache stays; the WAL index moved by exactly this commit is absorbed, anything more
       // is left for the probe to see (see WalIndexProbe.absorbOwnCommit).
-      cacheFree: () => this.probe?.absorbOwnCommit(),
+      cacheFree: () => {
+        this.probe?.absorbOwnCommit();
+        this.checkpointer.committed();
+      },
     });
     let open = true;
     super(
@@ -123,6 +128,20 @@ export class SqliteStore extends KyselyStore {
     this.counter = counter;
     this.seenCommits = counter.commits;
     this.tracked = tracked;
+    this.checkpointer = new WalCheckpointer(file, writer, { frames: readOptions.checkpointFrames });
+  }
+
+  /** The WAL's checkpoints, on a thread of their own (sqlite-checkpointer.ts). */
+  private readonly checkpointer: WalCheckpointer;
+
+  /** Checkpoints run off the writer's thread so far (tests, diagnostics). */
+  get backgroundCheckpoints(): number {
+    return this.checkpointer.runs;
+  }
+
+  override async close(): Promise<void> {
+    this.checkpointer.close();
+    await super.close();
   }
 
   static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -159,6 +178,8 @@ export class SqliteStore extends KyselyStore {
   /** Snapshot import: one transaction, prepared statements (sqlite-snapshot-import.ts). */
   async withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
     let released = false;
+    // Into an empty map the import leaves WAL mode: no other connection may be open.
+    this.checkpointer.pause();
     try {
       return await withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn, {
         // Into an empty map the import leaves WAL mode, which no other open connection allows:
@@ -174,6 +195,7 @@ export class SqliteStore extends KyselyStore {
         },
       });
     } finally {
+      this.checkpointer.resume();
       if (released) this.prepare();
     }
   }
@@ -364,6 +386,8 @@ export interface SqliteStoreOptions {
   cacheEntries?: number;
   /** The read connection's SQLite page cache (default READER_PAGE_CACHE_BYTES, 64 MiB). */
   pageCacheBytes?: number;
+  /** WAL pages that wake a checkpoint off the writer's thread (default CHECKPOINT_FRAMES). */
+  checkpointFrames?: number;
 }
 
 export function createSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { writeSyntheticSnapshot } from "../../../bench/support/synthetic-snapshot.js";
+import { testDomain, tokenIdOf } from "../../../test/helpers/store-world.js";
+import { exportSnapshot, importSnapshot } from "../snapshot.js";
+import { BACKSTOP_FRAMES, WalCheckpointer } from "./sqlite-checkpointer.js";
+import { openWriter } from "./sqlite-open.js";
+import { createSqliteStore, type SqliteStore } from "./sqlite-store.js";
+
+let dir: string;
+const open: SqliteStore[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "omniname-checkpointer-"));
+});
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function storeAt(file: string, checkpointFrames?: number): Promise<SqliteStore> {
+  const s = createSqliteStore(file, { checkpointFrames });
+  open.push(s);
+  await s.migrate();
+  return s;
+}
+
+const writerOf = (s: SqliteStore) => (s as unknown as { writer: BetterSqlite3.Database }).writer;
+const autocheckpoint = (s: SqliteStore) => Number(writerOf(s).pragma("wal_autocheckpoint", { simple: true }));
+
+/** Writes `n` domains with records, `per` to a transaction (one commit each). */
+async function writeDomains(s: SqliteStore, from: number, n: number, per = 200): Promise<void> {
+  for (let i = from; i < from + n; i += per)
+    await s.transaction(async (tx) => {
+      const batch = Array.from({ length: Math.min(per, from + n - i) }, (_, k) => {
+        const name = `name-${i + k}.wallet`;
+        return testDomain({ name, sld: `name-${i + k}`, tokenId: tokenIdOf(i + k + 1) });
+      });
+      const ids = await tx.upsertDomains(batch);
+      await tx.replaceRecordsMany(
+        ids.map((domainId, k) => ({
+          domainId,
+          records: [
+            {
+              key: "crypto.ETH.address",
+              value: `0x${String(i + k).padStart(40, "0")}`,
+              nativeKey: "crypto.ETH.address",
+              nativeValue: `0x${String(i + k).padStart(40, "0")}`,
+            },
+          ],
+        })),
+      );
+    });
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("WAL checkpoints off the writer's thread", () => {
+  it("starts once the WAL outgrows the threshold, checkpoints there, and keeps the writer's own as a backstop", async () => {
+    const file = join(dir, "a.db");
+    const s = await storeAt(file, 16);
+    await writeDomains(s, 0, 3000);
+    await until(() => s.backgroundCheckpoints > 0, "a background checkpoint");
+    expect(autocheckpoint(s)).toBe(BACKSTOP_FRAMES);
+    // Every row is there, read through the reader connection and after a reopen.
+    expect(await s.countDomains()).toBe(3000);
+    await s.close();
+    open.splice(0);
+    const again = await storeAt(file, 16);
+    expect(await again.countDomains()).toBe(3000);
+    const [d] = await again.findDomainsByName(["name-2999.wallet"], {});
+    expect(d.records).toEqual([expect.objectContaining({ key: "crypto.ETH.address" })]);
+  });
+
+  it("keeps the WAL bounded while the writer goes on without a pause (the writer's backstop)", async () => {
+    const file = join(dir, "b.db");
+    const writer = openWriter(file);
+    writer.exec("create table t (id integer primary key, v text not null)");
+    writer.exec("create index t_v on t (v)");
+    const cp = new WalCheckpointer(file, writer, { frames: 16, backstopFrames: 400 });
+    const insert = writer.prepare("insert into t (v) values (?)");
+    const commit = writer.transaction((from: number) => {
+      for (let i = from; i < from + 200; i++) insert.run(`${i}`.padStart(8, "0").repeat(64));
+    });
+    try {
+      let walMax = 0;
+      // 20,000 rows of ~0.5 KiB and their index: ~25 MB written, 100 commits back to back.
+      for (let i = 0; i < 20_000; i += 200) {
+        commit(i);
+        cp.committed();
+        walMax = Math.max(walMax, statSync(`${file}-wal`).size);
+      }
+      await until(() => cp.runs > 0, "a background checkpoint");
+      expect(cp.running).toBe(true);
+      expect(Number(writer.pragma("wal_autocheckpoint", { simple: true }))).toBe(400);
+      // A commit is ~60 pages here: the WAL never holds more than the backstop and two of them.
+      expect(walMax).toBeLessThan((400 + 2 * 80) * 4096);
+      expect(statSync(file).size).toBeGreaterThan(10 * walMax);
+    } finally {
+      cp.close();
+      expect(cp.running).toBe(false);
+      expect(Number(writer.pragma("wal_autocheckpoint", { simple: true }))).toBe(1000);
+      writer.close();
+    }
+    const check = openWriter(file);
+    expect(check.prepare("select count(*) from t").pluck().get()).toBe(20_000);
+    check.close();
+  });
+
+  it("never starts for a store whose WAL stays small", async () => {
+    const s = await storeAt(join(dir, "c.db"));
+    await writeDomains(s, 0, 20, 10);
+    expect(s.backgroundCheckpoints).toBe(0);
+    expect(autocheckpoint(s)).toBe(1000);
+  });
+
+  it("stops for a snapshot import into an empty map (which leaves WAL mode) and starts again after", async () => {
+    const snapshot = join(dir, "world.jsonl");
+    await writeSyntheticSnapshot(snapshot, 500, { seed: 3 });
+    const s = await storeAt(join(dir, "d.db"), 16);
+    // The thread runs: a map written, then emptied again.
+    await writeDomains(s, 0, 3000);
+    await until(() => s.backgroundCheckpoints > 0, "a background checkpoint");
+    await s.transaction(async (tx) => {
+      const ids = await tx.findDomainIdsByTokens(
+        "POLYGON",
+        "NAMESPACE_A",
+        Array.from({ length: 3000 }, (_, i) => tokenIdOf(i + 1)),
+      );
+      for (const id of ids.values()) await tx.deleteDomain(id);
+    });
+    expect(await s.countDomains()).toBe(0);
+    const counts = await importSnapshot(s, snapshot);
+    expect(counts.domains).toBe(500);
+    expect(autocheckpoint(s)).toBe(1000);
+    const runs = s.backgroundCheckpoints;
+    await writeDomains(s, 10_000, 3000);
+    await until(() => s.backgroundCheckpoints > runs, "checkpoints after the import");
+    expect(await s.countDomains()).toBe(3500);
+    // The import is whole: exported again, it holds the snapshot's 500 and the 3,000 written after.
+    expect((await exportSnapshot(s, join(dir, "out.jsonl"))).domains).toBe(3500);
+  });
+});
