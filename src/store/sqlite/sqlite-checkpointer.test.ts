@@ -116,6 +116,45 @@ describe("WAL checkpoints off the writer's thread", () => {
     check.close();
   });
 
+  it("does not hold the writer back for a reader that keeps the WAL from starting over", async () => {
+    const file = join(dir, "r.db");
+    const writer = openWriter(file);
+    writer.exec("create table t (id integer primary key, v text not null)");
+    // Were the bound's checkpoint to wait for readers, each of the ~50 commits past it would wait
+    // this long (the test's 30 s would run out).
+    writer.pragma("busy_timeout = 2000");
+    const reader = openWriter(file);
+    const cp = new WalCheckpointer(file, writer, { frames: 16, backstopFrames: 100 });
+    const insert = writer.prepare("insert into t (v) values (?)");
+    const commit = writer.transaction((from: number) => {
+      for (let i = from; i < from + 200; i++) insert.run(`${i}`.padStart(8, "0").repeat(64));
+    });
+    try {
+      commit(0);
+      // A read transaction open on the first commit's snapshot, for the whole test.
+      reader.exec("begin");
+      expect(reader.prepare("select count(*) from t").pluck().get()).toBe(200);
+      for (let i = 200; i < 10_000; i += 200) {
+        commit(i);
+        cp.committed();
+      }
+      // The WAL could not start over (the reader still reads the first commit's snapshot)...
+      expect(statSync(`${file}-wal`).size).toBeGreaterThan(100 * 4096 * 4);
+      expect(reader.prepare("select count(*) from t").pluck().get()).toBe(200);
+      reader.exec("commit");
+      // ...and once the reader is gone, the next commits let it.
+      for (let i = 10_000; i < 12_000; i += 200) {
+        commit(i);
+        cp.committed();
+      }
+      expect(Number(writer.pragma("busy_timeout", { simple: true }))).toBe(2000);
+    } finally {
+      cp.close();
+      reader.close();
+      writer.close();
+    }
+  }, 30_000);
+
   it("never starts for a store whose WAL stays small", async () => {
     const s = await storeAt(join(dir, "c.db"));
     await writeDomains(s, 0, 20, 10);

@@ -148,11 +148,17 @@ export class WalCheckpointer {
       if (left <= 0) return;
       Atomics.wait(ctl, STATE, THREAD, left);
     }
+    // Without waiting for readers: a long read (a zone export in another process) keeps the WAL
+    // from starting over whatever the writer does, and the writer must not stall on it for its
+    // busy timeout at every commit. RESTART then copies what it can, as PASSIVE would.
+    const timeout = this.writer.pragma("busy_timeout", { simple: true });
     try {
+      this.writer.pragma("busy_timeout = 0");
       this.writer.pragma("wal_checkpoint(RESTART)");
     } catch {
-      // a reader held on past the writer's busy timeout: the next commit tries again
+      // the next commit tries again
     } finally {
+      this.writer.pragma(`busy_timeout = ${Number(timeout)}`);
       Atomics.store(ctl, STATE, IDLE);
     }
   }
