@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
@@ -75,6 +75,8 @@ describe("WAL checkpoints off the writer's thread", () => {
     expect(await s.countDomains()).toBe(3000);
     await s.close();
     open.splice(0);
+    // Closed cleanly, the last connection copied the WAL back and deleted it: one file.
+    expect(existsSync(`${file}-wal`)).toBe(false);
     const again = await storeAt(file, 16);
     expect(await again.countDomains()).toBe(3000);
     const [d] = await again.findDomainsByName(["name-2999.wallet"], {});

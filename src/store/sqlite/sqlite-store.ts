@@ -139,8 +139,18 @@ export class SqliteStore extends KyselyStore {
     return this.checkpointer.runs;
   }
 
+  /**
+   * The checkpoint thread and the read connection first, the writer last: the last connection to
+   * close copies the WAL into the database and deletes it, so a store closed cleanly is one file
+   * (unless another process still has it open).
+   */
   override async close(): Promise<void> {
     this.checkpointer.close();
+    this.probe?.close();
+    this.probe = null;
+    this.reader?.close();
+    this.reader = null;
+    this.stmts = null;
     await super.close();
   }
 
