@@ -99,10 +99,10 @@ try {
  * wakes the checkpointer, which copies the pages while the writer goes on, on the other core.
  *
  * Started on the first commit that leaves the WAL file larger than CHECKPOINT_FRAMES pages (a
- * store that never writes much never starts a thread). While it runs, the writer's own automatic
- * checkpoint stays on at BACKSTOP_FRAMES, so the WAL stays bounded if the checkpointer falls
- * behind; if the thread fails, the writer's default (1000 pages) comes back. A database not in WAL
- * mode (`:memory:`, a bulk load's rollback journal) never starts one.
+ * store that never writes much never starts a thread). While it runs, a commit that finds the WAL
+ * at BACKSTOP_FRAMES runs the RESTART that bounds it (see there); if the thread fails, the writer's
+ * default automatic checkpoint (1000 pages) comes back. A database not in WAL mode (`:memory:`, a
+ * bulk load's rollback journal) never starts one.
  */
 export class WalCheckpointer {
   private worker: Worker | null = null;
