@@ -1,5 +1,5 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { endianness, tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -156,6 +156,52 @@ describe("WAL checkpoints off the writer's thread", () => {
       writer.close();
     }
   }, 30_000);
+
+  it("past the threshold copies back every commit, so that the next write starts the WAL over", async () => {
+    const file = join(dir, "s.db");
+    const writer = openWriter(file);
+    writer.exec("create table t (id integer primary key, v text not null)");
+    const reader = openWriter(file);
+    const cp = new WalCheckpointer(file, writer, { frames: 16, backstopFrames: 100_000 });
+    const insert = writer.prepare("insert into t (v) values (?)");
+    const commit = writer.transaction((from: number, n: number) => {
+      for (let i = from; i < from + n; i++) insert.run(`${i}`.padStart(8, "0").repeat(64));
+    });
+    const header = Buffer.alloc(100);
+    const shm = () => {
+      const fd = openSync(`${file}-shm`, "r");
+      readSync(fd, header, 0, 100, 0);
+      closeSync(fd);
+      // mxFrame and nBackfill (walformat.html), in the host's byte order
+      const u32 = (at: number) => (endianness() === "LE" ? header.readUInt32LE(at) : header.readUInt32BE(at));
+      return { mxFrame: u32(16), nBackfill: u32(96) };
+    };
+    try {
+      commit(0, 200);
+      // A reader on the WAL's frames (begun before they are copied back) keeps the next write from
+      // starting the WAL over: a small commit (a few pages, far fewer than the threshold's 16)
+      // lands past the first one's frames.
+      reader.exec("begin");
+      expect(reader.prepare("select count(*) from t").pluck().get()).toBe(200);
+      cp.committed();
+      await until(() => cp.runs >= 1 && shm().nBackfill === shm().mxFrame, "the first commit copied back");
+      commit(200, 1);
+      reader.exec("commit");
+      const before = shm();
+      expect(before.mxFrame).toBeGreaterThanOrEqual(16);
+      expect(before.mxFrame - before.nBackfill).toBeLessThan(16);
+      const runs = cp.runs;
+      cp.committed();
+      await until(() => cp.runs > runs, "the small commit copied back");
+      // All copied and no reader: the next write starts the WAL over.
+      commit(201, 1);
+      expect(shm().mxFrame).toBeLessThan(16);
+    } finally {
+      cp.close();
+      reader.close();
+      writer.close();
+    }
+  });
 
   it("never starts for a store whose WAL stays small", async () => {
     const s = await storeAt(join(dir, "c.db"));

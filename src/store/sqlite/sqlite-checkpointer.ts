@@ -36,9 +36,11 @@ const WRITER = 2;
 /**
  * The worker's code (plain CommonJS, run with `eval`: the same under tsx, vitest and the build).
  * It sleeps on the shared counter until the writer's thread posts a commit; then, when the WAL
- * holds at least `frames` frames not yet copied back (the WAL-index header's mxFrame against the
- * checkpoint info's nBackfill, read from the `-shm` file as walformat.html lays them out), it runs
- * one PASSIVE checkpoint on a connection of its own: it never waits for readers or the writer.
+ * holds at least `frames` frames and some are not yet copied back (the WAL-index header's mxFrame
+ * and the checkpoint info's nBackfill, read from the `-shm` file as walformat.html lays them out),
+ * it runs one PASSIVE checkpoint on a connection of its own: it never waits for readers or the
+ * writer. Past `frames`, every commit is copied back (not only each `frames` new ones): SQLite
+ * starts the WAL over at the first write that finds it all copied, as its own checkpoints let it.
  */
 const WORKER = `
 const { workerData: w } = require("node:worker_threads");
@@ -65,7 +67,7 @@ try {
     if (fs.readSync(shm, header, 0, 100, 0) !== 100) continue;
     const mxFrame = u32(16);
     const nBackfill = u32(96);
-    if (mxFrame - Math.min(nBackfill, mxFrame) < w.frames) continue;
+    if (mxFrame < w.frames || nBackfill >= mxFrame) continue;
     // SQLite lets one connection checkpoint at a time and does not wait for another's (SQLITE_BUSY):
     // the writer's RESTART at the bound takes its turn through STATE.
     if (Atomics.compareExchange(ctl, ${STATE}, ${IDLE}, ${THREAD}) !== ${IDLE}) continue;
