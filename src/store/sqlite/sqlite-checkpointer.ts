@@ -5,8 +5,9 @@ import { Worker } from "node:worker_threads";
 import type BetterSqlite3 from "better-sqlite3";
 
 /**
- * WAL frames (pages) written and not yet copied into the database that wake a checkpoint: SQLite's
- * own automatic checkpoint threshold (`wal_autocheckpoint`, 1000 pages).
+ * The WAL's length in frames (pages) past which each commit is copied back by the thread, and the
+ * WAL file's size that starts the thread: SQLite's own automatic checkpoint threshold
+ * (`wal_autocheckpoint`, 1000 pages).
  */
 export const CHECKPOINT_FRAMES = 1000;
 /**

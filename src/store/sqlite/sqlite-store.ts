@@ -21,7 +21,7 @@ import { KyselyStore } from "../kysely-store.js";
 import { toApiKey, toJournal } from "../kysely/rows.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
-import { fromRow, scanDomainsByName, selectWithRecords } from "./sqlite-name-scan.js";
+import { fromRow, scanDomainsByName } from "./sqlite-name-scan.js";
 import { scanDomainsByNameInWorker } from "./sqlite-name-scan-worker.js";
 import { openReader, openWriter, READER_MMAP_BYTES, READER_PAGE_CACHE_BYTES } from "./sqlite-open.js";
 import { withSqliteSnapshotSink } from "./sqlite-snapshot-import.js";
@@ -37,6 +37,7 @@ import type { Database } from "../schema.js";
 import type { ApiKey } from "../accounts.port.js";
 import type { Store } from "../store.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
+import { prepareReadStatements, type ReadStatements } from "./sqlite-read-statements.js";
 
 type Row = Record<string, unknown>;
 
@@ -47,11 +48,6 @@ type Row = Record<string, unknown>;
  * reader on the writer's connection would see a crawler transaction's uncommitted rows, while WAL
  * gives the reader the last committed snapshot.
  */
-const JOURNAL_OF_TOKENS =
-  "select * from journal where source_id = ? and token_id in (select value from json_each(?))";
-const JOURNAL_OF_TOKEN = "select * from journal where source_id = ? and token_id = ?";
-const JOURNAL_ORDER = "order by token_id, block_number, log_index";
-
 export class SqliteStore extends KyselyStore {
   private reader: BetterSqlite3.Database | null = null;
   /**
@@ -68,17 +64,7 @@ export class SqliteStore extends KyselyStore {
   private probedAt = Number.NEGATIVE_INFINITY;
   private probe: WalIndexProbe | null = null;
   private dataVersion = -1;
-  private stmts: {
-    dataVersion: BetterSqlite3.Statement;
-    byName: BetterSqlite3.Statement;
-    byOwner: BetterSqlite3.Statement;
-    reverse: BetterSqlite3.Statement;
-    keyByHash: BetterSqlite3.Statement;
-    journalToBlock: BetterSqlite3.Statement;
-    journalToTime: BetterSqlite3.Statement;
-    tokenJournalToBlock: BetterSqlite3.Statement;
-    tokenJournalToTime: BetterSqlite3.Statement;
-  } | null = null;
+  private stmts: ReadStatements | null = null;
 
   /** The writer connection as Kysely and `raw` see it: its commits are counted. */
   private readonly tracked: BetterSqlite3.Database;
@@ -115,10 +101,7 @@ export class SqliteStore extends KyselyStore {
       "sqlite",
       new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: tracked }) }),
       async () => {
-        this.probe?.close();
-        this.probe = null;
-        this.reader?.close();
-        this.reader = null;
+        this.closeReader();
         if (open && --counter.stores === 0) commitCounters.delete(resolve(file));
         open = false;
       },
@@ -146,12 +129,17 @@ export class SqliteStore extends KyselyStore {
    */
   override async close(): Promise<void> {
     this.checkpointer.close();
+    this.closeReader();
+    await super.close();
+  }
+
+  /** Closes the read connection and its WAL-index probe (prepare() opens them again). */
+  private closeReader(): void {
     this.probe?.close();
     this.probe = null;
     this.reader?.close();
     this.reader = null;
     this.stmts = null;
-    await super.close();
   }
 
   static open(file: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -197,11 +185,7 @@ export class SqliteStore extends KyselyStore {
         // connection meanwhile, after the import) and opened again after.
         releaseReaders: () => {
           released = this.stmts !== null;
-          this.probe?.close();
-          this.probe = null;
-          this.reader?.close();
-          this.reader = null;
-          this.stmts = null;
+          this.closeReader();
         },
       });
     } finally {
@@ -215,22 +199,7 @@ export class SqliteStore extends KyselyStore {
     // The hot path is random lookups by name: its memory is set in sqlite-open.ts.
     const r = openReader(this.file, this.readOptions);
     this.reader = r;
-    this.stmts = {
-      dataVersion: r.prepare("pragma data_version").pluck(),
-      // A name's domains with their records in one statement, rows as arrays (as byOwner): the
-      // DNS role's computed answers and the API's cache misses read through it.
-      byName: r.prepare(`${selectWithRecords({})} where d.name = ? order by d.id`).raw(true),
-      // An owner's domains with their records in one statement, rows as arrays (sqlite-name-scan.ts):
-      // not a statement and row objects for each domain's records. Its domains sit anywhere in the
-      // file, so on a large map most of these reads miss the page cache (bench/README.md).
-      byOwner: r.prepare(`${selectWithRecords({})} where d.owner = ? order by d.id limit 10000`).raw(true),
-      reverse: r.prepare("select * from reverse_records where address = ?"),
-      keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
-      journalToBlock: r.prepare(`${JOURNAL_OF_TOKENS} and block_number <= ? ${JOURNAL_ORDER}`),
-      journalToTime: r.prepare(`${JOURNAL_OF_TOKENS} and block_time <= ? ${JOURNAL_ORDER}`),
-      tokenJournalToBlock: r.prepare(`${JOURNAL_OF_TOKEN} and block_number <= ? ${JOURNAL_ORDER}`),
-      tokenJournalToTime: r.prepare(`${JOURNAL_OF_TOKEN} and block_time <= ? ${JOURNAL_ORDER}`),
-    };
+    this.stmts = prepareReadStatements(r);
     // A first read on the reader connection opens its view of the WAL before the probe relies on it.
     this.stmts.dataVersion.get();
     this.probe = WalIndexProbe.open(this.file, String(this.writer.pragma("journal_mode", { simple: true })));
@@ -396,7 +365,7 @@ export interface SqliteStoreOptions {
   cacheEntries?: number;
   /** The read connection's SQLite page cache (default READER_PAGE_CACHE_BYTES, 64 MiB). */
   pageCacheBytes?: number;
-  /** WAL pages that wake a checkpoint off the writer's thread (default CHECKPOINT_FRAMES). */
+  /** The WAL's length past which commits are checkpointed off the writer's thread (default CHECKPOINT_FRAMES). */
   checkpointFrames?: number;
 }
 
