@@ -21,6 +21,7 @@ import * as m0021 from "./migrations/0021-derived-upkeep.js";
 import * as m0022 from "./migrations/0022-settings-winner-jobs.js";
 import * as m0026 from "./migrations/0026-settings-winner-job-retries.js";
 import * as m0027 from "./migrations/0027-records-native-dropped.js";
+import * as m0028 from "./migrations/0028-journal-token-suffix.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0022-settings-winner-jobs", up: m0022.up },
   { name: "0026-settings-winner-job-retries", up: m0026.up },
   { name: "0027-records-native-dropped", up: m0027.up },
+  { name: "0028-journal-token-suffix", up: m0028.up },
 ];

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { KyselyStore } from "../../src/store/kysely-store.js";
 import type { Database } from "../../src/store/schema.js";
 import type { Store } from "../../src/store/store.js";
@@ -10,4 +10,19 @@ import type { Store } from "../../src/store/store.js";
 export function rawDb(store: Store): Kysely<Database> {
   if (!(store instanceof KyselyStore)) throw new Error("rawDb: not a Kysely-backed store");
   return store.db;
+}
+
+/** A table's indexes with their definitions (SQLite's DDL, PostgreSQL's `indexdef`), by name. */
+export async function indexesOf(
+  db: Kysely<Database>,
+  dialect: string,
+  table: string,
+): Promise<Array<{ name: string; sql: string }>> {
+  const rows =
+    dialect === "sqlite"
+      ? await sql<{ name: string; sql: string }>`select name, sql from sqlite_master
+          where type = 'index' and tbl_name = ${table} order by name`.execute(db)
+      : await sql<{ name: string; sql: string }>`select indexname as name, indexdef as sql from pg_indexes
+          where tablename = ${table} order by indexname`.execute(db);
+  return rows.rows;
 }

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/store/kysely-store.js";
+import { indexesOf } from "../helpers/raw-db.js";
 import { STORE_BACKENDS, testDomain } from "../helpers/store-world.js";
 
 /*
@@ -24,18 +25,7 @@ describe.each(STORE_BACKENDS)("records on $name", ({ name, open }) => {
   });
 
   it("have no index but their primary key", async () => {
-    const indexes =
-      name === "sqlite"
-        ? (
-            await sql<{
-              name: string;
-            }>`select name from sqlite_master where type = 'index' and tbl_name = 'records'`.execute(db)
-          ).rows
-        : (
-            await sql<{
-              name: string;
-            }>`select indexname as name from pg_indexes where tablename = 'records'`.execute(db)
-          ).rows;
+    const indexes = await indexesOf(db, name, "records");
     // SQLite: the table is its key's B-tree (WITHOUT ROWID), listed as no index.
     expect(indexes.map((i) => i.name)).toEqual(name === "sqlite" ? [] : ["records_pkey"]);
   });

@@ -11,6 +11,27 @@ import { type Db, MAX_IN, pagesById, safeText, toCheckpoint, toJournal } from ".
 
 /* The crawler log's queries (crawler-log.port.ts), shared by both backends. */
 
+/**
+ * The key of the journal's token index (`journal_token_block`, migration 0028): the last
+ * `TOKEN_KEY_CHARS` characters of the token id, written as each dialect's expression. A read by
+ * token names this expression (the index serves only a query that names it) and the whole id (two
+ * tokens may share a suffix).
+ */
+export const TOKEN_KEY_CHARS = 13;
+export const JOURNAL_TOKEN_KEY = {
+  sqlite: `substr(token_id, -${TOKEN_KEY_CHARS})`,
+  postgres: `right(token_id, ${TOKEN_KEY_CHARS})`,
+} as const;
+
+/** A token id's key in `journal_token_block`: what `JOURNAL_TOKEN_KEY` computes from it. */
+export function journalTokenKey(tokenId: string): string {
+  return tokenId.slice(-TOKEN_KEY_CHARS);
+}
+
+function tokenKeyOf(db: Db) {
+  return sql.raw<string>(isPostgres(db) ? JOURNAL_TOKEN_KEY.postgres : JOURNAL_TOKEN_KEY.sqlite);
+}
+
 export async function getCheckpoint(db: Db, sourceId: string): Promise<Checkpoint | null> {
   const r = await db
     .selectFrom("checkpoints")
@@ -128,6 +149,7 @@ export async function findJournalByToken(db: Db, sourceId: string, tokenId: stri
     .selectFrom("journal")
     .selectAll()
     .where("source_id", "=", sourceId)
+    .where(tokenKeyOf(db), "=", journalTokenKey(tokenId))
     .where("token_id", "=", tokenId)
     .orderBy("block_number")
     .orderBy("log_index")
@@ -171,11 +193,17 @@ export async function findJournalByTokens(
   const postgres = isPostgres(db);
   for (let i = 0; i < tokenIds.length; i += MAX_IN) {
     const chunk = tokenIds.slice(i, i + MAX_IN);
+    const keys = [...new Set(chunk.map(journalTokenKey))];
     let q = db
       .selectFrom("journal")
       .selectAll()
       .where("source_id", "=", sourceId)
       // PostgreSQL: the chunk as one array parameter rather than 500 (the same rows).
+      .where((eb) =>
+        postgres
+          ? eb(tokenKeyOf(db), "=", sql<string>`any(${keys}::text[])`)
+          : eb(tokenKeyOf(db), "in", keys),
+      )
       .where((eb) =>
         postgres ? eb("token_id", "=", sql<string>`any(${chunk}::text[])`) : eb("token_id", "in", chunk),
       );

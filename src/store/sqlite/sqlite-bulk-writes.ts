@@ -10,6 +10,7 @@ import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
 import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
+import { JOURNAL_TOKEN_KEY, TOKEN_KEY_CHARS } from "../kysely/crawler-log.queries.js";
 import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-derived-upkeep.js";
 
 /**
@@ -47,6 +48,16 @@ const MULTI_ROWS = 64;
 type JournalRow = Parameters<typeof toJournal>[0];
 
 // Statements belong to their connection; the cache must not keep a closed connection alive.
+/**
+ * A source's journal entries of a list of tokens (a JSON array, given twice: the token index's key,
+ * JOURNAL_TOKEN_KEY, and the whole id), by token, then in chain order.
+ */
+export const SQLITE_JOURNAL_BY_TOKENS = `select source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time
+  from journal where source_id = ?
+    and ${JOURNAL_TOKEN_KEY.sqlite} in (select substr(value, -${TOKEN_KEY_CHARS}) from json_each(?))
+    and token_id in (select value from json_each(?))
+  order by token_id, block_number, log_index`;
+
 const statementsOf = perConnection((db): BulkStatements => {
   // A range transaction of a backfill touches tens of MB of journal and index pages; with the
   // default 2 MB cache SQLite spills dirty pages to the WAL before the commit and reads them back.
@@ -81,11 +92,7 @@ const statementsOf = perConnection((db): BulkStatements => {
     anyJournal: db.prepare("select 1 from journal where source_id = ? limit 1").pluck(),
     // One statement per chunk of tokens, passed as a JSON array: an index probe each, without a
     // round trip from JS per token (~2x faster here than one prepared lookup per token).
-    journalByTokens: db.prepare(
-      `select source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time
-       from journal where source_id = ? and token_id in (select value from json_each(?))
-       order by token_id, block_number, log_index`,
-    ),
+    journalByTokens: db.prepare(SQLITE_JOURNAL_BY_TOKENS),
     // The Kysely path's statement, RETURNING aside: an update through it still takes a number of
     // the AUTOINCREMENT sequence, so ids stay those the Kysely path would give.
     upsertDomain: db.prepare(
@@ -177,7 +184,7 @@ export class SqliteTransactionStore extends KyselyStore {
     // Chunks as the Kysely path's `in (…)` lists, in its order: by token, then chain order.
     for (let i = 0; i < tokenIds.length; i += CHUNK) {
       const chunk = JSON.stringify(tokenIds.slice(i, i + CHUNK));
-      for (const r of s.journalByTokens.all(sourceId, chunk)) out.push(toJournal(r as JournalRow));
+      for (const r of s.journalByTokens.all(sourceId, chunk, chunk)) out.push(toJournal(r as JournalRow));
     }
     return out;
   }

@@ -1,10 +1,23 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { JOURNAL_TOKEN_KEY, TOKEN_KEY_CHARS } from "../kysely/crawler-log.queries.js";
 import { selectWithRecords } from "./sqlite-name-scan.js";
 
-const JOURNAL_OF_TOKENS =
-  "select * from journal where source_id = ? and token_id in (select value from json_each(?))";
-const JOURNAL_OF_TOKEN = "select * from journal where source_id = ? and token_id = ?";
+// The token index's key (JOURNAL_TOKEN_KEY) and the whole id: the source, then the tokens twice
+// (better-sqlite3 binds no numbered parameter), then the bound.
+const JOURNAL_OF_TOKENS = `select * from journal where source_id = ?
+  and ${JOURNAL_TOKEN_KEY.sqlite} in (select substr(value, -${TOKEN_KEY_CHARS}) from json_each(?))
+  and token_id in (select value from json_each(?))`;
+const JOURNAL_OF_TOKEN = `select * from journal where source_id = ?
+  and ${JOURNAL_TOKEN_KEY.sqlite} = substr(?, -${TOKEN_KEY_CHARS}) and token_id = ?`;
 const JOURNAL_ORDER = "order by token_id, block_number, log_index";
+
+/** Time travel's journal reads (exported for the test of their query plans). */
+export const JOURNAL_READS = {
+  journalToBlock: `${JOURNAL_OF_TOKENS} and block_number <= ? ${JOURNAL_ORDER}`,
+  journalToTime: `${JOURNAL_OF_TOKENS} and block_time <= ? ${JOURNAL_ORDER}`,
+  tokenJournalToBlock: `${JOURNAL_OF_TOKEN} and block_number <= ? ${JOURNAL_ORDER}`,
+  tokenJournalToTime: `${JOURNAL_OF_TOKEN} and block_time <= ? ${JOURNAL_ORDER}`,
+} as const;
 
 /** The SQLite store's hot reads, prepared once on its read-only connection (sqlite-store.ts). */
 export interface ReadStatements {
@@ -31,9 +44,9 @@ export function prepareReadStatements(r: BetterSqlite3.Database): ReadStatements
     byOwner: r.prepare(`${selectWithRecords({})} where d.owner = ? order by d.id limit 10000`).raw(true),
     reverse: r.prepare("select * from reverse_records where address = ?"),
     keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
-    journalToBlock: r.prepare(`${JOURNAL_OF_TOKENS} and block_number <= ? ${JOURNAL_ORDER}`),
-    journalToTime: r.prepare(`${JOURNAL_OF_TOKENS} and block_time <= ? ${JOURNAL_ORDER}`),
-    tokenJournalToBlock: r.prepare(`${JOURNAL_OF_TOKEN} and block_number <= ? ${JOURNAL_ORDER}`),
-    tokenJournalToTime: r.prepare(`${JOURNAL_OF_TOKEN} and block_time <= ? ${JOURNAL_ORDER}`),
+    journalToBlock: r.prepare(JOURNAL_READS.journalToBlock),
+    journalToTime: r.prepare(JOURNAL_READS.journalToTime),
+    tokenJournalToBlock: r.prepare(JOURNAL_READS.tokenJournalToBlock),
+    tokenJournalToTime: r.prepare(JOURNAL_READS.tokenJournalToTime),
   };
 }

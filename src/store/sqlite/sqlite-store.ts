@@ -282,19 +282,18 @@ export class SqliteStore extends KyselyStore {
     if (!this.stmts || tokenIds.length > 500) return super.findJournalUpTo(sourceId, tokenIds, upTo);
     const byBlock = "block" in upTo;
     const bound = byBlock ? upTo.block : upTo.time;
-    // One token (a name's lookup): an index seek without the JSON list.
+    // One token (a name's lookup): an index seek without the JSON list. The tokens twice: the token
+    // index's key and the whole id (sqlite-read-statements.ts).
+    const json = tokenIds.length === 1 ? "" : JSON.stringify(tokenIds);
     const rows =
       tokenIds.length === 1
         ? (byBlock ? this.stmts.tokenJournalToBlock : this.stmts.tokenJournalToTime).all(
             sourceId,
             tokenIds[0],
+            tokenIds[0],
             bound,
           )
-        : (byBlock ? this.stmts.journalToBlock : this.stmts.journalToTime).all(
-            sourceId,
-            JSON.stringify(tokenIds),
-            bound,
-          );
+        : (byBlock ? this.stmts.journalToBlock : this.stmts.journalToTime).all(sourceId, json, json, bound);
     return (rows as Array<Parameters<typeof toJournal>[0]>).map(toJournal);
   }
 
