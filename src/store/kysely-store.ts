@@ -4,6 +4,7 @@ import * as crawlerLog from "./kysely/crawler-log.queries.js";
 import * as map from "./kysely/domain-map.queries.js";
 import * as bulk from "./kysely/domain-map-bulk.queries.js";
 import * as journalHistory from "./kysely/journal-history.queries.js";
+import * as journal from "./kysely/journal.queries.js";
 import * as scans from "./kysely/domain-map-scans.queries.js";
 import * as projects from "./kysely/projects.queries.js";
 import * as rescoreState from "./kysely/rescore-state.queries.js";
@@ -241,25 +242,25 @@ export class KyselyStore implements Store {
     return crawlerLog.deleteCheckpoint(this.db, ...a);
   }
   appendJournal(...a: Args<"appendJournal">) {
-    return crawlerLog.appendJournal(this.db, ...a);
+    return journal.appendJournal(this.db, ...a);
   }
   findJournalByToken(...a: Args<"findJournalByToken">) {
-    return crawlerLog.findJournalByToken(this.db, ...a);
+    return journal.findJournalByToken(this.db, ...a);
   }
   findJournalAfter(...a: Args<"findJournalAfter">) {
-    return crawlerLog.findJournalAfter(this.db, ...a);
+    return journal.findJournalAfter(this.db, ...a);
   }
   deleteJournalAfter(...a: Args<"deleteJournalAfter">) {
-    return crawlerLog.deleteJournalAfter(this.db, ...a);
+    return journal.deleteJournalAfter(this.db, ...a);
   }
   findJournalByTokens(...a: Args<"findJournalByTokens">) {
-    return crawlerLog.findJournalByTokens(this.db, ...a);
+    return journal.findJournalByTokens(this.db, ...a);
   }
   findJournalTokensAfter(...a: Args<"findJournalTokensAfter">) {
-    return crawlerLog.findJournalTokensAfter(this.db, ...a);
+    return journal.findJournalTokensAfter(this.db, ...a);
   }
   findJournalUpTo(...a: Args<"findJournalUpTo">) {
-    return crawlerLog.findJournalByTokens(this.db, ...a);
+    return journal.findJournalByTokens(this.db, ...a);
   }
   findJournalKeysMentioning(...a: Args<"findJournalKeysMentioning">) {
     return journalHistory.findJournalKeysMentioning(this.db, ...a);
@@ -271,7 +272,7 @@ export class KyselyStore implements Store {
     return journalHistory.findJournalStart(this.db, ...a);
   }
   iterateJournal(...a: Args<"iterateJournal">) {
-    return crawlerLog.iterateJournal(this.db, ...a);
+    return journal.iterateJournal(this.db, ...a);
   }
   acquireSourceLease(...a: Args<"acquireSourceLease">) {
     return crawlerLog.acquireSourceLease(this.db, ...a);

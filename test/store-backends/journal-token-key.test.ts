@@ -7,7 +7,7 @@ import {
   findJournalByToken,
   findJournalByTokens,
   journalTokenKey,
-} from "../../src/store/kysely/crawler-log.queries.js";
+} from "../../src/store/kysely/journal.queries.js";
 import { SQLITE_JOURNAL_BY_TOKENS } from "../../src/store/sqlite/sqlite-bulk-writes.js";
 import { JOURNAL_READS } from "../../src/store/sqlite/sqlite-read-statements.js";
 import type { Store } from "../../src/store/store.js";

@@ -3,7 +3,7 @@ import type { JournalBound, JournalStart } from "../crawler-log.port.js";
 import { isPostgres } from "./crawler-log.queries.js";
 import type { Db } from "./rows.js";
 
-/* The journal's reads for time travel (crawler-log.port.ts), shared by both backends; a token's entries up to a point are crawler-log.queries.ts `findJournalByTokens` with a bound. */
+/* The journal's reads for time travel (crawler-log.port.ts), shared by both backends; a token's entries up to a point are journal.queries.ts `findJournalByTokens` with a bound. */
 
 export async function findJournalKeysMentioning(
   db: Db,

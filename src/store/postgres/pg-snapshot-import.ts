@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
-import { journalArrays, PG_JOURNAL_INSERT } from "../kysely/crawler-log.queries.js";
+import { journalArrays, PG_JOURNAL_INSERT } from "../kysely/journal.queries.js";
 import { DOMAIN_COLUMNS, KEY_COLUMNS, PG_DOMAIN_TYPES } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";

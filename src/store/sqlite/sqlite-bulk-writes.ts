@@ -10,7 +10,7 @@ import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
 import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
-import { JOURNAL_TOKEN_KEY, TOKEN_KEY_CHARS } from "../kysely/crawler-log.queries.js";
+import { SQLITE_TOKEN_IN_JSON } from "../kysely/journal.queries.js";
 import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-derived-upkeep.js";
 
 /**
@@ -47,17 +47,15 @@ const MULTI_ROWS = 64;
 
 type JournalRow = Parameters<typeof toJournal>[0];
 
-// Statements belong to their connection; the cache must not keep a closed connection alive.
 /**
- * A source's journal entries of a list of tokens (a JSON array, given twice: the token index's key,
- * JOURNAL_TOKEN_KEY, and the whole id), by token, then in chain order.
+ * A source's journal entries of a list of tokens (a JSON array, given twice: SQLITE_TOKEN_IN_JSON),
+ * by token, then in chain order.
  */
 export const SQLITE_JOURNAL_BY_TOKENS = `select source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time
-  from journal where source_id = ?
-    and ${JOURNAL_TOKEN_KEY.sqlite} in (select substr(value, -${TOKEN_KEY_CHARS}) from json_each(?))
-    and token_id in (select value from json_each(?))
+  from journal where source_id = ? and ${SQLITE_TOKEN_IN_JSON}
   order by token_id, block_number, log_index`;
 
+// Statements belong to their connection; the cache must not keep a closed connection alive.
 const statementsOf = perConnection((db): BulkStatements => {
   // A range transaction of a backfill touches tens of MB of journal and index pages; with the
   // default 2 MB cache SQLite spills dirty pages to the WAL before the commit and reads them back.

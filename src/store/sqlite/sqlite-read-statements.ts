@@ -1,12 +1,10 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { JOURNAL_TOKEN_KEY, TOKEN_KEY_CHARS } from "../kysely/crawler-log.queries.js";
+import { JOURNAL_TOKEN_KEY, SQLITE_TOKEN_IN_JSON, TOKEN_KEY_CHARS } from "../kysely/journal.queries.js";
 import { selectWithRecords } from "./sqlite-name-scan.js";
 
-// The token index's key (JOURNAL_TOKEN_KEY) and the whole id: the source, then the tokens twice
-// (better-sqlite3 binds no numbered parameter), then the bound.
-const JOURNAL_OF_TOKENS = `select * from journal where source_id = ?
-  and ${JOURNAL_TOKEN_KEY.sqlite} in (select substr(value, -${TOKEN_KEY_CHARS}) from json_each(?))
-  and token_id in (select value from json_each(?))`;
+// By the token index's key (JOURNAL_TOKEN_KEY) and the whole id: the source, then the tokens (or
+// the token) twice, then the bound.
+const JOURNAL_OF_TOKENS = `select * from journal where source_id = ? and ${SQLITE_TOKEN_IN_JSON}`;
 const JOURNAL_OF_TOKEN = `select * from journal where source_id = ?
   and ${JOURNAL_TOKEN_KEY.sqlite} = substr(?, -${TOKEN_KEY_CHARS}) and token_id = ?`;
 const JOURNAL_ORDER = "order by token_id, block_number, log_index";

@@ -282,18 +282,19 @@ export class SqliteStore extends KyselyStore {
     if (!this.stmts || tokenIds.length > 500) return super.findJournalUpTo(sourceId, tokenIds, upTo);
     const byBlock = "block" in upTo;
     const bound = byBlock ? upTo.block : upTo.time;
-    // One token (a name's lookup): an index seek without the JSON list. The tokens twice: the token
-    // index's key and the whole id (sqlite-read-statements.ts).
-    const json = tokenIds.length === 1 ? "" : JSON.stringify(tokenIds);
-    const rows =
-      tokenIds.length === 1
-        ? (byBlock ? this.stmts.tokenJournalToBlock : this.stmts.tokenJournalToTime).all(
-            sourceId,
-            tokenIds[0],
-            tokenIds[0],
-            bound,
-          )
-        : (byBlock ? this.stmts.journalToBlock : this.stmts.journalToTime).all(sourceId, json, json, bound);
+    // One token (a name's lookup): an index seek without the JSON list. The token or the list
+    // twice: the token index's key and the whole id (sqlite-read-statements.ts).
+    const one = tokenIds.length === 1;
+    const tokens = one ? tokenIds[0] : JSON.stringify(tokenIds);
+    const s = this.stmts;
+    const statement = one
+      ? byBlock
+        ? s.tokenJournalToBlock
+        : s.tokenJournalToTime
+      : byBlock
+        ? s.journalToBlock
+        : s.journalToTime;
+    const rows = statement.all(sourceId, tokens, tokens, bound);
     return (rows as Array<Parameters<typeof toJournal>[0]>).map(toJournal);
   }
 
