@@ -22,6 +22,7 @@ import * as m0022 from "./migrations/0022-settings-winner-jobs.js";
 import * as m0026 from "./migrations/0026-settings-winner-job-retries.js";
 import * as m0027 from "./migrations/0027-records-native-dropped.js";
 import * as m0028 from "./migrations/0028-journal-token-suffix.js";
+import * as m0029 from "./migrations/0029-journal-source-position.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -57,4 +58,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0026-settings-winner-job-retries", up: m0026.up },
   { name: "0027-records-native-dropped", up: m0027.up },
   { name: "0028-journal-token-suffix", up: m0028.up },
+  { name: "0029-journal-source-position", up: m0029.up },
 ];

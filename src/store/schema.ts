@@ -56,7 +56,7 @@ export interface CheckpointsTable {
   error: string | null;
 }
 
-/** The raw event journal: every applied log, unique on its chain position and token (migration 0002). */
+/** The raw event journal: every applied log, unique on its source, block, log index and token (migration 0029). */
 export interface JournalTable {
   id: Generated<number>;
   source_id: string;

@@ -296,7 +296,7 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
     expect(await store.listCheckpoints()).toEqual([]);
   });
 
-  it("appends the journal once per chain position and rolls back above a block", async () => {
+  it("appends the journal once per source position and rolls back above a block", async () => {
     const entry = (block: number, logIndex: number, hash = `0xb${block}`) => ({
       sourceId: "uns:ETHEREUM",
       chainId: 1,
@@ -308,21 +308,28 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
       tokenId: token(1),
       event: JSON.stringify({ type: "transfer" }),
     });
+    const positions = async () =>
+      (await store.findJournalByToken("uns:ETHEREUM", token(1))).map((e) => [
+        e.blockNumber,
+        e.logIndex,
+        e.blockHash,
+      ]);
     expect(await store.appendJournal([entry(1, 0), entry(1, 1), entry(2, 0)])).toBe(3);
     expect(await store.appendJournal([entry(1, 0), entry(2, 0), entry(3, 0)])).toBe(1);
-    // The same height on another branch (different hash) is another position.
-    expect(await store.appendJournal([entry(3, 0, "0xother")])).toBe(1);
-    expect(
-      (await store.findJournalByToken("uns:ETHEREUM", token(1))).map((e) => [e.blockNumber, e.logIndex]),
-    ).toEqual([
-      [1, 0],
-      [1, 1],
-      [2, 0],
-      [3, 0],
-      [3, 0],
+    // A source holds one branch (migration 0029): another branch's entry at a journaled position
+    // is written only once the rollback has deleted the old one.
+    expect(await store.appendJournal([entry(3, 0, "0xother")])).toBe(0);
+    expect(await positions()).toEqual([
+      [1, 0, "0xb1"],
+      [1, 1, "0xb1"],
+      [2, 0, "0xb2"],
+      [3, 0, "0xb3"],
     ]);
-    expect((await store.findJournalAfter("uns:ETHEREUM", 1)).length).toBe(3);
-    expect(await store.deleteJournalAfter("uns:ETHEREUM", 1)).toBe(3);
+    expect(await store.deleteJournalAfter("uns:ETHEREUM", 2)).toBe(1);
+    expect(await store.appendJournal([entry(3, 0, "0xother")])).toBe(1);
+    expect((await positions()).at(-1)).toEqual([3, 0, "0xother"]);
+    expect((await store.findJournalAfter("uns:ETHEREUM", 1)).length).toBe(2);
+    expect(await store.deleteJournalAfter("uns:ETHEREUM", 1)).toBe(2);
     expect((await store.findJournalAfter("uns:ETHEREUM", 0)).length).toBe(2);
   });
 

@@ -37,26 +37,31 @@ export const SQLITE_TOKEN_IN_JSON = `${JOURNAL_TOKEN_KEY.sqlite} in (select subs
 function tokenKeyOf(db: Db) {
   return sql.raw<string>(isPostgres(db) ? JOURNAL_TOKEN_KEY.postgres : JOURNAL_TOKEN_KEY.sqlite);
 }
+/** A journal entry as the table's row. */
+export function journalRow(e: JournalEntry) {
+  return {
+    source_id: e.sourceId,
+    chain_id: e.chainId,
+    block_number: e.blockNumber,
+    block_hash: e.blockHash,
+    log_index: e.logIndex,
+    tx_hash: e.txHash,
+    contract: e.contract,
+    token_id: e.tokenId,
+    event: e.event,
+    block_time: e.blockTime ?? null,
+  };
+}
+
 export async function appendJournal(db: Db, entries: JournalEntry[]): Promise<number> {
   if (isPostgres(db)) return appendJournalPostgres(db, entries);
   let inserted = 0;
   for (let i = 0; i < entries.length; i += 200) {
-    const rows = entries.slice(i, i + 200).map((e) => ({
-      source_id: e.sourceId,
-      chain_id: e.chainId,
-      block_number: e.blockNumber,
-      block_hash: e.blockHash,
-      log_index: e.logIndex,
-      tx_hash: e.txHash,
-      contract: e.contract,
-      token_id: e.tokenId,
-      event: e.event,
-      block_time: e.blockTime ?? null,
-    }));
+    const rows = entries.slice(i, i + 200).map(journalRow);
     const res = await db
       .insertInto("journal")
       .values(rows)
-      .onConflict((oc) => oc.columns(["chain_id", "block_hash", "log_index", "token_id"]).doNothing())
+      .onConflict((oc) => oc.columns(["source_id", "block_number", "log_index", "token_id"]).doNothing())
       .executeTakeFirst();
     inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
   }
@@ -89,7 +94,7 @@ export const PG_JOURNAL_INSERT = `insert into journal
     (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
   select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[],
     $7::text[], $8::text[], $9::text[], $10::bigint[])
-  on conflict (chain_id, block_hash, log_index, token_id) do nothing`;
+  on conflict (source_id, block_number, log_index, token_id) do nothing`;
 
 /** The parameters of `PG_JOURNAL_INSERT`: one array per column (text safe for PostgreSQL). */
 export function journalArrays(entries: readonly JournalEntry[]): unknown[][] {

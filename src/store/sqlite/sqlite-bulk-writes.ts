@@ -82,7 +82,7 @@ const statementsOf = perConnection((db): BulkStatements => {
   const journal = (rows: number) =>
     `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
        values ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
-       on conflict (chain_id, block_hash, log_index, token_id) do nothing`;
+       on conflict (source_id, block_number, log_index, token_id) do nothing`;
   const s: BulkStatements = {
     appendChangeEvent: db.prepare(changeEvents(1)),
     appendChangeEvents: db.prepare(changeEvents(MULTI_ROWS)),

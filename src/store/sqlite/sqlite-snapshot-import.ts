@@ -101,7 +101,7 @@ const statementsOf = perConnection((db): Statements => {
     appendJournal: db.prepare(
       `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (chain_id, block_hash, log_index, token_id) do nothing`,
+       on conflict (source_id, block_number, log_index, token_id) do nothing`,
     ),
   };
   return s;
