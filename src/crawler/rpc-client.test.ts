@@ -125,6 +125,73 @@ describe("rpc client", () => {
     expect(outcomes).toEqual(["response-too-large"]);
   });
 
+  /** The last reply `sized` sent. */
+  let sent = Buffer.alloc(0);
+  /** A reply of `size` bytes (a JSON string result), sent in chunks, with or without its length. */
+  function sized(size: number, { announce, chunk }: { announce: boolean; chunk: number }): Handler {
+    return (b, res) => {
+      const head = `{"jsonrpc":"2.0","id":${(b as { id: number }).id},"result":"`;
+      const body = Buffer.from(`${head}${"ab".repeat(size).slice(0, size - head.length - 2)}"}`);
+      sent = body;
+      res.writeHead(200, announce ? { "content-length": body.length } : {});
+      for (let i = 0; i < body.length; i += chunk) res.write(body.subarray(i, i + chunk));
+      res.end();
+    };
+  }
+
+  it.each([
+    ["announced, in one chunk", 3_000, { announce: true, chunk: 1_000_000 }],
+    ["announced, in many chunks", 300_000, { announce: true, chunk: 7_000 }],
+    ["unannounced, smaller than the first buffer", 3_000, { announce: false, chunk: 1_000 }],
+    ["unannounced, grown past the first buffer", 700_000, { announce: false, chunk: 50_000 }],
+  ])("hands a reply's exact bytes to its parser (%s)", async (_, size, how) => {
+    script.push(sized(size, how));
+    let seen: ArrayBuffer | null = null;
+    const rpc = createRpcClient({ url });
+    const result = await rpc.call<string>("eth_getLogs", [{}], {
+      parse: async (body) => {
+        seen = body;
+        return JSON.parse(Buffer.from(body).toString("utf8"));
+      },
+    });
+    expect(Buffer.from(seen as unknown as ArrayBuffer).equals(sent)).toBe(true);
+    expect(sent.length).toBe(size);
+    expect(result).toMatch(/^(ab)+a?$/);
+  });
+
+  it.each([
+    ["announced", { announce: true, chunk: 10_000 }],
+    ["unannounced, found while reading", { announce: false, chunk: 10_000 }],
+  ])("fails a parsed reply above the call's byte limit as part-too-large (%s)", async (_, how) => {
+    script.push(sized(200_000, how));
+    let parsed = 0;
+    const rpc = createRpcClient({ url });
+    const e = await rpc
+      .call("eth_getLogs", [{}], {
+        noRetry: ["part-too-large"],
+        maxBytes: 50_000,
+        parse: async () => {
+          parsed++;
+          return {};
+        },
+      })
+      .catch((x) => x);
+    expect(faultOf(e)?.fault).toBe("part-too-large");
+    expect(parsed).toBe(0);
+  });
+
+  it("fails a parsed reply cut off halfway as a network fault", async () => {
+    script.push((_b, res) => {
+      res.writeHead(200, { "content-length": 100_000 });
+      res.write(Buffer.alloc(30_000, 0x20));
+      setTimeout(() => res.destroy(), 20);
+    });
+    const rpc = createRpcClient({ url, maxRetries: 0 });
+    const e = await rpc.call("eth_getLogs", [{}], { parse: async () => ({ result: [] }) }).catch((x) => x);
+    expect(faultOf(e)?.fault).toBe("network");
+    expect(String((e as Error).message)).toMatch(/body cut off/);
+  });
+
   it("times a hung request out", async () => {
     script.push(() => {}); // never answers
     const rpc = createRpcClient({ url, timeoutMs: 100 });

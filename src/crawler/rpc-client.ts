@@ -95,6 +95,38 @@ function requestSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal;
 }
 
 /**
+ * A reply's body in one ArrayBuffer, copied once from the stream's chunks: into a buffer of the
+ * announced length (`Content-Length`, 0 when absent), grown by doubling past it. Node 20's
+ * `Response.arrayBuffer()` copies a body twice (its chunks into one array, then that array into a
+ * new buffer): ~13 % of the crawler's writing thread during a backfill, whose eth_getLogs replies
+ * are megabytes each (bench/README.md, "The reply's bytes copied once"). Past `limit` bytes the
+ * rest is not read: returns the count read so far.
+ */
+async function readBytes(res: Response, announced: number, limit: number): Promise<ArrayBuffer | number> {
+  const reader = res.body?.getReader();
+  if (reader === undefined) return new ArrayBuffer(0);
+  let buf = new Uint8Array(announced > 0 ? announced : 64 * 1024);
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const end = n + value.byteLength;
+    if (end > limit) {
+      await reader.cancel().catch(() => {});
+      return end;
+    }
+    if (end > buf.byteLength) {
+      const grown = new Uint8Array(Math.min(limit, Math.max(end, buf.byteLength * 2)));
+      grown.set(buf.subarray(0, n));
+      buf = grown;
+    }
+    buf.set(value, n);
+    n = end;
+  }
+  return n === buf.byteLength ? buf.buffer : buf.buffer.slice(0, n);
+}
+
+/**
  * A small fetch-based JSON-RPC client, the one of the crawler and of the devnet tooling. Not
  * viem's transport: it has no 10 MiB body limit, returns raw JSON (decoding logs by hand is ~3x
  * faster than viem's ABI decoding, as measured here), sends JSON-RPC batches (what makes seeding
@@ -184,17 +216,17 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         throw rpcError(`${method}: response of ${length} bytes`, { fault: outcome, method });
       }
       if (parse) {
-        let bytes: ArrayBuffer;
+        let bytes: ArrayBuffer | number;
         try {
-          bytes = await res.arrayBuffer();
+          bytes = await readBytes(res, length, limit);
         } catch (e) {
           const timedOut = (e as Error).name === "TimeoutError" || (e as Error).name === "AbortError";
           outcome = timedOut ? "timeout" : "network";
           throw rpcError(`${method}: body cut off (${safeUrl})`, { fault: outcome, method }, e);
         }
-        if (bytes.byteLength > limit) {
+        if (typeof bytes === "number") {
           outcome = overLimit;
-          throw rpcError(`${method}: response of ${bytes.byteLength} bytes`, { fault: outcome, method });
+          throw rpcError(`${method}: response of over ${bytes} bytes`, { fault: outcome, method });
         }
         try {
           return await parse(bytes);
