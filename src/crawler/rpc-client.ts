@@ -226,7 +226,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         }
         if (typeof bytes === "number") {
           outcome = overLimit;
-          throw rpcError(`${method}: response of over ${bytes} bytes`, { fault: outcome, method });
+          throw rpcError(`${method}: response of at least ${bytes} bytes`, { fault: outcome, method });
         }
         try {
           return await parse(bytes);

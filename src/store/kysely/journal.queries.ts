@@ -37,6 +37,20 @@ export const SQLITE_TOKEN_IN_JSON = `${JOURNAL_TOKEN_KEY.sqlite} in (select subs
 function tokenKeyOf(db: Db) {
   return sql.raw<string>(isPostgres(db) ? JOURNAL_TOKEN_KEY.postgres : JOURNAL_TOKEN_KEY.sqlite);
 }
+/** The journal's unique key (`journal_source_position`, migration 0029): every insert's conflict target. */
+export const JOURNAL_KEY = ["source_id", "block_number", "log_index", "token_id"] as const;
+const ON_CONFLICT = `on conflict (${JOURNAL_KEY.join(", ")}) do nothing`;
+
+/**
+ * SQLite: the journal's insert of `rows` rows, columns in JournalEntry order (`runAppendJournal`);
+ * an entry already journaled is skipped. The crawler's prepared writes and the snapshot import's.
+ */
+export function sqliteJournalInsert(rows: number): string {
+  return `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
+       values ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+       ${ON_CONFLICT}`;
+}
+
 /** A journal entry as the table's row. */
 export function journalRow(e: JournalEntry) {
   return {
@@ -61,7 +75,7 @@ export async function appendJournal(db: Db, entries: JournalEntry[]): Promise<nu
     const res = await db
       .insertInto("journal")
       .values(rows)
-      .onConflict((oc) => oc.columns(["source_id", "block_number", "log_index", "token_id"]).doNothing())
+      .onConflict((oc) => oc.columns([...JOURNAL_KEY]).doNothing())
       .executeTakeFirst();
     inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
   }
@@ -94,7 +108,7 @@ export const PG_JOURNAL_INSERT = `insert into journal
     (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
   select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[], $6::text[],
     $7::text[], $8::text[], $9::text[], $10::bigint[])
-  on conflict (source_id, block_number, log_index, token_id) do nothing`;
+  ${ON_CONFLICT}`;
 
 /** The parameters of `PG_JOURNAL_INSERT`: one array per column (text safe for PostgreSQL). */
 export function journalArrays(entries: readonly JournalEntry[]): unknown[][] {

@@ -10,7 +10,7 @@ import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
 import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
-import { SQLITE_TOKEN_IN_JSON } from "../kysely/journal.queries.js";
+import { SQLITE_TOKEN_IN_JSON, sqliteJournalInsert } from "../kysely/journal.queries.js";
 import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-derived-upkeep.js";
 
 /**
@@ -79,14 +79,10 @@ const statementsOf = perConnection((db): BulkStatements => {
     `insert into change_events (${CHANGE_EVENT_COLUMNS.join(", ")}) values ${Array(rows)
       .fill(`(${CHANGE_EVENT_COLUMNS.map(() => "?").join(", ")})`)
       .join(", ")}`;
-  const journal = (rows: number) =>
-    `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
-       values ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
-       on conflict (source_id, block_number, log_index, token_id) do nothing`;
   const s: BulkStatements = {
     appendChangeEvent: db.prepare(changeEvents(1)),
     appendChangeEvents: db.prepare(changeEvents(MULTI_ROWS)),
-    appendJournal: db.prepare(journal(1)),
+    appendJournal: db.prepare(sqliteJournalInsert(1)),
     anyJournal: db.prepare("select 1 from journal where source_id = ? limit 1").pluck(),
     // One statement per chunk of tokens, passed as a JSON array: an index probe each, without a
     // round trip from JS per token (~2x faster here than one prepared lookup per token).

@@ -3,6 +3,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { perConnection } from "./sqlite-open.js";
 import type { Kysely } from "kysely";
 import * as crawlerLog from "../kysely/crawler-log.queries.js";
+import { sqliteJournalInsert } from "../kysely/journal.queries.js";
 import { DOMAIN_COLUMNS, KEY_COLUMNS } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import {
@@ -98,11 +99,7 @@ const statementsOf = perConnection((db): Statements => {
       `insert into reverse_records (network, provider, address, domain_id) values (?, ?, ?, ?)
        on conflict (address, network, provider) do update set domain_id = excluded.domain_id`,
     ),
-    appendJournal: db.prepare(
-      `insert into journal (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (source_id, block_number, log_index, token_id) do nothing`,
-    ),
+    appendJournal: db.prepare(sqliteJournalInsert(1)),
   };
   return s;
 });
