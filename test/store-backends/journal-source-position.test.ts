@@ -2,8 +2,14 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/store/crawler-log.port.js";
 import type { KyselyStore } from "../../src/store/kysely-store.js";
-import { journalRow } from "../../src/store/kysely/journal.queries.js";
+import {
+  deleteJournalAfter,
+  findJournalAfter,
+  findJournalTokensAfter,
+  journalRow,
+} from "../../src/store/kysely/journal.queries.js";
 import type { Store } from "../../src/store/store.js";
+import { captureQueries, queryPlan } from "../helpers/query-plans.js";
 import { indexesOf } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 
@@ -92,28 +98,29 @@ describe.each(STORE_BACKENDS)("the journal's source position ($name)", ({ name, 
     );
     await store.appendJournal(filler);
     await sql`analyze journal`.execute(db);
-    const statements = [
-      "select distinct token_id from journal where source_id = 'uns-polygon' and block_number > 390 and token_id is not null",
-      "select * from journal where source_id = 'uns-polygon' and block_number > 390 order by block_number, log_index",
-    ];
+    // The statements the store's rollback sends, captured as they are (parameters included).
+    const { db: watched, seen } = captureQueries(db);
+    expect(await findJournalTokensAfter(watched, "uns-polygon", 390)).toHaveLength(90);
+    expect(await findJournalAfter(watched, "uns-polygon", 390)).toHaveLength(90);
+    const statements = [...seen];
+    // The delete's plan is asked, not run: its rows are deleted once, below.
+    const deleted = captureQueries(db);
+    await deleteJournalAfter(deleted.db, "uns-polygon", Number.MAX_SAFE_INTEGER);
+    statements.push({ ...deleted.seen[0], parameters: ["uns-polygon", 390] });
+    expect(statements).toHaveLength(3);
     for (const s of statements) {
-      const p =
-        name === "sqlite"
-          ? (await sql.raw<{ detail: string }>(`explain query plan ${s}`).execute(db)).rows
-              .map((r) => r.detail)
-              .join("\n")
-          : (await sql.raw<{ "QUERY PLAN": string }>(`explain ${s}`).execute(db)).rows
-              .map((r) => r["QUERY PLAN"])
-              .join("\n");
+      const p = await queryPlan(db, name, s.sql, s.parameters);
       if (name === "sqlite") {
-        expect(p, s).toMatch(
+        expect(p, s.sql).toMatch(
           /SEARCH journal USING (COVERING )?INDEX journal_source_position \(source_id=\? AND block_number>\?\)/,
         );
-        expect(p, s).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
-      } else
-        expect(p, s).toMatch(
+        expect(p, s.sql).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+      } else {
+        expect(p, s.sql).toMatch(
           /Index (Only )?Scan using journal_source_position|Bitmap Index Scan on journal_source_position/,
         );
+        expect(p, s.sql).not.toMatch(/Seq Scan/);
+      }
     }
     expect(await store.deleteJournalAfter("uns-polygon", 390)).toBe(90);
   });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type KyselyPlugin, type QueryResult, type RootOperationNode, sql, type UnknownRow } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/store/crawler-log.port.js";
 import type { KyselyStore } from "../../src/store/kysely-store.js";
@@ -11,6 +11,7 @@ import {
 import { SQLITE_JOURNAL_BY_TOKENS } from "../../src/store/sqlite/sqlite-bulk-writes.js";
 import { JOURNAL_READS } from "../../src/store/sqlite/sqlite-read-statements.js";
 import type { Store } from "../../src/store/store.js";
+import { captureQueries, queryPlan } from "../helpers/query-plans.js";
 import { indexesOf } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 
@@ -46,22 +47,6 @@ function entry(token: string, block: number, logIndex: number): JournalEntry {
 const ENTRIES = [entry(A, 5, 0), entry(B, 5, 1), entry(C, 6, 0), entry(B, 7, 0), entry(A, 9, 0)];
 const at = (list: JournalEntry[]) =>
   list.map((e) => `${e.tokenId === A ? "A" : e.tokenId === B ? "B" : "C"}@${e.blockNumber}.${e.logIndex}`);
-
-/** Records the SQL and parameters of every query run through the Kysely instance it is given to. */
-function capture(db: KyselyStore["db"]) {
-  const seen: Array<{ sql: string; parameters: readonly unknown[] }> = [];
-  const plugin: KyselyPlugin = {
-    transformQuery({ node, queryId }) {
-      const compiled = db.getExecutor().compileQuery(node as RootOperationNode, queryId);
-      seen.push({ sql: compiled.sql, parameters: compiled.parameters });
-      return node;
-    },
-    async transformResult({ result }): Promise<QueryResult<UnknownRow>> {
-      return result;
-    },
-  };
-  return { db: db.withPlugin(plugin), seen };
-}
 
 describe.each(STORE_BACKENDS)("the journal's token key ($name)", ({ name, open }) => {
   let store: Store;
@@ -108,32 +93,8 @@ describe.each(STORE_BACKENDS)("the journal's token key ($name)", ({ name, open }
     expect(at(await store.findJournalByTokens("other-source", [A]))).toEqual([]);
   });
 
-  /** The plan of a statement as text, asked so that a table scan costs more than any index. */
-  async function plan(statement: string, parameters: readonly unknown[]): Promise<string> {
-    return db.connection().execute(async (c) => {
-      const run = async <R>(text: string) => {
-        const query = {
-          sql: text,
-          parameters,
-          query: { kind: "RawNode" },
-          queryId: { queryId: "plan" },
-        } as unknown as Parameters<typeof c.executeQuery>[0];
-        return (await c.executeQuery<R>(query)).rows;
-      };
-      if (name === "sqlite")
-        return (await run<{ detail: string }>(`explain query plan ${statement}`))
-          .map((r) => r.detail)
-          .join("\n");
-      await sql`set enable_seqscan = off`.execute(c);
-      try {
-        return (await run<{ "QUERY PLAN": string }>(`explain ${statement}`))
-          .map((r) => r["QUERY PLAN"])
-          .join("\n");
-      } finally {
-        await sql`reset enable_seqscan`.execute(c);
-      }
-    });
-  }
+  const plan = (statement: string, parameters: readonly unknown[]) =>
+    queryPlan(db, name, statement, parameters);
 
   it("keeps the key in journal_token_block", async () => {
     const definition = (await indexesOf(db, name, "journal")).find(
@@ -154,7 +115,7 @@ describe.each(STORE_BACKENDS)("the journal's token key ($name)", ({ name, open }
     );
     await store.appendJournal(filler);
     await sql`analyze journal`.execute(db);
-    const { db: watched, seen } = capture(db);
+    const { db: watched, seen } = captureQueries(db);
     await findJournalByToken(watched, "fns-polygon", A);
     await findJournalByTokens(watched, "fns-polygon", [A, C]);
     await findJournalByTokens(watched, "fns-polygon", [A], { block: 9 });
