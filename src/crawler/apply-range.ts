@@ -32,17 +32,21 @@ export async function applyRange(
     const known = new Map<string, JournalEvent[]>();
     for (const e of write.entries) if (!known.has(e.tokenId as string)) known.set(e.tokenId as string, []);
     const keys = [...known.keys()];
+    // Positions already journaled, by the journal's own key (source, block, log index, token: one
+    // branch per source): an entry there is skipped by appendJournal, whatever its block hash, so
+    // it is not folded either; a reorg's rollback deletes the old branch before its positions are
+    // written again.
     const seen = new Set<string>();
     const seenTokens = new Set<string>();
     for (const e of await tx.findJournalByTokens(source.id, keys)) {
-      seen.add(`${e.blockHash}:${e.logIndex}:${e.tokenId}`);
+      seen.add(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`);
       seenTokens.add(e.tokenId as string);
       const list = known.get(e.tokenId as string);
       if (list) pushEventsOf(e, list);
     }
     write.entries.forEach((e, i) => {
       // An entry already in the journal (a range applied again) is folded once, from the journal.
-      if (seen.size > 0 && seen.has(`${e.blockHash}:${e.logIndex}:${e.tokenId}`)) return;
+      if (seen.size > 0 && seen.has(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`)) return;
       pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[], write.events?.[i]);
     });
     // Tokens whose only events are this range's: no domain row to read back for the change log.

@@ -150,6 +150,45 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
   });
 });
 
+describe.each(backends)("a range of another branch at journaled positions (%s)", (_name, open) => {
+  it("is skipped in the map as in the journal until a rollback deletes the old branch", async () => {
+    const a = await open();
+    try {
+      await apply(a.store, rangeA(), 2);
+      await apply(a.store, rangeB(), 4);
+      const afterB = await dumpStore(a.store);
+      // Range B's positions (blocks 3 and 4, log indexes 10-12) on another branch, with other
+      // events: the journal keeps one branch per source (its key is the source's position), so the
+      // map must not fold the other branch's events over the journal's either.
+      const otherBranch = () => {
+        index = 10;
+        return [
+          set(3, "crypto.ETH.address", ZERO),
+          transfer(3, BOB, ALICE),
+          set(4, "crypto.BTC.address", "bc1z"),
+        ].map((l) => ({ ...l, blockHash: hashOf(0x1000 + l.blockNumber) }));
+      };
+      await apply(a.store, otherBranch(), 4);
+      expect(await dumpStore(a.store)).toEqual(afterB);
+      expect((await a.store.findJournalAfter(source.id, 2)).map((e) => e.blockHash)).toEqual([
+        hashOf(3),
+        hashOf(3),
+        hashOf(4),
+      ]);
+      // Once the rollback has deleted the old branch, the other one is written and folded.
+      await rollbackTo(a.store, source, { blockNumber: 2, blockHash: hashOf(2) }, "live", 0, NEUTRAL_SIGNALS);
+      await apply(a.store, otherBranch(), 4);
+      const [d] = await a.store.findDomainsByName(["replay.crypto"], {});
+      expect(d.owner).toBe(ALICE);
+      expect(Object.fromEntries(d.records.map((r) => [r.key, r.value]))).toMatchObject({
+        "token.BTC.0": "bc1z",
+      });
+    } finally {
+      await a.cleanup();
+    }
+  });
+});
+
 describe.each(backends)("change log written with the map (%s)", (_name, open) => {
   it("logs nothing for blocks older than the retention window (a backfill of old history)", async () => {
     const a = await open();
