@@ -1,7 +1,7 @@
 import type { DomainRecord, DomainWithRecords, DomainWrite } from "../domain/types.js";
 import type { ChangeLog } from "../store/change-log.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
-import type { DomainMap } from "../store/domain-map.port.js";
+import type { DomainMap, ReverseChange } from "../store/domain-map.port.js";
 import { type ChangeLogging, changeEventsOf, isLogged } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
 import { domainWriteOf, type FoldReader, foldKeys } from "./fold-keys.js";
@@ -75,15 +75,15 @@ export async function reproject(
   if (targets.size > 0) {
     const wanted = [...new Set([...targets.values()].filter((t): t is string => t !== null))];
     const idOf = await tx.findDomainIdsByTokens(source.network, source.provider, wanted);
+    const changes: ReverseChange[] = [];
     for (const [address, tokenId] of targets) {
-      const domainId = tokenId === null ? undefined : idOf.get(tokenId);
       // A claim naming a domain not indexed (yet) stays in the journal; it is not served.
-      if (domainId === undefined) await tx.removeReverse(address, source.network, source.provider);
-      else {
-        await tx.setReverse({ network: source.network, provider: source.provider, address, domainId });
-        stats.reverseWritten++;
-      }
+      const domainId = (tokenId === null ? undefined : idOf.get(tokenId)) ?? null;
+      changes.push({ network: source.network, provider: source.provider, address, domainId });
+      if (domainId !== null) stats.reverseWritten++;
     }
+    // One write for the range's addresses (a round trip each on PostgreSQL was one per address).
+    await tx.applyReverses(changes);
   }
   return stats;
 }

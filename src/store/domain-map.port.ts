@@ -9,6 +9,9 @@ import type {
   ReverseRecord,
 } from "../domain/types.js";
 
+/** A reverse record to set (`domainId`) or to remove (null). */
+export type ReverseChange = Omit<ReverseRecord, "domainId"> & { domainId: number | null };
+
 /**
  * The map: domains, their records and reverse records. Resolution reads it; the crawler, imports
  * and the rescore job write it. Lookups return `null` or `[]` for absence; only the edge turns
@@ -71,6 +74,11 @@ export interface DomainMap {
 
   setReverse(record: ReverseRecord): Promise<void>;
   removeReverse(address: string, network: Network, provider: Provider): Promise<void>;
+  /**
+   * `setReverse` (a domain id) and `removeReverse` (null) for many addresses at once, the last
+   * change of an (address, network, provider) winning: the crawler's reverse records of a range.
+   */
+  applyReverses(changes: readonly ReverseChange[]): Promise<void>;
   /** Reverse records naming `address` (lower case). */
   findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]>;
   /** Every reverse record, in address order (snapshot export). */

@@ -163,6 +163,9 @@ export class KyselyStore implements Store {
   removeReverse(...a: Args<"removeReverse">) {
     return map.removeReverse(this.db, ...a);
   }
+  applyReverses(...a: Args<"applyReverses">) {
+    return bulk.applyReverses(this.db, ...a);
+  }
   findReverse(...a: Args<"findReverse">) {
     return map.findReverse(this.db, ...a);
   }

@@ -178,6 +178,63 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
     expect(await store.findReverse(ALICE, {})).toEqual([]);
   });
 
+  it("sets and removes many reverse records at once, the last change of an address winning", async () => {
+    // More domains than one PostgreSQL statement takes (5,000), so the batch runs in parts.
+    const n = 5_003;
+    const ids = await store.upsertDomains(
+      Array.from({ length: n }, (_, i) =>
+        domain({ name: `r${i}.wallet`, sld: `r${i}`, tokenId: token(100 + i) }),
+      ),
+    );
+    const address = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
+    const set = (i: number, domainId: number | null) => ({
+      network: "POLYGON" as const,
+      provider: "NAMESPACE_A" as const,
+      address: address(i),
+      domainId,
+    });
+    await store.applyReverses(ids.map((id, i) => set(i, id)));
+    expect(await store.findReverse(address(5_002), {})).toEqual([set(5_002, ids[5_002])]);
+    // In a transaction (SQLite: the crawler's prepared statements) and outside it, the same rules:
+    // an address set twice keeps its last domain, a removal after a set removes, a set after a
+    // removal sets, a removal of an address without a record is nothing; other networks untouched.
+    await store.setReverse({
+      network: "BSC",
+      provider: "NAMESPACE_A",
+      address: address(1),
+      domainId: ids[0],
+    });
+    const changes = [
+      set(0, ids[1]),
+      set(0, ids[2]),
+      set(1, ids[3]),
+      set(1, null),
+      set(2, null),
+      set(2, ids[4]),
+    ];
+    await store.transaction((tx) => tx.applyReverses([...changes, set(n + 7, null)]));
+    const reverseOf = async (i: number) =>
+      (await store.findReverse(address(i), {})).map((r) => [r.network, r.domainId]);
+    expect(await reverseOf(0)).toEqual([["POLYGON", ids[2]]]);
+    expect(await reverseOf(1)).toEqual([["BSC", ids[0]]]);
+    expect(await reverseOf(2)).toEqual([["POLYGON", ids[4]]]);
+    expect(await reverseOf(n + 7)).toEqual([]);
+    await store.applyReverses([set(0, null), set(2, ids[5])]);
+    expect(await reverseOf(0)).toEqual([]);
+    expect(await reverseOf(2)).toEqual([["POLYGON", ids[5]]]);
+    await store.applyReverses([]);
+    const count = Number(
+      (
+        await rawDb(store)
+          .selectFrom("reverse_records")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    // 5,003 set, address 0 and 1 removed (1 keeps its BSC record: one more row).
+    expect(count).toBe(n - 2 + 1);
+  });
+
   it("deletes a domain with its records and reverse records", async () => {
     const a = await store.upsertDomain(domain());
     await store.replaceRecords(a, [{ key: "k", value: "v", nativeKey: "k", nativeValue: "v" }]);

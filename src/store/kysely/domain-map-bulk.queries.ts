@@ -1,10 +1,17 @@
 import { sql } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
-import type { Domain, DomainRecord, DomainWithRecords, DomainWrite } from "../../domain/types.js";
+import type {
+  Domain,
+  DomainRecord,
+  DomainWithRecords,
+  DomainWrite,
+  ReverseRecord,
+} from "../../domain/types.js";
+import type { ReverseChange } from "../domain-map.port.js";
 import type { DomainsTable, RecordsTable } from "../schema.js";
 import { isPostgres } from "./crawler-log.queries.js";
-import { withRecords } from "./domain-map.queries.js";
+import { removeReverse, setReverse, withRecords } from "./domain-map.queries.js";
 import {
   DOMAIN_COLUMNS,
   type Db,
@@ -57,6 +64,53 @@ export function signalsUpdate(postgres: boolean, rows: ReadonlyArray<SignalsRow>
   return sql`${v} update domains set (base_score, spam, csam_ok, kyc, tags) =
       (select v.base_score, v.spam, v.csam_ok, v.kyc, v.tags from v where v.id = domains.id)
     where domains.id in (select v.id from v)`;
+}
+
+/** The changes with one per (address, network, provider), its last; sets and removes apart. */
+export function lastReverseChanges(changes: readonly ReverseChange[]): {
+  sets: ReverseRecord[];
+  removes: ReverseChange[];
+} {
+  const last = new Map<string, ReverseChange>();
+  for (const c of changes) last.set(`${c.address}|${c.network}|${c.provider}`, c);
+  const sets: ReverseRecord[] = [];
+  const removes: ReverseChange[] = [];
+  for (const c of last.values()) {
+    if (c.domainId === null) removes.push(c);
+    else sets.push(c as ReverseRecord);
+  }
+  return { sets, removes };
+}
+
+/**
+ * Reverse records set and removed, the last change of an address winning. PostgreSQL: one
+ * `delete … using unnest(…)` and one `insert … select from unnest(…) on conflict do update` per
+ * 5,000 (a round trip each, not one per address); SQLite: the single-row statements (no round
+ * trips there).
+ */
+export async function applyReverses(db: Db, changes: readonly ReverseChange[]): Promise<void> {
+  const { sets, removes } = lastReverseChanges(changes);
+  if (!isPostgres(db)) {
+    for (const r of removes) await removeReverse(db, r.address, r.network, r.provider);
+    for (const r of sets) await setReverse(db, r);
+    return;
+  }
+  const column = <K extends keyof ReverseChange>(list: readonly ReverseChange[], k: K) =>
+    list.map((c) => c[k]);
+  for (let i = 0; i < removes.length; i += PG_ROWS) {
+    const part = removes.slice(i, i + PG_ROWS);
+    await sql`delete from reverse_records r
+      using unnest(${column(part, "address")}::text[], ${column(part, "network")}::text[],
+        ${column(part, "provider")}::text[]) as u(address, network, provider)
+      where r.address = u.address and r.network = u.network and r.provider = u.provider`.execute(db);
+  }
+  for (let i = 0; i < sets.length; i += PG_ROWS) {
+    const part = sets.slice(i, i + PG_ROWS);
+    await sql`insert into reverse_records (network, provider, address, domain_id)
+      select * from unnest(${column(part, "network")}::text[], ${column(part, "provider")}::text[],
+        ${column(part, "address")}::text[], ${column(part, "domainId")}::bigint[])
+      on conflict (address, network, provider) do update set domain_id = excluded.domain_id`.execute(db);
+  }
 }
 
 /** PostgreSQL: rows per `unnest` statement of the crawler's domain and record writes. */

@@ -43,6 +43,7 @@ const MAP_WRITES = [
   "setNativeRecord",
   "setReverse",
   "removeReverse",
+  "applyReverses",
   "upsertDomains",
   "replaceRecordsMany",
   "clearChainIndex",

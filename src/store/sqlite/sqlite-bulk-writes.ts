@@ -8,6 +8,8 @@ import { KyselyStore } from "../kysely-store.js";
 import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
+import type { ReverseChange } from "../domain-map.port.js";
+import { lastReverseChanges } from "../kysely/domain-map-bulk.queries.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
 import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
 import { SQLITE_TOKEN_IN_JSON, sqliteJournalInsert } from "../kysely/journal.queries.js";
@@ -35,6 +37,8 @@ interface BulkStatements {
   deleteRecords: BetterSqlite3.Statement;
   insertRecord: BetterSqlite3.Statement;
   appendChangeEvent: BetterSqlite3.Statement;
+  setReverse: BetterSqlite3.Statement;
+  removeReverse: BetterSqlite3.Statement;
 }
 
 /** Tokens per lookup statement, as the Kysely path's `in (…)` lists. */
@@ -104,6 +108,14 @@ const statementsOf = perConnection((db): BulkStatements => {
     deleteRecords: db.prepare("delete from records where domain_id = ?"),
     insertRecord: db.prepare(
       "insert into records (domain_id, key, value, native_key, native_value) values (?, ?, ?, ?, ?)",
+    ),
+    // The Kysely path's statements (setReverse, removeReverse).
+    setReverse: db.prepare(
+      `insert into reverse_records (network, provider, address, domain_id) values (?, ?, ?, ?)
+       on conflict (address, network, provider) do update set domain_id = excluded.domain_id`,
+    ),
+    removeReverse: db.prepare(
+      "delete from reverse_records where address = ? and network = ? and provider = ?",
     ),
   };
   return s;
@@ -289,6 +301,13 @@ export class SqliteTransactionStore extends KyselyStore {
       ) as Array<[string, number | bigint]>)
         out.set(token, Number(id));
     return out;
+  }
+
+  override async applyReverses(changes: readonly ReverseChange[]): Promise<void> {
+    const s = this.stmts;
+    const { sets, removes } = lastReverseChanges(changes);
+    for (const r of removes) s.removeReverse.run(r.address, r.network, r.provider);
+    for (const r of sets) s.setReverse.run(r.network, r.provider, r.address, r.domainId);
   }
 
   override async replaceRecords(domainId: number, records: DomainRecord[]): Promise<void> {
