@@ -28,7 +28,14 @@ import { numberArg } from "./support/args.js";
 const NAMES = numberArg("names", 250_000);
 const POSTGRES = numberArg("postgres", 0) !== 0;
 const KILL_AT = numberArg("kill-at", 0.5);
-const PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres";
+// BENCH_PG_URL: another server's admin database (scale.bench.ts's variable), e.g. a tuned cluster.
+const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** The URL of database `db` on the bench's server. */
+const pgUrl = (db: string) => {
+  const u = new URL(PG_ADMIN);
+  u.pathname = `/${db}`;
+  return u.toString();
+};
 const CHILD = join(import.meta.dirname, "support", "crawl-world-child.ts");
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -106,9 +113,7 @@ async function exported(target: string): Promise<{ sha256: string; lines: number
 try {
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(world.manifest));
   for (const db of pgDbs) await admin(`create database ${db}`);
-  const [a, b] = POSTGRES
-    ? pgDbs.map((db) => `postgres://postgres@127.0.0.1:5432/${db}`)
-    : [join(dir, "a.db"), join(dir, "b.db")];
+  const [a, b] = POSTGRES ? pgDbs.map((db) => pgUrl(db)) : [join(dir, "a.db"), join(dir, "b.db")];
   log(
     `world ready in ${(world.readyMs / 1000).toFixed(1)} s (${world.seeded.names} names); uninterrupted backfill…`,
   );

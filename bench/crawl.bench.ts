@@ -44,7 +44,14 @@ const DECODE_WORKER = numberArg("decode-worker", 1) !== 0;
 const MAX_RANGE = 100_000;
 const NETWORK = numberArg("ethereum", 0) !== 0 ? "ETHEREUM" : "POLYGON";
 const POSTGRES = numberArg("postgres", 0) !== 0;
-const PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres";
+// BENCH_PG_URL: another server's admin database (scale.bench.ts's variable), e.g. a tuned cluster.
+const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** The URL of database `db` on the bench's server. */
+const pgUrl = (db: string) => {
+  const u = new URL(PG_ADMIN);
+  u.pathname = `/${db}`;
+  return u.toString();
+};
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-bench-"));
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -141,7 +148,7 @@ try {
     await admin.connect();
     await admin.query(`create database ${pgDatabase}`);
     await admin.end();
-    store = createPostgresStore(`postgres://postgres@127.0.0.1:5432/${pgDatabase}`);
+    store = createPostgresStore(pgUrl(pgDatabase));
   } else store = createSqliteStore(join(dir, "bench.db"));
   await store.migrate();
   const signals = crawlSignals(
