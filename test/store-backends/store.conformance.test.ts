@@ -178,6 +178,42 @@ describe.each(STORE_BACKENDS)("store conformance: $name", (backend) => {
     expect(await store.findReverse(ALICE, {})).toEqual([]);
   });
 
+  it("replaces the records of domains inserted, updated and written twice in one transaction", async () => {
+    const rec = (key: string, value: string) => ({ key, value, nativeKey: key, nativeValue: value });
+    // Y exists before the transaction, with records.
+    const [y] = await store.upsertDomains([domain({ name: "y.wallet", sld: "y", tokenId: token(21) })]);
+    await store.replaceRecordsMany([{ domainId: y, records: [rec("a", "1"), rec("b", "1")] }]);
+    await store.transaction(async (tx) => {
+      // X and Z are new here; Y is updated (its records must be deleted before the new ones).
+      const [x, y2] = await tx.upsertDomains([
+        domain({ name: "x.wallet", sld: "x", tokenId: token(20) }),
+        domain({ name: "y.wallet", sld: "y", tokenId: token(21), owner: BOB }),
+      ]);
+      expect(y2).toBe(y);
+      await tx.replaceRecordsMany([
+        { domainId: x, records: [rec("a", "1")] },
+        { domainId: y, records: [rec("a", "2")] },
+      ]);
+      // X again in the same transaction: its first records are there to delete now.
+      await tx.replaceRecordsMany([{ domainId: x, records: [rec("c", "3")] }]);
+      // X upserted again (an update of a row this transaction inserted), records written again.
+      const [x2] = await tx.upsertDomains([
+        domain({ name: "x.wallet", sld: "x", tokenId: token(20), owner: BOB }),
+      ]);
+      expect(x2).toBe(x);
+      await tx.replaceRecordsMany([{ domainId: x, records: [rec("d", "4")] }]);
+      // Z: new, its records written one way, then the other.
+      const [z] = await tx.upsertDomains([domain({ name: "z.wallet", sld: "z", tokenId: token(22) })]);
+      await tx.replaceRecords(z, [rec("e", "5")]);
+      await tx.replaceRecordsMany([{ domainId: z, records: [rec("f", "6")] }]);
+    });
+    const byName = async (name: string) =>
+      (await store.findDomainsByName([name], {}))[0].records.map((r) => `${r.key}=${r.value}`);
+    expect(await byName("x.wallet")).toEqual(["d=4"]);
+    expect(await byName("y.wallet")).toEqual(["a=2"]);
+    expect(await byName("z.wallet")).toEqual(["f=6"]);
+  });
+
   it("sets and removes many reverse records at once, the last change of an address winning", async () => {
     // More domains than one PostgreSQL statement takes (5,000), so the batch runs in parts.
     const n = 5_003;

@@ -122,7 +122,12 @@ const PG_ROWS = 5_000;
  * rule as the multi-row insert, without a 2,000-parameter query built and compiled per 100 rows;
  * the statement triggers keeping `name_holders` and `tld_registrations` run once per statement.
  */
-async function upsertDomainsPostgres(db: Db, all: DomainWrite[], ids: Map<string, number>): Promise<void> {
+async function upsertDomainsPostgres(
+  db: Db,
+  all: DomainWrite[],
+  ids: Map<string, number>,
+  inserted?: Set<number>,
+): Promise<void> {
   const list = sql.join(DOMAIN_COLUMNS.map((c) => sql.ref(c)));
   const updates = sql.join(
     DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c)).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
@@ -135,23 +140,41 @@ async function upsertDomainsPostgres(db: Db, all: DomainWrite[], ids: Map<string
           sql`${rows.map((r) => r[c as keyof Omit<DomainsTable, "id">])}::${sql.raw(PG_DOMAIN_TYPES[c])}[]`,
       ),
     );
-    const res = await sql<{ id: number; network: string; provider: string; token_id: string }>`
+    const res = await sql<{
+      id: number;
+      network: string;
+      provider: string;
+      token_id: string;
+      inserted: boolean;
+    }>`
       insert into domains (${list})
       select ${list} from unnest(${arrays}) with ordinality as u(${list}, n) order by n
       on conflict (network, provider, token_id) do update set ${updates}
-      returning id, network, provider, token_id`.execute(db);
-    for (const r of res.rows) ids.set(`${r.network}|${r.provider}|${r.token_id}`, Number(r.id));
+      returning id, network, provider, token_id, (xmax = 0) as inserted`.execute(db);
+    // A row this statement inserted has no xmax; one it updated carries the updating transaction's.
+    for (const r of res.rows) {
+      ids.set(`${r.network}|${r.provider}|${r.token_id}`, Number(r.id));
+      if (inserted && r.inserted) inserted.add(Number(r.id));
+    }
   }
 }
 
-export async function upsertDomains(db: Db, domains: DomainWrite[]): Promise<number[]> {
+/**
+ * `inserted` (PostgreSQL): the ids of the rows inserted rather than updated are added to it (the
+ * transaction store's domains without records yet: replaceRecordsMany skips their delete).
+ */
+export async function upsertDomains(
+  db: Db,
+  domains: DomainWrite[],
+  inserted?: Set<number>,
+): Promise<number[]> {
   const ids = new Map<string, number>();
   const keyOf = (network: string, provider: string, tokenId: string) => `${network}|${provider}|${tokenId}`;
   // One statement may not touch a row twice (PostgreSQL): the last write of a token wins.
   const unique = new Map(domains.map((d) => [keyOf(d.network, d.provider, d.tokenId), d]));
   const all = [...unique.values()];
   if (isPostgres(db)) {
-    await upsertDomainsPostgres(db, all, ids);
+    await upsertDomainsPostgres(db, all, ids, inserted);
     return domains.map((d) => ids.get(keyOf(d.network, d.provider, d.tokenId)) as number);
   }
   for (let i = 0; i < all.length; i += 100) {
@@ -226,11 +249,16 @@ export async function findDomainsByTokens(
   return out;
 }
 
+/**
+ * `recordless` (PostgreSQL): ids of domains known to have no records (inserted by this
+ * transaction, records not written since): their delete is skipped, and they leave the set.
+ */
 export async function replaceRecordsMany(
   db: Db,
   items: Array<{ domainId: number; records: DomainRecord[] }>,
+  recordless?: Set<number>,
 ): Promise<void> {
-  if (isPostgres(db)) return replaceRecordsPostgres(db, items);
+  if (isPostgres(db)) return replaceRecordsPostgres(db, items, recordless);
   for (let i = 0; i < items.length; i += MAX_IN) {
     const ids = items.slice(i, i + MAX_IN).map((it) => it.domainId);
     await db.deleteFrom("records").where("domain_id", "in", ids).execute();
@@ -265,11 +293,17 @@ export async function replaceRecordsMany(
 async function replaceRecordsPostgres(
   db: Db,
   items: Array<{ domainId: number; records: DomainRecord[] }>,
+  recordless?: Set<number>,
 ): Promise<void> {
-  for (let i = 0; i < items.length; i += PG_ROWS) {
-    const ids = items.slice(i, i + PG_ROWS).map((it) => it.domainId);
+  // A backfill's domains are nearly all new: deleting their (absent) records costs a probe each,
+  // and the planner, which cannot know that the ids are new, plans the delete of a few thousand
+  // ids as a scan of the whole table once they look like a few percent of it.
+  const stored = recordless ? items.filter((it) => !recordless.has(it.domainId)) : items;
+  for (let i = 0; i < stored.length; i += PG_ROWS) {
+    const ids = stored.slice(i, i + PG_ROWS).map((it) => it.domainId);
     await sql`delete from records where domain_id = any(${ids}::bigint[])`.execute(db);
   }
+  if (recordless) for (const it of items) recordless.delete(it.domainId);
   const domainIds: number[] = [];
   const keys: string[] = [];
   const values: string[] = [];

@@ -16,9 +16,12 @@ import {
   narrowed,
 } from "../domain-read-cache.js";
 import { KyselyStore } from "../kysely-store.js";
+import * as bulk from "../kysely/domain-map-bulk.queries.js";
+import type { DomainRecord, DomainWrite } from "../../domain/types.js";
 import type { Database } from "../schema.js";
 import type { Store } from "../store.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
+import { TableStatistics } from "./pg-table-statistics.js";
 import { PgSourceLocks } from "./pg-source-locks.js";
 import { scanDomainsByNamePg } from "./pg-name-scan.js";
 import { withPgSnapshotSink } from "./pg-snapshot-import.js";
@@ -83,6 +86,37 @@ function transactionalFeed(feed: ChangeFeed, trx: Kysely<Database>): ChangeFeed 
 }
 
 /**
+ * The store over an open PostgreSQL transaction: the Kysely store, knowing which domains the
+ * transaction inserted and has not written records for yet (as SQLite's transaction store does):
+ * a backfill's record writes then skip the delete of records that cannot exist.
+ */
+class PgTransactionStore extends KyselyStore {
+  private readonly recordless = new Set<number>();
+
+  constructor(trx: Kysely<Database>) {
+    super("postgres", trx);
+  }
+
+  override upsertDomains(domains: DomainWrite[]): Promise<number[]> {
+    return bulk.upsertDomains(this.db, domains, this.recordless);
+  }
+
+  override replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void> {
+    return bulk.replaceRecordsMany(this.db, items, this.recordless);
+  }
+
+  override replaceRecords(domainId: number, records: DomainRecord[]): Promise<void> {
+    this.recordless.delete(domainId);
+    return super.replaceRecords(domainId, records);
+  }
+
+  override setNativeRecord(...a: Parameters<KyselyStore["setNativeRecord"]>): Promise<void> {
+    this.recordless.delete(a[0]);
+    return super.setNativeRecord(...a);
+  }
+}
+
+/**
  * PostgreSQL backend: the shared Kysely implementation over a pg pool, with the domain map's exact
  * read caches (domain-read-cache.ts, as on SQLite). They are emptied by this process's map commits
  * at once, and by every process's through the change channel (`map` on LISTEN/NOTIFY, published in
@@ -97,6 +131,8 @@ export class PostgresStore extends KyselyStore {
   readonly sourceLocks: PgSourceLocks;
   private started = false;
   private readonly pool: pg.Pool;
+  /** The crawled tables' planner statistics, taken again as a backfill doubles them. */
+  readonly statistics: TableStatistics;
 
   constructor(url: string, poolSize: number) {
     const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
@@ -108,6 +144,7 @@ export class PostgresStore extends KyselyStore {
       await feed?.close();
       await locks?.close();
     });
+    this.statistics = new TableStatistics(this.db);
     this.pool = pool;
     locks = new PgSourceLocks(url);
     this.sourceLocks = locks;
@@ -124,6 +161,12 @@ export class PostgresStore extends KyselyStore {
     });
   }
 
+  /** Closes once a statistics check under way has ended (it runs on the pool). */
+  override async close(): Promise<void> {
+    await this.statistics.idle();
+    await super.close();
+  }
+
   override async migrate(): Promise<void> {
     await super.migrate();
     if (!this.started) {
@@ -137,7 +180,7 @@ export class PostgresStore extends KyselyStore {
     const feed = this.changes;
     let wroteMap = false;
     const result = await this.db.transaction().execute((trx) => {
-      const tx = new KyselyStore(this.dialect, trx);
+      const tx = new PgTransactionStore(trx);
       // The change feed as seen inside the transaction: `publish` is a NOTIFY on the transaction's
       // own connection, delivered to every process when (and only if) it commits.
       Object.defineProperty(tx, "changes", { value: transactionalFeed(feed, trx) });
@@ -149,7 +192,10 @@ export class PostgresStore extends KyselyStore {
       });
       return fn(tx);
     });
-    if (wroteMap) this.clearCaches();
+    if (wroteMap) {
+      this.clearCaches();
+      this.statistics.afterWrite();
+    }
     return result;
   }
 
