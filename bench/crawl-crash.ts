@@ -24,18 +24,11 @@ import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { exportSnapshot } from "../src/store/snapshot.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { numberArg } from "./support/args.js";
+import { pgAdmin, pgDatabaseUrl } from "./support/pg-copy.js";
 
 const NAMES = numberArg("names", 250_000);
 const POSTGRES = numberArg("postgres", 0) !== 0;
 const KILL_AT = numberArg("kill-at", 0.5);
-// BENCH_PG_URL: another server's admin database (scale.bench.ts's variable), e.g. a tuned cluster.
-const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-/** The URL of database `db` on the bench's server. */
-const pgUrl = (db: string) => {
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${db}`;
-  return u.toString();
-};
 const CHILD = join(import.meta.dirname, "support", "crawl-world-child.ts");
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -49,15 +42,6 @@ const world = await startCachedWorld({
   log,
 });
 const pgDbs = POSTGRES ? [`omniname_crash_a_${process.pid}`, `omniname_crash_b_${process.pid}`] : [];
-const admin = async (q: string) => {
-  const c = new pg.Client({ connectionString: PG_ADMIN });
-  await c.connect();
-  try {
-    return await c.query(q);
-  } finally {
-    await c.end();
-  }
-};
 
 function child(target: string): { proc: ChildProcess; result: Promise<Record<string, unknown> | null> } {
   const proc = spawn(process.execPath, ["--import", "tsx", CHILD, join(dir, "manifest.json"), target], {
@@ -112,8 +96,8 @@ async function exported(target: string): Promise<{ sha256: string; lines: number
 
 try {
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(world.manifest));
-  for (const db of pgDbs) await admin(`create database ${db}`);
-  const [a, b] = POSTGRES ? pgDbs.map((db) => pgUrl(db)) : [join(dir, "a.db"), join(dir, "b.db")];
+  for (const db of pgDbs) await pgAdmin(`create database ${db}`);
+  const [a, b] = POSTGRES ? pgDbs.map((db) => pgDatabaseUrl(db)) : [join(dir, "a.db"), join(dir, "b.db")];
   log(
     `world ready in ${(world.readyMs / 1000).toFixed(1)} s (${world.seeded.names} names); uninterrupted backfill…`,
   );
@@ -179,6 +163,6 @@ try {
   if (ea.sha256 !== eb.sha256) process.exitCode = 1;
 } finally {
   await world.stop();
-  for (const db of pgDbs) await admin(`drop database if exists ${db} with (force)`);
+  for (const db of pgDbs) await pgAdmin(`drop database if exists ${db} with (force)`);
   rmSync(dir, { recursive: true, force: true });
 }

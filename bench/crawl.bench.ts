@@ -19,7 +19,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import pino from "pino";
 import { Registry } from "prom-client";
 import { crawlSignals } from "../src/cli/crawler-role.js";
@@ -36,6 +35,7 @@ import { loadScoringLists } from "../src/scoring/scoring-lists.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { numberArg } from "./support/args.js";
+import { pgAdmin, pgDatabaseUrl } from "./support/pg-copy.js";
 
 const NAMES = numberArg("names", 50_000);
 const BATCH = numberArg("batch", 250);
@@ -44,14 +44,6 @@ const DECODE_WORKER = numberArg("decode-worker", 1) !== 0;
 const MAX_RANGE = 100_000;
 const NETWORK = numberArg("ethereum", 0) !== 0 ? "ETHEREUM" : "POLYGON";
 const POSTGRES = numberArg("postgres", 0) !== 0;
-// BENCH_PG_URL: another server's admin database (scale.bench.ts's variable), e.g. a tuned cluster.
-const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-/** The URL of database `db` on the bench's server. */
-const pgUrl = (db: string) => {
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${db}`;
-  return u.toString();
-};
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-bench-"));
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -144,11 +136,8 @@ try {
   // (2) The crawler, as `omniname crawl` runs it (scoring included).
   let store: ReturnType<typeof createSqliteStore> | ReturnType<typeof createPostgresStore>;
   if (POSTGRES) {
-    const admin = new pg.Client({ connectionString: PG_ADMIN });
-    await admin.connect();
-    await admin.query(`create database ${pgDatabase}`);
-    await admin.end();
-    store = createPostgresStore(pgUrl(pgDatabase));
+    await pgAdmin(`create database ${pgDatabase}`);
+    store = createPostgresStore(pgDatabaseUrl(pgDatabase));
   } else store = createSqliteStore(join(dir, "bench.db"));
   await store.migrate();
   const signals = crawlSignals(
@@ -218,10 +207,7 @@ try {
 } finally {
   await world.stop();
   if (POSTGRES) {
-    const admin = new pg.Client({ connectionString: PG_ADMIN });
-    await admin.connect();
-    await admin.query(`drop database if exists ${pgDatabase} with (force)`);
-    await admin.end();
+    await pgAdmin(`drop database if exists ${pgDatabase} with (force)`);
   }
   rmSync(dir, { recursive: true, force: true });
 }

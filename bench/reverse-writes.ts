@@ -10,36 +10,23 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import type { ReverseChange } from "../src/store/domain-map.port.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
 import { numberArg } from "./support/args.js";
+import { pgAdmin, pgDatabaseUrl } from "./support/pg-copy.js";
 
 const ADDRESSES = numberArg("addresses", 20_000);
 const ROUNDS = numberArg("rounds", 3);
 const POSTGRES = numberArg("postgres", 0) !== 0;
-const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const pgDatabase = `omniname_reverse_bench_${process.pid}`;
-
-async function admin(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_ADMIN });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), "omniname-reverse-bench-"));
 let store: Store;
 if (POSTGRES) {
-  await admin(`create database ${pgDatabase}`);
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${pgDatabase}`;
-  store = createPostgresStore(u.toString());
+  await pgAdmin(`create database ${pgDatabase}`);
+  store = createPostgresStore(pgDatabaseUrl(pgDatabase));
 } else store = createSqliteStore(join(dir, "bench.db"));
 try {
   await store.migrate();
@@ -108,6 +95,6 @@ try {
   );
 } finally {
   await store.close();
-  if (POSTGRES) await admin(`drop database if exists ${pgDatabase} with (force)`);
+  if (POSTGRES) await pgAdmin(`drop database if exists ${pgDatabase} with (force)`);
   rmSync(dir, { recursive: true, force: true });
 }

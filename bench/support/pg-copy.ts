@@ -7,6 +7,13 @@ import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
+/** The URL of database `name` on the bench's PostgreSQL server (BENCH_PG_URL's). */
+export function pgDatabaseUrl(name: string): string {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /** Runs one statement on the PostgreSQL server's admin database. */
 export async function pgAdmin(statement: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_ADMIN_URL });
@@ -25,14 +32,13 @@ export async function copyToPostgres(
   pepper: string,
 ): Promise<{ url: string; key: string }> {
   await pgAdmin(`create database ${name}`);
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
+  const url = pgDatabaseUrl(name);
   const sqlite = createSqliteStore(file);
   await sqlite.migrate();
   const snap = join(dirname(file), "map.jsonl");
   await exportSnapshot(sqlite, snap, { journal: false });
   await sqlite.close();
-  const store = createPostgresStore(url.toString());
+  const store = createPostgresStore(url);
   await store.migrate();
   const t = performance.now();
   await importSnapshot(store, snap);
@@ -40,5 +46,5 @@ export async function copyToPostgres(
   const project = await store.createProject({ name: "bench", plan: "internal" });
   const { key } = await createApiKey(store, pepper, project.id, "bench");
   await store.close();
-  return { url: url.toString(), key };
+  return { url, key };
 }

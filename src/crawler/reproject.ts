@@ -78,7 +78,7 @@ export async function reproject(
     const changes: ReverseChange[] = [];
     for (const [address, tokenId] of targets) {
       // A claim naming a domain not indexed (yet) stays in the journal; it is not served.
-      const domainId = (tokenId === null ? undefined : idOf.get(tokenId)) ?? null;
+      const domainId = tokenId === null ? null : (idOf.get(tokenId) ?? null);
       changes.push({ network: source.network, provider: source.provider, address, domainId });
       if (domainId !== null) stats.reverseWritten++;
     }

@@ -35,14 +35,25 @@ export class TableStatistics {
 
   /** Called after a committed map write: starts a check when none runs and the interval passed. */
   afterWrite(): void {
-    const now = performance.now();
-    if (this.running !== null || now - this.lastCheck < this.intervalMs) return;
-    this.lastCheck = now;
-    this.running = this.check()
+    if (this.running !== null || performance.now() - this.lastCheck < this.intervalMs) return;
+    void this.start();
+  }
+
+  /** A check now, whatever the interval, after the one under way; resolves when it has ended. */
+  async checkNow(): Promise<void> {
+    await this.running;
+    await (this.running ?? this.start());
+  }
+
+  private start(): Promise<void> {
+    this.lastCheck = performance.now();
+    const run = this.check()
       .catch(() => {})
       .finally(() => {
-        this.running = null;
+        if (this.running === run) this.running = null;
       });
+    this.running = run;
+    return run;
   }
 
   /** Resolves once no check runs (the store's close waits for it). */

@@ -41,6 +41,10 @@ interface BulkStatements {
   removeReverse: BetterSqlite3.Statement;
 }
 
+/** A reverse record set (network, provider, address, domain id): the crawler's and the import's. */
+export const SQLITE_SET_REVERSE = `insert into reverse_records (network, provider, address, domain_id) values (?, ?, ?, ?)
+       on conflict (address, network, provider) do update set domain_id = excluded.domain_id`;
+
 /** Tokens per lookup statement, as the Kysely path's `in (…)` lists. */
 const CHUNK = 500;
 /**
@@ -110,10 +114,7 @@ const statementsOf = perConnection((db): BulkStatements => {
       "insert into records (domain_id, key, value, native_key, native_value) values (?, ?, ?, ?, ?)",
     ),
     // The Kysely path's statements (setReverse, removeReverse).
-    setReverse: db.prepare(
-      `insert into reverse_records (network, provider, address, domain_id) values (?, ?, ?, ?)
-       on conflict (address, network, provider) do update set domain_id = excluded.domain_id`,
-    ),
+    setReverse: db.prepare(SQLITE_SET_REVERSE),
     removeReverse: db.prepare(
       "delete from reverse_records where address = ? and network = ? and provider = ?",
     ),

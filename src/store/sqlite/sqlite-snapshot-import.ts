@@ -15,7 +15,7 @@ import {
 } from "../snapshot-encode.js";
 import type { SnapshotSink } from "../snapshot-sink.port.js";
 import { finishBulkLoad, leaveWal, startBulkLoad } from "./sqlite-bulk-load.js";
-import { runAppendJournal } from "./sqlite-bulk-writes.js";
+import { runAppendJournal, SQLITE_SET_REVERSE } from "./sqlite-bulk-writes.js";
 
 /**
  * Snapshot import on SQLite: one transaction for the whole file, written through prepared
@@ -95,10 +95,7 @@ const statementsOf = perConnection((db): Statements => {
     insertRecord: db.prepare(
       `insert into records (domain_id, key, value, native_key, native_value) values ${recordRow}`,
     ),
-    upsertReverse: db.prepare(
-      `insert into reverse_records (network, provider, address, domain_id) values (?, ?, ?, ?)
-       on conflict (address, network, provider) do update set domain_id = excluded.domain_id`,
-    ),
+    upsertReverse: db.prepare(SQLITE_SET_REVERSE),
     appendJournal: db.prepare(sqliteJournalInsert(1)),
   };
   return s;
