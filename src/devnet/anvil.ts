@@ -93,7 +93,10 @@ export function anvilArgs(o: AnvilOptions): string[] {
 export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
   if (!existsSync(ANVIL_BIN)) throw new AppError("INTERNAL_ERROR", `anvil binary not found at ${ANVIL_BIN}`);
   const [command, args] = anvilCommand(anvilArgs(o));
-  const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: a Ctrl-C or a SIGTERM sent to omniname's whole group (a terminal, a
+  // supervisor's group stop) reaches omniname, which saves the chain's state and then stops it;
+  // the signal reaching anvil too ended it first, and the last save failed.
+  const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);

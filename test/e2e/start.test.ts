@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { childrenOf, hasEnded } from "../helpers/processes.js";
 import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
 
 interface Started extends ServerProcess {
@@ -9,10 +10,18 @@ interface Started extends ServerProcess {
 }
 
 /** `omniname start` as `npm start` runs it, with no chain configured: devnet + crawler + API. */
-async function start(dataDir: string): Promise<Started> {
+async function start(dataDir: string, ownGroup = false): Promise<Started> {
   const began = Date.now();
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" };
-  const s = await startServerProcess(env, [], 90_000);
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: "0",
+    LOG_LEVEL: "info",
+    DATABASE_URL: "",
+    DNS_PORT: "0",
+    DNS_WORKERS: "2",
+  };
+  const s = await startServerProcess(env, [], 90_000, ownGroup);
   return { ...s, seconds: (Date.now() - began) / 1000 };
 }
 
@@ -70,4 +79,45 @@ describe("omniname start (embedded defaults)", () => {
     expect(again.status).toBe(200);
     expect(await stop(second)).toBe(0);
   }, 180_000);
+
+  /**
+   * A signal to the whole process group, as Ctrl-C in a terminal or a supervisor's group stop sends
+   * it: every process gets it at once. The chains (anvil) used to get it too and end before omniname
+   * saved their state ("saving the devnet state failed"); the DNS workers must not be started again.
+   */
+  async function stopGroup(s: Started, signal: "SIGINT" | "SIGTERM") {
+    const pid = s.child.pid as number;
+    const children = [...childrenOf(pid, "anvil"), ...childrenOf(pid, "dns-worker")];
+    expect(children.length, "4 chains and 2 DNS workers").toBe(6);
+    const exited = new Promise<number | null>((resolve) => s.child.once("exit", (code) => resolve(code)));
+    process.kill(-pid, signal);
+    const code = await exited;
+    // Each is ended by the primary before it exits (workers, chains), or by the kernel once it has.
+    for (let i = 0; i < 100 && !children.every(hasEnded); i++) await new Promise((r) => setTimeout(r, 100));
+    const left = children.filter((c) => !hasEnded(c));
+    for (const c of left) process.kill(c, "SIGKILL");
+    return { code, left, output: s.output() };
+  }
+
+  it("a signal to the whole process group saves the chains, then stops everything; the next start resumes", async () => {
+    const groupDir = mkdtempSync(join(tmpdir(), "omniname-start-group-"));
+    try {
+      const first = await start(groupDir, true);
+      running.push(first);
+      const ctrlC = await stopGroup(first, "SIGINT");
+      expect(ctrlC.output).not.toContain("saving the devnet state failed");
+      expect(ctrlC.output).not.toContain("dns worker died");
+      expect({ code: ctrlC.code, left: ctrlC.left }).toEqual({ code: 0, left: [] });
+
+      const second = await start(groupDir, true);
+      running.push(second);
+      expect(second.output()).toMatch(/resumed the devnet/);
+      const term = await stopGroup(second, "SIGTERM");
+      expect(term.output).not.toContain("saving the devnet state failed");
+      expect(term.output).not.toContain("dns worker died");
+      expect({ code: term.code, left: term.left }).toEqual({ code: 0, left: [] });
+    } finally {
+      rmSync(groupDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

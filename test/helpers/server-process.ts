@@ -14,15 +14,21 @@ export interface ServerProcess {
 
 const MAIN = new URL("../../src/main.ts", import.meta.url).pathname;
 
-/** Starts `omniname start [args…]` with exactly `env`; rejects if it exits or is not up in time. */
+/**
+ * Starts `omniname start [args…]` with exactly `env`; rejects if it exits or is not up in time.
+ * `ownGroup`: in a process group of its own (its id the child's pid), as a terminal or a supervisor
+ * starts it, so that a test can signal the whole group as Ctrl-C does.
+ */
 export function startServerProcess(
   env: NodeJS.ProcessEnv,
   args: readonly string[] = [],
   readyTimeoutMs = 60_000,
+  ownGroup = false,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN, "start", ...args], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: ownGroup,
   });
   let out = "";
   child.stdout?.on("data", (d) => {
