@@ -21,7 +21,7 @@ import { type ServerProcess, startServerProcess, stopServerProcess } from "../he
  * - no error: every answer is 200, or 404 DOMAIN_NOT_FOUND from `resolve` (names probed before
  *   the simulator registers them: expected);
  * - memory flat: each API process's raw VmRSS (/proc/<pid>/status, sampled every second) grew
- *   less than 10 % from the 5 s after the warm-up to the last 5 s; and right after a full garbage
+ *   less than 10 % from the 10 s after the warm-up to the last 10 s (medians); and right after a full garbage
  *   collection (through the process's inspector), under load 3 s before the end, its V8 heap in
  *   use is less than 10 % above the same reading at the end of the warm-up, its VmRSS less than
  *   20 % above;
@@ -38,6 +38,8 @@ import { type ServerProcess, startServerProcess, stopServerProcess } from "../he
  */
 const SOAK_S = Number(process.env.SOAK_S ?? 60);
 const WARMUP_S = 20;
+/** Seconds of RSS samples whose median is compared: right after the warm-up, and at the end. */
+const RSS_WINDOW_S = 10;
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 6);
 const SIM_RATE = 5;
 const FRESH_MS = 1_000;
@@ -116,7 +118,12 @@ function rssKb(pid: number): number {
   return m ? Number(m[1]) : Number.NaN;
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** The middle of the samples: one high sample of a sawtooth (a major GC not yet run) moves it little. */
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -384,8 +391,8 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
           measured.filter((a) => a.kind === k).length,
         ]),
       );
-      const rssStart = rss.map((xs) => mean(xs.slice(WARMUP_S, WARMUP_S + 5)));
-      const rssEnd = rss.map((xs) => mean(xs.slice(-5)));
+      const rssStart = rss.map((xs) => median(xs.slice(WARMUP_S, WARMUP_S + RSS_WINDOW_S)));
+      const rssEnd = rss.map((xs) => median(xs.slice(-RSS_WINDOW_S)));
       const lastReady = readyz.slice(-2).map((j) => j.data);
       const maxBehind = Math.max(
         0,
@@ -423,14 +430,16 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
 
       expect(failures).toEqual([]);
       expect(errors.slice(0, 5)).toEqual([]);
-      // Flat, as the issue words it: each process's raw RSS (VmRSS, sampled every second; the mean
-      // of the last 5 s against the mean of the 5 s right after the warm-up) grew less than 10 %.
+      // Flat, as the issue words it: each process's raw RSS (VmRSS, sampled every second; the median
+      // of the last 10 s against the median of the 10 s right after the warm-up) grew less than 10 %.
+      // The mean of 5 s was moved past 10 % by one or two samples high in a GC sawtooth when the
+      // whole suite loaded both cores (11.8 % once, while the same run's post-GC RSS was flat).
       // Also what it retains after a full GC: the V8 heap in use (a leak of JS objects) less than
       // 10 %, and the RSS then (a native leak: buffers, sockets) less than 20 % (after a full GC
       // the RSS keeps what V8 and malloc hold on to: new space grown under load, arenas).
       expect(gcBegin).toHaveLength(apis.length);
       for (let i = 0; i < apis.length; i++) {
-        expect(rss[i].length).toBeGreaterThanOrEqual(WARMUP_S + 10);
+        expect(rss[i].length).toBeGreaterThanOrEqual(WARMUP_S + 2 * RSS_WINDOW_S);
         expect(rssEnd[i]).toBeLessThan(rssStart[i] * 1.1);
         expect(gcEnd[i].heapUsedKb).toBeLessThan(gcBegin[i].heapUsedKb * 1.1);
         expect(gcEnd[i].rssKb).toBeLessThan(gcBegin[i].rssKb * 1.2);
