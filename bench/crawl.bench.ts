@@ -17,7 +17,7 @@
 // <os tmpdir>/omniname-bench-cache): the next run with the same options loads it in seconds.
 // `--cache 0` seeds a throw-away world, `--rebuild 1` seeds and replaces the cached one.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { Registry } from "prom-client";
@@ -35,6 +35,7 @@ import { loadScoringLists } from "../src/scoring/scoring-lists.js";
 import { createPostgresStore } from "../src/store/postgres/postgres-store.js";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { numberArg } from "./support/args.js";
+import { cpuSecondsOf } from "./support/measure.js";
 import { pgAdmin, pgDatabaseUrl } from "./support/pg-copy.js";
 
 const NAMES = numberArg("names", 50_000);
@@ -100,6 +101,13 @@ try {
     });
     return ((await res.json()) as { result: unknown[] }).result.length;
   };
+  // The CPU of the node (anvil on this chain's port) and of the PostgreSQL server (every process
+  // titled `postgres`, background ones included) during each phase: with the crawler's own, what
+  // the crawl asks of the machine's cores (`ceiling` below).
+  const port = new URL(rpcUrl).port;
+  const nodeCpu = () => cpuSecondsOf((c) => c.includes("anvil") && c.includes(`--port ${port} `));
+  const serverCpu = () => cpuSecondsOf((c) => c.startsWith("postgres"));
+  const nodeBeforeBare = nodeCpu();
   const bareStarted = performance.now();
   await Promise.all(
     sources.map(async (s) => {
@@ -132,6 +140,7 @@ try {
     }),
   );
   const bareSeconds = (performance.now() - bareStarted) / 1000;
+  const nodeBareCpu = nodeCpu() - nodeBeforeBare;
 
   // (2) The crawler, as `omniname crawl` runs it (scoring included).
   let store: ReturnType<typeof createSqliteStore> | ReturnType<typeof createPostgresStore>;
@@ -146,7 +155,7 @@ try {
   const crawler = createCrawler({
     sources,
     store,
-    logger: pino({ level: "silent" }),
+    logger: pino({ level: process.env.BENCH_LOG ?? "silent" }, pino.destination(2)),
     metrics: createCrawlerMetrics(new Registry()),
     sync: {
       pollIntervalMs: 50,
@@ -166,6 +175,8 @@ try {
   const rss: number[] = [];
   const sampler = setInterval(() => rss.push(process.memoryUsage.rss()), 250);
   const cpuBefore = process.cpuUsage();
+  const nodeBeforeCrawl = nodeCpu();
+  const serverBeforeCrawl = serverCpu();
   const crawlStarted = performance.now();
   crawler.start();
   await crawler.done();
@@ -173,6 +184,8 @@ try {
   // CPU of this process (main thread and decode worker) per event: the crawler's own work, much
   // less sensitive than wall time to what else the cores run.
   const cpu = process.cpuUsage(cpuBefore);
+  const nodeCrawlCpu = nodeCpu() - nodeBeforeCrawl;
+  const serverCrawlCpu = POSTGRES ? serverCpu() - serverBeforeCrawl : 0;
   clearInterval(sampler);
   const crawled = crawler.status().reduce((n, s) => n + s.eventsApplied, 0);
   const domains = await store.countDomains();
@@ -197,6 +210,21 @@ try {
       crawlEventsPerSecond: Math.round(crawlRate),
       ratio: +(crawlRate / bareRate).toFixed(2),
       cpuMicrosPerEvent: +((cpu.user + cpu.system) / crawled).toFixed(1),
+      // CPU seconds of each phase: the node's in the bare fetch; the crawler's own (this process),
+      // the node's and the database server's in the crawl.
+      cpuSeconds: {
+        bareNode: +nodeBareCpu.toFixed(2),
+        crawler: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+        crawlNode: +nodeCrawlCpu.toFixed(2),
+        crawlServer: +serverCrawlCpu.toFixed(2),
+      },
+      // The best ratio these cores allow this crawler: the crawl cannot take less than its CPU (the
+      // crawler's, the node's and the server's) spread over every core, against the bare fetch's
+      // wall time. 0.7 is out of reach while this is below it.
+      ceiling: +(
+        bareSeconds /
+        (((cpu.user + cpu.system) / 1e6 + nodeCrawlCpu + serverCrawlCpu) / availableParallelism())
+      ).toFixed(2),
       // maxRSS is in KiB.
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       // RSS during the crawl at 10%, 50%, 90% of it and its maximum.

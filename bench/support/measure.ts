@@ -67,3 +67,26 @@ export function rssMbOf(pid: number): { total: number; anon: number; file: numbe
     Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
   return { total: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile") + kb("RssShmem") };
 }
+
+/**
+ * CPU seconds (user + system, every thread) used so far by the live processes whose command line
+ * `matches`, from /proc (clock ticks of 1/100 s, as on Linux everywhere). A process that ended
+ * meanwhile is not counted: compare two readings of processes that live through both.
+ */
+export function cpuSecondsOf(matches: (commandLine: string) => boolean): number {
+  let ticks = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (!matches(commandLine)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime: fields 14 and 15 of stat, 12 and 13 after the command name.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks / 100;
+}
