@@ -1,3 +1,4 @@
+import { jsonColumn, pgRowsFrom } from "./pg-json-columns.js";
 import { PostgresAdapter, sql } from "kysely";
 import type { ChangeEvent, ChangeEventWrite, ChangeType } from "../../domain/change-events.js";
 import type { Network } from "../../domain/networks.js";
@@ -16,7 +17,7 @@ const APPEND_LOCK = 0x6f6d6e69; // "omni"
 /** Rows per insert statement (SQLite's default limit is 32,766 bound values; 16 columns a row). */
 const ROWS_PER_INSERT = 500;
 const PRUNED_THROUGH = "pruned_through";
-/** PostgreSQL: rows per statement, each column one array parameter (`unnest`). */
+/** PostgreSQL: rows per statement, each column one JSON array parameter (pg-json-columns.ts). */
 const PG_ROWS_PER_INSERT = 5_000;
 
 /** The columns of a change event's row, in the order `pushChangeEvent` gives its values. */
@@ -58,8 +59,8 @@ const PG_CHANGE_EVENT_TYPES: Record<(typeof CHANGE_EVENT_COLUMNS)[number], "text
 };
 
 /**
- * PostgreSQL: one statement for many rows, each column passed as one array and turned back into
- * rows by `unnest`, in the rows' order (`with ordinality`: the ids follow it). The same rows as the
+ * PostgreSQL: one statement for many rows, each column passed as one JSON array and turned back
+ * into rows in their order (pg-json-columns.ts: the ids follow it). The same rows as the
  * multi-row insert, without a 7,500-parameter query built and compiled per 500 rows. The columns,
  * their order and the values are CHANGE_EVENT_COLUMNS' and `pushChangeEvent`'s, as on SQLite.
  */
@@ -72,11 +73,10 @@ async function appendPostgres(db: Db, events: readonly ChangeEventWrite[]): Prom
     for (let i = 0; i < values.length; i++) arrays[i].push(values[i]);
   }
   const names = sql.raw(CHANGE_EVENT_COLUMNS.join(", "));
-  const params = sql.join(
-    CHANGE_EVENT_COLUMNS.map((c, i) => sql`${arrays[i]}::${sql.raw(PG_CHANGE_EVENT_TYPES[c])}[]`),
+  const rows = pgRowsFrom(
+    CHANGE_EVENT_COLUMNS.map((c, i) => [c, PG_CHANGE_EVENT_TYPES[c], jsonColumn(arrays[i])] as const),
   );
-  await sql`insert into change_events (${names}) select ${names}
-    from unnest(${params}) with ordinality as u(${names}, n) order by n`.execute(db);
+  await sql`insert into change_events (${names}) ${rows}`.execute(db);
 }
 
 /**

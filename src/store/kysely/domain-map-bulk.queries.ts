@@ -11,6 +11,7 @@ import type {
 import type { ReverseChange } from "../domain-map.port.js";
 import type { DomainsTable, RecordsTable } from "../schema.js";
 import { isPostgres } from "./crawler-log.queries.js";
+import { jsonColumn, pgRowsFrom } from "./pg-json-columns.js";
 import { removeReverse, setReverse, withRecords } from "./domain-map.queries.js";
 import {
   DOMAIN_COLUMNS,
@@ -84,8 +85,8 @@ export function lastReverseChanges(changes: readonly ReverseChange[]): {
 
 /**
  * Reverse records set and removed, the last change of an address winning. PostgreSQL: one
- * `delete … using unnest(…)` and one `insert … select from unnest(…) on conflict do update` per
- * 5,000 (a round trip each, not one per address); SQLite: the single-row statements (no round
+ * `delete … using (rows)` and one `insert … select … on conflict do update` per 5,000 (the rows
+ * passed as JSON columns, pg-json-columns.ts) (a round trip each, not one per address); SQLite: the single-row statements (no round
  * trips there).
  */
 export async function applyReverses(db: Db, changes: readonly ReverseChange[]): Promise<void> {
@@ -96,29 +97,36 @@ export async function applyReverses(db: Db, changes: readonly ReverseChange[]): 
     return;
   }
   const column = <K extends keyof ReverseChange>(list: readonly ReverseChange[], k: K) =>
-    list.map((c) => c[k]);
+    jsonColumn(list.map((c) => c[k]));
   for (let i = 0; i < removes.length; i += PG_ROWS) {
     const part = removes.slice(i, i + PG_ROWS);
-    await sql`delete from reverse_records r
-      using unnest(${column(part, "address")}::text[], ${column(part, "network")}::text[],
-        ${column(part, "provider")}::text[]) as u(address, network, provider)
+    const rows = pgRowsFrom([
+      ["address", "text", column(part, "address")],
+      ["network", "text", column(part, "network")],
+      ["provider", "text", column(part, "provider")],
+    ]);
+    await sql`delete from reverse_records r using (${rows}) as u
       where r.address = u.address and r.network = u.network and r.provider = u.provider`.execute(db);
   }
   for (let i = 0; i < sets.length; i += PG_ROWS) {
     const part = sets.slice(i, i + PG_ROWS);
     await sql`insert into reverse_records (network, provider, address, domain_id)
-      select * from unnest(${column(part, "network")}::text[], ${column(part, "provider")}::text[],
-        ${column(part, "address")}::text[], ${column(part, "domainId")}::bigint[])
+      ${pgRowsFrom([
+        ["network", "text", column(part, "network")],
+        ["provider", "text", column(part, "provider")],
+        ["address", "text", column(part, "address")],
+        ["domain_id", "bigint", column(part, "domainId")],
+      ])}
       on conflict (address, network, provider) do update set domain_id = excluded.domain_id`.execute(db);
   }
 }
 
-/** PostgreSQL: rows per `unnest` statement of the crawler's domain and record writes. */
+/** PostgreSQL: rows per statement of the crawler's domain and record writes (JSON columns). */
 const PG_ROWS = 5_000;
 
 /**
- * PostgreSQL: one `insert … select from unnest(…) with ordinality … on conflict do update` per
- * 5,000 domains, each column one array parameter. The same rows, ids (in row order) and conflict
+ * PostgreSQL: one `insert … select … on conflict do update` per 5,000 domains, each column one
+ * JSON array parameter (pg-json-columns.ts), the rows in their order. The same rows, ids (in row order) and conflict
  * rule as the multi-row insert, without a 2,000-parameter query built and compiled per 100 rows;
  * the statement triggers keeping `name_holders` and `tld_registrations` run once per statement.
  */
@@ -134,11 +142,9 @@ async function upsertDomainsPostgres(
   );
   for (let i = 0; i < all.length; i += PG_ROWS) {
     const rows = all.slice(i, i + PG_ROWS).map(domainColumns);
-    const arrays = sql.join(
-      DOMAIN_COLUMNS.map(
-        (c) =>
-          sql`${rows.map((r) => r[c as keyof Omit<DomainsTable, "id">])}::${sql.raw(PG_DOMAIN_TYPES[c])}[]`,
-      ),
+    const columns = DOMAIN_COLUMNS.map(
+      (c) =>
+        [c, PG_DOMAIN_TYPES[c], jsonColumn(rows.map((r) => r[c as keyof Omit<DomainsTable, "id">]))] as const,
     );
     const res = await sql<{
       id: number;
@@ -148,7 +154,7 @@ async function upsertDomainsPostgres(
       inserted: boolean;
     }>`
       insert into domains (${list})
-      select ${list} from unnest(${arrays}) with ordinality as u(${list}, n) order by n
+      ${pgRowsFrom(columns)}
       on conflict (network, provider, token_id) do update set ${updates}
       returning id, network, provider, token_id, (xmax = 0) as inserted`.execute(db);
     // A row this statement inserted has no xmax; one it updated carries the updating transaction's.
@@ -286,7 +292,7 @@ export async function replaceRecordsMany(
 }
 
 /**
- * PostgreSQL: the domains' records deleted by one `domain_id = any($1)` and inserted by `unnest`,
+ * PostgreSQL: the domains' records deleted by one `domain_id = any($1)` and inserted from JSON columns,
  * 5,000 domains a statement (the same rows as the multi-row path: a domain listed twice keeps its
  * first record set, the last record of a key wins).
  */
@@ -313,8 +319,13 @@ async function replaceRecordsPostgres(
   const flush = async () => {
     if (domainIds.length === 0) return;
     await sql`insert into records (domain_id, key, value, native_key, native_value)
-      select * from unnest(${domainIds}::bigint[], ${keys}::text[], ${values}::text[],
-        ${nativeKeys}::text[], ${nativeValues}::text[])`.execute(db);
+      ${pgRowsFrom([
+        ["domain_id", "bigint", jsonColumn(domainIds)],
+        ["key", "text", jsonColumn(keys)],
+        ["value", "text", jsonColumn(values)],
+        ["native_key", "text", jsonColumn(nativeKeys)],
+        ["native_value", "text", jsonColumn(nativeValues)],
+      ])}`.execute(db);
     for (const a of [domainIds, keys, values, nativeKeys, nativeValues]) a.length = 0;
   };
   for (const it of items) {

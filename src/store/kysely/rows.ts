@@ -34,7 +34,7 @@ export const DOMAIN_COLUMNS = [
   "tags",
 ] as const satisfies ReadonlyArray<keyof Omit<DomainsTable, "id">>;
 /**
- * The PostgreSQL type of each domain column: the array parameters of the crawler's `unnest` upserts
+ * The PostgreSQL type of each domain column: the casts of the crawler's upserts (JSON columns)
  * and the snapshot import's staging table are declared from it.
  */
 export const PG_DOMAIN_TYPES: Record<(typeof DOMAIN_COLUMNS)[number], "text" | "bigint" | "integer"> = {

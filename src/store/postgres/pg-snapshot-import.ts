@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Checkpoint, JournalEntry } from "../crawler-log.port.js";
-import { journalArrays, PG_JOURNAL_INSERT } from "../kysely/journal.queries.js";
+import { journalColumns, PG_JOURNAL_INSERT } from "../kysely/journal.queries.js";
 import { DOMAIN_COLUMNS, KEY_COLUMNS, PG_DOMAIN_TYPES } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
@@ -237,7 +237,7 @@ async function finishBulkLoad(client: pg.PoolClient, bulk: BulkLoad): Promise<vo
 }
 
 async function writeJournal(client: pg.PoolClient, entries: JournalEntry[]): Promise<number> {
-  const { rowCount } = await client.query(PG_JOURNAL_INSERT, journalArrays(entries));
+  const { rowCount } = await client.query(PG_JOURNAL_INSERT, journalColumns(entries));
   return rowCount ?? 0;
 }
 
