@@ -1,10 +1,10 @@
-import { jsonColumn, pgRowsFrom } from "./pg-json-columns.js";
 import { PostgresAdapter, sql } from "kysely";
 import type { ChangeEvent, ChangeEventWrite, ChangeType } from "../../domain/change-events.js";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { ChangeLogBounds } from "../change-log.port.js";
 import type { ChangeEventsTable } from "../schema.js";
+import { jsonColumn, pgRowsFrom } from "./pg-json-columns.js";
 import { type Db, safeText } from "./rows.js";
 
 /* The change log's queries (change-log.port.ts), shared by both backends. */

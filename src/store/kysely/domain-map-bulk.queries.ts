@@ -85,9 +85,9 @@ export function lastReverseChanges(changes: readonly ReverseChange[]): {
 
 /**
  * Reverse records set and removed, the last change of an address winning. PostgreSQL: one
- * `delete … using (rows)` and one `insert … select … on conflict do update` per 5,000 (the rows
- * passed as JSON columns, pg-json-columns.ts) (a round trip each, not one per address); SQLite: the single-row statements (no round
- * trips there).
+ * `delete … using (rows)` and one `insert … select … on conflict do update` per 5,000, the rows
+ * passed as JSON columns (pg-json-columns.ts): a round trip each, not one per address. SQLite: the
+ * single-row statements (no round trips there).
  */
 export async function applyReverses(db: Db, changes: readonly ReverseChange[]): Promise<void> {
   const { sets, removes } = lastReverseChanges(changes);
@@ -126,8 +126,8 @@ const PG_ROWS = 5_000;
 
 /**
  * PostgreSQL: one `insert … select … on conflict do update` per 5,000 domains, each column one
- * JSON array parameter (pg-json-columns.ts), the rows in their order. The same rows, ids (in row order) and conflict
- * rule as the multi-row insert, without a 2,000-parameter query built and compiled per 100 rows;
+ * JSON array parameter (pg-json-columns.ts). The same rows, ids (in row order) and conflict rule
+ * as the multi-row insert, without a 2,000-parameter query built and compiled per 100 rows;
  * the statement triggers keeping `name_holders` and `tld_registrations` run once per statement.
  */
 async function upsertDomainsPostgres(
@@ -292,8 +292,8 @@ export async function replaceRecordsMany(
 }
 
 /**
- * PostgreSQL: the domains' records deleted by one `domain_id = any($1)` and inserted from JSON columns,
- * 5,000 domains a statement (the same rows as the multi-row path: a domain listed twice keeps its
+ * PostgreSQL: the domains' records deleted by one `domain_id = any($1)` and inserted from JSON
+ * columns, 5,000 domains a statement (the same rows as the multi-row path: a domain listed twice keeps its
  * first record set, the last record of a key wins).
  */
 async function replaceRecordsPostgres(

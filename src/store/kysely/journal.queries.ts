@@ -1,7 +1,7 @@
-import { jsonColumn } from "./pg-json-columns.js";
 import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
 import { CompiledQuery, sql } from "kysely";
 import { isPostgres } from "./crawler-log.queries.js";
+import { jsonColumn, type PgColumnType, pgRowsFromText } from "./pg-json-columns.js";
 import { type Db, MAX_IN, pagesById, safeText, toJournal } from "./rows.js";
 
 /*
@@ -106,12 +106,22 @@ async function appendJournalPostgres(db: Db, entries: JournalEntry[]): Promise<n
  * PostgreSQL: the journal's insert from one JSON array parameter per column (`journalColumns`),
  * the crawler's and the snapshot import's; an entry already journaled is skipped.
  */
-export const PG_JOURNAL_INSERT = `insert into journal
-    (source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
-  select source_id, chain_id::bigint, block_number::bigint, block_hash, log_index::integer, tx_hash,
-    contract, token_id, event, block_time::bigint
-  from rows from (${Array.from({ length: 10 }, (_, i) => `json_array_elements_text($${i + 1}::json)`).join(", ")})
-    as u(source_id, chain_id, block_number, block_hash, log_index, tx_hash, contract, token_id, event, block_time)
+/** The journal's columns in JournalEntry order, with their PostgreSQL types. */
+const PG_JOURNAL_COLUMNS: ReadonlyArray<readonly [string, PgColumnType]> = [
+  ["source_id", "text"],
+  ["chain_id", "bigint"],
+  ["block_number", "bigint"],
+  ["block_hash", "text"],
+  ["log_index", "integer"],
+  ["tx_hash", "text"],
+  ["contract", "text"],
+  ["token_id", "text"],
+  ["event", "text"],
+  ["block_time", "bigint"],
+];
+
+export const PG_JOURNAL_INSERT = `insert into journal (${PG_JOURNAL_COLUMNS.map(([name]) => name).join(", ")})
+  ${pgRowsFromText(PG_JOURNAL_COLUMNS)}
   ${ON_CONFLICT}`;
 
 /** The parameters of `PG_JOURNAL_INSERT`: one JSON array per column (text safe for PostgreSQL). */

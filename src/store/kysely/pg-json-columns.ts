@@ -18,13 +18,10 @@ import { type RawBuilder, sql } from "kysely";
  */
 export function jsonColumn(values: readonly unknown[]): string {
   // A string with a lone surrogate, or a bigint (which JSON.stringify refuses): the slow path.
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (typeof v === "string" && !(v as unknown as WellFormed).isWellFormed())
-      return JSON.stringify(values.map(wellFormed));
-    if (typeof v === "bigint") return JSON.stringify(values.map(wellFormed));
-  }
-  return JSON.stringify(values);
+  const slow = values.some(
+    (v) => typeof v === "bigint" || (typeof v === "string" && !(v as unknown as WellFormed).isWellFormed()),
+  );
+  return JSON.stringify(slow ? values.map(wellFormed) : values);
 }
 
 /** ES2024's string methods (Node 20 has them; the project compiles against ES2022's library). */
@@ -42,10 +39,19 @@ function wellFormed(v: unknown): unknown {
 /** A column's PostgreSQL type, as the casts of `pgRowsFrom` name it. */
 export type PgColumnType = "text" | "bigint" | "integer";
 
+/** The column list and the select list (each column cast to its type) of the rows' `select`. */
+function namesAndCasts(columns: ReadonlyArray<readonly [name: string, type: PgColumnType, ...unknown[]]>) {
+  return {
+    names: columns.map(([name]) => name).join(", "),
+    casts: columns.map(([name, type]) => (type === "text" ? name : `${name}::${type}`)).join(", "),
+  };
+}
+
 /**
  * `select <columns cast to their types> from rows from (json_array_elements_text($…), …) with
- * ordinality as u(<columns>, row_order) order by row_order`: the rows of `columns` (JSON arrays of equal length,
- * `jsonColumn`) in their order, for an `insert … ${pgRowsFrom(…)}` or a `using (${…})`.
+ * ordinality as u(<columns>, row_order) order by row_order`: the rows of `columns` (JSON arrays of
+ * equal length, `jsonColumn`) in their order, for an `insert … ${pgRowsFrom(…)}` or a
+ * `using (${…})`.
  *
  * @example
  * await sql`insert into t (a, b) ${pgRowsFrom([["a", "text", jsonColumn(as)], ["b", "bigint", jsonColumn(bs)]])}`.execute(db);
@@ -53,10 +59,17 @@ export type PgColumnType = "text" | "bigint" | "integer";
 export function pgRowsFrom(
   columns: ReadonlyArray<readonly [name: string, type: PgColumnType, json: string]>,
 ): RawBuilder<unknown> {
-  const names = sql.raw(columns.map(([name]) => name).join(", "));
-  const casts = sql.raw(
-    columns.map(([name, type]) => (type === "text" ? name : `${name}::${type}`)).join(", "),
-  );
+  const { names, casts } = namesAndCasts(columns);
   const functions = sql.join(columns.map(([, , json]) => sql`json_array_elements_text(${json}::json)`));
-  return sql`select ${casts} from rows from (${functions}) with ordinality as u(${names}, row_order) order by row_order`;
+  return sql`select ${sql.raw(casts)} from rows from (${functions}) with ordinality as u(${sql.raw(names)}, row_order) order by row_order`;
+}
+
+/**
+ * `pgRowsFrom` as the text of a statement run with node-postgres itself: the columns' JSON arrays
+ * are its parameters `$1`…`$n`, in column order.
+ */
+export function pgRowsFromText(columns: ReadonlyArray<readonly [name: string, type: PgColumnType]>): string {
+  const { names, casts } = namesAndCasts(columns);
+  const functions = columns.map((_, i) => `json_array_elements_text($${i + 1}::json)`).join(", ");
+  return `select ${casts} from rows from (${functions}) with ordinality as u(${names}, row_order) order by row_order`;
 }
