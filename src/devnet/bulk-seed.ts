@@ -98,7 +98,10 @@ function ensTxs(
  * Registers many names with two records each, for benchmark worlds: FNS through its batch
  * function, UNS one MintingManager issue per name (a batch's transactions in one block), ENS one
  * controller commit and register per name (about 4 events a FNS/UNS name and 10 an ENS name).
- * Mining must be paused; the chains are written in parallel.
+ * Mining must be paused (`pauseMining`): the chains are written in parallel, a batch a block. With
+ * automine on, anvil mines each transaction of a batch as it comes, so the blocks are not the
+ * batches, and a test that forgot the pause failed now and then with transactions left in the
+ * pool; it is refused at once instead.
  */
 export async function bulkSeed(
   chains: readonly DevnetChain[],
@@ -112,6 +115,10 @@ export async function bulkSeed(
   );
   const perSource = Math.ceil(options.names / Math.max(1, sources.length));
   const report: BulkSeedReport = { names: 0, transactions: 0, blocks: 0, events: 0, durationMs: 0 };
+  for (const chain of chains) {
+    if (await chain.sender.rpc.call<boolean>("anvil_getAutomine"))
+      throw new Error(`bulkSeed: mining on ${chain.network} is not paused (call pauseMining first)`);
+  }
 
   await Promise.all(
     chains.map(async (chain) => {

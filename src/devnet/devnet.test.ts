@@ -236,6 +236,13 @@ describe("devnet", () => {
     expect(name).toBe(dnsEncode("pay.alice.eth"));
   });
 
+  it("refuses to bulk-seed while a chain mines each transaction as it comes", async () => {
+    const chains = await devnet.chains();
+    await expect(bulkSeed(chains, { names: 4, batchSize: 2, runId: "automine" })).rejects.toThrow(
+      /mining on \w+ is not paused/,
+    );
+  });
+
   it("bulk-seeds benchmark names through the batch functions", async () => {
     const chains = await devnet.chains();
     await Promise.all(chains.map((c) => pauseMining(c.sender.rpc)));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomPortBase } from "../../src/devnet/anvil.js";
 import { bulkSeed } from "../../src/devnet/bulk-seed.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
 
 const CHILD = join(import.meta.dirname, "many-sources-child.ts");
 const SOURCES = 24;
@@ -42,7 +43,11 @@ describe("a crawler of many sources", () => {
       networks: ["POLYGON"],
       basePort: randomPortBase(),
     });
-    await bulkSeed(await devnet.chains(), { names: 300, batchSize: 10, runId: "warnings" });
+    const chains = await devnet.chains();
+    // bulkSeed writes a batch a block: mining paused while it runs, automine again afterwards.
+    await Promise.all(chains.map((c) => pauseMining(c.sender.rpc)));
+    await bulkSeed(chains, { names: 300, batchSize: 10, runId: "warnings" });
+    await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, 0)));
   }, 120_000);
   afterAll(async () => {
     await devnet?.stop();
