@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropRedisKeys } from "../helpers/redis-keys.js";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
 
 const V1 = "/svc/api/v1";
@@ -19,21 +19,6 @@ const batch = (t: TestApp, n: number) =>
     headers: { "api-key": t.key, "content-type": "application/json" },
     payload: { domains: Array.from({ length: n }, () => "alice.wallet") },
   });
-
-/**
- * Deletes the keys a Redis run wrote under its prefix (the monthly quota's counters live a month):
- * the shared Redis of this machine keeps nothing of a test.
- */
-async function dropRedisKeys(env: { REDIS_URL?: string; REDIS_KEY_PREFIX?: string }): Promise<void> {
-  if (env.REDIS_URL === undefined || env.REDIS_KEY_PREFIX === undefined) return;
-  const redis = new Redis(env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 /** `"rate";r=3;t=59, "quota";r=9;t=…` → { rate: 3, quota: 9 }. */
 function remaining(header: unknown): { rate: number; quota: number } {
@@ -58,7 +43,7 @@ describe.each([
   });
   afterAll(async () => {
     await t?.close();
-    await dropRedisKeys(env);
+    if ("REDIS_URL" in env) await dropRedisKeys(env.REDIS_URL, `${env.REDIS_KEY_PREFIX}:*`);
   });
 
   it("charges each input against the rate, refuses a batch that does not fit whole, and charges nothing for it", async () => {
@@ -127,7 +112,7 @@ describe.each([
   });
   afterAll(async () => {
     await t?.close();
-    await dropRedisKeys(env);
+    if ("REDIS_URL" in env) await dropRedisKeys(env.REDIS_URL, `${env.REDIS_KEY_PREFIX}:*`);
   });
 
   it("refuses with QUOTA_EXCEEDED and Retry-After, leaving the quota and the usage as they were", async () => {

@@ -7,6 +7,7 @@ import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { redisBackend } from "../../src/accounts/limiter-backend.js";
 import { buildApp } from "../../src/api/app.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { dropRedisKeys } from "../helpers/redis-keys.js";
 import { createAccount, createProject, signedIn } from "./helpers/accounts.js";
 import { type ConsoleTestApp, createConsoleTestApp, V1 } from "./helpers/console-app.js";
 
@@ -181,8 +182,7 @@ describe("limits shared through Redis (127.0.0.1:6379)", () => {
   });
   afterAll(async () => {
     await t?.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await dropRedisKeys(redis, `${prefix}*`);
     redis.disconnect();
   });
 
@@ -242,8 +242,7 @@ describe("limits with REDIS_URL", () => {
       }
     } finally {
       await t.close();
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
+      await dropRedisKeys(redis, `${prefix}*`);
       redis.disconnect();
     }
   });

@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/pg.js";
+import { dropRedisKeys } from "../helpers/redis-keys.js";
 import {
   type ServerProcess,
   apiProcessEnv,
@@ -111,8 +112,7 @@ describe("limits across two API processes on PostgreSQL and Redis", () => {
   afterAll(async () => {
     for (const s of servers) if (s.child.exitCode === null) s.child.kill("SIGKILL");
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    const keys = await redis.keys(`${prefix}:*`).catch(() => []);
-    if (keys.length > 0) await redis.del(...keys);
+    await dropRedisKeys(redis, `${prefix}:*`).catch(() => {});
     redis.disconnect();
     await db?.drop();
   });

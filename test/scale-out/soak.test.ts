@@ -3,12 +3,12 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
 import pg from "pg";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
 import { createTestDatabase } from "../helpers/pg.js";
+import { dropRedisKeys } from "../helpers/redis-keys.js";
 import { type ServerProcess, startServerProcess, stopServerProcess } from "../helpers/server-process.js";
 
 /**
@@ -210,10 +210,7 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
     for (const c of [simulator, crawler]) if (c && c.proc.exitCode === null) c.proc.kill("SIGKILL");
     await watch?.end().catch(() => {});
     await devnet?.stop();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    const keys = await redis.keys(`${prefix}:*`).catch(() => []);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await dropRedisKeys(REDIS_URL, `${prefix}:*`).catch(() => {});
     await db?.drop();
     for (const d of [dataDir, ...dirs]) if (d) rmSync(d, { recursive: true, force: true });
   });
