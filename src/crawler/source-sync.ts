@@ -36,6 +36,15 @@ export class SourceSync {
   private error: string | null = null;
   /** Halted with the halt recorded on the checkpoint (a deep reorg), which a rewind clears. */
   private checkpointHalted = false;
+  /**
+   * Headers read and not yet applied because a step's range shrank (a part's eth_getLogs answered
+   * too much): the following steps, which start right after the parts applied, take them instead
+   * of reading them again. Kept only from one step to the next that ends normally (a step that
+   * throws or sees the chain move drops them); each step still links its whole run of headers by
+   * parent hash to its checkpoint and checks the logs' block hashes against them, as it does
+   * after a fresh read.
+   */
+  private spareHeaders: Map<number, BlockHeader> | null = null;
   // Stops RPC calls in flight and their retries when the loop is asked to stop.
   private readonly stopping = new AbortController();
 
@@ -256,6 +265,9 @@ export class SourceSync {
 
   /** One unit of work; false when there was nothing to do (caught up). */
   private async step(log: Logger): Promise<boolean> {
+    // Taken by this step alone: given back below only when it ends normally.
+    const spare = this.spareHeaders;
+    this.spareHeaders = null;
     const limit = this.options.maxHead?.() ?? null;
     const chainHead = await this.reader.head();
     const head = limit === null ? chainHead : Math.min(chainHead, limit);
@@ -296,9 +308,11 @@ export class SourceSync {
       // checked chain; logs read first could miss those of a block that was replaced in between.
       const first = Math.max(from, unfinalizedFrom);
       const nums: number[] = [];
-      for (let n = first; n <= to; n++) nums.push(n);
+      for (let n = first; n <= to; n++) if (!spare?.has(n)) nums.push(n);
+      const read = new Map((await this.reader.headers(nums)).map((h) => [h.number, h]));
       let prev: BlockHeader | null = null;
-      for (const h of await this.reader.headers(nums)) {
+      for (let n = first; n <= to; n++) {
+        const h = (read.get(n) ?? spare?.get(n)) as BlockHeader;
         if (prev && h.parentHash !== prev.hash) return true; // the chain moved under us: read again
         headers.set(h.number, h);
         prev = h;
@@ -309,6 +323,8 @@ export class SourceSync {
         return true;
       }
     }
+    // The spare headers past this range, for the next step.
+    const later = spare ? [...spare].filter(([n]) => n > to) : [];
     // Parts are requested a few ahead of the writer (range-fetch.ts): part i+1… are on their way
     // while part i is written.
     const parts = prefetched ?? this.fetcher.open(from, to, headers);
@@ -325,6 +341,7 @@ export class SourceSync {
         if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
           // Parts already applied stay applied: the next step starts after them, with less.
           this.range.failed((e as Error).message, part.to - part.from + 1);
+          this.spareHeaders = new Map([...[...headers].filter(([n]) => n >= part.from), ...later]);
           this.metrics?.rangeSize.set(id, this.range.size);
           log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
           return true;
@@ -346,6 +363,7 @@ export class SourceSync {
       }
       await this.applyPart(log, part, logs, headers, head);
     }
+    if (later.length > 0) this.spareHeaders = new Map(later);
     return true;
   }
 

@@ -34,88 +34,64 @@ export async function startFaultProxy(
   const held = new Set<ServerResponse>();
   let requests = 0;
 
-  const forward = async (body: string) => {
-    const res = await fetch(target, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-    });
-    return res.text();
-  };
-
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", async () => {
-      requests++;
-      const parsed = JSON.parse(body) as
-        | { id: number; method: string }
-        | Array<{ id: number; method: string }>;
-      const methods = (Array.isArray(parsed) ? parsed : [parsed]).map((c) => c.method);
-      if (random() < opts.rate) {
-        // Only faults that make sense for the request: too-many-results is a getLogs answer,
-        // a null block a getBlockByNumber one.
-        const kinds = FAULT_KINDS.filter(
-          (k) =>
-            (k !== "too-many-results" || methods.includes("eth_getLogs")) &&
-            (k !== "null-block" || methods.includes("eth_getBlockByNumber")),
-        );
-        const kind = kinds[Math.floor(random() * kinds.length)];
-        injected[kind]++;
-        switch (kind) {
-          case "429":
-            res.writeHead(429, { "retry-after": "0" });
-            res.end("rate limited");
-            return;
-          case "5xx":
-            res.writeHead([500, 502, 503][Math.floor(random() * 3)]);
-            res.end("upstream error");
-            return;
-          case "timeout":
-            // Held past the client's timeout, then dropped.
-            held.add(res);
-            setTimeout(() => {
-              held.delete(res);
-              res.destroy();
-            }, opts.holdMs ?? 2_000);
-            return;
-          case "too-many-results": {
-            const calls = Array.isArray(parsed) ? parsed : [parsed];
-            const errors = calls.map((c) => ({
-              jsonrpc: "2.0",
-              id: c.id,
-              error: { code: -32005, message: "query returned more than 10000 results" },
-            }));
-            res.end(JSON.stringify(Array.isArray(parsed) ? errors : errors[0]));
-            return;
-          }
-          case "null-block": {
-            const reply = JSON.parse(await forward(body)) as unknown;
-            const nullify = (r: { result?: unknown }) => ({ ...r, result: null });
-            res.end(
-              JSON.stringify(
-                Array.isArray(reply)
-                  ? reply.map((r, i) => (i === 0 ? nullify(r) : r))
-                  : nullify(reply as { result?: unknown }),
-              ),
-            );
-            return;
-          }
+  const forward = forwardTo(target);
+  const { server, url } = await listenRpc(async (body, res) => {
+    requests++;
+    const parsed = JSON.parse(body) as RpcCall | RpcCall[];
+    const methods = (Array.isArray(parsed) ? parsed : [parsed]).map((c) => c.method);
+    if (random() < opts.rate) {
+      // Only faults that make sense for the request: too-many-results is a getLogs answer,
+      // a null block a getBlockByNumber one.
+      const kinds = FAULT_KINDS.filter(
+        (k) =>
+          (k !== "too-many-results" || methods.includes("eth_getLogs")) &&
+          (k !== "null-block" || methods.includes("eth_getBlockByNumber")),
+      );
+      const kind = kinds[Math.floor(random() * kinds.length)];
+      injected[kind]++;
+      switch (kind) {
+        case "429":
+          res.writeHead(429, { "retry-after": "0" });
+          res.end("rate limited");
+          return;
+        case "5xx":
+          res.writeHead([500, 502, 503][Math.floor(random() * 3)]);
+          res.end("upstream error");
+          return;
+        case "timeout":
+          // Held past the client's timeout, then dropped.
+          held.add(res);
+          setTimeout(() => {
+            held.delete(res);
+            res.destroy();
+          }, opts.holdMs ?? 2_000);
+          return;
+        case "too-many-results":
+          res.end(tooManyResults(parsed));
+          return;
+        case "null-block": {
+          const reply = JSON.parse(await forward(body)) as unknown;
+          const nullify = (r: { result?: unknown }) => ({ ...r, result: null });
+          res.end(
+            JSON.stringify(
+              Array.isArray(reply)
+                ? reply.map((r, i) => (i === 0 ? nullify(r) : r))
+                : nullify(reply as { result?: unknown }),
+            ),
+          );
+          return;
         }
       }
-      try {
-        res.end(await forward(body));
-      } catch {
-        res.writeHead(502);
-        res.end();
-      }
-    });
+    }
+    try {
+      res.end(await forward(body));
+    } catch {
+      res.writeHead(502);
+      res.end();
+    }
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     injected,
     get requests() {
       return requests;
@@ -126,4 +102,98 @@ export async function startFaultProxy(
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+export interface RpcCall {
+  id: number;
+  method: string;
+  params: unknown[];
+}
+
+/** eth_getLogs over more than this many blocks is refused by startShrinkingProxy. */
+export const SHRINK_SPAN = 4;
+
+/**
+ * A node that refuses eth_getLogs over more than SHRINK_SPAN blocks ("query returned more than
+ * 10000 results"), as a provider does on a dense range, so that a crawler shrinks its range step
+ * by step; it counts the headers asked for, by block. `before` runs once the node answered a
+ * request and before the answer is sent on (a test can change the chain there).
+ */
+export async function startShrinkingProxy(target: string, before?: (calls: RpcCall[]) => Promise<void>) {
+  const forward = forwardTo(target);
+  const headerReads = new Map<number, number>();
+  let refused = 0;
+  const { server, url } = await listenRpc(async (body, res) => {
+    const parsed = JSON.parse(body) as RpcCall | RpcCall[];
+    const calls = Array.isArray(parsed) ? parsed : [parsed];
+    for (const c of calls)
+      if (c.method === "eth_getBlockByNumber") {
+        const n = Number(c.params[0]);
+        headerReads.set(n, (headerReads.get(n) ?? 0) + 1);
+      }
+    const wide = calls.some((c) => {
+      if (c.method !== "eth_getLogs") return false;
+      const f = c.params[0] as { fromBlock: string; toBlock: string };
+      return Number(f.toBlock) - Number(f.fromBlock) + 1 > SHRINK_SPAN;
+    });
+    if (wide) {
+      refused++;
+      res.end(tooManyResults(parsed));
+      return;
+    }
+    try {
+      const text = await forward(body);
+      await before?.(calls);
+      res.end(text);
+    } catch {
+      res.writeHead(502);
+      res.end();
+    }
+  });
+  return {
+    url,
+    headerReads,
+    get refused() {
+      return refused;
+    },
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+/** Posts a JSON-RPC body to `target` and returns the answer's text. */
+function forwardTo(target: string): (body: string) => Promise<string> {
+  return async (body) => {
+    const res = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return res.text();
+  };
+}
+
+/** The answer of a provider that refuses a range: one error per call of the request. */
+function tooManyResults(parsed: RpcCall | RpcCall[]): string {
+  const calls = Array.isArray(parsed) ? parsed : [parsed];
+  const errors = calls.map((c) => ({
+    jsonrpc: "2.0",
+    id: c.id,
+    error: { code: -32005, message: "query returned more than 10000 results" },
+  }));
+  return JSON.stringify(Array.isArray(parsed) ? errors : errors[0]);
+}
+
+/** An HTTP server on 127.0.0.1 that hands each request's whole body to `handle`. */
+async function listenRpc(
+  handle: (body: string, res: ServerResponse) => Promise<void>,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => void handle(body, res));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
-import { crawlToHead, dumpStore, tempStore } from "./crawler-harness.js";
-import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
+import { bulkSeed } from "../../src/devnet/bulk-seed.js";
+import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
+import { crawlToHead, dumpStore, rpcCall, tempStore } from "./crawler-harness.js";
+import { type FaultProxy, SHRINK_SPAN, startFaultProxy, startShrinkingProxy } from "./fault-proxy.js";
 
 describe("a faulty RPC", () => {
   let devnet: Devnet;
@@ -75,6 +77,82 @@ describe("a faulty RPC", () => {
     } finally {
       await direct.cleanup();
       await faulty.cleanup();
+    }
+  }, 120_000);
+
+  it("reads each unfinalized block's header once while its ranges shrink", async () => {
+    // Every block is within finality, so each step reads the headers of its range before the
+    // logs; the headers a shrunk step read and did not use serve the next steps.
+    const direct = await tempStore();
+    const shrinking = await tempStore();
+    const source = sources[0];
+    const proxy = await startShrinkingProxy(source.rpcUrl);
+    try {
+      await crawlToHead(direct.store, [source], { finality: 100_000 });
+      const { states, status } = await crawlToHead(shrinking.store, [{ ...source, rpcUrl: proxy.url }], {
+        finality: 100_000,
+        sync: { initialRange: 64, maxRange: 64 },
+      });
+      expect(Object.values(states)).toEqual(["stopped"]);
+      expect(status[0].checkpoint).toBe(status[0].head);
+      expect(await dumpStore(shrinking.store)).toEqual(await dumpStore(direct.store));
+      expect(proxy.refused, "the ranges shrank").toBeGreaterThan(3);
+      // The head's header is read again once caught up: the check that the last block stands.
+      const head = status[0].head as number;
+      const twice = [...proxy.headerReads].filter(([n, count]) => count > 1 && n !== head);
+      expect(proxy.headerReads.size, "headers were read").toBeGreaterThan(SHRINK_SPAN);
+      expect(twice, "blocks whose header was read more than once").toEqual([]);
+    } finally {
+      await proxy.close();
+      await direct.cleanup();
+      await shrinking.cleanup();
+    }
+  }, 120_000);
+
+  it("ends on the new chain when the blocks of the headers it kept are replaced while ranges shrink", async () => {
+    // The chain grows by names of one batch (the old branch); the crawler reads its headers, and
+    // before they are answered the chain is reverted and grows other names, longer (the new
+    // branch). The headers the crawler keeps across its shrinking steps are the old branch's.
+    const source = sources[0];
+    const rpc = source.rpcUrl;
+    const forkAt = Number(await rpcCall<string>(rpc, "eth_blockNumber"));
+    const snapshot = await rpcCall<string>(rpc, "evm_snapshot");
+    const seed = async (runId: string, names: number) => {
+      const chains = await devnet.chains();
+      await Promise.all(chains.map((c) => pauseMining(c.sender.rpc)));
+      await bulkSeed(chains, { names, batchSize: 2, runId });
+      await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, 0)));
+    };
+    await seed("oldbranch", 6);
+    const oldHead = Number(await rpcCall<string>(rpc, "eth_blockNumber"));
+    let reorged = false;
+    const proxy = await startShrinkingProxy(rpc, async (calls) => {
+      const past = calls.some((c) => c.method === "eth_getBlockByNumber" && Number(c.params[0]) > forkAt);
+      if (reorged || !past) return;
+      reorged = true;
+      expect(await rpcCall<boolean>(rpc, "evm_revert", [snapshot])).toBe(true);
+      await seed("newbranch", 8);
+      while (Number(await rpcCall<string>(rpc, "eth_blockNumber")) <= oldHead) await rpcCall(rpc, "evm_mine");
+    });
+    const direct = await tempStore();
+    const shrinking = await tempStore();
+    try {
+      const { states, status } = await crawlToHead(shrinking.store, [{ ...source, rpcUrl: proxy.url }], {
+        finality: 100_000,
+        sync: { initialRange: 64, maxRange: 64 },
+      });
+      expect(reorged, "the chain was replaced under the crawler").toBe(true);
+      expect(Object.values(states)).toEqual(["stopped"]);
+      expect(status[0].checkpoint).toBe(status[0].head);
+      await crawlToHead(direct.store, [source], { finality: 100_000 });
+      const dump = await dumpStore(shrinking.store);
+      expect(dump.some((l) => l.includes("newbranch"))).toBe(true);
+      expect(dump.some((l) => l.includes("oldbranch"))).toBe(false);
+      expect(dump).toEqual(await dumpStore(direct.store));
+    } finally {
+      await proxy.close();
+      await direct.cleanup();
+      await shrinking.cleanup();
     }
   }, 120_000);
 });
