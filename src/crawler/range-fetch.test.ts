@@ -52,4 +52,27 @@ describe("RangeParts", () => {
     }
     expect(covered).toEqual(Array.from({ length: 48 }, (_, i) => 10 + i));
   });
+
+  it("asks a failed part again as its two halves, keeping the parts requested after it", async () => {
+    const { parts, requested } = harness(1, 40, 2_000, 3);
+    await parts.part(0)?.logs;
+    parts.part(1);
+    // Part 1 (blocks 2-3) failed: its halves are requested, parts 2 and 3 (4-7) are not again.
+    parts.split(1);
+    expect(requested.slice(4)).toEqual([
+      [2, 2],
+      [3, 3],
+    ]);
+    const covered: number[] = [];
+    for (let i = 1; ; i++) {
+      const p = parts.part(i);
+      if (p === null) break;
+      await p.logs;
+      for (let b = p.from; b <= p.to; b++) covered.push(b);
+    }
+    expect(covered).toEqual(Array.from({ length: 39 }, (_, i) => 2 + i));
+    expect(requested.filter(([a]) => a === 4)).toEqual([[4, 5]]);
+    // A one-block part has no halves.
+    expect(() => parts.split(0)).toThrow(/cannot be split/);
+  });
 });

@@ -59,6 +59,17 @@ export class RangeParts {
     return this.started[i] ?? null;
   }
 
+  /**
+   * Part `i`, of several blocks, failed for asking too much: it is replaced by its two halves,
+   * requested now; the parts after it stay as they are.
+   */
+  split(i: number): void {
+    const p = this.started[i];
+    if (p === undefined || p === RELEASED || p.to <= p.from) throw new Error(`part ${i} cannot be split`);
+    const mid = p.from + Math.floor((p.to - p.from + 1) / 2) - 1;
+    this.started.splice(i, 1, this.request(p.from, mid), this.request(mid + 1, p.to));
+  }
+
   private fill(i: number): void {
     // Parts after the first wait for a density to size them (one part at a time until then).
     const limit = i + (this.range.hasDensity ? this.ahead : 1);

@@ -338,6 +338,20 @@ export class SourceSync {
         logs = await part.logs;
       } catch (e) {
         const f = faultOf(e);
+        if (f && RPC_FAULTS[f.fault].shrinks && part.to > part.from) {
+          // A part of several blocks asked too much: it is asked again as two halves, in place,
+          // and the parts already requested after it stay (the node is not asked for their
+          // blocks twice). Later ranges are smaller and their parts narrower.
+          this.range.failed((e as Error).message, part.to - part.from + 1);
+          this.metrics?.rangeSize.set(id, this.range.size);
+          parts.split(i);
+          log.debug(
+            { fault: f.fault, range: this.range.size, part: [part.from, part.to] },
+            "eth_getLogs part split",
+          );
+          i--;
+          continue;
+        }
         if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
           // Parts already applied stay applied: the next step starts after them, with less.
           this.range.failed((e as Error).message, part.to - part.from + 1);

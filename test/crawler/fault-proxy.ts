@@ -114,14 +114,25 @@ export interface RpcCall {
 export const SHRINK_SPAN = 4;
 
 /**
- * A node that refuses eth_getLogs over more than SHRINK_SPAN blocks ("query returned more than
- * 10000 results"), as a provider does on a dense range, so that a crawler shrinks its range step
- * by step; it counts the headers asked for, by block. `before` runs once the node answered a
+ * A node that refuses eth_getLogs over more than SHRINK_SPAN blocks, or over several blocks that
+ * `refuse` names ("query returned more than 10000 results"), as a provider does on a dense range, so that a crawler shrinks its range step
+ * by step; it counts the headers asked for, by block, and the logs it answered, by filter and
+ * block. `before` runs once the node answered a
  * request and before the answer is sent on (a test can change the chain there).
  */
-export async function startShrinkingProxy(target: string, before?: (calls: RpcCall[]) => Promise<void>) {
+export async function startShrinkingProxy(
+  target: string,
+  opts: {
+    before?: (calls: RpcCall[]) => Promise<void>;
+    /** Also refused: ranges of several blocks this returns true for (a dense block among them). */
+    refuse?: (from: number, to: number) => boolean;
+  } = {},
+) {
+  const { before, refuse } = opts;
   const forward = forwardTo(target);
   const headerReads = new Map<number, number>();
+  // eth_getLogs answered, by filter and block: `<address> <topic0> <block>` → times.
+  const logReads = new Map<string, number>();
   let refused = 0;
   const { server, url } = await listenRpc(async (body, res) => {
     const parsed = JSON.parse(body) as RpcCall | RpcCall[];
@@ -134,13 +145,22 @@ export async function startShrinkingProxy(target: string, before?: (calls: RpcCa
     const wide = calls.some((c) => {
       if (c.method !== "eth_getLogs") return false;
       const f = c.params[0] as { fromBlock: string; toBlock: string };
-      return Number(f.toBlock) - Number(f.fromBlock) + 1 > SHRINK_SPAN;
+      const [from, to] = [Number(f.fromBlock), Number(f.toBlock)];
+      return to - from + 1 > SHRINK_SPAN || (to > from && refuse?.(from, to) === true);
     });
     if (wide) {
       refused++;
       res.end(tooManyResults(parsed));
       return;
     }
+    for (const c of calls)
+      if (c.method === "eth_getLogs") {
+        const f = c.params[0] as { fromBlock: string; toBlock: string; address?: string; topics: string[] };
+        for (let n = Number(f.fromBlock); n <= Number(f.toBlock); n++) {
+          const key = `${f.address ?? "*"} ${f.topics[0]} ${n}`;
+          logReads.set(key, (logReads.get(key) ?? 0) + 1);
+        }
+      }
     try {
       const text = await forward(body);
       await before?.(calls);
@@ -153,6 +173,7 @@ export async function startShrinkingProxy(target: string, before?: (calls: RpcCa
   return {
     url,
     headerReads,
+    logReads,
     get refused() {
       return refused;
     },
