@@ -25,6 +25,17 @@ function harness(from: number, to: number, perBlock: number, ahead: number) {
   return { parts, requested };
 }
 
+/** The blocks of parts `first`… to the last, taken in order (each part's logs awaited). */
+async function blocksFrom(parts: RangeParts, first: number): Promise<number[]> {
+  const covered: number[] = [];
+  for (let i = first; ; i++) {
+    const p = parts.part(i);
+    if (p === null) return covered;
+    await p.logs;
+    for (let b = p.from; b <= p.to; b++) covered.push(b);
+  }
+}
+
 describe("RangeParts", () => {
   it("asks for one block first, then parts sized by the density seen, a bounded number ahead", async () => {
     const { parts, requested } = harness(1, 40, 2_000, 3);
@@ -43,13 +54,7 @@ describe("RangeParts", () => {
 
   it("covers the range exactly, in order, and ends with null", async () => {
     const { parts } = harness(10, 57, 500, 2);
-    const covered: number[] = [];
-    for (let i = 0; ; i++) {
-      const p = parts.part(i);
-      if (p === null) break;
-      await p.logs;
-      for (let b = p.from; b <= p.to; b++) covered.push(b);
-    }
+    const covered = await blocksFrom(parts, 0);
     expect(covered).toEqual(Array.from({ length: 48 }, (_, i) => 10 + i));
   });
 
@@ -63,13 +68,7 @@ describe("RangeParts", () => {
       [2, 2],
       [3, 3],
     ]);
-    const covered: number[] = [];
-    for (let i = 1; ; i++) {
-      const p = parts.part(i);
-      if (p === null) break;
-      await p.logs;
-      for (let b = p.from; b <= p.to; b++) covered.push(b);
-    }
+    const covered = await blocksFrom(parts, 1);
     expect(covered).toEqual(Array.from({ length: 39 }, (_, i) => 2 + i));
     expect(requested.filter(([a]) => a === 4)).toEqual([[4, 5]]);
     // A one-block part has no halves.

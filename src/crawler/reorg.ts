@@ -15,9 +15,24 @@ export interface BlockRef {
 }
 
 /** The stored hash of block `n` of a source, or null when it is not among the recent blocks. */
-export async function storedHashOf(store: CrawlerStore, sourceId: string, n: number): Promise<string | null> {
+async function storedHashOf(store: CrawlerStore, sourceId: string, n: number): Promise<string | null> {
   const [b] = await store.findRecentBlocks(sourceId, n);
   return b && b.blockNumber === n ? b.blockHash : null;
+}
+
+/**
+ * Caught up (the head at or below the checkpoint), near the head: true when the chain no longer
+ * holds a block the source applied there, and the source must roll back. A reorg to a chain no
+ * longer than ours is seen only this way.
+ */
+export async function tipReplaced(ctx: SourceContext, checkpoint: BlockRef, head: number): Promise<boolean> {
+  if (checkpoint.blockHash === "" || checkpoint.blockNumber - head > ctx.finality) return false;
+  const top = await ctx.reader.header(head);
+  const known =
+    head === checkpoint.blockNumber
+      ? checkpoint.blockHash
+      : await storedHashOf(ctx.store, ctx.source.id, head);
+  return known !== null && known !== top.hash;
 }
 
 /**

@@ -9,7 +9,8 @@ import { startLogDecoder } from "./decode-pool.js";
 import type { FetchedLog } from "./log-batch.js";
 import { writePart } from "./part-writer.js";
 import { RangeFetcher, type RangePart } from "./range-fetch.js";
-import { type BlockRef, isBeyondFinality, rollBackReorg, storedHashOf } from "./reorg.js";
+import { linkedHeaders, SpareHeaders } from "./range-headers.js";
+import { type BlockRef, isBeyondFinality, rollBackReorg, tipReplaced } from "./reorg.js";
 import { faultOf, RPC_FAULTS } from "./rpc-faults.js";
 import { SourceProgress, type SourceState, type SourceStatus } from "./source-progress.js";
 import { createSourceReader } from "./source-rpc.js";
@@ -36,15 +37,8 @@ export class SourceSync {
   private error: string | null = null;
   /** Halted with the halt recorded on the checkpoint (a deep reorg), which a rewind clears. */
   private checkpointHalted = false;
-  /**
-   * Headers read and not yet applied because a step's range shrank (a part's eth_getLogs answered
-   * too much): the following steps, which start right after the parts applied, take them instead
-   * of reading them again. Kept only from one step to the next that ends normally (a step that
-   * throws or sees the chain move drops them); each step still links its whole run of headers by
-   * parent hash to its checkpoint and checks the logs' block hashes against them, as it does
-   * after a fresh read.
-   */
-  private spareHeaders: Map<number, BlockHeader> | null = null;
+  /** Headers a step read and did not apply, for the next step (range-headers.ts). */
+  private readonly spare = new SpareHeaders();
   // Stops RPC calls in flight and their retries when the loop is asked to stop.
   private readonly stopping = new AbortController();
 
@@ -266,8 +260,7 @@ export class SourceSync {
   /** One unit of work; false when there was nothing to do (caught up). */
   private async step(log: Logger): Promise<boolean> {
     // Taken by this step alone: given back below only when it ends normally.
-    const spare = this.spareHeaders;
-    this.spareHeaders = null;
+    const spare = this.spare.take();
     const limit = this.options.maxHead?.() ?? null;
     const chainHead = await this.reader.head();
     const head = limit === null ? chainHead : Math.min(chainHead, limit);
@@ -278,18 +271,10 @@ export class SourceSync {
     const { finality } = this.options;
 
     if (head <= this.cp.blockNumber) {
-      // Nothing new. Near the head, check that our last block is still on the chain: a reorg to a
-      // chain no longer than ours is only seen this way.
-      if (this.cp.blockHash !== "" && this.cp.blockNumber - head <= finality) {
-        const top = await this.reader.header(head);
-        const known =
-          head === this.cp.blockNumber
-            ? this.cp.blockHash
-            : await storedHashOf(this.store, this.source.id, head);
-        if (known !== null && known !== top.hash) {
-          await this.handleReorg(log, head);
-          return true;
-        }
+      // Nothing new: our last block must still be on the chain.
+      if (await tipReplaced(this.context(log), this.cp, head)) {
+        await this.handleReorg(log, head);
+        return true;
       }
       if (this.state !== "live") {
         this.setState("live");
@@ -302,21 +287,13 @@ export class SourceSync {
     const unfinalizedFrom = head - finality + 1;
     const prefetched = this.fetcher.takePrefetched(from);
     const to = prefetched ? prefetched.to : Math.min(head, from + this.range.size - 1);
-    const headers = new Map<number, BlockHeader>();
+    let headers = new Map<number, BlockHeader>();
     if (!prefetched && to >= unfinalizedFrom) {
       // Headers before logs: logs read after the headers and carrying their hashes belong to the
       // checked chain; logs read first could miss those of a block that was replaced in between.
-      const first = Math.max(from, unfinalizedFrom);
-      const nums: number[] = [];
-      for (let n = first; n <= to; n++) if (!spare?.has(n)) nums.push(n);
-      const read = new Map((await this.reader.headers(nums)).map((h) => [h.number, h]));
-      let prev: BlockHeader | null = null;
-      for (let n = first; n <= to; n++) {
-        const h = (read.get(n) ?? spare?.get(n)) as BlockHeader;
-        if (prev && h.parentHash !== prev.hash) return true; // the chain moved under us: read again
-        headers.set(h.number, h);
-        prev = h;
-      }
+      const linked = await linkedHeaders(this.reader, Math.max(from, unfinalizedFrom), to, spare);
+      if (linked === null) return true; // the chain moved under us: read again
+      headers = linked;
       const firstHeader = headers.get(from);
       if (firstHeader && this.cp.blockHash !== "" && firstHeader.parentHash !== this.cp.blockHash) {
         await this.handleReorg(log, head);
@@ -338,12 +315,14 @@ export class SourceSync {
         logs = await part.logs;
       } catch (e) {
         const f = faultOf(e);
-        if (f && RPC_FAULTS[f.fault].shrinks && part.to > part.from) {
-          // A part of several blocks asked too much: it is asked again as two halves, in place,
-          // and the parts already requested after it stay (the node is not asked for their
-          // blocks twice). Later ranges are smaller and their parts narrower.
-          this.range.failed((e as Error).message, part.to - part.from + 1);
-          this.metrics?.rangeSize.set(id, this.range.size);
+        const several = part.to > part.from;
+        if (!f || !RPC_FAULTS[f.fault].shrinks || (!several && this.range.size <= this.range.min)) throw e;
+        // Later ranges are smaller and their parts narrower.
+        this.range.failed((e as Error).message, part.to - part.from + 1);
+        this.metrics?.rangeSize.set(id, this.range.size);
+        if (several) {
+          // Asked again as two halves, in place; the parts already requested after it stay (the
+          // node is not asked for their blocks twice).
           parts.split(i);
           log.debug(
             { fault: f.fault, range: this.range.size, part: [part.from, part.to] },
@@ -352,15 +331,10 @@ export class SourceSync {
           i--;
           continue;
         }
-        if (f && RPC_FAULTS[f.fault].shrinks && this.range.size > this.range.min) {
-          // Parts already applied stay applied: the next step starts after them, with less.
-          this.range.failed((e as Error).message, part.to - part.from + 1);
-          this.spareHeaders = new Map([...[...headers].filter(([n]) => n >= part.from), ...later]);
-          this.metrics?.rangeSize.set(id, this.range.size);
-          log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
-          return true;
-        }
-        throw e;
+        // One block: parts already applied stay applied; the next step starts after them.
+        this.spare.keep([...headers, ...later], part.from);
+        log.debug({ fault: f.fault, range: this.range.size }, "eth_getLogs range shrunk");
+        return true;
       }
       // Each part's checkpoint is its last block's hash (a failure here is retried as any step's).
       const end = await part.end;
@@ -377,7 +351,7 @@ export class SourceSync {
       }
       await this.applyPart(log, part, logs, headers, head);
     }
-    if (later.length > 0) this.spareHeaders = new Map(later);
+    this.spare.keep(later, to + 1);
     return true;
   }
 

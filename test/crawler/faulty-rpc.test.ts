@@ -82,7 +82,7 @@ describe("a faulty RPC", () => {
 
   it("reads each unfinalized block's header and logs once while its ranges shrink", async () => {
     // Every block is within finality, so each step reads the headers of its range before the
-    // logs; the headers a shrunk step read and did not use serve the next steps.
+    // logs; a refused part is asked again in halves within its step, with its headers.
     const direct = await tempStore();
     const shrinking = await tempStore();
     // UNS: three filters, so a part is in flight after the one being written (ENS has none).
@@ -121,7 +121,7 @@ describe("a faulty RPC", () => {
   it("ends on the new chain when the blocks of the headers it kept are replaced while ranges shrink", async () => {
     // The chain grows by names of one batch (the old branch); the crawler reads its headers, and
     // before they are answered the chain is reverted and grows other names, longer (the new
-    // branch). The headers the crawler keeps across its shrinking steps are the old branch's.
+    // branch). The headers and parts the crawler holds while its parts shrink are the old branch's.
     // UNS: three filters, so a part is in flight after the one being written (ENS has none).
     const source = sources.find((s) => s.provider === "NAMESPACE_B") as CrawlerSource;
     const rpc = source.rpcUrl;
