@@ -8,7 +8,8 @@ import { DnssecSigner } from "./dnssec-sign.js";
 import { createDnsServer } from "./dns-server.js";
 import { startDotServer } from "./dot-server.js";
 import { createStoreZoneLookup, type StoreZoneLookup } from "./store-zone-lookup.js";
-import { startZoneTransfers, type ZoneTransfers } from "./xfr-role.js";
+import { createSharedSerial, type ZoneSerialSource } from "./shared-serial.js";
+import { startZoneTransfers } from "./xfr-role.js";
 
 /** Comma-separated host names of the config, in order. */
 /**
@@ -30,9 +31,14 @@ export function nameServersOf(value: string): string[] {
  * The public zones (no project rules) over the context's store and ranker; `forProject` gives the
  * same zones under a project's settings (the per-project DoH).
  */
-export function createPublicZoneLookup(ctx: AppContext, serialOf?: () => number | null): StoreZoneLookup {
+export function createPublicZoneLookup(
+  ctx: AppContext,
+  serial: ZoneSerialSource = createSharedSerial({ store: ctx.store, clock: ctx.clock }),
+): StoreZoneLookup {
   const lookup = createStoreZoneLookup({
-    serialOf,
+    // Every process (each DNS worker, each DNS role of a scale-out, the API's DoH) answers the
+    // one serial of the store (shared-serial.ts, docs/dns.md "One serial for every process").
+    serial,
     resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
     store: ctx.store,
     nameServers: nameServersOf(ctx.config.dnsNameServers),
@@ -64,16 +70,15 @@ export async function startDnsRole(
   /** A DNS worker: the UDP socket its primary bound, inherited at this descriptor (dns-cluster.ts). */
   udpFd?: number,
 ): Promise<DnsRole> {
-  // With zone transfers, SOA answers give the transfers' serial (xfr-role.ts).
-  let transfers: ZoneTransfers | null = null;
-  const lookup = createPublicZoneLookup(ctx, () => transfers?.zones?.serial() ?? null);
+  // SOA answers and zone transfers read one serial, the one every process answers.
+  const serial = createSharedSerial({ store: ctx.store, clock: ctx.clock });
+  const lookup = createPublicZoneLookup(ctx, serial);
   // The first read of the zones (TLDs, serial, the scan for empty non-terminals) happens before
   // the port opens, not on the first query.
   await lookup.findZone(".");
   // Zone transfers and NOTIFY (xfr-role.ts): refused unless DNS_TSIG_KEYS is set. With DNS
   // workers, every worker answers transfers and only one sends NOTIFY (dns-cluster.ts).
-  const started = startZoneTransfers(ctx, lookup, nameServersOf(ctx.config.dnsNameServers));
-  transfers = started;
+  const started = startZoneTransfers(ctx, lookup, nameServersOf(ctx.config.dnsNameServers), serial);
   const opts = {
     lookup,
     host: ctx.config.dnsHost,

@@ -1,4 +1,5 @@
 import dnsPacket from "dns-packet";
+import type { Store } from "../store/store.js";
 
 /** A query packet as a stub resolver sends it; `udpSize` adds an OPT record (EDNS(0)). */
 export function buildTestQuery(
@@ -86,4 +87,21 @@ export function decodeTestAnswer(buf: Buffer): DecodedAnswer {
     ns: (p.authorities ?? []).map(rrText),
     udpSize: opt ? opt.udpPayloadSize : null,
   };
+}
+
+/** Sets one source's checkpoint: the index's progress the zone serial derives from (serial.ts). */
+export async function setTestProgress(
+  store: Pick<Store, "setCheckpoint">,
+  block: number,
+  sourceId = "s",
+): Promise<void> {
+  await store.setCheckpoint({
+    sourceId,
+    chainId: 1,
+    blockNumber: block,
+    blockHash: `0x${block}`,
+    updatedAt: 1,
+    state: "live",
+    error: null,
+  });
 }

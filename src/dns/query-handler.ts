@@ -72,7 +72,9 @@ async function answerInZone(
   const qtype = q.type;
 
   if (name === zone.origin) {
-    if (qtype === TYPE.SOA || qtype === TYPE.ANY)
+    // IXFR outside a transfer (UDP, DoH): our current SOA alone, as RFC 1995 §2 and §4 answer an
+    // IXFR that does not fit a datagram; the client asks again over TCP if its copy is older.
+    if (qtype === TYPE.SOA || qtype === TYPE.ANY || qtype === TYPE.IXFR)
       return { rcode: RCODE.NOERROR, aa: true, answers: [soaRR(zone, 12, zone.ttl)], authority: [] };
     if (qtype === TYPE.NS) {
       const answers = zone.nameServers.map((ns) => ({
@@ -187,8 +189,8 @@ export async function answerQuery(
   let answer: Answer;
   if (query.edns !== null && query.edns.version !== 0) {
     answer = { rcode: RCODE.BADVERS, aa: false, answers: [], authority: [] };
-  } else if (q.qclass !== CLASS_IN || q.type === TYPE.AXFR || q.type === TYPE.IXFR || q.type === TYPE.OPT) {
-    // No other class, and no zone transfers: the zone files are the bulk channel.
+  } else if (q.qclass !== CLASS_IN || q.type === TYPE.AXFR || q.type === TYPE.OPT) {
+    // No other class, and no AXFR here: transfers are TCP only (xfr-server.ts).
     answer = { rcode: RCODE.REFUSED, aa: false, answers: [], authority: [] };
   } else {
     try {

@@ -33,3 +33,56 @@ export function nextSerial(previous: SerialState | null, progress: number): Seri
   if (p > previous.serial) return { serial: p, progress: p };
   return { serial: Math.min(previous.serial + 1, MAX_SERIAL), progress: p };
 }
+
+/**
+ * The serial every DNS process answers (docs/dns.md, "One serial for every process"): one shared,
+ * persisted record, `serial` in effect from `effectiveAt` (epoch ms) and `previous` before it.
+ * Every process answers `servedSerial(record, now)`: all of them switch at the same instant of
+ * the clock, whichever read the record first.
+ */
+export interface SerialRecord {
+  serial: number;
+  /** The serial answered until `effectiveAt`. */
+  previous: number;
+  /** The index progress `serial` stands for. */
+  progress: number;
+  effectiveAt: number;
+}
+
+/** The serial answered at `now` under a record. */
+export function servedSerial(record: SerialRecord, now: number): number {
+  return now >= record.effectiveAt ? record.serial : record.previous;
+}
+
+/**
+ * The record to write when the index's progress moved, or null to keep the record: no record yet
+ * (the first serial, in effect at once: no process answered one before), or the progress moved and
+ * no switch is pending. While a switch is pending (`now` before its `effectiveAt`) nothing is
+ * written: a process that read the record before the new one could not know it (it may answer
+ * `record.previous` up to then), so the pending switch stands and the next one is proposed after it.
+ * The new serial takes effect `delayMs` later: longer than any process goes without reading the
+ * record (shared-serial.ts), so every process knows it before it counts.
+ *
+ * @example proposeSerial({ serial: 120, previous: 118, progress: 120, effectiveAt: 0 }, 125, 1000, 1000)
+ *   // { serial: 125, previous: 120, progress: 125, effectiveAt: 2000 }
+ */
+export function proposeSerial(
+  record: SerialRecord | null,
+  progress: number,
+  now: number,
+  delayMs: number,
+): SerialRecord | null {
+  if (record === null) {
+    const first = nextSerial(null, progress);
+    return { serial: first.serial, previous: first.serial, progress: first.progress, effectiveAt: now };
+  }
+  if (now < record.effectiveAt) return null;
+  const next = nextSerial({ serial: record.serial, progress: record.progress }, progress);
+  if (next.progress === record.progress && next.serial === record.serial) return null;
+  return {
+    serial: next.serial,
+    previous: record.serial,
+    progress: next.progress,
+    effectiveAt: now + delayMs,
+  };
+}

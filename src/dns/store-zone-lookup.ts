@@ -8,6 +8,7 @@ import { buildDnsName } from "./dns-name.js";
 import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
 import { buildNodeRRsets, type RRset } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
+import type { ZoneSerialSource } from "./shared-serial.js";
 import { type AnswerMeta, buildApex, type ZoneApex, type ZoneLookup } from "./zone.js";
 
 export interface StoreZoneLookupOptions {
@@ -33,10 +34,11 @@ export interface StoreZoneLookupOptions {
    */
   icannTlds?: ReadonlySet<string>;
   /**
-   * The zones' serial when it gives one (the zone transfers' current version, so that SOA
-   * answers and transfers agree); null or absent: from the index's progress, as the zone files.
+   * The zones' serial shared by every DNS process (shared-serial.ts; the zone transfers read the
+   * same one, so SOA answers and transfers agree). Absent: this process's own serial from the
+   * index's progress, as the zone files (one process alone: tests, tools).
    */
-  serialOf?: () => number | null;
+  serial?: ZoneSerialSource;
 }
 
 /** The live zones, and the same zones answered under a project's settings (its own DoH). */
@@ -96,19 +98,12 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
       opts.store.listCheckpoints(),
     ]);
     serial = nextSerial(serial, indexProgress(checkpoints));
-    const served = opts.serialOf?.() ?? serial.serial;
+    const served = opts.serial === undefined ? serial.serial : await opts.serial.ensure();
     const next = new Map<string, ZoneApex>();
     for (const { tld } of tlds) {
       const dns = buildDnsName(tld);
       if (dns.ok && !next.has(dns.name) && !icannZones.has(dns.name))
-        next.set(
-          dns.name,
-          buildApex(dns.name, {
-            nameServers: opts.nameServers,
-            hostmaster: opts.hostmaster,
-            serial: served,
-          }),
-        );
+        next.set(dns.name, apexOf(dns.name, served));
     }
     if (!sameZones(zones, next)) {
       zones = next;
@@ -134,9 +129,39 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     return startLoad();
   }
 
+  function apexOf(origin: string, soaSerial: number): ZoneApex {
+    return buildApex(origin, {
+      nameServers: opts.nameServers,
+      hostmaster: opts.hostmaster,
+      serial: soaSerial,
+    });
+  }
+
+  /**
+   * Puts the shared serial's answer of this instant into the zones (a new version when it
+   * switched: cached answers made before carry the old one). False when the process must read the
+   * serial first (`opts.serial.ensure`). Synchronous: it runs on every answer-cache hit.
+   */
+  function syncSerial(): boolean {
+    if (opts.serial === undefined) return true;
+    const now = opts.serial.current();
+    if (now === null) return false;
+    const first = zones.values().next();
+    if (first.done || first.value.soa.serial === now) return true;
+    const next = new Map<string, ZoneApex>();
+    for (const origin of zones.keys()) next.set(origin, apexOf(origin, now));
+    zones = next;
+    zonesVersion++;
+    return true;
+  }
+
   async function current(): Promise<Map<string, ZoneApex>> {
     const due = refreshIfDue();
     if (due !== null && loadedAt === Number.NEGATIVE_INFINITY) await due;
+    if (!syncSerial()) {
+      await opts.serial?.ensure();
+      syncSerial();
+    }
     return zones;
   }
 
@@ -188,6 +213,8 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     const map = opts.store.readVersion();
     if (map === null || loadedAt === Number.NEGATIVE_INFINITY) return null;
     refreshIfDue();
+    // A serial not read recently enough: computed answers wait for it, none is cached meanwhile.
+    if (!syncSerial()) return null;
     return { map, zones: zonesVersion };
   }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load-config.js";
 import { parseNotifyTargets } from "./notify.js";
 import {
+  errorTsig,
   parseTsigKeys,
   readTsig,
   ResponseSigner,
@@ -143,5 +144,44 @@ describe("TSIG signing and checking", () => {
     const wrongClass = Buffer.from(packet);
     wrongClass.writeUInt16BE(1, at.tsig.start + 5 + 2);
     expect(readTsig(wrongClass).kind).toBe("malformed");
+  });
+});
+
+describe("the TSIG of an unsigned error answer (BADKEY, BADSIG)", () => {
+  const now = Date.UTC(2026, 0, 1);
+  /** A request signed with KEY, its algorithm name then rewritten (same length or not). */
+  function requestWithAlgorithm(algorithm: string): Buffer {
+    const { packet } = signRequest(query(5), KEY, now);
+    const at = readTsig(packet);
+    if (at.kind !== "tsig") throw new Error("no TSIG");
+    const ownerEnd = packet.indexOf(0, at.tsig.start) + 1;
+    const algStart = ownerEnd + 10;
+    const algEnd = packet.indexOf(0, algStart) + 1;
+    const alg = Buffer.concat([
+      ...algorithm.split(".").map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+      Buffer.from([0]),
+    ]);
+    const out = Buffer.concat([packet.subarray(0, algStart), alg, packet.subarray(algEnd)]);
+    out.writeUInt16BE(out.readUInt16BE(ownerEnd + 8) + alg.length - (algEnd - algStart), ownerEnd + 8);
+    return out;
+  }
+  // Each row: the request's algorithm, the error, and the algorithm the answer must name (RFC 8945
+  // §5.2: the request's, so the client can match it; dig calls anything else a verify failure).
+  const rows: Array<[string, number, string]> = [
+    ["hmac-sha512", TSIG_ERROR.BADKEY, "hmac-sha512"],
+    ["hmac-sha384", TSIG_ERROR.BADKEY, "hmac-sha384"],
+    ["HMAC-SHA1", TSIG_ERROR.BADKEY, "hmac-sha1"],
+    ["hmac-sha256", TSIG_ERROR.BADSIG, "hmac-sha256"],
+  ];
+  it.each(rows)("a %s request, error %i: the answer names %s", (algorithm, error, want) => {
+    const request = requestWithAlgorithm(algorithm);
+    const read = readTsig(request);
+    if (read.kind !== "tsig") throw new Error("no TSIG");
+    const check = { ok: false as const, error, tsig: read.tsig, key: null };
+    const answer = errorTsig(query(5), check, now);
+    const got = readTsig(answer);
+    if (got.kind !== "tsig") throw new Error("no TSIG in the answer");
+    expect(got.tsig).toMatchObject({ algorithm: want, error, key: "xfr", originalId: 5 });
+    expect(got.tsig.mac.length).toBe(0);
   });
 });

@@ -159,9 +159,10 @@ function appendTsig(
   originalId: number,
   error: number,
   other: Buffer,
+  algorithm: string = HMAC_SHA256,
 ): Buffer {
   const owner = wireName(key);
-  const alg = wireName(HMAC_SHA256);
+  const alg = wireName(algorithm);
   const rdata = Buffer.alloc(alg.length + 16 + mac.length + other.length);
   let off = alg.copy(rdata, 0);
   rdata.writeUIntBE(time, off, 6);
@@ -258,7 +259,10 @@ export class ResponseSigner {
 
 /**
  * A NOTAUTH answer's TSIG (RFC 8945 §5.2.2–5.2.3): BADKEY and BADSIG go unsigned (MAC size 0);
- * BADTIME is signed with the request's MAC and carries our time in its other data.
+ * BADTIME is signed with the request's MAC and carries our time in its other data. The unsigned
+ * ones repeat the request's key name and algorithm as sent (§5.2): a client matches the answer's
+ * TSIG to its request by both, and dig reports an answer naming another algorithm (an
+ * hmac-sha512 request answered as hmac-sha256) as a failed verification, not as BADKEY.
  */
 export function errorTsig(msg: Buffer, check: Extract<TsigCheck, { ok: false }>, now: number): Buffer {
   const time = Math.floor(now / 1000);
@@ -272,6 +276,7 @@ export function errorTsig(msg: Buffer, check: Extract<TsigCheck, { ok: false }>,
       id,
       check.error,
       Buffer.alloc(0),
+      check.tsig.algorithm.replace(/\.$/, ""),
     );
   const other = u48(time);
   const mac = hmac(check.key, [

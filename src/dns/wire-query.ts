@@ -135,10 +135,21 @@ export function parseQuery(buf: Buffer): QueryParse {
   const an = buf.readUInt16BE(6);
   const ns = buf.readUInt16BE(8);
   const ar = buf.readUInt16BE(10);
-  if (qd !== 1 || an !== 0 || ns !== 0) return error(RCODE.FORMERR);
+  if (qd !== 1 || an !== 0 || ns > 1) return error(RCODE.FORMERR);
   const parsed = parseQuestion(buf, 12);
   if (parsed === null) return error(RCODE.FORMERR);
   let off = parsed.end;
+  // An IXFR carries the client's SOA in its authority section (RFC 1995 §3), and only an IXFR
+  // carries one: it is skipped (the UDP answer is our SOA whatever the client holds).
+  const isIxfr = parsed.question.type === TYPE.IXFR;
+  if (isIxfr !== (ns === 1)) return error(RCODE.FORMERR);
+  if (isIxfr) {
+    const afterName = skipName(buf, off);
+    if (afterName === null || afterName + 10 > buf.length || buf.readUInt16BE(afterName) !== TYPE.SOA)
+      return error(RCODE.FORMERR);
+    off = afterName + 10 + buf.readUInt16BE(afterName + 8);
+    if (off > buf.length) return error(RCODE.FORMERR);
+  }
   let edns: Edns | null = null;
   for (let i = 0; i < ar; i++) {
     const nameStart = off;

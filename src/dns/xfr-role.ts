@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context.js";
 import { loadIcannTlds } from "../scoring/iana-tlds.js";
 import { createNotifier, type Notifier, parseNotifyTargets } from "./notify.js";
+import type { ZoneSerialSource } from "./shared-serial.js";
 import type { StoreZoneLookup } from "./store-zone-lookup.js";
 import { parseTsigKeys } from "./tsig.js";
 import { createXfrService, type XfrService } from "./xfr-server.js";
@@ -26,6 +27,8 @@ export function startZoneTransfers(
   ctx: Pick<AppContext, "config" | "store" | "ranker" | "clock" | "logger">,
   lookup: Pick<StoreZoneLookup, "reload">,
   nameServers: readonly string[],
+  /** The serial every DNS process answers (shared-serial.ts); absent: this process's own. */
+  serial?: ZoneSerialSource,
   pollMs = XFR_POLL_MS,
 ): ZoneTransfers {
   const logger = ctx.logger.child({ component: "dns-xfr" });
@@ -46,6 +49,7 @@ export function startZoneTransfers(
     apex: { nameServers, hostmaster: ctx.config.dnsHostmaster },
     icannTlds: loadIcannTlds(ctx.config),
     clock: ctx.clock,
+    serial,
   });
   const notifier: Notifier | null =
     targets.length === 0 ? null : createNotifier({ targets, key: keys[0], clock: ctx.clock, logger });

@@ -15,8 +15,9 @@ import type { Store } from "../store/store.js";
 import { createUdpDnsClient } from "./dns-client.testing.js";
 import { createPublicZoneLookup } from "./dns-role.js";
 import { createDnsServer, type DnsServer } from "./dns-server.js";
-import { buildTestQuery, decodeTestAnswer } from "./dns.testing.js";
+import { buildTestQuery, decodeTestAnswer, setTestProgress } from "./dns.testing.js";
 import { readTsig, signRequest, TSIG_ERROR } from "./tsig.js";
+import { createSharedSerial } from "./shared-serial.js";
 import { startZoneTransfers, type ZoneTransfers } from "./xfr-role.js";
 
 const execFileP = promisify(execFile);
@@ -34,6 +35,17 @@ async function kdig(args: string[]): Promise<{ out: string; ok: boolean }> {
   }
 }
 
+/** dig's (BIND's) output, whatever its exit status. */
+async function dig(args: string[]): Promise<string> {
+  try {
+    const r = await execFileP("dig", ["+time=3", "+tries=1", ...args]);
+    return r.stdout + r.stderr;
+  } catch (e) {
+    const x = e as { stdout?: string; stderr?: string };
+    return `${x.stdout ?? ""}${x.stderr ?? ""}`;
+  }
+}
+
 /** Record lines of a kdig answer, whitespace squeezed, TSIG aside. */
 function rrLines(out: string): string[] {
   return out
@@ -47,18 +59,6 @@ async function addName(store: Store, n: number, name: string, a: string): Promis
   const [sld, tld] = [name.slice(0, name.lastIndexOf(".")), name.slice(name.lastIndexOf(".") + 1)];
   const id = await store.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld }));
   await store.replaceRecords(id, [{ key: "record.A.0", value: a, nativeKey: "a", nativeValue: a }]);
-}
-
-async function setProgress(store: Store, block: number): Promise<void> {
-  await store.setCheckpoint({
-    sourceId: "s",
-    chainId: 1,
-    blockNumber: block,
-    blockHash: `0x${block}`,
-    updatedAt: 1,
-    state: "live",
-    error: null,
-  });
 }
 
 /** Sends raw bytes on a TCP connection; resolves with every byte received until it closes or goes quiet. */
@@ -125,7 +125,7 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     await store.transaction(async (tx) => {
       for (let i = 0; i < 1500; i++) await addName(tx, 1000 + i, `b${i}.bulk`, `10.2.${i >> 8}.${i & 255}`);
     });
-    await setProgress(store, 77);
+    await setTestProgress(store, 77);
     const ctx = {
       config: loadConfig({ DNS_TSIG_KEYS: `xfr-test:hmac-sha256:${SECRET}` }, { dataDir: dir }),
       store,
@@ -133,8 +133,10 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
       clock: Date.now,
       logger: pino({ level: "info" }, { write: (l: string) => void logLines.push(JSON.parse(l)) }),
     };
-    const lookup = createPublicZoneLookup({ ...ctx, pepper: "x" });
-    transfers = startZoneTransfers(ctx, lookup, ["ns1.omniname.test"], 50);
+    // The serial every process answers, switching 100 ms after the progress moved.
+    const serial = createSharedSerial({ store, clock: Date.now, delayMs: 100 });
+    const lookup = createPublicZoneLookup({ ...ctx, pepper: "x" }, serial);
+    transfers = startZoneTransfers(ctx, lookup, ["ns1.omniname.test"], serial, 50);
     await transfers.zones!.refresh();
     server = await createDnsServer({
       lookup,
@@ -205,8 +207,12 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
         { key: "record.A.0", value: "10.0.0.111", nativeKey: "a", nativeValue: "a" },
       ]);
     });
-    await setProgress(store, 78);
-    await transfers.zones!.refresh();
+    await setTestProgress(store, 78);
+    // The new serial takes effect a moment after it is written (shared-serial.ts).
+    while (transfers.zones!.serial() !== 78) {
+      await transfers.zones!.refresh();
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const diff = rrLines((await kdig(["-y", KEY, ...at(), "wallet", "IXFR=77"])).out);
     const soa = (n: number) =>
       `wallet. 3600 IN SOA ns1.omniname.test. hostmaster.omniname.test. ${n} 3600 900 1209600 300`;
@@ -340,9 +346,48 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
     expect(rrLines(r.out)).toContain("c1.crypto. 300 IN A 10.0.1.1");
   });
 
-  it("logs refusals and transfers without the secret", () => {
+  // dig (BIND) as the judge: it checks that an unsigned error's TSIG names the request's key and
+  // algorithm, and reports a "verify failure" instead of the TSIG error when it does not.
+  it("BADKEY repeats the request's algorithm: dig reports BADKEY, not a failed verification", async () => {
+    for (const algorithm of ["hmac-sha512", "hmac-sha384", "hmac-sha1"]) {
+      const r = await dig(["-y", `${algorithm}:xfr-test:${SECRET}`, ...at(), "wallet", "AXFR"]);
+      expect(r, algorithm).toMatch(/BADKEY/);
+      expect(r, algorithm).not.toMatch(/failure|tsig verify/i);
+      const soa = await dig(["-y", `${algorithm}:xfr-test:${SECRET}`, ...at(), "+tcp", "wallet", "SOA"]);
+      expect(soa, algorithm).toMatch(/BADKEY/);
+      expect(soa, algorithm).not.toMatch(/failure|tsig verify/i);
+    }
+  });
+
+  it("IXFR over UDP: our current SOA alone (RFC 1995 §2), never FORMERR", async () => {
+    const current = new RegExp(
+      `^wallet\\.\\s+3600\\s+IN\\s+SOA\\s+ns1\\.omniname\\.test\\. hostmaster\\.omniname\\.test\\. ${transfers.zones!.serial()} `,
+      "m",
+    );
+    // `-t ixfr=N`: dig 9.18 reads `wallet ixfr=3` as a query for ". NS".
+    const udp = await dig([...at(), "+notcp", "+norec", "-t", "ixfr=3", "wallet"]);
+    expect(udp).toMatch(/SERVER: .*\(UDP\)/);
+    expect(udp).toMatch(current);
+    expect(udp).not.toMatch(/FORMERR/);
+    // Signed, as a secondary asks: the same, signed with the request's MAC.
+    const signed = await kdig(["-y", KEY, ...at(), "+notcp", "wallet", "IXFR=3"]);
+    expect(signed.out).not.toMatch(/FORMERR/);
+    expect(signed.out).toMatch(/xfr-test\.\s+0\s+ANY\s+TSIG\s+hmac-sha256\./);
+  });
+
+  it("logs refusals and transfers without the secret; every refused transfer at warn", () => {
     const text = JSON.stringify(logLines);
     expect(text).not.toContain(SECRET);
+    const refused = logLines.filter((l) => /zone transfer refused|TSIG check failed/.test(String(l.msg)));
+    // unsigned AXFR and IXFR, BADSIG, BADKEY ×2 (+3 by dig), not ours ×2 (see "refuses:" above).
+    for (const zone of ["nothere", "com"])
+      expect(
+        refused.some((l) => l.zone === zone && l.msg === "zone transfer refused: not a zone we serve"),
+      ).toBe(true);
+    expect(
+      refused.filter((l) => l.msg === "zone transfer refused: not signed with a TSIG key").length,
+    ).toBeGreaterThanOrEqual(2);
+    for (const l of refused) expect(l.level, String(l.msg)).toBe(40);
     expect(logLines.some((l) => l.msg === "zone transfer" && l.kind === "IXFR from 77")).toBe(true);
     expect(logLines.some((l) => l.tsigError === TSIG_ERROR.BADSIG)).toBe(true);
   });

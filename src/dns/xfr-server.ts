@@ -135,7 +135,8 @@ export function createXfrService(opts: XfrServiceOptions): XfrService {
     if (tsigRead.kind === "malformed") return bare(RCODE.FORMERR, question);
     // No transfer without a key: unsigned, or no key configured at all.
     if (tsigRead.kind === "none" || opts.keys.length === 0) {
-      log?.info({ zone: question.name }, "zone transfer refused: not signed with a TSIG key");
+      // At warn, as every refused transfer (docs/dns.md): a secondary left without its zone.
+      log?.warn({ zone: question.name }, "zone transfer refused: not signed with a TSIG key");
       return bare(RCODE.REFUSED, question);
     }
     const now = opts.clock();
@@ -149,12 +150,14 @@ export function createXfrService(opts: XfrServiceOptions): XfrService {
       return send(socket, errorTsig(refused, check, now));
     }
     const signer = new ResponseSigner(check.key, check.tsig.mac, check.tsig.originalId, opts.clock);
-    const signedError = (rcode: number) =>
-      send(socket, signer.sign(Buffer.concat([header(id, rcode, 1, 0), question.raw])));
-    if (question.qclass !== CLASS_IN) return signedError(RCODE.REFUSED);
+    const refuse = (rcode: number, reason: string) => {
+      log?.warn({ zone: question.name, key: check.key.name, rcode }, `zone transfer refused: ${reason}`);
+      return send(socket, signer.sign(Buffer.concat([header(id, rcode, 1, 0), question.raw])));
+    };
+    if (question.qclass !== CLASS_IN) return refuse(RCODE.REFUSED, "class other than IN");
     await opts.zones.refresh().catch((e) => log?.warn({ err: e }, "zone transfer: reading the zones failed"));
     const zone = opts.zones.zone(question.name);
-    if (zone === null) return signedError(RCODE_NOTAUTH);
+    if (zone === null) return refuse(RCODE_NOTAUTH, "not a zone we serve");
 
     let records: Iterable<Buffer> = axfrRecords(zone);
     let kind = "AXFR";
@@ -163,7 +166,7 @@ export function createXfrService(opts: XfrServiceOptions): XfrService {
       const soa =
         soas.length === 1 && soas[0].type === TYPE.SOA && soas[0].name === zone.apex.origin ? soas[0] : null;
       const serial = soa === null ? null : soaSerialAt(message, soa.rdata, soa.rdlength);
-      if (serial === null) return signedError(RCODE.FORMERR);
+      if (serial === null) return refuse(RCODE.FORMERR, "IXFR without the zone's SOA");
       const current = zone.apex.soa.serial;
       const diffs = serial >= current ? [] : opts.zones.diffsSince(zone.apex.origin, serial);
       if (serial >= current) {

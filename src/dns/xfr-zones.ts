@@ -7,6 +7,7 @@ import { buildDnsName } from "./dns-name.js";
 import { buildIcannZones, tldOfDnsName } from "./icann-tlds.js";
 import { buildNodeRRsets, ZONE_RECORD_KEYS } from "./resource-records.js";
 import { indexProgress, nextSerial, type SerialState } from "./serial.js";
+import type { ZoneSerialSource } from "./shared-serial.js";
 import { type ApexSettings, buildApex, type ZoneApex } from "./zone.js";
 import { rrsetBytes } from "./xfr-wire.js";
 import { createZoneWinners } from "./zone-winners.js";
@@ -36,6 +37,11 @@ export interface XfrZonesOptions {
   historyLength?: number;
   /** RRs kept across a zone's differences at most. Default 1,000,000. */
   historyRRs?: number;
+  /**
+   * The serial shared by every DNS process (shared-serial.ts): a new version is read when it
+   * switches, and carries it. Absent: this process's own serial from the index's progress.
+   */
+  serial?: ZoneSerialSource;
 }
 
 /**
@@ -92,7 +98,16 @@ export class XfrZones {
    * Reads a new version of every zone when the index moved since the last one (one read at a
    * time: concurrent callers share it). Resolves with the zones whose serial changed.
    */
-  refresh(): Promise<string[]> {
+  async refresh(): Promise<string[]> {
+    const changed = await this.buildOnce();
+    // A build already in flight may have started before the shared serial switched: a transfer
+    // must not answer an older serial than the SOA queries of this instant.
+    const now = this.opts.serial?.current() ?? null;
+    if (now !== null && now !== this.serial()) changed.push(...(await this.buildOnce()));
+    return changed;
+  }
+
+  private buildOnce(): Promise<string[]> {
     this.building ??= this.build().finally(() => {
       this.building = null;
     });
@@ -100,10 +115,9 @@ export class XfrZones {
   }
 
   private async build(): Promise<string[]> {
-    const progress = indexProgress(await this.opts.store.listCheckpoints());
-    if (this.serialState !== null && progress === this.serialState.progress) return [];
-    const read = await this.opts.store.readSnapshot((snap) => this.readAll(snap));
-    const serial = nextSerial(this.serialState, read.progress);
+    const serial = this.opts.serial === undefined ? await this.ownSerial() : await this.sharedSerial();
+    if (serial === null) return [];
+    const read = serial.read;
     const changed: string[] = [];
     const next = new Map<string, ZoneVersion>();
     for (const [origin, nodes] of read.zones) {
@@ -117,8 +131,29 @@ export class XfrZones {
     }
     for (const origin of this.zones.keys()) if (!next.has(origin)) this.history.delete(origin);
     this.zones = next;
-    this.serialState = serial;
+    this.serialState = { serial: serial.serial, progress: read.progress };
     return changed;
+  }
+
+  /** This process's own serial: a new version when the index's progress moved. */
+  private async ownSerial(): Promise<{ serial: number; read: ZonesRead } | null> {
+    const progress = indexProgress(await this.opts.store.listCheckpoints());
+    if (this.serialState !== null && progress === this.serialState.progress) return null;
+    const read = await this.opts.store.readSnapshot((snap) => this.readAll(snap));
+    return { serial: nextSerial(this.serialState, read.progress).serial, read };
+  }
+
+  /**
+   * The shared serial: a new version when the serial every process answers switched, read after
+   * the switch (the record's progress was committed before it was written, so the snapshot holds
+   * at least what the serial stands for). Each process reads its own snapshot: a block applied in
+   * the moment between two processes' reads is in one's version of the serial and not in the
+   * other's until the next serial (docs/dns.md).
+   */
+  private async sharedSerial(): Promise<{ serial: number; read: ZonesRead } | null> {
+    const serial = await this.opts.serial!.ensure();
+    if (this.serialState !== null && serial === this.serialState.serial) return null;
+    return { serial, read: await this.opts.store.readSnapshot((snap) => this.readAll(snap)) };
   }
 
   private remember(origin: string, diff: ZoneDiff): void {
@@ -135,9 +170,7 @@ export class XfrZones {
   }
 
   /** Every zone's nodes, read on one snapshot of the store. */
-  private async readAll(
-    snap: Store,
-  ): Promise<{ progress: number; zones: Map<string, Map<string, Buffer[]>> }> {
+  private async readAll(snap: Store): Promise<ZonesRead> {
     const progress = indexProgress(await snap.listCheckpoints());
     const zones = new Map<string, Map<string, Buffer[]>>();
     for (const { tld } of await snap.listTldFirstRegistrations()) {
@@ -173,6 +206,12 @@ export class XfrZones {
     }
     return { progress, zones };
   }
+}
+
+/** Every zone's nodes at one commit, and the index's progress at that commit. */
+interface ZonesRead {
+  progress: number;
+  zones: Map<string, Map<string, Buffer[]>>;
 }
 
 /** The RRs deleted and added from one version to the next (RRs compared byte for byte). */
