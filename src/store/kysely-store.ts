@@ -11,6 +11,7 @@ import * as rescoreState from "./kysely/rescore-state.queries.js";
 import * as scoring from "./kysely/scoring-data.queries.js";
 import * as winnerJobs from "./kysely/settings-winner-jobs.queries.js";
 import type { AccountsDb } from "./accounts.port.js";
+import { beginMigrationTransaction, isMissingTable, type MigrationsTable } from "./migration-lock.js";
 import { MIGRATIONS } from "./migrations.js";
 import type { Database } from "./schema.js";
 import type { Dialect, Store } from "./store.js";
@@ -47,25 +48,49 @@ export class KyselyStore implements Store {
     return this.db as unknown as AccountsDb;
   }
 
+  /**
+   * Applies the pending migrations. Many processes may start at once on a new database (a deploy
+   * of several replicas): they take turns through one lock held for the whole transaction (an
+   * advisory lock on PostgreSQL, `begin immediate` on SQLite), so each sees what the one before it
+   * applied and none races another's inserts or DDL. A store already up to date takes no lock.
+   */
   async migrate(): Promise<void> {
-    const db = this.db as unknown as Kysely<{ omniname_migrations: { name: string; applied_at: number } }>;
-    await sql`create table if not exists omniname_migrations (name text primary key, applied_at bigint not null)`.execute(
-      db,
-    );
-    const done = new Set(
-      (await db.selectFrom("omniname_migrations").select("name").execute()).map((r) => r.name),
-    );
-    for (const m of MIGRATIONS) {
-      if (done.has(m.name)) continue;
-      await db.transaction().execute(async (trx) => {
-        // Two processes migrating at once: the unique name makes the loser's insert fail and roll back.
-        await trx
-          .insertInto("omniname_migrations")
-          .values({ name: m.name, applied_at: Date.now() })
-          .execute();
-        await m.up(trx as unknown as Kysely<unknown>, this.dialect);
-      });
+    if ((await this.pendingMigrations(this.db)).length === 0) return;
+    await this.db.connection().execute(async (conn) => {
+      await beginMigrationTransaction(conn as unknown as Kysely<unknown>, this.dialect);
+      try {
+        await sql`create table if not exists omniname_migrations (name text primary key, applied_at bigint not null)`.execute(
+          conn,
+        );
+        const db = conn as unknown as Kysely<MigrationsTable>;
+        for (const m of await this.pendingMigrations(conn)) {
+          await db
+            .insertInto("omniname_migrations")
+            .values({ name: m.name, applied_at: Date.now() })
+            .execute();
+          await m.up(conn as unknown as Kysely<unknown>, this.dialect);
+        }
+        await sql`commit`.execute(conn);
+      } catch (e) {
+        await sql`rollback`.execute(conn).catch(() => {});
+        throw e;
+      }
+    });
+  }
+
+  /** The migrations not yet recorded (all of them while the table does not exist). */
+  private async pendingMigrations(conn: Kysely<Database>): Promise<Array<(typeof MIGRATIONS)[number]>> {
+    let done: Set<string>;
+    try {
+      const db = conn as unknown as Kysely<MigrationsTable>;
+      done = new Set(
+        (await db.selectFrom("omniname_migrations").select("name").execute()).map((r) => r.name),
+      );
+    } catch (e) {
+      if (!isMissingTable(e)) throw e;
+      done = new Set();
     }
+    return MIGRATIONS.filter((m) => !done.has(m.name));
   }
 
   async ping(): Promise<boolean> {

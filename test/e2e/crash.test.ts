@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { findDevnetManifest, sourcesFromManifest } from "../../src/devnet/manife
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
 import { crawlToHead, rpcCall, tempStore, waitFor } from "../crawler/crawler-harness.js";
+import { type OutputProcess, spawnWithOutput } from "../helpers/processes.js";
 
 const main = new URL("../../src/main.ts", import.meta.url).pathname;
 // Seconds of simulation before each kill: early, mid-way, and late enough that a chain which saves
@@ -14,26 +14,14 @@ const main = new URL("../../src/main.ts", import.meta.url).pathname;
 // and AURORA's 30-block finality windows.
 const KILL_AFTER_S = [4, 12, 40];
 
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-}
+type Proc = OutputProcess;
 
 /** `omniname <args>` in a process group of its own (killing the group kills its anvils too). */
 function run(args: string[], dataDir: string): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", main, ...args], {
+  return spawnWithOutput(["--import", "tsx", main, ...args], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  let out = "";
-  child.stdout?.on("data", (d) => {
-    out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-  });
-  return { child, output: () => out };
 }
 
 const exited = (p: Proc) =>

@@ -1,3 +1,4 @@
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** True while a process with this id exists (signal 0 checks without sending anything). */
@@ -46,4 +47,23 @@ export function childrenOf(ppid: number, marker: string): number[] {
 export function cpuTicks(pid: number): number {
   const f = statFields(pid);
   return Number(f[11]) + Number(f[12]);
+}
+
+/** A child process with everything it wrote so far, stdout and stderr together. */
+export interface OutputProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Spawns `node [args…]` (stdin closed), collecting its stdout and stderr into `output()`. */
+export function spawnWithOutput(args: readonly string[], options: SpawnOptions): OutputProcess {
+  const child = spawn(process.execPath, [...args], { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  return { child, output: () => out };
 }

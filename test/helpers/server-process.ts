@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnWithOutput } from "./processes.js";
 
 /** A real `omniname start` process, up once it printed its banner's API address. */
 export interface ServerProcess {
@@ -25,31 +26,23 @@ export function startServerProcess(
   readyTimeoutMs = 60_000,
   ownGroup = false,
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "start", ...args], {
+  const { child, output } = spawnWithOutput(["--import", "tsx", MAIN, "start", ...args], {
     env,
-    stdio: ["ignore", "pipe", "pipe"],
     detached: ownGroup,
-  });
-  let out = "";
-  child.stdout?.on("data", (d) => {
-    out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`not ready in ${readyTimeoutMs / 1000} s:\n${out}`)),
+      () => reject(new Error(`not ready in ${readyTimeoutMs / 1000} s:\n${output()}`)),
       readyTimeoutMs,
     );
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${output()}`)));
     const poll = setInterval(() => {
-      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(out);
+      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(output());
       if (!m) return;
       clearInterval(poll);
       clearTimeout(timer);
       child.removeAllListeners("exit");
-      resolve({ child, url: m[1], output: () => out });
+      resolve({ child, url: m[1], output });
     }, 100);
   });
 }

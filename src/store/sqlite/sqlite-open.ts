@@ -6,10 +6,12 @@ import BetterSqlite3 from "better-sqlite3";
 export function openWriter(file: string): BetterSqlite3.Database {
   mkdirSync(dirname(file), { recursive: true });
   const db = new BetterSqlite3(file);
+  // The busy timeout first: processes opening a new file together wait for each other's switch
+  // to WAL instead of failing with SQLITE_BUSY.
+  db.pragma("busy_timeout = 5000");
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
   return db;
 }
 
