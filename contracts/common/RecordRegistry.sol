@@ -3,10 +3,13 @@ pragma solidity ^0.8.20;
 
 import {Minted} from "./Minted.sol";
 
-/// @notice The part FNS (Freename) and UNS share: an ERC-721 token per name, key/value records
-/// with presets (a reset switches the token to a fresh preset, as UNS does), a global key table
-/// that emits NewKey the first time a key is seen, and one reverse token per address.
-/// The record event differs (`SetRecord` for FNS, `Set` for UNS), so it is left to the child.
+/// @notice FNS's (Freename's) ERC-721 with records, under the function names and selectors of
+/// Freename's published registry ABI (`FNS_ABI` of the `web3-domain-resolver` SDK), so that
+/// Freename's own clients read and write the devnet: `getRecord`, `getManyRecords`, `getAllKeys`,
+/// `setRecord`, `setManyRecords`, `reconfigure`, `reset`, `setReverse(tokenId)`, `removeReverse()`,
+/// `tokenURI`, `isApprovedOrOwner`. Records live in presets (a reset switches the token to a fresh
+/// preset, as UNS does), a global key table emits NewKey the first time a key is seen, and each
+/// address has one reverse token. The record event is left to the child (`SetRecord` for FNS).
 abstract contract RecordRegistry is Minted {
     event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
     event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId);
@@ -30,9 +33,12 @@ abstract contract RecordRegistry is Minted {
     mapping(uint256 => string) private _keys;
     mapping(uint256 => uint256) private _presets;
     mapping(uint256 => mapping(uint256 => string)) private _records;
+    // getAllKeys: the keys ever set in a preset, in first-set order (a key set to "" stays listed).
+    mapping(uint256 => string[]) private _presetKeys;
+    mapping(uint256 => mapping(uint256 => bool)) private _presetHasKey;
     mapping(address => uint256) private _reverses;
 
-    /// Emits the protocol's record event (FNS `SetRecord`, UNS `Set`).
+    /// Emits the protocol's record event (FNS `SetRecord`).
     function _emitRecord(uint256 tokenId, string calldata key, string calldata value) internal virtual;
 
     // ---- ERC-721 views ----
@@ -58,13 +64,29 @@ abstract contract RecordRegistry is Minted {
         return _operatorApprovals[owner][operator];
     }
 
+    function isApprovedOrOwner(address spender, uint256 tokenId) external view returns (bool) {
+        address owner = ownerOf(tokenId);
+        return spender == owner || _tokenApprovals[tokenId] == spender || _operatorApprovals[owner][spender];
+    }
+
+    /// ERC-721's default without a base URI: "" (the SDK then asks no metadata server).
+    function tokenURI(uint256 tokenId) external view returns (string memory) {
+        ownerOf(tokenId);
+        return "";
+    }
+
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
+        // ERC-165, ERC-721, ERC-721 metadata.
+        return interfaceId == 0x01ffc9a7 || interfaceId == 0x80ac58cd || interfaceId == 0x5b5e139f;
+    }
+
     // ---- record views ----
 
-    function get(string calldata key, uint256 tokenId) external view returns (string memory) {
+    function getRecord(string calldata key, uint256 tokenId) public view returns (string memory) {
         return _records[_presetOf(tokenId)][uint256(keccak256(bytes(key)))];
     }
 
-    function getMany(string[] calldata keys, uint256 tokenId) external view returns (string[] memory values) {
+    function getManyRecords(string[] calldata keys, uint256 tokenId) public view returns (string[] memory values) {
         values = new string[](keys.length);
         uint256 preset = _presetOf(tokenId);
         for (uint256 i = 0; i < keys.length; i++) {
@@ -72,8 +94,19 @@ abstract contract RecordRegistry is Minted {
         }
     }
 
+    function getAllKeys(uint256 tokenId) external view returns (string[] memory) {
+        return _presetKeys[_presetOf(tokenId)];
+    }
+
     function getKey(uint256 keyHash) external view returns (string memory) {
         return _keys[keyHash];
+    }
+
+    function getKeys(uint256[] calldata hashes) external view returns (string[] memory values) {
+        values = new string[](hashes.length);
+        for (uint256 i = 0; i < hashes.length; i++) {
+            values[i] = _keys[hashes[i]];
+        }
     }
 
     function reverseOf(address addr) external view returns (uint256) {
@@ -122,12 +155,12 @@ abstract contract RecordRegistry is Minted {
 
     // ---- record writes ----
 
-    function set(string calldata key, string calldata value, uint256 tokenId) external {
+    function setRecord(string calldata key, string calldata value, uint256 tokenId) public {
         _requireAuthorized(tokenId);
         _set(tokenId, key, value);
     }
 
-    function setMany(string[] calldata keys, string[] calldata values, uint256 tokenId) external {
+    function setManyRecords(string[] calldata keys, string[] calldata values, uint256 tokenId) external {
         _requireAuthorized(tokenId);
         _setMany(tokenId, keys, values);
     }
@@ -143,33 +176,18 @@ abstract contract RecordRegistry is Minted {
         _reset(tokenId);
     }
 
-    /// Many tokens' records in one transaction (benchmark worlds).
-    function setManyBatch(uint256[] calldata tokenIds, string[][] calldata keys, string[][] calldata values)
-        external
-        onlyMinter
-    {
-        if (tokenIds.length != keys.length || keys.length != values.length) revert LengthMismatch();
-        for (uint256 i = 0; i < tokenIds.length; i++) {
-            ownerOf(tokenIds[i]);
-            _setMany(tokenIds[i], keys[i], values[i]);
-        }
+    // ---- reverse records: the caller's own, as on mainnet ----
+
+    function setReverse(uint256 tokenId) external {
+        if (ownerOf(tokenId) != msg.sender) revert WrongOwner(tokenId, msg.sender);
+        _reverses[msg.sender] = tokenId;
+        emit SetReverse(msg.sender, tokenId);
     }
 
-    // ---- reverse records ----
-
-    /// `addr` must own the token; the caller is `addr` itself or the minter.
-    function setReverse(address addr, uint256 tokenId) external {
-        if (msg.sender != addr && !_isMinter(msg.sender)) revert Unauthorized(msg.sender);
-        if (ownerOf(tokenId) != addr) revert WrongOwner(tokenId, addr);
-        _reverses[addr] = tokenId;
-        emit SetReverse(addr, tokenId);
-    }
-
-    function removeReverse(address addr) external {
-        if (msg.sender != addr && !_isMinter(msg.sender)) revert Unauthorized(msg.sender);
-        if (_reverses[addr] == 0) return;
-        delete _reverses[addr];
-        emit RemoveReverse(addr);
+    function removeReverse() external {
+        if (_reverses[msg.sender] == 0) return;
+        delete _reverses[msg.sender];
+        emit RemoveReverse(msg.sender);
     }
 
     // ---- internals ----
@@ -207,7 +225,12 @@ abstract contract RecordRegistry is Minted {
             _keys[keyHash] = key;
             emit NewKey(tokenId, key, key);
         }
-        _records[_presetOf(tokenId)][keyHash] = value;
+        uint256 preset = _presetOf(tokenId);
+        if (!_presetHasKey[preset][keyHash]) {
+            _presetHasKey[preset][keyHash] = true;
+            _presetKeys[preset].push(key);
+        }
+        _records[preset][keyHash] = value;
         _emitRecord(tokenId, key, value);
     }
 

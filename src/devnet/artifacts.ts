@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,6 +44,20 @@ export function loadArtifact(name: ContractName): Artifact {
 
 export function abiOf(name: ContractName): Abi {
   return loadArtifact(name).abi;
+}
+
+/**
+ * The hash of what our contracts are (each artifact's ABI and creation bytecode): recorded in
+ * devnet.json when the devnet deploys them, so that a devnet whose saved chains hold an older
+ * build (say, the FNS registry before it spoke Freename's ABI) is redeployed instead of resumed.
+ */
+export function artifactsFingerprint(): string {
+  const h = createHash("sha256");
+  for (const name of CONTRACT_NAMES) {
+    const { abi, bytecode } = loadArtifact(name);
+    h.update(name).update(JSON.stringify(abi)).update(bytecode);
+  }
+  return h.digest("hex");
 }
 
 function newestSourceMtime(dir: string): number {

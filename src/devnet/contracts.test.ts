@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type AbiEvent, toEventSelector } from "viem";
+import { type AbiEvent, type AbiFunction, toEventSelector, toFunctionSignature } from "viem";
+import { FNS_ABI } from "web3-domain-resolver/lib/resolver-providers/providers/freename/freename-resolver-provider.consts.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_NAMES, type ContractName, abiOf, ensureArtifacts } from "./artifacts.js";
 
@@ -119,6 +120,66 @@ describe("devnet contracts", () => {
   it("keeps the FNS record event apart from UNS's: SetRecord, not Set (uns-real-abi.test.ts: UNS)", () => {
     expect(eventsOf("FNSRegistry").map((e) => e.name)).not.toContain("Set");
     expect(eventsOf("FNSRegistry").map((e) => e.name)).not.toContain("SetExpiry");
+  });
+
+  it("speaks Freename's function ABI (FNS_ABI of its SDK): same signatures and outputs", () => {
+    const functions = (abi: readonly unknown[]) =>
+      new Map(
+        (abi as AbiFunction[])
+          .filter((i) => i.type === "function")
+          .map((f) => [toFunctionSignature(f), f.outputs.map((o) => o.type).join(",")]),
+      );
+    const freename = functions(FNS_ABI);
+    const ours = functions(abiOf("FNSRegistry"));
+    // What Freename's clients call: the SDK's reads and writes, and the minting manager's mints.
+    const used = [
+      "exists(uint256)",
+      "ownerOf(uint256)",
+      "tokenURI(uint256)",
+      "getRecord(string,uint256)",
+      "getManyRecords(string[],uint256)",
+      "getAllKeys(uint256)",
+      "reverseOf(address)",
+      "isApprovedOrOwner(address,uint256)",
+      "setRecord(string,string,uint256)",
+      "setManyRecords(string[],string[],uint256)",
+      "setReverse(uint256)",
+      "removeReverse()",
+      "transferFrom(address,address,uint256)",
+      "approve(address,uint256)",
+      "mint(address,uint256,string)",
+      "mintWithRecords(address,uint256,string,string[],string[])",
+      "reconfigure(string[],string[],uint256)",
+      "reset(uint256)",
+      "burn(uint256)",
+      "setOwner(address,uint256)",
+    ];
+    for (const sig of used) {
+      expect(freename.has(sig), `FNS_ABI has ${sig}`).toBe(true);
+      expect(ours.get(sig), sig).toBe(freename.get(sig));
+    }
+    // Anything else of ours is Freename's too, or a devnet-only helper under another signature.
+    const devnetOnly = [
+      "getMany(string[],uint256)",
+      "isController(address)",
+      "mint(address,string,string)",
+      "mintMany(address[],string[],string[],string[][],string[][])",
+      "mintWithRecords(address,string,string,string[],string[])",
+      "minter()",
+      "set(string,string,uint256)",
+      "setController(address,bool)",
+      "tokenIdOf(string,string)",
+    ];
+    for (const [sig, outputs] of ours) {
+      if (devnetOnly.includes(sig)) expect(freename.has(sig), sig).toBe(false);
+      else expect(freename.get(sig), sig).toBe(outputs);
+    }
+    // Its events are Freename's too (the crawler's topics: CHAIN_FACTS above).
+    const freenameEvents = new Set(
+      (FNS_ABI as AbiEvent[]).filter((i) => i.type === "event").map((e) => toEventSelector(e)),
+    );
+    for (const e of eventsOf("FNSRegistry"))
+      expect(freenameEvents.has(toEventSelector(e)), e.name).toBe(true);
   });
 
   it("emits no event outside the table of docs/chain-facts.md (besides ERC-721/1155 approvals)", () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -12,7 +12,7 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomPortBase } from "./anvil.js";
-import { CONTRACT_NAMES, abiOf } from "./artifacts.js";
+import { CONTRACT_NAMES, abiOf, artifactsFingerprint } from "./artifacts.js";
 import { bulkSeed } from "./bulk-seed.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName, ENS_ROLES } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
@@ -338,9 +338,24 @@ describe("devnet", () => {
     expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
   });
 
+  it("redeploys and reseeds when the saved chains hold another build of the contracts", async () => {
+    await devnet.stop();
+    // As a devnet saved before a contract changed (or by a version that recorded no build).
+    const manifestPath = join(dataDir, "devnet.json");
+    const saved = JSON.parse(readFileSync(manifestPath, "utf8")) as DevnetManifest;
+    expect(saved.build).toBe(artifactsFingerprint());
+    writeFileSync(manifestPath, JSON.stringify({ ...saved, build: "an-older-build" }));
+    devnet = await startDevnet({ dataDir, blockTime: 0, basePort: randomPortBase(), logs: false });
+    for (const a of Object.values(devnet.anvils)) pids.push(a!.pid);
+    expect(devnet.resumed).toBe(false);
+    expect(devnet.manifest.build).toBe(artifactsFingerprint());
+    expect(devnet.manifest.createdAt).not.toBe(saved.createdAt);
+    expect(await verifyWorld(chainsOfManifest(devnet.manifest), fixtureWorld())).toEqual([]);
+  });
+
   it("stops every anvil it started", async () => {
     await devnet.stop();
-    expect(pids.length).toBe(16); // four starts of four chains
+    expect(pids.length).toBe(20); // five starts of four chains
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     for (const n of DEVNET_NETWORKS)
       expect(existsSync(join(dataDir, `anvil-${n.toLowerCase()}.json`))).toBe(true);

@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import { AppError } from "../domain/errors.js";
 import { NETWORKS } from "../domain/networks.js";
 import { type AnvilInstance, findFreePortRange, startAnvil } from "./anvil.js";
-import { ensureArtifacts } from "./artifacts.js";
+import { artifactsFingerprint, ensureArtifacts } from "./artifacts.js";
 import { type BulkSeedReport, bulkSeed } from "./bulk-seed.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName, deployNetwork } from "./deploy.js";
 import { fixtureWorld } from "./fixtures.js";
@@ -181,7 +181,13 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     );
   }
   const hasState = persist && networks.every((n) => existsSync(statePath(dataDir, n)));
-  if (!previous || !hasState || networks.some((n) => !previous?.networks[n])) {
+  // Saved chains hold the contracts of the build that deployed them: another build (a contract
+  // changed since) is redeployed, or the chains would go on running the old bytecode.
+  const build = artifactsFingerprint();
+  const sameBuild = previous?.build === build;
+  if (previous && hasState && !sameBuild)
+    log("the devnet's contracts changed since it was deployed: redeploying");
+  if (!previous || !hasState || !sameBuild || networks.some((n) => !previous?.networks[n])) {
     previous = null;
     clearState();
   }
@@ -323,6 +329,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         version: 1,
         deployer: DEVNET_DEPLOYER,
         createdAt: new Date().toISOString(),
+        build,
         seed: { fixtures: seedReport?.domains ?? 0, bulk: bulkReport?.names ?? 0 },
         networks: Object.fromEntries(networks.map((n) => [n, entries[n]!])),
       };

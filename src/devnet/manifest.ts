@@ -38,6 +38,11 @@ export interface DevnetManifest {
   /** The dev account that deployed and owns minting rights on every registry. */
   deployer: string;
   createdAt: string;
+  /**
+   * `artifactsFingerprint()` of the contracts deployed (artifacts.ts). A saved devnet of another
+   * build, or without one (an older version), is redeployed rather than resumed.
+   */
+  build?: string;
   /** What was seeded: "fixtures" (the fixture world), "bulk" names, or nothing. */
   seed: { fixtures: number; bulk: number };
   networks: Partial<Record<Network, DevnetNetwork>>;

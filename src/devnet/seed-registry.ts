@@ -19,7 +19,8 @@ import type { TxRequest } from "./tx-sender.js";
 function recordsGas(records: ReadonlyArray<readonly [string, string]>): bigint {
   let bytes = 0;
   for (const [k, v] of records) bytes += k.length + Buffer.byteLength(v);
-  return 1_000_000n + BigInt(records.length) * 150_000n + BigInt(bytes) * 2_000n;
+  // Per record: the value, the preset's key list (getAllKeys) and, the first time, the key table.
+  return 1_000_000n + BigInt(records.length) * 200_000n + BigInt(bytes) * 2_000n;
 }
 
 /** Freename token ids and URIs use the punycode ASCII form of the name. */
@@ -35,9 +36,10 @@ export function registryTokenId(d: SeedDomain): bigint {
 }
 
 /**
- * FNS: the registration step (mint to the first owner with the initial records) and the update
- * step (transfers along the history, reset + new records, reverse record). UNS runs on the real
- * contracts: seed-uns.ts.
+ * FNS, through Freename's own function ABI: the registration step (`mintWithRecords(to, tokenId,
+ * uri, keys, values)` by the minter, to the first owner, uri = the punycode name) and the update
+ * step (the minter's `transferFrom` along the history, `reconfigure` for a reset, and the owner's
+ * own `setReverse(tokenId)`). UNS runs on the real contracts: seed-uns.ts.
  */
 export function planRegistryDomain(d: SeedDomain, registry: Hex): SeedStep[] {
   const contract = "FNSRegistry";
@@ -49,17 +51,9 @@ export function planRegistryDomain(d: SeedDomain, registry: Hex): SeedStep[] {
   const gas = recordsGas(initialRecords(d));
   const label = `${contract} ${d.name}`;
 
-  const ascii = fnsAsciiName(d.name);
-  const i = ascii.lastIndexOf(".");
   const mint: TxRequest = {
     to: registry,
-    data: callData(contract, "mintWithRecords", [
-      owners[0],
-      ascii.slice(0, i),
-      ascii.slice(i + 1),
-      keys,
-      values,
-    ]),
+    data: callData(contract, "mintWithRecords", [owners[0], tokenId, fnsAsciiName(d.name), keys, values]),
     gas,
     label: `${label}: mint`,
   };
@@ -84,9 +78,12 @@ export function planRegistryDomain(d: SeedDomain, registry: Hex): SeedStep[] {
     });
   }
   if (d.reverse) {
+    // The reverse record is the caller's own: the owner sends it (impersonated, tx-sender.ts),
+    // after the transfers that made it the owner (same block, sent later: mined later).
     updates.push({
+      from: d.owner as Hex,
       to: registry,
-      data: callData(contract, "setReverse", [d.owner, tokenId]),
+      data: callData(contract, "setReverse", [tokenId]),
       label: `${label}: reverse`,
     });
   }

@@ -105,7 +105,7 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
       const args = [n.owner, [n.label, "sim"], ["browser.redirect_url"], [url], false];
       return [{ to: s.addresses.mintingManager, data: unsCall("MintingManager", "issueWithRecords", args) }];
     }
-    const args = [n.owner, n.label, "sim", ["redirect.WEBSITE.0"], [url]];
+    const args = [n.owner, tokenIdOf(s, n), fullName(s, n), ["redirect.WEBSITE.0"], [url]];
     return [{ to: registry, data: callData(contract, "mintWithRecords", args) }];
   }
   const n = pick(s.names);
@@ -129,7 +129,12 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
               data: realCallData("PublicResolver", "setText", [node, "description", value]),
             },
           ]
-        : [{ to: registry, data: callData(contract, "set", ["profile.OWNER.description", value, tokenId]) }];
+        : [
+            {
+              to: registry,
+              data: callData(contract, "setRecord", ["profile.OWNER.description", value, tokenId]),
+            },
+          ];
     case "reset":
       return s.provider === "NAMESPACE_C"
         ? [{ to: ens.resolver, data: realCallData("PublicResolver", "clearRecords", [node]) }]
@@ -147,7 +152,8 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
               ]),
             },
           ]
-        : [{ to: registry, data: callData(contract, "setReverse", [n.owner, tokenId]) }];
+        : // FNS: the owner sets its own reverse record (Freename's setReverse(tokenId)).
+          [{ from: n.owner, to: registry, data: callData(contract, "setReverse", [tokenId]) }];
     default: {
       const from = n.owner;
       const to = pick(OWNERS.filter((o) => o !== from));

@@ -31,7 +31,8 @@ import { createTxSender, pauseMining, resumeMining } from "./tx-sender.js";
  * `anvil_dumpState` under `<cacheDir>/<key>/`, and later runs with the same key start anvil with
  * `--load-state` on it instead of seeding again (a 1M-event world: minutes to seed, seconds to
  * load). The key covers what the world is made of: network, names, batch size, run id, the
- * contracts' bytecode and the seeding code, so a change to any of them builds a new world.
+ * contracts' bytecode (compiled first when a source is newer), the deployment and the seeding code,
+ * so a change to any of them builds a new world.
  * Nothing here goes into the repository: the default directory is under the OS's temp dir.
  *
  * @example
@@ -86,8 +87,11 @@ function codeFingerprint(): string {
       // The real UNS artifacts are a dev dependency: without them no UNS world is seeded at all.
     }
   }
-  add(fileURLToPath(new URL("./bulk-seed.ts", import.meta.url)));
-  add(fileURLToPath(new URL("./bulk-seed.js", import.meta.url)));
+  // The seeding code and the deployment it seeds (deploy.ts: which contracts, how wired).
+  for (const file of ["bulk-seed", "deploy"]) {
+    add(fileURLToPath(new URL(`./${file}.ts`, import.meta.url)));
+    add(fileURLToPath(new URL(`./${file}.js`, import.meta.url)));
+  }
   return h.digest("hex");
 }
 
@@ -114,6 +118,9 @@ interface SavedWorld {
 export async function startCachedWorld(o: CachedWorldOptions): Promise<CachedWorld> {
   const log = o.log ?? (() => {});
   const root = o.cacheDir ?? benchCacheDir();
+  // Compiled first: the key hashes the build, and a build older than its sources (a contract
+  // changed since) would name, and load, the world of the old contracts.
+  await ensureArtifacts();
   const dir = join(root, worldKey(o));
   const statePath = join(dir, "anvil-state.json");
   const metaPath = join(dir, "world.json");
@@ -138,7 +145,6 @@ export async function startCachedWorld(o: CachedWorldOptions): Promise<CachedWor
   const rawState = join(work, "anvil-dump.json");
   let anvil: AnvilInstance | null = null;
   try {
-    await ensureArtifacts();
     const chainId = NETWORKS[o.network].chainId;
     // anvil dumps the chain itself when it stops (`--dump-state`): hundreds of MB to GBs for a
     // large world, more than a JSON-RPC answer can carry.

@@ -55,7 +55,10 @@ async function checkRegistryDomain(
   const expected = recordMap(d.records);
   for (const [k] of d.history?.resetRecordsBefore ?? []) if (!expected.has(k)) expected.set(k, "");
   const keys = [...expected.keys()];
-  const values = (await read(contract, registry, "getMany", [keys, tokenId])) as string[];
+  const values = (await read(contract, registry, contract === "FNSRegistry" ? "getManyRecords" : "getMany", [
+    keys,
+    tokenId,
+  ])) as string[];
   keys.forEach((k, i) => {
     if (values[i] !== expected.get(k)) out.push(`${tag}: record ${k} = ${JSON.stringify(values[i])}`);
   });
