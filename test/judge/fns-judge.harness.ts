@@ -171,6 +171,7 @@ export class DevnetFreenameProvider extends FreenameResolverProvider {
   }
 }
 
+/** Native FNS records mapped as omniname maps them (identity; an empty value maps to nothing). */
 export function canonical(natives: Record<string, string> | undefined): Record<string, string> {
   const adapter = adapterFor("NAMESPACE_A")!;
   const out: Record<string, string> = {};
@@ -180,6 +181,7 @@ export function canonical(natives: Record<string, string> | undefined): Record<s
   return out;
 }
 
+/** What the SDK's resolved resource says (no resource: no owner). */
 export function sdkAnswer(r: IResolvedResource | undefined): Answer {
   if (!r) return { owner: null, records: {}, registry: null };
   return {
@@ -189,6 +191,7 @@ export function sdkAnswer(r: IResolvedResource | undefined): Answer {
   };
 }
 
+/** The API's answer for a name on one network (404: no owner). */
 export async function apiAnswer(w: FnsJudgeWorld, name: string, network: FnsNetwork): Promise<Answer> {
   const r = await w.api(`resolve?domain=${encodeURIComponent(name)}&network=${network}&provider=NAMESPACE_A`);
   if (r.status === 404) return { owner: null, records: {}, registry: null };
