@@ -52,6 +52,8 @@ export interface FnsJudgeWorld {
   registries: Record<FnsNetwork, string>;
   /** GET an API v1 path (with the key); returns status and parsed body. */
   api(path: string): Promise<{ status: number; body: ApiBody }>;
+  /** Crawls the chains' new blocks into the store. */
+  crawl(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,11 +68,9 @@ export async function startFnsJudgeWorld(): Promise<FnsJudgeWorld> {
     basePort: 20_000 + Math.floor(Math.random() * 20_000),
   });
   try {
+    const crawl = (store: Store) => crawlToHead(store, sourcesFromManifest(devnet.manifest)).then(() => {});
     // The chains' clock is the wall clock once seeded.
-    const t = await createTestApp({
-      seed: (store) => crawlToHead(store, sourcesFromManifest(devnet.manifest)).then(() => {}),
-      now: Date.now(),
-    });
+    const t = await createTestApp({ seed: crawl, now: Date.now() });
     const indexed: IndexedFnsName[] = [];
     for await (const page of t.store.iterateDomains(500)) {
       for (const d of page) {
@@ -99,6 +99,7 @@ export async function startFnsJudgeWorld(): Promise<FnsJudgeWorld> {
         const res = await t.get(`/svc/api/v1/${path}`);
         return { status: res.statusCode, body: res.json() as ApiBody };
       },
+      crawl: () => crawl(t.store),
       async close() {
         await t.close();
         await devnet.stop();

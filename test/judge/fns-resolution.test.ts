@@ -22,8 +22,9 @@ import { differences } from "./uns-judge.harness.js";
  * `FNS_ABI`, pointed at the devnet's registries: fns-judge.harness.ts), and by omniname's API over
  * the crawled index. Owner, records (the SDK reads every key with `getAllKeys` and their values
  * with `getManyRecords`; omniname's key mapping applied), registry, token id and reverse records
- * must agree; the failure lists every difference. Only the SDK's on-chain path runs: no Freename
- * web API, and no socket to anything but 127.0.0.1.
+ * must agree; the failure lists every difference. Then the SDK writes (setRecord, setRecords,
+ * setReverse, transfer, signed by the owner) and omniname, once it has crawled them, still agrees.
+ * Only the SDK's on-chain path runs: no Freename web API, and no socket to anything but 127.0.0.1.
  */
 
 const tokenHex = (decimal: string) => `0x${BigInt(decimal).toString(16).padStart(64, "0")}`;
@@ -143,6 +144,60 @@ describe("FNS names: Freename's web3-domain-resolver against omniname's API", ()
     expect(diffs).toEqual([]);
     const fixtureReverses = fixtureWorld().domains.filter((d) => d.provider === "NAMESPACE_A" && d.reverse);
     expect(reverses).toBe(fixtureReverses.length);
+  }, 120_000);
+
+  it("sees the SDK's own writes (setRecord, setRecords, setReverse, transfer) as omniname does once crawled", async () => {
+    const network: FnsNetwork = "AURORA";
+    const name = "iris-701.wallet";
+    // An anvil dev account (#2, unlocked) that holds another reverse record on AURORA (carol.web3).
+    const owner = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
+    const buyer = "0x14dc79964da2c08b23698b3d3cc7ca32193d9955";
+    const resource = await sdk.resolveOn(name, network);
+    expect(resource?.ownerAddress?.toLowerCase()).toBe(owner);
+    const connection = sdk.writeContractConnections.find((c) => c.network === SDK_NETWORK[network])!;
+    // The SDK's own ethers 5 provider (a JsonRpcProvider, typed as its Provider base): the owner's
+    // transactions go through anvil's unlocked dev account.
+    type Signer = Parameters<DevnetFreenameProvider["setRecord"]>[3];
+    const rpc = connection.provider as unknown as { getSigner(address: string): Signer };
+    const signer = rpc.getSigner(owner);
+    expect(await sdk.setRecord(resource!, "social.TWITTER.0", "iris_fns", signer)).toBe(true);
+    expect(
+      await sdk.setRecords(
+        resource!,
+        ["redirect.WEBSITE.0", "token.ETH.0"],
+        ["https://iris.example.net", ""],
+        signer,
+      ),
+    ).toBe(true);
+    expect(await sdk.setReverse(resource!, signer)).toBe(true);
+    await w.crawl();
+    const judge = async () => {
+      const sdkSide = sdkAnswer(await sdk.resolveOn(name, network));
+      expect(differences(name, sdkSide, await apiAnswer(w, name, network), "SDK")).toEqual([]);
+      return sdkSide;
+    };
+    const written = await judge();
+    expect(written.records["social.TWITTER.0"]).toBe("iris_fns");
+    expect(written.records["redirect.WEBSITE.0"]).toBe("https://iris.example.net");
+    expect(written.records["token.ETH.0"]).toBeUndefined();
+    const reverseOf = async (address: string) => {
+      const id = await sdk.reverseResolve(address, SDK_NETWORK[network]);
+      const r = await w.api(
+        `reverse-resolve?walletAddress=${address}&network=${network}&provider=NAMESPACE_A`,
+      );
+      const names = (r.body.data as Array<{ domain: string }>).map((d) => d.domain);
+      return { sdk: id ? tokenHex(id) : null, apiFirst: names[0] ?? null };
+    };
+    const token = w.indexed.find((d) => d.network === network && d.name === name)!.tokenId;
+    expect(await reverseOf(owner)).toEqual({ sdk: token, apiFirst: name });
+
+    // A transfer drops the seller's reverse record (RemoveReverse), on chain and in the index.
+    expect(await sdk.transfer(resource!, buyer, signer)).toBe(true);
+    await w.crawl();
+    expect((await judge()).owner).toBe(buyer);
+    expect((await reverseOf(owner)).sdk).toBeNull();
+    const stored = await w.store.listReverseRecords();
+    expect(stored.filter((r) => r.network === network && r.address.toLowerCase() === owner)).toEqual([]);
   }, 120_000);
 
   it("sent nothing anywhere but 127.0.0.1 (and the guard does refuse another address)", () => {
