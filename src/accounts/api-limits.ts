@@ -51,16 +51,16 @@ interface ApiLimitsOptions {
  * rate-limiter-flexible, and a monthly quota per project, counted by a MonthCounter keyed by
  * project and UTC month (both in memory, or in Redis when configured).
  *
- * The quota counter of a month is seeded from the usage table the first time a process sees the
- * project that month, so a restart does not hand out a fresh quota. Requests refused for the rate or
- * the quota do not consume quota.
+ * The quota counter of a month is seeded from the usage table whenever it does not exist (the first
+ * request of the month, or after Redis lost its data), so neither a restart nor a Redis without
+ * persistence hands out a fresh quota. Requests refused for the rate or the quota do not consume
+ * quota.
  */
 export class ApiLimits {
   private readonly rate = new Map<string, Limiter>();
   private readonly quota: MonthCounter;
-  private readonly seeded = new Map<string, Promise<void>>();
-  /** Quota keys whose seed has completed: the hot path skips awaiting their settled promise. */
-  private readonly seededDone = new Set<string>();
+  /** The seeds under way, by quota key. */
+  private readonly seeding = new Map<string, Promise<void>>();
   /** The quota key of each project for the month it was built in. */
   private readonly quotaKeys = new Map<number, { month: Month; key: string }>();
 
@@ -95,29 +95,34 @@ export class ApiLimits {
     return { key: k.key, month: m, ttlMs };
   }
 
-  /** null once the project's counter of the month is seeded: nothing to wait for. */
-  private ensureSeeded(projectId: number, now: number): Promise<void> | null {
+  /**
+   * Seeds the project's counter of the month from the usage table unless it exists: the first
+   * request of a process that month, and again whenever the counter went missing (a Redis that
+   * restarted without its data). Concurrent callers share one seed; a failed one (store down) is
+   * tried again by the next request.
+   */
+  private seed(projectId: number, now: number): Promise<void> {
     const { key, month, ttlMs } = this.quotaKey(projectId, now);
-    if (this.seededDone.has(key)) return null;
-    let p = this.seeded.get(key);
+    let p = this.seeding.get(key);
     if (!p) {
-      const seed: Promise<void> = (async () => {
+      p = (async () => {
         if ((await this.quota.get(key)) !== null) return;
         const used = await this.opts.loadQuotaUsed(projectId, month.startMs, month.endMs);
-        if (used > 0) await this.quota.seed(key, used, ttlMs);
-      })();
-      p = seed;
-      // A failed seed (store down) is retried by the next request instead of being remembered.
-      // A seed that a forgetProject overtook is not remembered as done either.
-      seed.then(
-        () => {
-          if (this.seeded.get(key) === seed) this.seededDone.add(key);
-        },
-        () => this.seeded.delete(key),
-      );
-      this.seeded.set(key, p);
+        // Seeded even at 0: the counter's existence is what says "seeded" to every process.
+        await this.quota.seed(key, used, ttlMs);
+      })().finally(() => this.seeding.delete(key));
+      this.seeding.set(key, p);
     }
     return p;
+  }
+
+  /** Adds to the project's counter of the month, seeding it first when it does not exist. */
+  private async addQuota(projectId: number, now: number, inputs: number): Promise<number> {
+    const { key, ttlMs } = this.quotaKey(projectId, now);
+    const used = await this.quota.addIfPresent(key, inputs, ttlMs);
+    if (used !== null) return used;
+    await this.seed(projectId, now);
+    return this.quota.add(key, inputs, ttlMs);
   }
 
   private rateState(plan: Plan, res: RateLimiterRes | null): LimitState["rate"] {
@@ -162,10 +167,8 @@ export class ApiLimits {
       };
       return { allowed: false, code: "RATE_LIMITED", retryAfterS: Math.max(1, state.rate.resetS), state };
     }
-    const seeding = this.ensureSeeded(projectId, now);
-    if (seeding !== null) await seeding;
     const { key, ttlMs } = this.quotaKey(projectId, now);
-    const used = await this.quota.add(key, inputs, ttlMs);
+    const used = await this.addQuota(projectId, now, inputs);
     if (used > plan.monthlyQuota) {
       await this.quota.add(key, -inputs, ttlMs);
       if (inputs > 1) await limiter.reward(String(keyId), inputs);
@@ -194,16 +197,17 @@ export class ApiLimits {
 
   /** Requests of the current month that counted against the project's quota. */
   async quotaUsed(projectId: number, now = this.opts.clock()): Promise<number> {
-    const seeding = this.ensureSeeded(projectId, now);
-    if (seeding !== null) await seeding;
-    return (await this.quota.get(this.quotaKey(projectId, now).key)) ?? 0;
+    const { key } = this.quotaKey(projectId, now);
+    const used = await this.quota.get(key);
+    if (used !== null) return used;
+    await this.seed(projectId, now);
+    return (await this.quota.get(key)) ?? 0;
   }
 
   /** Forgets a deleted project's counters. */
   async forgetProject(projectId: number): Promise<void> {
     const { key } = this.quotaKey(projectId, this.opts.clock());
-    this.seeded.delete(key);
-    this.seededDone.delete(key);
+    this.seeding.delete(key);
     await this.quota.delete(key);
   }
 }

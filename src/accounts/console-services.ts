@@ -67,8 +67,26 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
   if (!backend && config.redisUrl) {
     // No offline queue: while Redis is down a limiter call fails at once and its in-memory
     // insurance limiter answers, instead of requests waiting for a reconnect.
-    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    redis.on("error", (e) => logger.warn({ err: e }, "redis error (limits fall back to process memory)"));
+    // Reconnects every 50-500 ms (ioredis' default backs off to 2 s): while one process still
+    // counts aside, another may already have seeded the counter again (month-counter.ts), and
+    // what the first counts in that gap is the only part of an outage the quota can miss.
+    redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (times) => Math.min(times * 50, 500),
+    });
+    // An outage is logged when it begins and when it ends, not at every reconnect attempt.
+    let redisDown = false;
+    redis.on("error", (e) => {
+      if (redisDown) return;
+      redisDown = true;
+      logger.warn({ err: e }, "redis error (limits fall back to process memory until it returns)");
+    });
+    redis.on("ready", () => {
+      if (!redisDown) return;
+      redisDown = false;
+      logger.warn("redis answers again: limits and quotas count in Redis");
+    });
     backend = redisBackend(redis, prefix);
   }
   const ready = redis ? redisReady(redis, opts.redisConnectTimeoutMs ?? 5_000, logger) : Promise.resolve();

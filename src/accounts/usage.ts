@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Logger } from "pino";
+import { createFailureStreak } from "../domain/failure-streak.js";
 import type { AccountsDb } from "../store/accounts.port.js";
 import type { Database } from "../store/schema.js";
 
@@ -72,6 +73,9 @@ export class UsageRecorder {
   private pending: Pending = new Map();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** Failed flushes in a row: an outage's first is logged, and the flush that works again. */
+  private readonly flushFailures = createFailureStreak();
+  private readonly touchFailures = createFailureStreak();
 
   private lastUsed = new Map<number, number>();
   /** Requests per key and UTC month, `keyId|projectId|YYYY-MM` → count (table api_key_usage). */
@@ -155,10 +159,17 @@ export class UsageRecorder {
     if (this.lastUsed.size > 0) {
       const touched = this.lastUsed;
       this.lastUsed = new Map();
-      await this.touchKeys(touched).catch((e: unknown) => {
-        for (const [id, at] of touched) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at);
-        this.logger.warn({ err: e }, "writing API keys' last use failed; kept for the next flush");
-      });
+      await this.touchKeys(touched).then(
+        () => void this.touchFailures.succeeded(),
+        (e: unknown) => {
+          for (const [id, at] of touched) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at);
+          if (this.touchFailures.failed())
+            this.logger.warn(
+              { err: e },
+              "writing API keys' last use failed; kept for the next flush (logged once until it works)",
+            );
+        },
+      );
     }
     if (this.pending.size === 0 && this.keyRequests.size === 0) {
       this.oldestPendingAt = null;
@@ -210,9 +221,19 @@ export class UsageRecorder {
       for (const [k, n] of keyBatch) this.keyRequests.set(k, (this.keyRequests.get(k) ?? 0) + n);
       if (since !== null && (this.oldestPendingAt === null || since < this.oldestPendingAt))
         this.oldestPendingAt = since;
-      this.logger.warn({ err: e, rows: rows.length }, "usage flush failed; counts kept for the next flush");
+      if (this.flushFailures.failed())
+        this.logger.warn(
+          { err: e, rows: rows.length },
+          "usage flush failed; counts kept for the next flush (logged once until a flush works)",
+        );
       throw e;
     }
+    const ended = this.flushFailures.succeeded();
+    if (ended !== null)
+      this.logger.warn(
+        { failedFlushes: ended.failures, outageMs: ended.ms, rows: rows.length },
+        "usage flush works again: the kept counts are written",
+      );
   }
 
   async close(): Promise<void> {

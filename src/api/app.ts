@@ -127,7 +127,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
 
   if (tls !== null) reloadCertificatesOnChange(app, ctx.config);
   await installSecurityHeaders(app, { https });
-  installErrorHandling(app);
+  installErrorHandling(app, { storePing: () => ctx.store.ping() });
   // The API's metrics and the change feed's (GET /metrics serves the registry the caller passes).
   const metricsRegistry = opts.metricsRegistry ?? new Registry();
   const metrics = createApiMetrics(metricsRegistry, () => opts.services.usage.flushLagSeconds());

@@ -1,3 +1,4 @@
+import { createFailureStreak } from "../domain/failure-streak.js";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
 import type { SourceLocks } from "../store/crawler-log.port.js";
@@ -83,6 +84,8 @@ export class LeasedSource {
   private current: SyncRun | null = null;
   private last: SyncRun;
   private holderNow: string | null = null;
+  /** The lease's failed store calls in a row (an outage is logged when it begins and ends). */
+  private readonly storeDown = createFailureStreak();
   /** The latest time (epoch ms) whose head, as this writer saw it then, is indexed: see report(). */
   private syncedAt: number | null = null;
   /** The heads this writer reported, [time, head], oldest first (only those not yet indexed, and the last that is). */
@@ -144,6 +147,9 @@ export class LeasedSource {
         { takeUnexpired },
       );
       this.holderNow = l.holder;
+      const ended = this.storeDown.succeeded();
+      if (ended !== null)
+        this.log.warn({ source: this.sourceId, outageMs: ended.ms }, "source lease: the store answers again");
       if (l.holder === this.options.holder && this.current === null) {
         this.syncedAt = l.syncedAt;
         this.heads.length = 0;
@@ -151,7 +157,13 @@ export class LeasedSource {
       if (locks && l.holder !== this.options.holder) await locks.unlock(this.sourceId);
       return l.holder;
     } catch (e) {
-      this.log.warn({ err: e, source: this.sourceId }, "source lease: store unavailable");
+      // Once per outage, not every renewal (each second, each source): the return is logged too.
+      if (this.storeDown.failed()) {
+        this.log.warn(
+          { err: e, source: this.sourceId },
+          "source lease: store unavailable (tried again quietly)",
+        );
+      }
       return null;
     }
   }

@@ -3,12 +3,13 @@ import solc from "solc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
-import { DEVNET_DEPLOYER, type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { DEVNET_DEPLOYER, type Devnet } from "../../src/devnet/devnet.js";
 import { namehash } from "../../src/providers/namehash.js";
 import { UNS_TOPICS } from "../../src/providers/uns/uns-events.js";
 import { rawDb } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 import { crawlToHead, rpcCall, tempStore, waitFor } from "./crawler-harness.js";
+import { startBareChain } from "../helpers/bare-chain.js";
 
 // A contract that emits whatever log it is told to: chain data no honest registry produces.
 const EMITTER = `// SPDX-License-Identifier: MIT
@@ -45,15 +46,7 @@ describe("bad chain data", () => {
 
   beforeAll(async () => {
     const t = await tempStore();
-    devnet = await startDevnet({
-      dataDir: t.dir,
-      persist: false,
-      seed: false,
-      blockTime: 0,
-      logs: false,
-      networks: ["POLYGON"],
-      basePort: 20_000 + Math.floor(Math.random() * 20_000),
-    });
+    devnet = await startBareChain(t.dir);
     await t.cleanup();
     const rpcUrl = devnet.manifest.networks.POLYGON!.rpcUrl;
     const { abi, bytecode } = compileEmitter();

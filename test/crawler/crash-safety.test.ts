@@ -10,11 +10,12 @@ import { loadScoringLists } from "../../src/scoring/scoring-lists.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { bulkSeed } from "../../src/devnet/bulk-seed.js";
 import { createRng } from "../../src/devnet/fixture-values.js";
-import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import type { Devnet } from "../../src/devnet/devnet.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
 import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { crawlToHead, dumpStore, tempStore } from "./crawler-harness.js";
+import { startBareChain } from "../helpers/bare-chain.js";
 
 const CHILD = join(import.meta.dirname, "crawl-child.ts");
 
@@ -25,15 +26,7 @@ describe("crash safety", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "omniname-crash-"));
-    devnet = await startDevnet({
-      dataDir,
-      persist: false,
-      seed: false,
-      blockTime: 0,
-      logs: false,
-      networks: ["POLYGON"],
-      basePort: 20_000 + Math.floor(Math.random() * 20_000),
-    });
+    devnet = await startBareChain(dataDir);
     const rpc = devnetRpc(devnet.manifest.networks.POLYGON!.rpcUrl);
     await pauseMining(rpc);
     // Small batches spread the names over many blocks, so a backfill is many transactions.

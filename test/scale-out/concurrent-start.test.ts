@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import type { Devnet } from "../../src/devnet/devnet.js";
 import { createStore } from "../../src/store/create-store.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import type { Store } from "../../src/store/store.js";
@@ -16,6 +16,7 @@ import {
   startServerProcess,
   stopServerProcess,
 } from "../helpers/server-process.js";
+import { startBareChain } from "../helpers/bare-chain.js";
 
 /**
  * A deploy of several replicas on a new database: six processes (four API, two crawlers) started
@@ -52,15 +53,7 @@ describe("six processes started together on a new database", () => {
     // One chain whose manifest the crawler processes read (DATA_DIR/devnet.json), not seeded:
     // what is tested is the start, not the crawl.
     chainDir = mkdtempSync(join(tmpdir(), "omniname-concurrent-chain-"));
-    devnet = await startDevnet({
-      dataDir: chainDir,
-      persist: false,
-      seed: false,
-      blockTime: 0,
-      logs: false,
-      networks: ["POLYGON"],
-      basePort: 20_000 + Math.floor(Math.random() * 20_000),
-    });
+    devnet = await startBareChain(chainDir);
   }, 120_000);
 
   afterAll(async () => {

@@ -5,13 +5,14 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bulkSeed } from "../../src/devnet/bulk-seed.js";
-import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import type { Devnet } from "../../src/devnet/devnet.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
 import { pauseMining, resumeMining } from "../../src/devnet/tx-sender.js";
 import { createStore } from "../../src/store/create-store.js";
 import { exportSnapshot } from "../../src/store/snapshot.js";
 import { createTestDatabase } from "../helpers/pg.js";
+import { startBareChain } from "../helpers/bare-chain.js";
 
 // `omniname crawl` as a child process (the crawler role, on the devnet of DATA_DIR/devnet.json).
 const CHILD = join(import.meta.dirname, "..", "crawler", "crawl-child.ts");
@@ -64,15 +65,7 @@ describe("crawler failover (two crawler processes on one PostgreSQL database)", 
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "omniname-failover-"));
-    devnet = await startDevnet({
-      dataDir,
-      persist: false,
-      seed: false,
-      blockTime: 0,
-      logs: false,
-      networks: ["POLYGON"],
-      basePort: 20_000 + Math.floor(Math.random() * 20_000),
-    });
+    devnet = await startBareChain(dataDir);
     const rpc = devnetRpc(devnet.manifest.networks.POLYGON!.rpcUrl);
     await pauseMining(rpc);
     const report = await bulkSeed(await devnet.chains(), {

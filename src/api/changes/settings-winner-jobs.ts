@@ -207,11 +207,7 @@ export class SettingsWinnerRunner {
   private lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly o: SettingsWinnerRunnerOptions) {
-    this.loop = new PollLoop(
-      () => this.tick(),
-      o.pollMs ?? 100,
-      (e) => o.logger.warn({ err: e }, "settings winner.changed job failed"),
-    );
+    this.loop = new PollLoop(() => this.tick(), o.pollMs ?? 100, o.logger, "settings winner.changed job");
   }
 
   start(): void {

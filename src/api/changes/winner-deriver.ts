@@ -90,11 +90,7 @@ export class WinnerDeriver {
   private readonly loop: PollLoop;
 
   constructor(private readonly o: WinnerDeriverOptions) {
-    this.loop = new PollLoop(
-      () => this.tick(),
-      o.pollMs ?? 100,
-      (e) => o.logger.warn({ err: e }, "winner.changed pass failed"),
-    );
+    this.loop = new PollLoop(() => this.tick(), o.pollMs ?? 100, o.logger, "winner.changed pass");
   }
 
   start(): void {

@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { isStoreUnavailable } from "../../resolution/store-unavailable.js";
 
 /** Why the API refused a request before answering it: the reasons of the refusals counter. */
-const REFUSAL_REASONS: Record<string, "key" | "allowlist" | "rate" | "quota"> = {
+const REFUSAL_REASONS: Record<string, "key" | "allowlist" | "rate" | "quota" | "store"> = {
   API_KEY_MISSING: "key",
   API_KEY_INVALID: "key",
   IP_NOT_ALLOWED: "allowlist",
   ORIGIN_NOT_ALLOWED: "allowlist",
   RATE_LIMITED: "rate",
   QUOTA_EXCEEDED: "quota",
+  STORE_UNAVAILABLE: "store",
 };
 
 /** The route label of requests that matched no route (404, 405): one series, whatever the URL. */
@@ -27,7 +29,7 @@ export function createApiMetrics(registry: Registry, usageFlushLagSeconds: () =>
   const registers = [registry];
   const refusals = new Counter({
     name: "omniname_api_refusals_total",
-    help: "Requests refused before an answer, by reason: key (missing or invalid), allowlist, rate, quota",
+    help: "Requests refused before an answer, by reason: key (missing or invalid), allowlist, rate, quota, store (503 STORE_UNAVAILABLE)",
     labelNames: ["reason"] as const,
     registers,
   });
@@ -125,7 +127,10 @@ export function installApiMetrics(app: FastifyInstance, metrics: ApiMetrics): vo
     done();
   });
   app.addHook("onError", (_request, _reply, error, done) => {
-    const reason = REFUSAL_REASONS[(error as { code?: string }).code ?? ""];
+    // A driver's own error (a refused connection) is a store refusal too, as the error handler maps it.
+    const reason = isStoreUnavailable(error)
+      ? "store"
+      : REFUSAL_REASONS[(error as { code?: string }).code ?? ""];
     if (reason !== undefined) metrics.refusals.inc({ reason });
     done();
   });

@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ERROR_CODES, type ErrorCode, isAppError } from "../../domain/errors.js";
 import { isStoreUnavailable } from "../../resolution/store-unavailable.js";
+import { createStoreOutageLog, type StoreOutageLog } from "./store-outage.js";
 import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from "../query-string.js";
 
 /**
@@ -10,6 +11,13 @@ import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from
  * socket), ends as `{ result: false, error: { code, message } }` with the status of ERROR_CODES.
  * A 5xx answer carries only the registry's message: never a stack or an internal message.
  */
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The store outage's log (store-outage.ts), when the app was given the store's ping. */
+    storeOutage?: StoreOutageLog;
+  }
+}
 
 interface ErrorEnvelope {
   result: false;
@@ -117,6 +125,12 @@ function send(reply: FastifyReply, error: AppError): FastifyReply {
 
 function log(request: FastifyRequest, error: AppError): void {
   const { status } = ERROR_CODES[error.code];
+  // The store away: its state changes are logged once (store-outage.ts), not every refusal.
+  const outage = request.server.storeOutage as StoreOutageLog | undefined;
+  if (error.code === "STORE_UNAVAILABLE" && outage !== undefined) {
+    outage.refused(error.cause ?? error);
+    return;
+  }
   // The edge logs once: 5xx with the cause (at error), 4xx only at debug (they are the caller's).
   if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
   else request.log.debug({ code: error.code, msg: error.message }, "request refused");
@@ -152,7 +166,21 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
  * Installs the error handler, the 404/405 handler, the query-string checks and the shutdown gate
  * on the root instance (not through register: they must not be encapsulated).
  */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  opts: {
+    /** Whether the store answers: after a refusal for STORE_UNAVAILABLE, asked until it does. */
+    storePing?: () => Promise<boolean>;
+  } = {},
+): void {
+  if (opts.storePing !== undefined) {
+    const outage = createStoreOutageLog(app.log, opts.storePing);
+    app.decorate("storeOutage", outage);
+    app.addHook("onClose", (_app, done) => {
+      outage.close();
+      done();
+    });
+  }
   // Path → methods of every route, to tell 405 (known path, other method) from 404.
   const methods = new Map<string, Set<string>>();
   app.addHook("onRoute", (route) => {

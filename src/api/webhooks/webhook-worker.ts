@@ -101,11 +101,7 @@ export class WebhookWorker {
   private readonly queue: WebhookQueueRepo;
 
   constructor(private readonly o: WebhookWorkerOptions) {
-    this.loop = new PollLoop(
-      () => this.tick(),
-      o.pollMs ?? 100,
-      (e) => o.ctx.logger.warn({ err: e }, "webhook worker pass failed"),
-    );
+    this.loop = new PollLoop(() => this.tick(), o.pollMs ?? 100, o.ctx.logger, "webhook worker pass");
     const registers = o.registry ? [o.registry] : [];
     this.hooks = new WebhooksRepo(o.ctx.store.accountsDb);
     this.queue = new WebhookQueueRepo(o.ctx.store.accountsDb);

@@ -136,8 +136,14 @@ export class PostgresStore extends KyselyStore {
 
   constructor(url: string, poolSize: number) {
     const pool = new pg.Pool({ connectionString: url, max: poolSize, types: types as pg.CustomTypesConfig });
-    // An idle client's error (server restart) must not crash the process; the next query reports it.
+    // A connection's error must never crash the process; the query it cut (or the next one)
+    // reports it. The pool listens on idle clients only ("error" below): a client checked out
+    // between two queries (inside a transaction, or being handed back) emits its error on
+    // itself, and an 'error' event with no listener is thrown (pg_terminate_backend, a restart).
     pool.on("error", () => {});
+    pool.on("connect", (client) => {
+      client.on("error", () => {});
+    });
     let feed: PgChangeFeed | null = null;
     let locks: PgSourceLocks | null = null;
     super("postgres", new KyselyCtor<Database>({ dialect: new PostgresDialect({ pool }) }), async () => {

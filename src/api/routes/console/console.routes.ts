@@ -80,7 +80,9 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   scope.setErrorHandler((error, request, reply) => {
     const e = consoleError(error);
     const { status } = ERROR_CODES[e.code];
-    if (status >= 500) request.log.error({ err: e.cause ?? e, code: e.code }, "console request failed");
+    if (e.code === "STORE_UNAVAILABLE" && request.server.storeOutage !== undefined)
+      request.server.storeOutage.refused(e.cause ?? e);
+    else if (status >= 500) request.log.error({ err: e.cause ?? e, code: e.code }, "console request failed");
     else request.log.debug({ code: e.code }, "console request refused");
     if (e.code === "TOO_MANY_ATTEMPTS") reply.header("retry-after", String(e.details?.retryAfterS ?? 60));
     const message = status >= 500 ? ERROR_CODES[e.code].message : e.message;
