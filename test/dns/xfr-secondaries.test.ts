@@ -20,6 +20,7 @@ import type { Store } from "../../src/store/store.js";
 import { senderFor, startCrawler, tempStore, unsMint, waitFor } from "../crawler/crawler-harness.js";
 import { freePort } from "../helpers/free-port.js";
 import { testDomain, tokenIdOf } from "../helpers/store-world.js";
+import { knotServerSections } from "./knot.testing.js";
 
 const run = promisify(execFile);
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -186,14 +187,7 @@ describe("NSD and Knot as secondaries of omniname (TSIG, NOTIFY, IXFR)", () => {
     mkdirSync(knotDir);
     const knotBlock = docsBlock("knot").replace("127.0.0.1@8053", primary);
     const knotConf = [
-      "server:",
-      `  rundir: "${knotDir}"`,
-      `  listen: 127.0.0.1@${knotPort}`,
-      "database:",
-      `  storage: "${knotDir}"`,
-      "log:",
-      `  - target: "${join(knotDir, "knot.log")}"`,
-      "    any: info",
+      ...knotServerSections(knotDir, knotPort),
       knotBlock
         .replace(/zone:\n[\s\S]*$/, "")
         // The test reads the zones back: Knot gives them to 127.0.0.1 unsigned.
