@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { boundHeapGrowth } from "./cli/command.js";
+import { asksForHelp, boundHeapGrowth, helpOf } from "./cli/command.js";
 import { COMMANDS } from "./cli/commands.js";
 import { isAppError } from "./domain/errors.js";
 
@@ -15,6 +15,10 @@ async function main(argv: string[]): Promise<number> {
   if (!command) {
     process.stderr.write(`omniname: unknown command "${name}" (try omniname help)\n`);
     return 2;
+  }
+  if (asksForHelp(rest)) {
+    process.stdout.write(helpOf(command));
+    return 0;
   }
   if (command.walksMap) boundHeapGrowth();
   return command.run(rest);

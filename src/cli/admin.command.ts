@@ -101,6 +101,7 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
 export const adminCommand: Command = {
   name: "admin",
   summary: "admin invite EMAIL | admin plan PROJECT [PLAN] | admin plans: operator tasks",
+  usage: USAGE,
   async run(argv) {
     const ctx = await createContext(loadConfig());
     try {

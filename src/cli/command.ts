@@ -10,7 +10,28 @@ export interface Command {
    * not the garbage V8 lets pile up between full collections.
    */
   walksMap?: boolean;
+  /** The full help (`omniname NAME --help`), when the summary is not enough: every option and subcommand. */
+  usage?: string;
   run(argv: string[]): Promise<number>;
+}
+
+/**
+ * Whether the arguments ask for help: `--help` or `-h` anywhere before a `--`, after the command
+ * or any of its subcommands (`omniname devnet simulate --help`). Such a call prints the help and
+ * does nothing else: it never starts, resumes or changes anything.
+ */
+export function asksForHelp(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === "--") return false;
+    if (a === "--help" || a === "-h") return true;
+  }
+  return false;
+}
+
+/** The help of a command: its usage, or `usage: omniname` and its summary. */
+export function helpOf(command: Command): string {
+  if (command.usage !== undefined) return command.usage.endsWith("\n") ? command.usage : `${command.usage}\n`;
+  return `usage: omniname ${command.summary}\n`;
 }
 
 /**

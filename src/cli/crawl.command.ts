@@ -13,6 +13,7 @@ const USAGE = `usage: omniname crawl [--exit-when-synced] [--sources id,id] [--r
 export const crawlCommand: Command = {
   name: "crawl",
   summary: "crawl [--exit-when-synced] [--sources ids] [--rewind source:block]: index the configured chains",
+  usage: USAGE,
   async run(argv) {
     const { options } = parseArgs(argv, ["exit-when-synced", "help"]);
     if (options.help) {

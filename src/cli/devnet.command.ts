@@ -108,6 +108,7 @@ async function simulate(argv: string[]): Promise<number> {
 export const devnetCommand: Command = {
   name: "devnet",
   summary: "Run the local multichain devnet (anvil): deploy, seed, simulate",
+  usage: USAGE,
   run: async (argv: string[]) => {
     const [sub, ...rest] = argv;
     if (sub === "help" || sub === "--help" || sub === "-h") {

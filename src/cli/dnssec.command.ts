@@ -77,6 +77,7 @@ function indexOfTag(config: Config, tag: string | undefined): number | string {
 export const dnssecCommand: Command = {
   name: "dnssec",
   summary: "dnssec ds|anchors|add-key|retire: DNSSEC keys and trust anchors (docs/dns.md, DNSSEC)",
+  usage: USAGE,
   async run(argv) {
     try {
       return await runDnssec(argv);

@@ -58,6 +58,17 @@ export function keyLimitsOf(options: Record<string, string | true>, now: number)
 export const keysCommand: Command = {
   name: "keys",
   summary: "keys create|list|revoke --project NAME: manage a project's API keys",
+  usage: `usage:
+  omniname keys create --project NAME [--name LABEL] [--create-project]
+                       [--endpoints resolve,deep-resolve,…] [--networks POLYGON,…]
+                       [--providers NAMESPACE_A,…] [--expires 2030-01-31T00:00:00Z]
+      Creates a key and prints it once (the store keeps only its keyed hash). The limits are
+      checked as the console checks them; a list left out allows everything of its kind.
+  omniname keys list --project NAME
+      The project's keys: id, prefix, name, limits, last use; never the key itself.
+  omniname keys revoke --project NAME --id ID
+      Revokes a key; every API process refuses it within seconds.
+`,
   async run(argv) {
     const { positional, options } = parseArgs(argv, ["create-project"]);
     const action = positional[0];
