@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { createFailureStreak } from "../domain/failure-streak.js";
-import { isStoreUnavailable } from "../resolution/store-unavailable.js";
+import { isStoreUnavailable } from "../store/store-unavailable.js";
 
 /** How often a pass is tried while the store is away (its own interval, when longer, stays). */
 const OUTAGE_RETRY_MS = 1_000;

@@ -9,7 +9,7 @@ import { ADDR, NOW, seedWorld, type WorldDomain } from "../../test/api/helpers/w
 import { createScoringRanker, type RankContext } from "./rank.js";
 import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import { asciiFastPath, createResolution, lookupNames, type Resolution } from "./resolution.js";
-import { isStoreUnavailable } from "./store-unavailable.js";
+import { isStoreUnavailable } from "../store/store-unavailable.js";
 
 const ctx: RankContext = { projectSettings: {}, country: null, now: NOW, explain: false };
 

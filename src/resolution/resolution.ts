@@ -6,7 +6,7 @@ import { type DomainFilter, type DomainWithRecords, matchesFilter } from "../dom
 import type { DomainHistory, MapView } from "../store/domain-history.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
-import { toStoreError } from "./store-unavailable.js";
+import { toStoreError } from "../store/store-unavailable.js";
 
 /**
  * resolve, deep-resolve and reverse-resolve over the store port and a ranker. Transport-neutral:

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyVerifier } from "../../accounts/api-keys.js";
 import { AppError, type ErrorCode } from "../../domain/errors.js";
-import { toStoreError } from "../../resolution/store-unavailable.js";
+import { toStoreError } from "../../store/store-unavailable.js";
 import { keyRefusal } from "../plugins/api-key.plugin.js";
 import { compiledRulesOf } from "../../scoring/project-rules.js";
 import type { ChangeLog } from "../../store/change-log.port.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { ApiKeyVerifier, VerifiedKey } from "../../accounts/api-keys.js";
 import { AppError } from "../../domain/errors.js";
-import { toStoreError } from "../../resolution/store-unavailable.js";
+import { toStoreError } from "../../store/store-unavailable.js";
 import { endpointOf } from "./endpoint-name.js";
 
 declare module "fastify" {

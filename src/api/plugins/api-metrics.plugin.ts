@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import { isStoreUnavailable } from "../../resolution/store-unavailable.js";
+import { isStoreUnavailable } from "../../store/store-unavailable.js";
 
 /** Why the API refused a request before answering it: the reasons of the refusals counter. */
 const REFUSAL_REASONS: Record<string, "key" | "allowlist" | "rate" | "quota" | "store"> = {

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ERROR_CODES, type ErrorCode, isAppError } from "../../domain/errors.js";
-import { isStoreUnavailable } from "../../resolution/store-unavailable.js";
+import { isStoreUnavailable } from "../../store/store-unavailable.js";
 import { createStoreOutageLog, type StoreOutageLog } from "./store-outage.js";
 import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from "../query-string.js";
 
