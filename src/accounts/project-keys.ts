@@ -1,6 +1,6 @@
 import { AppError } from "../domain/errors.js";
 import type { ApiKey, KeyScopes } from "../store/accounts.port.js";
-import { writeAndPublish } from "../store/change-feed.port.js";
+import { writeAndPublish } from "../store/write-and-publish.js";
 import { scopesColumn } from "../store/kysely/rows.js";
 import type { Store } from "../store/store.js";
 import { type ApiKeyVerifier, createApiKey } from "./api-keys.js";

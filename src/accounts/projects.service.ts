@@ -2,7 +2,7 @@ import type { Config } from "../config/config.schema.js";
 import { AppError } from "../domain/errors.js";
 import type { Ranker } from "../scoring/scoring-ranker.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
-import { writeAndPublish } from "../store/change-feed.port.js";
+import { writeAndPublish } from "../store/write-and-publish.js";
 import type { Store } from "../store/store.js";
 import type { AccessRulesCache } from "./access-rules.js";
 import type { AccountService } from "./accounts.service.js";

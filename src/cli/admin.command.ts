@@ -7,7 +7,7 @@ import type { AppContext } from "../app-context.js";
 import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { isAppError } from "../domain/errors.js";
-import { writeAndPublish } from "../store/change-feed.port.js";
+import { writeAndPublish } from "../store/write-and-publish.js";
 import { type Command, parseArgs } from "./command.js";
 
 const USAGE = `usage:

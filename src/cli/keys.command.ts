@@ -4,7 +4,7 @@ import { loadConfig } from "../config/load-config.js";
 import { createContext } from "../context.js";
 import { AppError, isAppError } from "../domain/errors.js";
 import { parseExpiry, parseKeyScopes } from "../accounts/key-scopes.js";
-import { writeAndPublish } from "../store/change-feed.port.js";
+import { writeAndPublish } from "../store/write-and-publish.js";
 import { type Command, parseArgs } from "./command.js";
 
 const USAGE = `usage:

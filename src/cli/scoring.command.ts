@@ -12,7 +12,7 @@ import { parseKycFile } from "../scoring/kyc-list.js";
 import { parseProjectRules } from "../scoring/project-rules.js";
 import { loadScoringLists } from "../scoring/scoring-lists.js";
 import type { Project } from "../store/accounts.port.js";
-import { writeAndPublish } from "../store/change-feed.port.js";
+import { writeAndPublish } from "../store/write-and-publish.js";
 import type { Store } from "../store/store.js";
 import { type Command, parseArgs } from "./command.js";
 

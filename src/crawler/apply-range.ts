@@ -4,7 +4,7 @@ import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
 import type { DomainEvent } from "../providers/provider.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { pushEventsOf } from "./journal-entries.js";
-import type { JournalEvent } from "./projection.js";
+import type { JournalEvent } from "./journal-event.js";
 import { type ReprojectStats, reproject } from "./reproject.js";
 
 export interface RangeWrite {

@@ -15,8 +15,7 @@ import {
   indexPosition,
   originOf,
 } from "./history-sources.js";
-import { recordEventOf } from "./fold-trace.js";
-import { isReverseKey, type ProjectedDomain, reverseKey } from "./projection.js";
+import { isReverseKey, type ProjectedDomain, recordEventOf, reverseKey } from "./projection.js";
 
 const ALL: JournalBound = { block: Number.MAX_SAFE_INTEGER };
 

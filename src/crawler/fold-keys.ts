@@ -3,13 +3,13 @@ import type { JournalEntry } from "../store/crawler-log.port.js";
 import type { CrawlerSource } from "./crawler-source.js";
 import type { FoldTrace } from "./fold-trace.js";
 import { pushEventsOf } from "./journal-entries.js";
+import type { JournalEvent } from "./journal-event.js";
 import {
   type DataIssue,
   foldReverse,
   foldToken,
   isDomainState,
   isReverseKey,
-  type JournalEvent,
   normalizeFor,
   type ProjectedDomain,
   projectDomain,

@@ -2,7 +2,8 @@ import type { DomainEvent, ProviderAdapter } from "../providers/provider.js";
 import type { JournalEntry } from "../store/crawler-log.port.js";
 import type { CrawlerSource } from "./crawler-source.js";
 import type { FetchedLog, PreDecoded } from "./log-batch.js";
-import { foldKeyOf, type JournalEvent } from "./projection.js";
+import type { JournalEvent } from "./journal-event.js";
+import { foldKeyOf } from "./projection.js";
 
 export interface DecodeIssue {
   reason: string;

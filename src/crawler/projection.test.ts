@@ -4,13 +4,13 @@ import { normalizeName } from "../domain/names.js";
 import { ensAdapter } from "../providers/ens/ens.adapter.js";
 import { ETH_NODE, reverseNode } from "../providers/namehash.js";
 import type { DomainEvent, Hex } from "../providers/provider.js";
+import type { JournalEvent } from "./journal-event.js";
 import {
   type DataIssue,
   foldKeyOf,
   foldReverse,
   foldToken,
   isDomainState,
-  type JournalEvent,
   MAX_RECORD_BYTES,
   type ProjectionContext,
   projectDomain,

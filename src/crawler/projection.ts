@@ -3,23 +3,13 @@ import { type NameResult, splitName } from "../domain/names.js";
 import type { Domain, DomainRecord } from "../domain/types.js";
 import type { DomainEvent, NameTreeRules, ProviderAdapter } from "../providers/provider.js";
 import { type FoldTrace, traceRecord } from "./fold-trace.js";
+import type { JournalEvent } from "./journal-event.js";
 
 /**
  * The projection of the event journal into domain state: a pure fold, so that applying a range,
  * resuming after a crash and replaying after a reorg all compute the same thing from the same
  * events. Nothing here does I/O; apply-range.ts reads the journal and writes the result.
  */
-
-/** A decoded event at its place on the chain, as the journal holds it. */
-export interface JournalEvent {
-  event: DomainEvent;
-  blockNumber: number;
-  logIndex: number;
-  /** Epoch seconds of the block, when known. */
-  blockTime: number | null;
-  /** Lower-case address of the emitting contract. */
-  contract: string;
-}
 
 const REVERSE_PREFIX = "reverse:";
 
@@ -370,4 +360,15 @@ export function foldReverse(events: readonly JournalEvent[], nodeName: string | 
     else if (event.type === "reverse-removed") state = null;
   }
   return nodeName ? { name: nodeName } : state;
+}
+
+/** The event that set a native record in force in `s` (the current resolver's, when it has one). */
+export function recordEventOf(s: TokenState, trace: FoldTrace, nativeKey: string): JournalEvent | null {
+  if (s.resolver !== undefined)
+    return s.resolver === null ? null : (trace.natives.get(s.resolver)?.get(nativeKey) ?? null);
+  // Without resolvers every contract's records count and the last contract's win (effectiveNatives).
+  let found: JournalEvent | null = null;
+  for (const [contract, m] of s.natives)
+    if (m.has(nativeKey)) found = trace.natives.get(contract)?.get(nativeKey) ?? found;
+  return found;
 }

@@ -5,7 +5,8 @@ import type { DomainMap, ReverseChange } from "../store/domain-map.port.js";
 import { type ChangeLogging, changeEventsOf, isLogged } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
 import { domainWriteOf, type FoldReader, foldKeys } from "./fold-keys.js";
-import type { DataIssue, JournalEvent } from "./projection.js";
+import type { JournalEvent } from "./journal-event.js";
+import type { DataIssue } from "./projection.js";
 
 export interface ReprojectStats {
   domainsWritten: number;

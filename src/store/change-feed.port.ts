@@ -1,5 +1,3 @@
-import type { Store } from "./store.js";
-
 /**
  * What changed, told to every process that shares the store (docs/operations.md, "Change
  * channel"). Topics: `map` (the domain map committed), `key:<id>` (a key was created or revoked),
@@ -16,26 +14,6 @@ export interface ChangeFeed {
   on(listener: (topic: string) => void): () => void;
   /** Tells every process (this one included), once the current transaction (if any) commits. */
   publish(topic: string): Promise<void>;
-}
-
-/**
- * Runs `write` in one transaction that also publishes `topics` on the store's change feed (if it
- * has one): on PostgreSQL a NOTIFY inside the transaction, so the other processes hear of the
- * change exactly when it commits, and never of a write that rolled back. The caller drops its own
- * process's caches after this returns.
- *
- * @example await writeAndPublish(store, [`key:${id}`], (tx) => tx.revokeApiKey(id, now));
- */
-export function writeAndPublish<T>(
-  store: Pick<Store, "transaction">,
-  topics: readonly string[],
-  write: (tx: Store) => Promise<T>,
-): Promise<T> {
-  return store.transaction(async (tx) => {
-    const result = await write(tx);
-    for (const topic of topics) await tx.changes?.publish(topic);
-    return result;
-  });
 }
 
 /** How long a cache may answer without notifications while the channel is down (bounded staleness). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import { safeText } from "./kysely/rows.js";
-import { lastPerToken, type SnapshotDomain } from "./snapshot-sink.port.js";
+import { lastPerToken } from "./snapshot-batch.js";
+import type { SnapshotDomain } from "./snapshot-sink.port.js";
 
 /** The fold as the contract states it, written plainly (the code under test takes shortcuts). */
 function reference(batch: SnapshotDomain[]): SnapshotDomain[] {

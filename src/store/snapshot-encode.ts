@@ -1,48 +1,11 @@
 import { DOMAIN_COLUMNS, domainColumns, safeText } from "./kysely/rows.js";
-import type { SnapshotDomain } from "./snapshot-sink.port.js";
+import type { PgBatch, SnapshotDomain, SqliteBatch } from "./snapshot-sink.port.js";
 
 /*
  * A batch of checked snapshot domains in the form a backend writes it, built where the lines are
  * parsed (the parse worker, snapshot-parse-pool.ts) so that the writing thread only binds or
  * sends: SQLite gets the bound values column by column, PostgreSQL the text of its COPYs.
  */
-
-/**
- * What a backend's sink wants its batches as (`SnapshotSink.encoding`). `batch`: the domains a
- * message should hold (absent: the import's batch size), for a sink whose writes do not depend on
- * where a batch ends (the bulk loads: their multi-row statements and COPYs run across batches).
- */
-export type SnapshotEncoding =
-  | { store: "sqlite"; batch?: number }
-  /** `bulkNext`: the bulk load's first id (rows carry their ids); null: the upsert (rows carry their place). */
-  | { store: "postgres"; bulkNext: number | null; batch?: number };
-
-/**
- * A batch's values for SQLite's prepared statements: DOMAIN_COLUMNS per domain, in order; each
- * domain's records as (key, value, native key, native value), `recordCounts[i]` of them; each
- * domain's reverse addresses, `reverseCounts[i]` of them.
- */
-export interface SqliteBatch {
-  n: number;
-  domains: Array<string | number | null>;
-  recordCounts: number[];
-  records: string[];
-  reverseCounts: number[];
-  reverse: string[];
-}
-
-/** A batch as PostgreSQL COPY text (one per table; the rows' first column is an id or a place). */
-export interface PgBatch {
-  n: number;
-  domains: string;
-  records: string;
-  reverse: string;
-}
-
-/** An encoded batch as the parse worker hands it over (SQLite values packed in one string when they can be). */
-export type EncodedDomains =
-  | { store: "sqlite"; n: number; packed: string | null; columns: SqliteBatch | null }
-  | { store: "postgres"; n: number; text: PgBatch };
 
 /** The batch's values as SQLite binds them (what `domainColumns` and `safeText` make of a domain). */
 export function sqliteColumns(batch: SnapshotDomain[]): SqliteBatch {

@@ -1,15 +1,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { AppError } from "../domain/errors.js";
 import type { Checkpoint, JournalEntry } from "./crawler-log.port.js";
-import {
-  type EncodedDomains,
-  packSqlite,
-  pgCopyText,
-  type SnapshotEncoding,
-  sqliteColumns,
-} from "./snapshot-encode.js";
+import { packSqlite, pgCopyText, sqliteColumns } from "./snapshot-encode.js";
 import { checkLine, parseObject, readSnapshotLines } from "./snapshot-lines.js";
-import { lastPerToken, type SnapshotDomain } from "./snapshot-sink.port.js";
+import { lastPerToken } from "./snapshot-batch.js";
+import type { EncodedDomains, SnapshotDomain, SnapshotEncoding } from "./snapshot-sink.port.js";
 
 /**
  * The snapshot import's parse worker (started by snapshot-parse-pool.ts): reads the file, parses

@@ -1,7 +1,5 @@
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { Checkpoint, JournalEntry } from "./crawler-log.port.js";
-import type { EncodedDomains, SnapshotEncoding } from "./snapshot-encode.js";
-import { safeText } from "./kysely/rows.js";
 
 /** One validated domain line of a snapshot: the domain, its records, the addresses naming it. */
 export interface SnapshotDomain {
@@ -43,48 +41,38 @@ export interface SnapshotSink {
 }
 
 /**
- * The batch with one entry per token: the last line of a token wins, at the place of its first
- * (one statement may not touch a row twice on PostgreSQL). A domain's records keep the last of a
- * key (as stored: NUL read as U+FFFD), its reverse addresses each once, and an address claimed by
- * two domains of the batch on one network and provider stays with the last.
+ * What a backend's sink wants its batches as (`SnapshotSink.encoding`). `batch`: the domains a
+ * message should hold (absent: the import's batch size), for a sink whose writes do not depend on
+ * where a batch ends (the bulk loads: their multi-row statements and COPYs run across batches).
  */
-export function lastPerToken(batch: SnapshotDomain[]): SnapshotDomain[] {
-  // Distinct token ids (the common batch) are distinct tokens: no key strings to build and hash.
-  const tokenIds = new Set<string>();
-  for (const b of batch) tokenIds.add(b.domain.tokenId);
-  let out = batch;
-  if (tokenIds.size !== batch.length) {
-    const byToken = new Map<string, SnapshotDomain>();
-    for (const b of batch) byToken.set(`${b.domain.network}|${b.domain.provider}|${b.domain.tokenId}`, b);
-    out = [...byToken.values()];
-  }
-  const claimant = new Map<string, SnapshotDomain>();
-  for (const b of out)
-    for (const a of b.reverse) claimant.set(`${a}|${b.domain.network}|${b.domain.provider}`, b);
-  // Most domains have neither repeated keys nor shared addresses: they pass as they are.
-  return out.map((b) => {
-    const distinct = distinctKeys(b.records);
-    if (b.reverse.length === 0 && distinct) return b;
-    const reverse = [...new Set(b.reverse)].filter(
-      (a) => claimant.get(`${a}|${b.domain.network}|${b.domain.provider}`) === b,
-    );
-    if (distinct && reverse.length === b.reverse.length) return b;
-    const records = distinct ? b.records : [...new Map(b.records.map((r) => [safeText(r.key), r])).values()];
-    return { domain: b.domain, records, reverse };
-  });
-}
+export type SnapshotEncoding =
+  | { store: "sqlite"; batch?: number }
+  /** `bulkNext`: the bulk load's first id (rows carry their ids); null: the upsert (rows carry their place). */
+  | { store: "postgres"; bulkNext: number | null; batch?: number };
 
 /**
- * Whether no two records share a key as stored (NUL read as U+FFFD, as safeText does): a domain's
- * handful of keys compared pairwise, without the array and set of each domain.
+ * A batch's values for SQLite's prepared statements: DOMAIN_COLUMNS per domain, in order; each
+ * domain's records as (key, value, native key, native value), `recordCounts[i]` of them; each
+ * domain's reverse addresses, `reverseCounts[i]` of them.
  */
-function distinctKeys(records: DomainRecord[]): boolean {
-  const asStored = () => new Set(records.map((r) => safeText(r.key))).size === records.length;
-  if (records.length > 16) return asStored();
-  for (let i = 0; i < records.length; i++) {
-    const k = records[i].key;
-    if (k.includes("\u0000")) return asStored();
-    for (let j = 0; j < i; j++) if (records[j].key === k) return false;
-  }
-  return true;
+export interface SqliteBatch {
+  n: number;
+  domains: Array<string | number | null>;
+  recordCounts: number[];
+  records: string[];
+  reverseCounts: number[];
+  reverse: string[];
 }
+
+/** A batch as PostgreSQL COPY text (one per table; the rows' first column is an id or a place). */
+export interface PgBatch {
+  n: number;
+  domains: string;
+  records: string;
+  reverse: string;
+}
+
+/** An encoded batch as the parse worker hands it over (SQLite values packed in one string when they can be). */
+export type EncodedDomains =
+  | { store: "sqlite"; n: number; packed: string | null; columns: SqliteBatch | null }
+  | { store: "postgres"; n: number; text: PgBatch };

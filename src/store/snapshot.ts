@@ -4,7 +4,8 @@ import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { Checkpoint, JournalEntry } from "./crawler-log.port.js";
 import { badLine, checkLine, parseObject, readSnapshotLines } from "./snapshot-lines.js";
 import { parseInWorker } from "./snapshot-parse-pool.js";
-import { lastPerToken, type SnapshotDomain, type SnapshotSink } from "./snapshot-sink.port.js";
+import { lastPerToken } from "./snapshot-batch.js";
+import type { SnapshotDomain, SnapshotSink } from "./snapshot-sink.port.js";
 import type { Store } from "./store.js";
 
 /**

@@ -6,7 +6,7 @@ import { type ConsoleServices, createConsoleServices } from "../../src/accounts/
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
-import { writeAndPublish } from "../../src/store/change-feed.port.js";
+import { writeAndPublish } from "../../src/store/write-and-publish.js";
 import { createStore } from "../../src/store/create-store.js";
 import { CHANNEL } from "../../src/store/postgres/pg-change-feed.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";

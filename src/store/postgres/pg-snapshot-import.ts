@@ -7,8 +7,8 @@ import { journalColumns, PG_JOURNAL_INSERT } from "../kysely/journal.queries.js"
 import { DOMAIN_COLUMNS, KEY_COLUMNS, PG_DOMAIN_TYPES } from "../kysely/rows.js";
 import { mapDerived } from "../map-derived-ddl.js";
 import { dedupeStatements, isUniqueViolation } from "../snapshot-bulk-load.js";
-import { type PgBatch, pgCopyText } from "../snapshot-encode.js";
-import type { SnapshotSink } from "../snapshot-sink.port.js";
+import { pgCopyText } from "../snapshot-encode.js";
+import type { PgBatch, SnapshotSink } from "../snapshot-sink.port.js";
 import { CHANNEL } from "./pg-change-feed.js";
 
 /**

@@ -6,14 +6,8 @@ import * as crawlerLog from "../kysely/crawler-log.queries.js";
 import { sqliteJournalInsert } from "../kysely/journal.queries.js";
 import { DOMAIN_COLUMNS, KEY_COLUMNS } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
-import {
-  packedParts,
-  packedValue,
-  type SqliteBatch,
-  sqliteColumns,
-  unpackSqlite,
-} from "../snapshot-encode.js";
-import type { SnapshotSink } from "../snapshot-sink.port.js";
+import { packedParts, packedValue, sqliteColumns, unpackSqlite } from "../snapshot-encode.js";
+import type { SnapshotSink, SqliteBatch } from "../snapshot-sink.port.js";
 import { finishBulkLoad, leaveWal, startBulkLoad } from "./sqlite-bulk-load.js";
 import { runAppendJournal, SQLITE_SET_REVERSE } from "./sqlite-bulk-writes.js";
 
