@@ -57,42 +57,82 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: "STORE_UNAVAILABLE",
 };
 
+/** Echoes a caller's value in a message: short, and JSON-quoted so control characters show. */
+export function quote(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+/** The keywords of a query parameter's schema that a refusal is worded from. */
+export interface ParameterSchema {
+  /** What a valid value is, in a partner's words ("one of ETHEREUM, POLYGON …"). */
+  title?: string;
+}
+
+/** What failed: the validator's keyword and its limit (maxLength's, minLength's). */
+export interface Failure {
+  keyword: string;
+  limit?: unknown;
+}
+
 /**
- * A schema failure of a query parameter, worded for a person: the parameter's name and what the
- * failure means, never the validator's own text (a regular expression, a JSON pointer, a type
- * name). The v1 routes check their parameters before the schema does (v1.params.ts): this is the
- * wording of what gets past that, and of any other route with a query schema.
+ * A refused value of a query parameter (or a body field standing for one), worded for a person:
+ * the parameter's name, what a valid value is (its schema's `title`) and the value as sent
+ * (trimmed), never the validator's own text (a regular expression, a JSON pointer, a type name).
+ * Only a parameter with a `title` is worded so (the v1 parameters, docs/api.md); others keep
+ * the short form.
+ *
+ * @example
+ * parameterRefusal("network", " MARS ", { keyword: "pattern" }, { title: "one of ETHEREUM, …" })
+ * // → INVALID_NETWORK: The parameter "network" must be one of ETHEREUM, …; got "MARS".
  */
-function fromValidation(err: FastifyError): AppError {
+export function parameterRefusal(
+  name: string,
+  value: unknown,
+  { keyword, limit }: Failure,
+  schema: ParameterSchema | undefined,
+  what = "parameter",
+): AppError {
+  const sent = typeof value === "string" ? value.trim() : undefined;
+  const titled = typeof schema?.title === "string";
+  if (keyword === "required" || (keyword === "minLength" && limit === 1) || (titled && sent === ""))
+    return new AppError("MISSING_PARAMETER", `The ${what} "${name}" is required (it is missing or empty).`);
+  if (keyword === "maxLength")
+    return new AppError(
+      "PARAMETER_TOO_LONG",
+      `The ${what} "${name}" is longer than ${String(limit)} characters.`,
+    );
+  const code = PARAMETER_CODES[name] ?? "INVALID_PARAMETER";
+  if (titled && sent !== undefined)
+    return new AppError(code, `The ${what} "${name}" must be ${schema?.title}; got ${quote(sent)}.`);
+  return new AppError(code, `The ${what} "${name}" has an invalid value.`);
+}
+
+/** A schema failure of a query parameter (Ajv's first error), worded by parameterRefusal. */
+function fromValidation(err: FastifyError, request: FastifyRequest | undefined): AppError {
   const v = err.validation?.[0] as
     | { keyword: string; instancePath: string; params: Record<string, unknown> }
     | undefined;
   if (v === undefined) return new AppError("BAD_REQUEST", "The request is not valid.");
   const param =
     v.keyword === "required" ? String(v.params.missingProperty ?? "") : (v.instancePath.split("/")[1] ?? "");
-  if (v.keyword === "required" || (v.keyword === "minLength" && v.params.limit === 1))
-    return new AppError(
-      "MISSING_PARAMETER",
-      `The parameter "${param}" is required (it is missing or empty).`,
-    );
-  if (v.keyword === "maxLength") {
-    return new AppError(
-      "PARAMETER_TOO_LONG",
-      `The parameter "${param}" is longer than ${String(v.params.limit)} characters.`,
-    );
-  }
-  return new AppError(
-    PARAMETER_CODES[param] ?? "INVALID_PARAMETER",
-    `The parameter "${param}" has an invalid value.`,
-  );
+  const isQuery = err.validationContext === "querystring" && request !== undefined;
+  const schema = isQuery
+    ? (
+        request.routeOptions.schema?.querystring as
+          | { properties?: Record<string, ParameterSchema> }
+          | undefined
+      )?.properties?.[param]
+    : undefined;
+  const value = isQuery ? (request.query as Record<string, unknown>)[param] : undefined;
+  return parameterRefusal(param, value, { keyword: v.keyword, limit: v.params.limit }, schema);
 }
 
 /** Maps anything thrown to an AppError; the original stays as the cause for the log. */
-export function toAppError(e: unknown): AppError {
+export function toAppError(e: unknown, request?: FastifyRequest): AppError {
   if (isAppError(e)) return e;
   const err = e as FastifyError;
   if (err && typeof err === "object") {
-    if (Array.isArray(err.validation)) return fromValidation(err);
+    if (Array.isArray(err.validation)) return fromValidation(err, request);
     const byCode = typeof err.code === "string" ? FASTIFY_CODES[err.code] : undefined;
     if (byCode) return new AppError(byCode, undefined, { cause: e });
     if (isStoreUnavailable(e))
@@ -238,7 +278,7 @@ export function installErrorHandling(
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const e = toAppError(error);
+    const e = toAppError(error, request);
     log(request, e);
     return send(reply, e);
   });

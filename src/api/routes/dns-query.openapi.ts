@@ -1,6 +1,12 @@
 import { DNS_JSON, DNS_MESSAGE } from "../../dns/doh.js";
+import { ErrorEnvelope } from "./v1/v1.schemas.js";
 
-const text = { "text/plain": { schema: { type: "string" } } };
+// A refusal of the DoH handler itself is a text/plain reason; one of the server's (api-key,
+// allowlist, limits, a body over the limit, an unknown content type) is the JSON error envelope.
+const refusal = {
+  "text/plain": { schema: { type: "string" } },
+  "application/json": { schema: JSON.parse(JSON.stringify(ErrorEnvelope)) as object },
+};
 
 const param = (name: string, description: string, example?: string) => ({
   name,
@@ -21,9 +27,13 @@ export function dohOperations(isPublic: boolean) {
   const errors = {
     "4XX": {
       description: isPublic
-        ? "Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason."
-        : "Not a DNS query (400, text/plain), key, allowlist or limits refusals (401/403/429, error envelope).",
-      content: text,
+        ? "Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason, or the error envelope when the server refuses before the handler (a body over the limit, an unknown content type)."
+        : "Not a DNS query (400, text/plain); key, allowlist or limits refusals (401/403/429) and refusals before the handler: the error envelope.",
+      content: refusal,
+    },
+    "5XX": {
+      description: "Internal error (500) or data store unavailable (503): the error envelope.",
+      content: { "application/json": refusal["application/json"] },
     },
   };
   const answer = {

@@ -10,6 +10,7 @@ import { canonicalizeQuery } from "./v1.params.js";
 import {
   ERROR_RESPONSES,
   ErrorEnvelope,
+  FILTER_PARAMS,
   ForwardRecord,
   HISTORY_PARAMS,
   NameQuery,
@@ -68,11 +69,12 @@ function batchResponse(data: TSchema) {
   );
 }
 
+// The body's network and provider take what the query parameters take (empty: absent), or null.
 function batchBody(field: string, item: TSchema) {
   return Type.Object({
     [field]: Type.Array(item, { minItems: 1, maxItems: BATCH_MAX_INPUTS }),
-    network: Type.Optional(NameQuery.properties.network),
-    provider: Type.Optional(NameQuery.properties.provider),
+    network: Type.Optional(Type.Union([FILTER_PARAMS.network, Type.Null()])),
+    provider: Type.Optional(Type.Union([FILTER_PARAMS.provider, Type.Null()])),
   });
 }
 
@@ -110,7 +112,7 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
         // The query each item's endpoint gets: the input, the batch's filters and the URL's
         // options, checked as a single request's (an atBlock of another network than the
         // filter's is each item's INVALID_PARAMETER, as it is a single request's).
-        const q: Record<string, string | undefined> = { [spec.param]: inputs[i], ...filters, ...options };
+        const q: Record<string, unknown> = { [spec.param]: inputs[i], ...filters, ...options };
         let refused = canonicalizeQuery(q, spec.querySchema);
         if (refused === null && q[spec.param] === undefined)
           refused = new AppError("MISSING_PARAMETER", `The parameter "${spec.param}" is empty.`);

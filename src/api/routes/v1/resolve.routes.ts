@@ -1,11 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { V1Answer, V1Endpoints } from "./v1.endpoints.js";
+import type { NameParams } from "./v1.params.js";
 import { ERROR_RESPONSES, ForwardRecord, NameQuery, ok } from "./v1.schemas.js";
 
 /** GET resolve and deep-resolve: the records of a name, best first (v1.endpoints.ts answers). */
 export function resolveRoutes(scope: FastifyInstance, endpoints: V1Endpoints): void {
-  scope.get<{ Querystring: NameQuery }>(
+  scope.get<{ Querystring: NameParams }>(
     "/resolve",
     {
       schema: {
@@ -19,7 +20,7 @@ export function resolveRoutes(scope: FastifyInstance, endpoints: V1Endpoints): v
     (request, reply): Promise<V1Answer> => endpoints.resolve(request.query, request, reply),
   );
 
-  scope.get<{ Querystring: NameQuery }>(
+  scope.get<{ Querystring: NameParams }>(
     "/deep-resolve",
     {
       schema: {

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { V1Answer, V1Endpoints } from "./v1.endpoints.js";
+import type { ReverseParams } from "./v1.params.js";
 import { ERROR_RESPONSES, ok, ReverseQuery, ReverseRecord } from "./v1.schemas.js";
 
 /**
@@ -8,7 +9,7 @@ import { ERROR_RESPONSES, ok, ReverseQuery, ReverseRecord } from "./v1.schemas.j
  * is sent as bytes assembled from memoized record JSON (v1.endpoints.ts), as resolve's is.
  */
 export function reverseResolveRoutes(scope: FastifyInstance, endpoints: V1Endpoints): void {
-  scope.get<{ Querystring: ReverseQuery }>(
+  scope.get<{ Querystring: ReverseParams }>(
     "/reverse-resolve",
     {
       schema: {

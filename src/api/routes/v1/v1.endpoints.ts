@@ -14,11 +14,13 @@ import {
   domainParamError,
   filterOf,
   historyOptionsOf,
+  type NameParams,
   quote,
   type RankInputs,
+  type ReverseParams,
   rankContext,
 } from "./v1.params.js";
-import { ForwardRecord, type NameQuery, type ReverseQuery, ReverseRecord } from "./v1.schemas.js";
+import { ForwardRecord, ReverseRecord } from "./v1.schemas.js";
 
 /**
  * A v1 answer: `{"result":true,"data":…}` as bytes (record-json.ts), or the envelope as an object
@@ -58,7 +60,7 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
     return forward;
   };
 
-  const resolve: V1Endpoint<NameQuery> = async (q, request, reply) => {
+  const resolve: V1Endpoint<NameParams> = async (q, request, reply) => {
     const explain = q.explain === true;
     const history = historyOptionsOf(q);
     const best = await resolution
@@ -69,7 +71,7 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
     return forwardFor(reply).resolveBody(best);
   };
 
-  const deepResolve: V1Endpoint<NameQuery> = async (q, request, reply) => {
+  const deepResolve: V1Endpoint<NameParams> = async (q, request, reply) => {
     const explain = q.explain === true;
     const history = historyOptionsOf(q);
     const ranked = await resolution
@@ -80,7 +82,7 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
     return forwardFor(reply).deepResolveBody(ranked);
   };
 
-  const reverseResolve: V1Endpoint<ReverseQuery> = async (q, request, reply) => {
+  const reverseResolve: V1Endpoint<ReverseParams> = async (q, request, reply) => {
     const history = historyOptionsOf(q);
     const ranked = await resolution.reverseResolve(
       q.walletAddress,

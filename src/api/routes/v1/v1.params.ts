@@ -1,92 +1,118 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
-import { AppError, type ErrorCode } from "../../../domain/errors.js";
-import { findNetwork, type Network, NETWORK_ORDER } from "../../../domain/networks.js";
-import { findProvider, type Provider, PROVIDER_ORDER } from "../../../domain/providers.js";
+import { AppError } from "../../../domain/errors.js";
 import type { AtPoint, HistoryOptions } from "../../../domain/history.js";
+import { findNetwork, type Network } from "../../../domain/networks.js";
+import { findProvider, type Provider } from "../../../domain/providers.js";
 import type { DomainFilter } from "../../../domain/types.js";
 import type { RankContext } from "../../../resolution/rank.js";
+import { parameterRefusal, quote } from "../../plugins/errors.plugin.js";
+import { BOOLEAN_VALUES, ISO_TIME } from "./v1.schemas.js";
 
-/** Echoes a caller's value in a message: short, and JSON-quoted so control characters show. */
-function quote(value: string): string {
-  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
-}
+/** The property schemas of a route's querystring: what a value may be, and its wording. */
+type Declared = Record<string, { title?: string; maxLength?: number; pattern?: string }>;
 
-/** What a valid value of each v1 parameter is, in a partner's words (docs/api.md). */
-const PARAMETER_EXPECTS: Record<string, string> = {
-  domain: "a domain name such as alice.wallet",
-  fullQualifiedDomain: "a domain name such as alice.wallet (it is an alias of domain)",
-  walletAddress: "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case)",
-  network: `one of ${NETWORK_ORDER.join(", ")} (any case; aliases such as ETH, MATIC, BNB)`,
-  provider: `one of ${PROVIDER_ORDER.join(", ")} (any case; aliases such as FNS, UNS, ENS)`,
-  explain: "true or false (1/0 and yes/no also work)",
-  provenance: "true or false (1/0 and yes/no also work)",
-  at: "an ISO 8601 time with a time zone, such as 2024-05-01T12:00:00Z, or a date such as 2024-05-01",
-  atBlock: `NETWORK:BLOCK, one of ${NETWORK_ORDER.join(", ")} (or an alias) and a block number from 0 to ${Number.MAX_SAFE_INTEGER}, such as POLYGON:51234567`,
-};
+const declaredOf = (querySchema: unknown): Declared =>
+  (querySchema as { properties?: Declared } | undefined)?.properties ?? {};
 
-/** The longest value each parameter may have, in characters (a domain is also limited in bytes). */
-const PARAMETER_MAX_LENGTH: Record<string, number> = {
-  domain: 1024,
-  fullQualifiedDomain: 1024,
-  walletAddress: 128,
-  at: 64,
-  atBlock: 64,
-};
-
-const ADDRESS = /^0[xX][0-9a-fA-F]{40}$/;
+/** The parameters canonicalization trims, in the order a refusal is looked for. */
+const PARAMETERS = [
+  "domain",
+  "fullQualifiedDomain",
+  "walletAddress",
+  "network",
+  "provider",
+  "explain",
+  "provenance",
+  "at",
+  "atBlock",
+] as const;
 
 /** On a canonicalized query: "fullQualifiedDomain" when the name came through the alias. */
 const DOMAIN_PARAM: unique symbol = Symbol("omniname.domainParam");
 /** On a canonicalized query: the point in time of `at` or `atBlock`. */
 const AT_POINT: unique symbol = Symbol("omniname.atPoint");
 
+/** A query after validation and canonicalization: wire values, booleans, the name under `domain`. */
+export interface CanonicalQuery {
+  network?: Network;
+  provider?: Provider;
+  explain?: boolean;
+  provenance?: boolean;
+  at?: string;
+  atBlock?: string;
+}
+export type NameParams = CanonicalQuery & { domain: string };
+export type ReverseParams = CanonicalQuery & { walletAddress: string };
+
 /**
- * v1's preValidation hook of a route (built from its querystring schema): checks and canonicalizes the parameters the route declares, so every
- * refusal is worded for a person and names the parameter (the schema behind it only checks
- * types). The rules, as docs/api.md states them:
+ * v1's preHandler of a route (built from its querystring schema), run once the schema has
+ * validated the query (v1.schemas.ts: the schema accepts exactly what the API accepts, and
+ * errors.plugin.ts words its refusals). It canonicalizes, by the rules of docs/api.md:
  *
  * - A value is trimmed; an empty value counts as absent, for every parameter alike: an optional
  *   one is then ignored, a required one is missing (MISSING_PARAMETER).
  * - `fullQualifiedDomain` is an alias of `domain`; both given and different is INVALID_PARAMETER.
  * - network and provider aliases (any case) become wire values; walletAddress becomes 0x + lower
- *   case; explain becomes true/false.
+ *   case; explain and provenance become booleans; at and atBlock a point in time.
+ *
+ * Refused here only what a schema cannot say: a rule over two parameters, a day that does not
+ * exist, a block number past 2^53.
  */
 export function canonicalizeQueryFor(
   querySchema: unknown,
 ): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
   // The route's declared parameters, read once when the route is added (request.routeOptions is a
   // getter that builds a new object on every call: a measurable cost on the hot path).
-  const declared = (querySchema as { properties?: object } | undefined)?.properties ?? {};
-  return (request, _reply, done) =>
-    done(canonicalize(request.query as Record<string, string | undefined>, declared) ?? undefined);
+  const declared = declaredOf(querySchema);
+  const needsDomain = Object.hasOwn(declared, "domain");
+  return (request, _reply, done) => {
+    const q = request.query as Record<string, unknown>;
+    const refused = canonicalize(q, declared);
+    if (refused === null && needsDomain && q.domain === undefined)
+      return done(parameterRefusal("domain", undefined, { keyword: "required" }, declared.domain));
+    done(refused ?? undefined);
+  };
 }
 
 /**
- * The same checks on a query built elsewhere (the console's "try it"): canonicalizes `q` in place
- * by the rules of the route whose querystring schema is given; the refusal v1 would answer, or null.
+ * The same on a query built elsewhere (a batch item, the console's "try it"): checks `q` against
+ * the route's querystring schema (its maxLength and pattern, the only keywords the v1 parameters
+ * use), then canonicalizes it in place; the refusal v1 would answer, or null.
  */
-export function canonicalizeQuery(
-  q: Record<string, string | undefined>,
-  querySchema: unknown,
-): AppError | null {
-  return canonicalize(q, (querySchema as { properties?: object } | undefined)?.properties ?? {});
+export function canonicalizeQuery(q: Record<string, unknown>, querySchema: unknown): AppError | null {
+  const declared = declaredOf(querySchema);
+  for (const name of PARAMETERS) {
+    const schema = declared[name];
+    const value = q[name];
+    if (schema === undefined || typeof value !== "string") continue;
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      return parameterRefusal(name, value, { keyword: "maxLength", limit: schema.maxLength }, schema);
+    if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value))
+      return parameterRefusal(name, value, { keyword: "pattern" }, schema);
+  }
+  return canonicalize(q, declared);
 }
 
-function canonicalize(q: Record<string, string | undefined>, declared: object): AppError | null {
-  // Only the route's own parameters are checked: others are ignored, whatever their value.
-  const own = (name: string) => (Object.hasOwn(declared, name) ? q[name] : undefined);
-  for (const name of Object.keys(PARAMETER_EXPECTS)) {
+const patterns = new Map<string, RegExp>();
+/** A schema's pattern as Ajv compiles it (the "u" flag). */
+function patternOf(source: string): RegExp {
+  let re = patterns.get(source);
+  if (re === undefined) {
+    re = new RegExp(source, "u");
+    patterns.set(source, re);
+  }
+  return re;
+}
+
+function canonicalize(q: Record<string, unknown>, declared: Declared): AppError | null {
+  // Only the route's own parameters are read: others are ignored, whatever their value.
+  const own = (name: string) => (Object.hasOwn(declared, name) ? (q[name] as string | undefined) : undefined);
+  for (const name of PARAMETERS) {
     const raw = own(name);
     if (raw === undefined) continue;
     const value = raw.trim();
-    if (value === "") {
-      delete q[name];
-      continue;
-    }
-    const max = PARAMETER_MAX_LENGTH[name];
-    if (max !== undefined && value.length > max)
-      return new AppError("PARAMETER_TOO_LONG", `The parameter "${name}" is longer than ${max} characters.`);
-    q[name] = value;
+    if (value === "") delete q[name];
+    else q[name] = value;
   }
   const alias = own("fullQualifiedDomain");
   if (alias !== undefined) {
@@ -102,39 +128,36 @@ function canonicalize(q: Record<string, string | undefined>, declared: object): 
     delete q.fullQualifiedDomain;
   }
   const address = own("walletAddress");
-  if (address !== undefined) {
-    if (!ADDRESS.test(address)) return invalid("INVALID_ADDRESS", "walletAddress", address);
-    q.walletAddress = address.toLowerCase();
-  }
-  const network = own("network");
-  if (network !== undefined) {
-    const n = findNetwork(network);
-    if (n === null) return invalid("INVALID_NETWORK", "network", network);
-    q.network = n;
-  }
-  const provider = own("provider");
-  if (provider !== undefined) {
-    const p = findProvider(provider);
-    if (p === null) return invalid("INVALID_PROVIDER", "provider", provider);
-    q.provider = p;
+  if (address !== undefined) q.walletAddress = address.toLowerCase();
+  for (const [name, find] of [
+    ["network", findNetwork],
+    ["provider", findProvider],
+  ] as const) {
+    const value = own(name);
+    if (value === undefined) continue;
+    const wire = find(value);
+    // The schema's pattern is generated from the same table: only an unchecked query gets here.
+    if (wire === null) return parameterRefusal(name, value, { keyword: "pattern" }, declared[name]);
+    q[name] = wire;
   }
   for (const name of ["explain", "provenance"] as const) {
     const value = own(name);
     if (value === undefined) continue;
-    // Ajv coerces only "true"/"false"; partners also send 1/0 and other cases.
-    const e = value.toLowerCase();
-    if (e === "true" || e === "1" || e === "yes") q[name] = "true";
-    else if (e === "false" || e === "0" || e === "no") q[name] = "false";
-    else return invalid("INVALID_PARAMETER", name, value);
+    const at = (BOOLEAN_VALUES as readonly string[]).indexOf(value.toLowerCase());
+    if (at === -1) return parameterRefusal(name, value, { keyword: "pattern" }, declared[name]);
+    q[name] = at < BOOLEAN_VALUES.length / 2;
   }
-  return canonicalizeAt(q, own("at"), own("atBlock"));
+  return canonicalizeAt(q, own("at"), own("atBlock"), declared);
 }
 
 function canonicalizeAt(
-  q: Record<string, string | undefined>,
+  q: Record<string, unknown>,
   at: string | undefined,
   atBlock: string | undefined,
+  declared: Declared,
 ): AppError | null {
+  const invalid = (name: "at" | "atBlock", value: string) =>
+    parameterRefusal(name, value, { keyword: "format" }, declared[name]);
   if (at !== undefined && atBlock !== undefined)
     return new AppError(
       "INVALID_PARAMETER",
@@ -143,14 +166,13 @@ function canonicalizeAt(
   let point: AtPoint | null = null;
   if (at !== undefined) {
     const time = parseIsoTime(at);
-    if (time === null) return invalid("INVALID_PARAMETER", "at", at);
+    if (time === null) return invalid("at", at);
     point = { kind: "time", time };
   } else if (atBlock !== undefined) {
     const m = AT_BLOCK.exec(atBlock);
     const network = m ? findNetwork(m[1]) : null;
     const block = m ? Number(m[2]) : Number.NaN;
-    if (network === null || !Number.isSafeInteger(block))
-      return invalid("INVALID_PARAMETER", "atBlock", atBlock);
+    if (network === null || !Number.isSafeInteger(block)) return invalid("atBlock", atBlock);
     if (q.network !== undefined && q.network !== network)
       return new AppError(
         "INVALID_PARAMETER",
@@ -164,8 +186,6 @@ function canonicalizeAt(
 }
 
 const AT_BLOCK = /^([A-Za-z][A-Za-z0-9_]*):([0-9]{1,16})$/;
-const ISO_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+ -]\d{2}:?\d{2}))?$/;
 
 /**
  * An ISO 8601 time with a zone, or a date (midnight UTC), as epoch milliseconds; null when it is not
@@ -208,15 +228,8 @@ export function historyOptionsOf(q: object): HistoryOptions {
   const provenance = (q as { provenance?: unknown }).provenance;
   return {
     at: (q as { [AT_POINT]?: AtPoint })[AT_POINT],
-    provenance: provenance === true || provenance === "true",
+    provenance: provenance === true,
   };
-}
-
-function invalid(code: ErrorCode, name: string, value: string): AppError {
-  return new AppError(
-    code,
-    `The parameter "${name}" must be ${PARAMETER_EXPECTS[name]}; got ${quote(value)}.`,
-  );
 }
 
 /**

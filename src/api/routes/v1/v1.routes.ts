@@ -46,10 +46,11 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
   requireApiKey(scope, opts.verifier, opts.ctx.clock);
   keyScopeHook(scope);
   for (const extend of opts.extensions) await extend(scope, opts.ctx);
-  // Each route checks the parameters it declares, first among its own preValidation hooks.
+  // The schema validates each route's query (v1.schemas.ts); then the route canonicalizes the
+  // parameters it declares, first among its own preHandler hooks.
   scope.addHook("onRoute", (route) => {
-    const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
-    route.preValidation = [canonicalizeQueryFor(route.schema?.querystring), ...own];
+    const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    route.preHandler = [canonicalizeQueryFor(route.schema?.querystring), ...own];
   });
   // The package's default export is the plugin wrapped by fastify-plugin (so its route hook applies
   // to this scope's routes); its type declarations describe the CommonJS module object instead.

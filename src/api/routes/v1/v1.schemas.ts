@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { ERROR_CODES, type ErrorCode } from "../../../domain/errors.js";
 import { NETWORK_ORDER, NETWORKS } from "../../../domain/networks.js";
 import { PROVIDER_ORDER, PROVIDERS } from "../../../domain/providers.js";
+import { foldPattern, trimmedPattern } from "./value-pattern.js";
 
 /**
  * Wire schemas of API v1. They validate the query (Ajv) and serialize the responses
@@ -21,37 +22,67 @@ const aliasList = (table: Record<string, { aliases: readonly string[]; comingSoo
     )
     .join("; ");
 
-const NetworkParam = Type.Unsafe<string>({
-  type: "string",
-  enum: [...NETWORK_ORDER],
-  description: `Only domains on this network. Case-insensitive. ${aliasList(NETWORKS)}.`,
+const namesOf = (table: Record<string, { aliases: readonly string[] }>) =>
+  Object.entries(table).flatMap(([k, v]) => [k, ...v.aliases]);
+
+/*
+ * The query parameters accept exactly what the server reads (docs/api.md): a value is trimmed, and
+ * an empty value counts as absent; network and provider take their wire values and aliases in any
+ * case (findNetwork, findProvider); booleans take true/false, 1/0, yes/no in any case. The patterns
+ * are generated from the domain tables and the server's own folding (value-pattern.ts); what a
+ * pattern cannot say (a name's normalization, "domain or fullQualifiedDomain", at with atBlock) is
+ * checked after validation (v1.params.ts). `title` is what a valid value is, in a partner's words:
+ * a refusal quotes it (errors.plugin.ts).
+ */
+/** An ISO 8601 time with a zone, or a date (v1.params.ts parseIsoTime reads its groups). */
+export const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+ -]\d{2}:?\d{2}))?$/;
+
+const NETWORK_NAMES = foldPattern(namesOf(NETWORKS), "upper");
+
+const NetworkParam = Type.String({
+  title: `one of ${NETWORK_ORDER.join(", ")} (any case; aliases such as ETH, MATIC, BNB)`,
+  pattern: trimmedPattern(NETWORK_NAMES, true),
+  description: `Only domains on this network. Case-insensitive; empty: absent. ${aliasList(NETWORKS)}.`,
 });
 
-const ProviderParam = Type.Unsafe<string>({
-  type: "string",
-  enum: [...PROVIDER_ORDER],
-  description: `Only domains of this provider. Case-insensitive. ${aliasList(PROVIDERS)}.`,
+// findProvider also reads a run of spaces or hyphens as "_" (UNSTOPPABLE DOMAINS, namespace-a).
+const ProviderParam = Type.String({
+  title: `one of ${PROVIDER_ORDER.join(", ")} (any case; aliases such as FNS, UNS, ENS)`,
+  pattern: trimmedPattern(foldPattern(namesOf(PROVIDERS), "upper", { char: "_", run: "\\s\\-" }), true),
+  description: `Only domains of this provider. Case-insensitive; empty: absent. ${aliasList(PROVIDERS)}.`,
 });
 
-const ExplainParam = Type.Boolean({
-  default: false,
-  description:
-    "Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no; empty: absent.",
-});
+/** The values of a boolean parameter, in lower case: the first three mean true. */
+export const BOOLEAN_VALUES = ["true", "1", "yes", "false", "0", "no"] as const;
 
-const ProvenanceParam = Type.Boolean({
-  default: false,
-  description:
-    "Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent.",
-});
+const booleanParam = (description: string) =>
+  Type.String({
+    title: "true or false (1/0 and yes/no also work)",
+    pattern: trimmedPattern(foldPattern(BOOLEAN_VALUES, "lower"), true),
+    description: `${description} true/false, 1/0, yes/no, any case; empty: absent (false).`,
+  });
+
+const ExplainParam = booleanParam(
+  "Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve).",
+);
+
+const ProvenanceParam = booleanParam(
+  "Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind).",
+);
 const AtParam = Type.String({
   maxLength: 64,
+  title: "an ISO 8601 time with a time zone, such as 2024-05-01T12:00:00Z, or a date such as 2024-05-01",
+  pattern: trimmedPattern(ISO_TIME.source.slice(1, -1), true),
   description:
     "Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.",
   examples: ["2024-05-01T12:00:00Z"],
 });
 const AtBlockParam = Type.String({
   maxLength: 64,
+  title: `NETWORK:BLOCK, one of ${NETWORK_ORDER.join(", ")} (or an alias) and a block number from 0 to ${Number.MAX_SAFE_INTEGER}, such as POLYGON:51234567`,
+  // The network part is ASCII only (AT_BLOCK), in any case.
+  pattern: trimmedPattern(`${foldPattern(namesOf(NETWORKS), "ascii")}:[0-9]{1,16}`, true),
   description:
     "Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.",
   examples: ["POLYGON:51234567"],
@@ -64,19 +95,30 @@ export const HISTORY_PARAMS = {
   atBlock: Type.Optional(AtBlockParam),
 };
 
-export const NameQuery = Type.Object({
-  domain: Type.String({
-    minLength: 1,
-    maxLength: 1024,
-    description:
-      "Full domain name (second-level label, dot, top-level label). Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 bytes and 255 labels.",
-    examples: ["alice.wallet"],
-  }),
-  fullQualifiedDomain: Type.Optional(
-    Type.String({ maxLength: 1024, description: "Alias of domain; when both are given they must be equal." }),
-  ),
+/** The filters of every v1 query, and of a batch body. */
+export const FILTER_PARAMS = {
   network: Type.Optional(NetworkParam),
   provider: Type.Optional(ProviderParam),
+};
+
+const DomainParam = (description: string) =>
+  Type.String({
+    maxLength: 1024,
+    title: "a domain name such as alice.wallet",
+    description,
+    examples: ["alice.wallet"],
+  });
+
+// domain or fullQualifiedDomain is required: a rule over two parameters, which an OpenAPI query
+// parameter cannot state; both are optional here and v1.params.ts answers MISSING_PARAMETER.
+export const NameQuery = Type.Object({
+  domain: Type.Optional(
+    DomainParam(
+      "Full domain name (second-level label, dot, top-level label); required unless fullQualifiedDomain is given. Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 characters as sent, 1,024 bytes and 255 labels.",
+    ),
+  ),
+  fullQualifiedDomain: Type.Optional(DomainParam("Alias of domain; when both are given they must be equal.")),
+  ...FILTER_PARAMS,
   explain: Type.Optional(ExplainParam),
   ...HISTORY_PARAMS,
 });
@@ -84,14 +126,13 @@ export type NameQuery = Static<typeof NameQuery>;
 
 export const ReverseQuery = Type.Object({
   walletAddress: Type.String({
-    minLength: 1,
     maxLength: 128,
-    pattern: "^\\s*0[xX][0-9a-fA-F]{40}\\s*$",
+    title: "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case)",
+    pattern: trimmedPattern("0[xX][0-9a-fA-F]{40}", false),
     description: "0x (or 0X) followed by 40 hex digits, any case; trimmed; compared case-insensitively.",
     examples: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"],
   }),
-  network: Type.Optional(NetworkParam),
-  provider: Type.Optional(ProviderParam),
+  ...FILTER_PARAMS,
   ...HISTORY_PARAMS,
 });
 export type ReverseQuery = Static<typeof ReverseQuery>;
