@@ -38,7 +38,7 @@ export function helpOf(command: Command): string {
  * How far V8 lets the old generation grow past what the last full collection kept, in percent.
  * V8's own factor (1.1 to 4, higher for a fast allocator) let a snapshot export's old generation
  * reach ~150 MB between collections that kept ~40 MB: at 1,000,000 domains peak RSS 288-299 MB,
- * at 10,000,000 339 MB (bench/README.md, "Scale"). At 20 % the same export peaked at 176-178 MB
+ * at 10,000,000 339 MB (bench/HISTORY.md, "Scale"). At 20 % the same export peaked at 176-178 MB
  * in the same CPU time (45.6-46.5 s user, against 45.0).
  */
 export const WALK_HEAP_GROWING_PERCENT = 20;

@@ -99,7 +99,7 @@ function requestSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal;
  * announced length (`Content-Length`, 0 when absent), grown by doubling past it. Node 20's
  * `Response.arrayBuffer()` copies a body twice (its chunks into one array, then that array into a
  * new buffer): ~13 % of the crawler's writing thread during a backfill, whose eth_getLogs replies
- * are megabytes each (bench/README.md, "The reply's bytes copied once"). Past `limit` bytes the
+ * are megabytes each (bench/HISTORY.md, "The reply's bytes copied once"). Past `limit` bytes the
  * rest is not read: returns the count read so far.
  */
 async function readBytes(res: Response, announced: number, limit: number): Promise<ArrayBuffer | number> {

@@ -11,7 +11,7 @@ const CACHE_ENTRIES = 50_000;
 /**
  * Estimated bytes (entryBytes) the three maps hold together at most: with 128 MiB the API role's
  * RSS after 200,000 resolves over 1,000,000 domains was 415 MB (SQLite) and 360 MB (PostgreSQL),
- * against 309 MB with 1 MiB (bench/README.md, "Scale"): about 10,000 names of six records each.
+ * against 309 MB with 1 MiB (bench/HISTORY.md, "Scale"): about 10,000 names of six records each.
  */
 const CACHE_BYTES = 128 << 20;
 
@@ -22,7 +22,7 @@ const strBytes = (s: string | null) => (s === null ? 0 : 24 + s.length);
  * A domain's estimated heap bytes: its object, strings, tags and records, times 5 for what hangs
  * on them (V8's objects and maps, the filtered views, the answers serialized from the domain that
  * record-json.ts keeps while it lives). Calibrated on the API role at 1,000,000 domains: with
- * twice the raw sum, 96 MiB of estimate held 227 MB of RSS (bench/README.md, "Scale").
+ * twice the raw sum, 96 MiB of estimate held 227 MB of RSS (bench/HISTORY.md, "Scale").
  */
 function domainBytes(d: DomainWithRecords): number {
   let n = 400 + strBytes(d.name) + strBytes(d.tokenId) + strBytes(d.owner) + strBytes(d.contractAddress);

@@ -62,7 +62,8 @@ export async function* parseInWorker(job: ParseJob): AsyncGenerator<ParseMessage
  * profile of a 1,000,000-domain SQLite import: the worker 42 % of its time in garbage collection
  * with 4 MB, 17 % with 16 MB; on two cores the collector's time is the writing thread's too. Not
  * 32 MB: as fast, but one PostgreSQL import at 10M then peaked past the import's 300 MB bound. The
- * runs behind these choices: bench/README.md, "Scale" (first subsection). The old generation: far
+ * runs behind these choices: bench/HISTORY.md, "The import's parse worker with a young
+ * generation of 16 MB". The old generation: far
  * above a few messages of crawled domains (a few KB a line) but bounded, so that a file of huge
  * lines fails the import instead of the machine.
  */

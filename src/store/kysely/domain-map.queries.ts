@@ -195,7 +195,7 @@ function domainsAsD(db: Db) {
  * statement: one row a record (a domain without one comes once, with nulls), in id then key order,
  * folded back into domains here: one round trip to PostgreSQL where the domains then `withRecords`
  * take two. (Measured at 10,000,000 domains: a cold lookup's time is the page reads, not the round
- * trips; bench/README.md, "Scale".) `limit` caps the domains, not the rows.
+ * trips; bench/HISTORY.md, "Scale".) `limit` caps the domains, not the rows.
  */
 async function joinedRecords(
   db: Db,

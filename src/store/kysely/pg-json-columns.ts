@@ -9,7 +9,7 @@ import { type RawBuilder, sql } from "kysely";
  * JavaScript: each element quoted, its backslashes and quotes escaped by two regular expressions,
  * the pieces concatenated. For the journal's ten columns that was 4-8 µs of the crawler's thread a
  * row; `JSON.stringify` of the same column (V8's native serializer) costs ~1.5 µs, and the server
- * reads JSON as fast as an array literal (bench/README.md, "Crawl").
+ * reads JSON as fast as an array literal (bench/HISTORY.md, "Crawl").
  *
  * Values are strings, numbers, booleans or null; `json_array_elements_text` gives each back as text
  * (JSON null as SQL NULL), cast to its column's type by `pgRowsFrom`. A string with a lone UTF-16

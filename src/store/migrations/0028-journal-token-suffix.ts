@@ -6,7 +6,7 @@ import type { Dialect } from "../store.js";
  * (66 characters for a hash-derived token): (source, token suffix, block, log index). Every crawled
  * event inserts one entry at a random place of this index; with the short key the index is 60 %
  * smaller (44 MB against 106 MB a million entries) and its inserts cheaper once it outgrows the
- * cache (bench/README.md, "The journal's token index on a suffix"). The suffix is as
+ * cache (bench/HISTORY.md, "The journal's token index on a suffix"). The suffix is as
  * selective as the id: a hash's last 52 bits, or a sequential id whole. The readers name the same
  * expression and also compare the whole id (`JOURNAL_TOKEN_KEY`, journal.queries.ts), so two
  * tokens that share a suffix are still told apart. On a large journal the build reads it once

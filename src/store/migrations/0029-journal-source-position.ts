@@ -10,7 +10,7 @@ import type { Dialect } from "../store.js";
  * The old unique key led with a block hash: every crawled event inserted its entry at a random
  * place of a 169 MB-a-million-entries index, and each range's commit wrote one page of it per
  * entry once the index outgrew the cache. The new key grows at its end as the chain is read
- * (bench/README.md, "The journal's uniqueness in block order"). It names the same entries: the
+ * (bench/HISTORY.md, "The journal's uniqueness in block order"). It names the same entries: the
  * crawler keeps one fork per source in the journal (a reorg deletes a source's entries above the
  * common ancestor before the new fork's are written), so a source's block number stands for the
  * block hash; a range applied again is still skipped (`on conflict do nothing`), and the rollback's

@@ -97,7 +97,7 @@ try {
  * Runs a SQLite store's WAL checkpoints on a thread of its own instead of inside the writer's
  * commits. With `wal_autocheckpoint` the commit that crosses the threshold copies the WAL's pages
  * into the database file and syncs it before it returns: a crawler part (thousands of pages)
- * paid for that on the writing thread, ~20 % of the writer's wall time (bench/README.md,
+ * paid for that on the writing thread, ~20 % of the writer's wall time (bench/HISTORY.md,
  * "Checkpoints off the writer"). Here the writer only appends to the WAL; after each commit it
  * wakes the checkpointer, which copies the pages while the writer goes on, on the other core.
  *

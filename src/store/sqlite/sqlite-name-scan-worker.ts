@@ -65,7 +65,7 @@ try {
 /**
  * `scanDomainsByName` (the same pages, in the same order) read on a worker thread: the SQLite
  * statements run on the second core while the caller works on the page before (the zone export:
- * about half its CPU each, bench/README.md). Each page is one statement, as in the scan it
+ * about half its CPU each, bench/HISTORY.md). Each page is one statement, as in the scan it
  * replaces; a caller that stops early ends the worker.
  */
 export async function* scanDomainsByNameInWorker(

@@ -19,7 +19,7 @@ export function openWriter(file: string): BetterSqlite3.Database {
  * The read connection's memory: no memory-mapped window and a 64 MiB page cache. Pages of a mmap
  * window that a read touched stay in the process's RSS (the kernel keeps clean file pages mapped
  * while memory is free): a 1 GiB window held the API role at 946 MB after 200,000 resolves over
- * 1,000,000 domains (bench/README.md, "Scale"), and at 10,000,000 domains (~30 GB) such a window
+ * 1,000,000 domains (bench/HISTORY.md, "Scale"), and at 10,000,000 domains (~30 GB) such a window
  * covers 3 % of the file anyway. Without it a page missed by the cache is one pread from the OS's
  * page cache (a few microseconds, against 350-720 µs for a cold resolve), and the connection's
  * memory is the page cache: bounded.

@@ -38,7 +38,7 @@ export function prepareReadStatements(r: BetterSqlite3.Database): ReadStatements
     byName: r.prepare(`${selectWithRecords({})} where d.name = ? order by d.id`).raw(true),
     // An owner's domains with their records in one statement, rows as arrays (sqlite-name-scan.ts):
     // not a statement and row objects for each domain's records. Its domains sit anywhere in the
-    // file, so on a large map most of these reads miss the page cache (bench/README.md).
+    // file, so on a large map most of these reads miss the page cache (bench/HISTORY.md).
     byOwner: r.prepare(`${selectWithRecords({})} where d.owner = ? order by d.id limit 10000`).raw(true),
     reverse: r.prepare("select * from reverse_records where address = ?"),
     keyByHash: r.prepare("select * from api_keys where hash = ? and revoked_at is null"),
