@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { AccountsTables } from "../store/accounts.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
 import type { StoreConnection } from "../store/store.js";
@@ -6,29 +5,38 @@ import { indexProgress, proposeSerial, type SerialRecord } from "./serial.js";
 
 /**
  * The store the shared serial is kept in: its one row of `dns_zone_serial` (migration 0030), read
- * and written with plain SQL on the store's handle (`accountsDb`, as the change deriver does for
- * its cursor row: the store port has no part for one row of DNS state).
+ * and written through the store's table handle (`accountsDb`, widened to this one table). The
+ * store port has no part for one row of DNS state yet; the store's files were another stream's
+ * when it was added (a `DnsSerial` part of the port is the natural home).
  */
 export type SerialStore = Pick<StoreConnection, "transaction"> &
   AccountsTables &
   Pick<CrawlerLog, "listCheckpoints">;
 
-interface Row {
-  serial: number | string;
-  previous: number | string;
-  progress: number | string;
-  effective_at: number | string;
+// A type, not an interface: Kysely's `withTables` wants an index signature.
+type SerialTable = {
+  dns_zone_serial: {
+    id: number;
+    // PostgreSQL returns bigint columns as strings.
+    serial: number | string;
+    previous: number | string;
+    progress: number | string;
+    effective_at: number | string;
+  };
+};
+
+function serialTable(store: AccountsTables) {
+  return store.accountsDb.withTables<SerialTable>();
 }
 
 /** The shared serial record, or null before the first one is written. */
 export async function findSerialRecord(store: AccountsTables): Promise<SerialRecord | null> {
-  const r =
-    await sql<Row>`select serial, previous, progress, effective_at from dns_zone_serial where id = 1`.execute(
-      store.accountsDb,
-    );
-  const row = r.rows[0];
+  const row = await serialTable(store)
+    .selectFrom("dns_zone_serial")
+    .select(["serial", "previous", "progress", "effective_at"])
+    .where("id", "=", 1)
+    .executeTakeFirst();
   if (row === undefined) return null;
-  // PostgreSQL returns bigint columns as strings.
   return {
     serial: Number(row.serial),
     previous: Number(row.previous),
@@ -53,18 +61,28 @@ export async function advanceSerialRecord(
   delayMs: number,
 ): Promise<SerialRecord | null> {
   return store.transaction(async (tx) => {
-    const db = tx.accountsDb;
-    await sql`update dns_zone_serial set serial = serial where id = 1`.execute(db);
+    const db = serialTable(tx);
+    await db
+      .updateTable("dns_zone_serial")
+      .set((eb) => ({ serial: eb.ref("serial") }))
+      .where("id", "=", 1)
+      .execute();
     const record = await findSerialRecord(tx);
     const next = proposeSerial(record, progress, clock(), delayMs);
     if (next === null) return record;
-    const values = sql`${next.serial}, ${next.previous}, ${next.progress}, ${next.effectiveAt}`;
+    const values = {
+      serial: next.serial,
+      previous: next.previous,
+      progress: next.progress,
+      effective_at: next.effectiveAt,
+    };
     if (record === null)
-      await sql`insert into dns_zone_serial (id, serial, previous, progress, effective_at)
-        values (1, ${values}) on conflict (id) do nothing`.execute(db);
-    else
-      await sql`update dns_zone_serial set serial = ${next.serial}, previous = ${next.previous},
-        progress = ${next.progress}, effective_at = ${next.effectiveAt} where id = 1`.execute(db);
+      await db
+        .insertInto("dns_zone_serial")
+        .values({ id: 1, ...values })
+        .onConflict((oc) => oc.column("id").doNothing())
+        .execute();
+    else await db.updateTable("dns_zone_serial").set(values).where("id", "=", 1).execute();
     // Another process inserted the first record meanwhile: it stands, as written.
     return findSerialRecord(tx);
   });
