@@ -20,7 +20,7 @@ import { EventSource } from "eventsource";
 import { Webhook } from "standardwebhooks";
 import { sealSecret } from "../src/accounts/sealed-secret.js";
 import { WebhooksRepo } from "../src/accounts/webhooks.repo.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../src/api/webhooks/webhook-worker.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../src/workers/webhook-worker.js";
 import { callData } from "../src/devnet/deploy.js";
 import { DEVNET_DEPLOYER } from "../src/devnet/devnet.js";
 import { quantileMs as q, startDevnetWorld } from "./support/devnet-world.js";

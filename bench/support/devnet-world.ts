@@ -8,6 +8,7 @@ import { Registry } from "prom-client";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
+import { createApiWorkers } from "../../src/workers/api-workers.js";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { createCrawler } from "../../src/crawler/crawler.js";
@@ -99,14 +100,19 @@ export async function startDevnetWorld(o: DevnetWorldOptions) {
   };
   const project = await store.createProject({ name: "fresh", plan: "internal" });
   const { key } = await createApiKey(store, ctx.pepper, project.id, "k");
+  const services = createConsoleServices(ctx);
+  const registry = new Registry();
+  const workers = createApiWorkers(ctx, services, { pollMs: o.webhookPollMs, registry });
   const app = await buildApp(ctx, {
-    services: createConsoleServices(ctx),
+    services,
     closeServices: true,
     console: false,
-    webhooks: o.webhookPollMs === undefined ? undefined : { pollMs: o.webhookPollMs },
+    workers,
+    metricsRegistry: registry,
   });
   const base = o.listen ? await app.listen({ host: "127.0.0.1", port: 0 }) : null;
   if (!o.listen) await app.ready();
+  workers.start();
   const sender = await createTxSender(devnetRpc(rpcUrl), DEVNET_DEPLOYER);
   while (!crawler.status().every((s) => s.state === "live")) await new Promise((r) => setTimeout(r, 50));
   return {
@@ -122,6 +128,7 @@ export async function startDevnetWorld(o: DevnetWorldOptions) {
       sources.find((s) => s.id === id)!.contracts.addresses[name] as `0x${string}`,
     async stop() {
       await crawler.stop();
+      await workers.stop();
       await app.close();
       await store.close();
       await devnet.stop();

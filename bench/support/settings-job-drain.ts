@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { runSettingsWinnerJobs } from "../../src/api/changes/settings-winner-jobs.js";
+import { runSettingsWinnerJobs } from "../../src/workers/settings-winner-jobs.js";
 import { createScoringRanker } from "../../src/scoring/scoring-ranker.js";
 import { createStore } from "../../src/store/create-store.js";
 

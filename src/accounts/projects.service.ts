@@ -242,7 +242,7 @@ export class ProjectService {
       projectId,
       async (tx) => {
         await tx.updateProjectSettings(projectId, next);
-        // Its winner.changed events come after, page by page (src/api/changes/settings-winner-jobs.ts).
+        // Its winner.changed events come after, page by page (src/workers/settings-winner-jobs.ts).
         await tx.appendSettingsWinnerJob({
           projectId,
           settingsBefore: before,

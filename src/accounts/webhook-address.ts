@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import type { Config } from "../config/config.schema.js";
 
 // The SSRF guard of webhooks (docs/console-api.md, "Webhooks"): which URLs a project may register
 // and which addresses a delivery may connect to. Pure: DNS comes in as a function, so the table
@@ -102,4 +103,13 @@ export async function checkWebhookUrl(
   if (shape.url.protocol === "http:" && !addresses.every((a) => addressRange(a) === "loopback"))
     return { ok: false, reason: "must be https:// (http only to a loopback address)" };
   return shape;
+}
+
+/**
+ * Loopback targets: WEBHOOK_ALLOW_LOOPBACK, or when unset the embedded defaults (no DATABASE_URL
+ * and no RPC_URL_*: a developer's machine), as the demo account decides.
+ */
+export function webhookAddressPolicy(config: Config): WebhookAddressPolicy {
+  const chains = Object.entries(config).some(([k, v]) => k.startsWith("rpcUrl") && v);
+  return { allowLoopback: config.webhookAllowLoopback ?? (!config.databaseUrl && !chains) };
 }

@@ -1,11 +1,9 @@
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { Registry } from "prom-client";
 import { createChangeHub } from "./changes/change-hub.js";
-import { SettingsWinnerRunner } from "./changes/settings-winner-jobs.js";
-import { WinnerDeriver } from "./changes/winner-deriver.js";
-import type { TransportOptions } from "./webhooks/webhook-transport.js";
-import { webhookAddressPolicy, WebhookService } from "./webhooks/webhook-service.js";
-import { WebhookWorker } from "./webhooks/webhook-worker.js";
+import { webhookAddressPolicy } from "../accounts/webhook-address.js";
+import { type ApiWorkers, createApiWorkers } from "../workers/api-workers.js";
+import { WebhookService } from "./webhooks/webhook-service.js";
 import { createApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
@@ -78,16 +76,10 @@ export interface BuildAppOptions {
   /** Serve the console API (/console/api) and its pages. Default true. */
   console?: boolean;
   /**
-   * Run this process's webhook deliverer (docs/operations.md, "Webhooks"). Default true; `lookup`
-   * replaces node:dns behind the deliveries' address check.
+   * The process's background work (workers/api-workers.ts), built and started by the caller: the
+   * app runs none of it, and uses its webhook deliverer only for the console's test deliveries.
    */
-  webhooks?: {
-    deliver?: boolean;
-    lookup?: TransportOptions["lookup"];
-    pollMs?: number;
-    clock?: () => number;
-    timeoutMs?: number;
-  };
+  workers?: ApiWorkers;
 }
 
 /**
@@ -180,40 +172,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   });
   app.addHook("onClose", async () => hub.close());
   const policy = webhookAddressPolicy(ctx.config);
-  const worker = new WebhookWorker({
-    ctx,
-    policy,
-    listMembers: (projectId) => services.projects.repo.listMembers(projectId),
-    send: (m) => services.accounts.notify(m),
-    registry: metricsRegistry,
-    lookup: opts.webhooks?.lookup,
-    pollMs: opts.webhooks?.pollMs,
-    clock: opts.webhooks?.clock,
-    timeoutMs: opts.webhooks?.timeoutMs,
-  });
-  if (opts.webhooks?.deliver ?? true) {
-    app.addHook("onReady", async () => worker.start());
-    app.addHook("preClose", async () => worker.stop());
-  }
-  const winners = new WinnerDeriver({
-    store: ctx.store,
-    ranker: ctx.ranker,
-    logger: ctx.logger,
-    clock: ctx.clock,
-    pollMs: opts.webhooks?.pollMs,
-  });
-  app.addHook("onReady", async () => winners.start());
-  app.addHook("preClose", async () => winners.stop());
-  const settingsWinners = new SettingsWinnerRunner({
-    store: ctx.store,
-    ranker: ctx.ranker,
-    logger: ctx.logger,
-    clock: ctx.clock,
-    pollMs: opts.webhooks?.pollMs,
-    retentionMs: ctx.config.changesRetentionDays * 86_400_000,
-  });
-  app.addHook("onReady", async () => settingsWinners.start());
-  app.addHook("preClose", async () => settingsWinners.stop());
+  // The console's test deliveries go through the process's deliverer when the caller runs one
+  // (start: workers/api-workers.ts); otherwise through one of the app's own, never started.
+  const worker = opts.workers?.webhooks ?? createApiWorkers(ctx, services, { deliver: false }).webhooks;
   const webhooks = new WebhookService({ ctx, policy, worker });
   healthRoutes(app, ctx.store, { redisHealth: services.redisHealth });
   await app.register(dnsQueryRoutes, { lookup: createPublicZoneLookup(ctx), isPublic: true });

@@ -5,6 +5,7 @@ import { createConsoleServices } from "../accounts/console-services.js";
 import { DEMO_EMAIL, type DemoAccountState, ensureDemoAccount } from "../accounts/demo-account.js";
 import { demoPlanOf, type Plan } from "../accounts/plans.js";
 import { buildApp, V1_PREFIX } from "../api/app.js";
+import { type ApiWorkers, createApiWorkers } from "../workers/api-workers.js";
 import { statusRoutes } from "../api/routes/status.routes.js";
 import { Registry } from "prom-client";
 import type { AppContext } from "../app-context.js";
@@ -122,8 +123,11 @@ export const startCommand: Command = {
     let role: CrawlerRole | null = null;
     let app: Awaited<ReturnType<typeof buildApp>> | null = null;
     let dns: DnsRole | null = null;
+    let workers: ApiWorkers | null = null;
     const stopAll = async () => {
       await dns?.close();
+      // The background work first: it uses the services the app closes.
+      await workers?.stop();
       await app?.close();
       await role?.stop();
       await ctx.store.close();
@@ -152,8 +156,11 @@ export const startCommand: Command = {
         const services = createConsoleServices(ctx);
         // One registry for GET /metrics: the crawler's metrics and the API's side by side.
         const registry = role?.registry ?? new Registry();
+        // The API role's background work (webhooks, winner.changed): beside the HTTP app, not in it.
+        workers = createApiWorkers(ctx, services, { registry });
         app = await buildApp(ctx, {
           services,
+          workers,
           metricsRegistry: registry,
           closeServices: true,
           countryHeader: config.geoCountryHeader || undefined,
@@ -167,6 +174,7 @@ export const startCommand: Command = {
           registry,
         });
         const address = await app.listen({ port: config.port, host: config.host });
+        workers.start();
         followBoundPort(config, app.server.address(), ctx.logger);
         await role?.ready;
         const demo = demoAccountEnabled(config)

@@ -50,7 +50,7 @@ export interface ChangePayload {
   cause?: "map" | "settings";
   /**
    * Not sent: the domain's ranking inputs before a removal or an update, so that the winner of a
-   * colliding name before the change can be ranked again (api/changes/winner-events.ts).
+   * colliding name before the change can be ranked again (scoring/winner-events.ts).
    */
   prior?: RankPrior;
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { createConsoleServices } from "../../src/accounts/console-services.js";
 import { buildApp } from "../../src/api/app.js";
+import { type ApiWorkers, createApiWorkers } from "../../src/workers/api-workers.js";
 import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
@@ -28,7 +29,7 @@ import {
 import { openFeed, type Received } from "../helpers/sse-client.js";
 import { sealSecret } from "../../src/accounts/sealed-secret.js";
 import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks/webhook-worker.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
 import { startReceiver, until as untilTrue } from "../webhooks/receiver.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -41,6 +42,7 @@ describe("the change feed on the devnet", () => {
   let cleanup: () => Promise<void>;
   let crawler: Crawler;
   let app: FastifyInstance;
+  let workers: ApiWorkers;
   let base: string;
   let key: string;
   let polygonOnlyKey: string;
@@ -99,17 +101,17 @@ describe("the change feed on the devnet", () => {
       Date.now(),
       (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
     );
-    app = await buildApp(ctx, {
-      services: createConsoleServices(ctx),
-      closeServices: true,
-      metricsRegistry: registry,
-    });
+    const services = createConsoleServices(ctx);
+    workers = createApiWorkers(ctx, services, { registry });
+    app = await buildApp(ctx, { services, closeServices: true, metricsRegistry: registry, workers });
     base = await app.listen({ host: "127.0.0.1", port: 0 });
+    workers.start();
     await waitFor(async () => crawler.status().every((s) => s.state === "live"), 15_000, "live sources");
   }, 60_000);
   afterAll(async () => {
     for (const f of feeds) f.close();
     await crawler?.stop();
+    await workers?.stop();
     await app?.close();
     await devnet?.stop();
     await receiver?.close();

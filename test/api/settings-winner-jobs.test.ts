@@ -3,7 +3,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dryRunSettings } from "../../src/accounts/settings-dry-run.js";
-import { runSettingsWinnerJobs } from "../../src/api/changes/settings-winner-jobs.js";
+import { runSettingsWinnerJobs } from "../../src/workers/settings-winner-jobs.js";
 import type { ChangeEvent } from "../../src/domain/change-events.js";
 import type { DomainWrite } from "../../src/domain/types.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { sealSecret } from "../../src/accounts/sealed-secret.js";
 import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks/webhook-worker.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
 import type { WebhookService } from "../../src/api/webhooks/webhook-service.js";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@
 import { sql } from "kysely";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WinnerDeriver } from "../../src/api/changes/winner-deriver.js";
+import { WinnerDeriver } from "../../src/workers/winner-deriver.js";
 import type { ChangeEventWrite } from "../../src/domain/change-events.js";
 import type { DomainWrite } from "../../src/domain/types.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";

@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { sealSecret } from "../../src/accounts/sealed-secret.js";
 import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks/webhook-worker.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
 import type { ChangeEventWrite } from "../../src/domain/change-events.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";

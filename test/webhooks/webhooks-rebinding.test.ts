@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealSecret } from "../../src/accounts/sealed-secret.js";
 import { WebhookQueueRepo } from "../../src/accounts/webhook-queue.repo.js";
 import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/api/webhooks/webhook-worker.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
 import { event } from "../api/helpers/change-feed.js";
 import { createProject } from "../console/helpers/accounts.js";
 import { type ConsoleTestApp, createConsoleTestApp } from "../console/helpers/console-app.js";

@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { ChangeEvent, ChangePayload } from "../../domain/change-events.js";
+import type { ChangeEvent } from "../../domain/change-events.js";
+import { CHANGES_TOPIC, eventData } from "../../workers/change-event-data.js";
 import type { ChangeLog } from "../../store/change-log.port.js";
 import type { StoreConnection } from "../../store/store.js";
 import type { DomainMap } from "../../store/domain-map.port.js";
@@ -28,47 +29,9 @@ export interface ChangeHubOptions {
   clock?: () => number;
 }
 
-/** The channel's topic of an append to the change log by anything but the crawler (winner.changed). */
-export const CHANGES_TOPIC = "changes";
-
 /** How often a hub prunes the log (every API process does; a prune finding nothing costs one query). */
 const PRUNE_EVERY_MS = 10 * 60_000;
 const PRUNE_PAGE = 10_000;
-
-/** A payload as sent: without `prior` (the ranker's inputs, kept for winner.changed only). */
-function shownPayload(p: ChangePayload): Omit<ChangePayload, "prior"> {
-  const { prior: _prior, retracted, ...rest } = p;
-  return retracted
-    ? { ...rest, retracted: { type: retracted.type, payload: shownPayload(retracted.payload) } }
-    : rest;
-}
-
-/** A change of a project's settings happened in no block: `block` and `transactionHash` are null. */
-const bySettings = (e: ChangeEvent) => (e.payload.cause ?? e.payload.retracted?.payload.cause) === "settings";
-
-/** An event as the feed's `data` and a webhook's body show it (docs/api.md). */
-export function eventData(e: ChangeEvent): Record<string, unknown> {
-  return {
-    id: e.id,
-    type: e.type,
-    time: new Date(e.createdAt).toISOString(),
-    network: e.network,
-    provider: e.provider,
-    tokenId: e.tokenId,
-    domain: e.name,
-    tld: e.tld,
-    block: bySettings(e)
-      ? null
-      : {
-          number: e.blockNumber,
-          hash: e.blockHash,
-          time: e.blockTime === null ? null : new Date(e.blockTime).toISOString(),
-        },
-    transactionHash: e.txHash,
-    ...(e.retracts === null ? {} : { retracts: e.retracts }),
-    ...shownPayload(e.payload),
-  };
-}
 
 /** The SSE text of an event: `id`, `event` and one `data` line of JSON (docs/api.md). */
 export function formatEvent(e: ChangeEvent): string {

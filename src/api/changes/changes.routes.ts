@@ -8,7 +8,7 @@ import { keyRefusal } from "../plugins/api-key.plugin.js";
 import { compiledRulesOf } from "../../scoring/project-rules.js";
 import type { ChangeLog } from "../../store/change-log.port.js";
 import { ERROR_RESPONSES } from "../routes/v1/v1.schemas.js";
-import { type ChangeFilter, matchesChange, parseChangeFilter } from "./change-filter.js";
+import { type ChangeFilter, matchesChange, parseChangeFilter } from "../../workers/change-filter.js";
 import type { ChangeHub } from "./change-hub.js";
 
 export interface ChangesRoutesOptions {

@@ -13,12 +13,15 @@ import {
   WebhooksRepo,
 } from "../../accounts/webhooks.repo.js";
 import type { AppContext } from "../../app-context.js";
-import type { Config } from "../../config/config.schema.js";
 import { CHANGE_TYPES } from "../../domain/change-events.js";
 import { AppError } from "../../domain/errors.js";
-import { parseChangeFilter } from "../changes/change-filter.js";
-import type { DeliveryResult } from "./webhook-transport.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE, type WebhookWorker } from "./webhook-worker.js";
+import { parseChangeFilter } from "../../workers/change-filter.js";
+import type { DeliveryResult } from "../../workers/webhook-transport.js";
+import {
+  newWebhookSecret,
+  WEBHOOK_SECRET_PURPOSE,
+  type WebhookWorker,
+} from "../../workers/webhook-worker.js";
 
 /** Webhooks a project may have. */
 export const MAX_WEBHOOKS_PER_PROJECT = 20;
@@ -31,15 +34,6 @@ export interface WebhookBody {
   eventTypes?: string[];
   filters?: Record<string, string[]>;
   enabled?: boolean;
-}
-
-/**
- * Loopback targets: WEBHOOK_ALLOW_LOOPBACK, or when unset the embedded defaults (no DATABASE_URL
- * and no RPC_URL_*: a developer's machine), as the demo account decides.
- */
-export function webhookAddressPolicy(config: Config): WebhookAddressPolicy {
-  const chains = Object.entries(config).some(([k, v]) => k.startsWith("rpcUrl") && v);
-  return { allowLoopback: config.webhookAllowLoopback ?? (!config.databaseUrl && !chains) };
 }
 
 const resolveWithDns: ResolveAll = async (host) => (await lookup(host, { all: true })).map((a) => a.address);

@@ -11,7 +11,9 @@ import {
   type ConsoleServicesOptions,
   createConsoleServices,
 } from "../../../src/accounts/console-services.js";
-import { type BuildAppOptions, buildApp } from "../../../src/api/app.js";
+import { Registry } from "prom-client";
+import { buildApp } from "../../../src/api/app.js";
+import { type ApiWorkersOptions, createApiWorkers } from "../../../src/workers/api-workers.js";
 import type { AppContext } from "../../../src/app-context.js";
 import type { Config } from "../../../src/config/config.schema.js";
 import { loadConfig } from "../../../src/config/load-config.js";
@@ -130,8 +132,8 @@ export async function createConsoleTestApp(
     services?: ConsoleServicesOptions;
     /** The built web console served at /console/ (a temp dir with a fake index.html in tests). */
     consoleDistDir?: string;
-    /** The webhook deliverer's options (buildApp's). */
-    webhooks?: BuildAppOptions["webhooks"];
+    /** The background work's options (the webhook deliverer's among them), started as `start` does. */
+    webhooks?: ApiWorkersOptions;
   } = {},
 ): Promise<ConsoleTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "omniname-console-"));
@@ -175,12 +177,16 @@ export async function createConsoleTestApp(
   };
   await seedDomain(store, clock.now);
   const services = createConsoleServices(ctx, opts.services);
+  const registry = new Registry();
+  const workers = createApiWorkers(ctx, services, { ...opts.webhooks, registry });
   const app = await buildApp(ctx, {
     services,
     consoleDistDir: opts.consoleDistDir,
-    webhooks: opts.webhooks,
+    workers,
+    metricsRegistry: registry,
   });
   await app.ready();
+  workers.start();
   return {
     app,
     ctx,
@@ -191,6 +197,7 @@ export async function createConsoleTestApp(
     clock,
     dataDir,
     async close() {
+      await workers.stop();
       await app.close();
       await services.close();
       await smtp.close();

@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { WEBHOOK_URL_MAX } from "../../../accounts/webhook-address.js";
 import { CHANGE_TYPES } from "../../../domain/change-events.js";
-import { MAX_FILTER_VALUES } from "../../changes/change-filter.js";
+import { MAX_FILTER_VALUES } from "../../../workers/change-filter.js";
 import type { WebhookService } from "../../webhooks/webhook-service.js";
 import { doc, ok, ProjectParams } from "./console.schemas.js";
 

@@ -7,7 +7,7 @@ import {
   checkAddress,
   checkUrlShape,
   type WebhookAddressPolicy,
-} from "../../accounts/webhook-address.js";
+} from "../accounts/webhook-address.js";
 
 /** What one POST to a receiver came to. */
 export interface DeliveryResult {

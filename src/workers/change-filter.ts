@@ -1,16 +1,11 @@
-import { normalizeAddress } from "../../domain/address.js";
-import {
-  type ChangeEvent,
-  type ChangePayload,
-  CHANGE_TYPES,
-  isChangeType,
-} from "../../domain/change-events.js";
-import { AppError } from "../../domain/errors.js";
-import { normalizeName } from "../../domain/names.js";
-import { findNetwork } from "../../domain/networks.js";
-import { findProvider } from "../../domain/providers.js";
-import type { CompiledProjectRules } from "../../scoring/project-rules.js";
-import { ranksAsDefault } from "../../scoring/winner-events.js";
+import { normalizeAddress } from "../domain/address.js";
+import { type ChangeEvent, type ChangePayload, CHANGE_TYPES, isChangeType } from "../domain/change-events.js";
+import { AppError } from "../domain/errors.js";
+import { normalizeName } from "../domain/names.js";
+import { findNetwork } from "../domain/networks.js";
+import { findProvider } from "../domain/providers.js";
+import type { CompiledProjectRules } from "../scoring/project-rules.js";
+import { ranksAsDefault } from "../scoring/winner-events.js";
 
 /**
  * A feed client's filter (docs/api.md, "Change feed"): each parameter a comma-separated list; an
@@ -117,7 +112,7 @@ export function matchesChange(
   const kind = e.payload.retracted?.type ?? e.type;
   if (kind === "winner.changed") {
     // Ranked under the project's settings already: its own events, or the shared ones of every
-    // project that ranks as the defaults do (api/changes/winner-deriver.ts).
+    // project that ranks as the defaults do (winner-deriver.ts).
     if (e.projectId === null ? !ranksAsDefault(rules) : e.projectId !== projectId) return false;
   } else {
     if (e.projectId !== null && e.projectId !== projectId) return false;

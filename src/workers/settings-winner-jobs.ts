@@ -1,17 +1,17 @@
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import type { ChangeEventWrite } from "../../domain/change-events.js";
-import type { Ranker } from "../../scoring/scoring-ranker.js";
+import type { ChangeEventWrite } from "../domain/change-events.js";
+import type { Ranker } from "../scoring/scoring-ranker.js";
 import type {
   SettingsWinnerCursor,
   SettingsWinnerFailure,
   SettingsWinnerJob,
-} from "../../store/settings-winner-jobs.port.js";
-import type { Store } from "../../store/store.js";
-import { refOf, winnerEvent } from "../../scoring/winner-events.js";
-import { type WinnerChange, winnerChangePages } from "../../accounts/settings-dry-run.js";
-import { PollLoop } from "../poll-loop.js";
-import { CHANGES_TOPIC } from "./change-hub.js";
+} from "../store/settings-winner-jobs.port.js";
+import type { Store } from "../store/store.js";
+import { refOf, winnerEvent } from "../scoring/winner-events.js";
+import { type WinnerChange, winnerChangePages } from "../accounts/settings-dry-run.js";
+import { PollLoop } from "./poll-loop.js";
+import { CHANGES_TOPIC } from "./change-event-data.js";
 
 /** The winner.changed of a settings change for one name: this project only, no block (`cause: settings`). */
 function settingsEvent(c: WinnerChange, projectId: number, now: number): ChangeEventWrite {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ChangeEvent, ChangePayload, ChangeType } from "../../domain/change-events.js";
-import type { DomainWithRecords } from "../../domain/types.js";
-import { compileProjectRules } from "../../scoring/project-rules.js";
-import { createScoringRanker } from "../../resolution/rank.js";
+import type { ChangeEvent, ChangePayload, ChangeType } from "../domain/change-events.js";
+import type { DomainWithRecords } from "../domain/types.js";
+import { compileProjectRules } from "../scoring/project-rules.js";
+import { createScoringRanker } from "../resolution/rank.js";
 import { matchesChange, parseChangeFilter } from "./change-filter.js";
-import { candidatesBefore, ranksAsDefault, winnerEvent, winnerUnder } from "../../scoring/winner-events.js";
+import { candidatesBefore, ranksAsDefault, winnerEvent, winnerUnder } from "../scoring/winner-events.js";
 
 const A = `0x${"aa".repeat(32)}`;
 const B = `0x${"bb".repeat(32)}`;

@@ -1,12 +1,12 @@
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import type { ChangeEvent, ChangeEventWrite } from "../../domain/change-events.js";
-import type { DomainWithRecords } from "../../domain/types.js";
-import { compileProjectRules } from "../../scoring/project-rules.js";
-import type { Ranker } from "../../scoring/scoring-ranker.js";
-import type { Store } from "../../store/store.js";
-import { PollLoop } from "../poll-loop.js";
-import { CHANGES_TOPIC } from "./change-hub.js";
+import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
+import type { DomainWithRecords } from "../domain/types.js";
+import { compileProjectRules } from "../scoring/project-rules.js";
+import type { Ranker } from "../scoring/scoring-ranker.js";
+import type { Store } from "../store/store.js";
+import { PollLoop } from "./poll-loop.js";
+import { CHANGES_TOPIC } from "./change-event-data.js";
 import {
   candidatesBefore,
   type RankScope,
@@ -14,7 +14,7 @@ import {
   sameRef,
   winnerEvent,
   winnerUnder,
-} from "../../scoring/winner-events.js";
+} from "../scoring/winner-events.js";
 
 /** change_log_state's key of the last change log id the deriver has read. */
 const CURSOR_KEY = "winner_cursor";

@@ -2,22 +2,18 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { Counter, Gauge, type Registry } from "prom-client";
 import { Webhook as Signer } from "standardwebhooks";
-import { openSecret } from "../../accounts/sealed-secret.js";
-import type { WebhookAddressPolicy } from "../../accounts/webhook-address.js";
-import {
-  type MessageInsert,
-  type QueuedMessage,
-  WebhookQueueRepo,
-} from "../../accounts/webhook-queue.repo.js";
-import { type WebhookWithSecret, WebhooksRepo } from "../../accounts/webhooks.repo.js";
-import type { AppContext } from "../../app-context.js";
-import type { ChangeEvent } from "../../domain/change-events.js";
-import type { MailMessage } from "../../mail/mailer.js";
-import { webhookDisabledMail } from "../../mail/templates.js";
-import { compiledRulesOf } from "../../scoring/project-rules.js";
-import { matchesChange, parseChangeFilter } from "../changes/change-filter.js";
-import { eventData } from "../changes/change-hub.js";
-import { PollLoop } from "../poll-loop.js";
+import { openSecret } from "../accounts/sealed-secret.js";
+import type { WebhookAddressPolicy } from "../accounts/webhook-address.js";
+import { type MessageInsert, type QueuedMessage, WebhookQueueRepo } from "../accounts/webhook-queue.repo.js";
+import { type WebhookWithSecret, WebhooksRepo } from "../accounts/webhooks.repo.js";
+import type { AppContext } from "../app-context.js";
+import type { ChangeEvent } from "../domain/change-events.js";
+import type { MailMessage } from "../mail/mailer.js";
+import { webhookDisabledMail } from "../mail/templates.js";
+import { compiledRulesOf } from "../scoring/project-rules.js";
+import { matchesChange, parseChangeFilter } from "./change-filter.js";
+import { eventData } from "./change-event-data.js";
+import { PollLoop } from "./poll-loop.js";
 import {
   type DeliveryResult,
   DELIVERY_TIMEOUT_MS,
