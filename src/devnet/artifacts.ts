@@ -11,7 +11,7 @@ import { AppError } from "../domain/errors.js";
  * The deployable devnet contracts, as compiled by scripts/compile-contracts.mjs. UNS, CNS and ENS
  * run the real contracts (real-uns.ts, real-ens.ts, real-artifacts.ts).
  */
-export const CONTRACT_NAMES = ["FNSRegistry"] as const;
+export const CONTRACT_NAMES = ["FNSRegistry", "OffchainResolver"] as const;
 
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
