@@ -256,13 +256,47 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason. */
+            /** @description Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason, or the error envelope when the server refuses before the handler (a body over the limit, an unknown content type). */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                     "text/plain": string;
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503): the error envelope. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                 };
             };
             /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
@@ -271,7 +305,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/dns-json": Record<string, never>;
+                    "application/dns-json": {
+                        AD: boolean;
+                        Answer?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        Authority?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        CD: boolean;
+                        Question: {
+                            name?: string;
+                            type?: number;
+                        }[];
+                        RA: boolean;
+                        RD: boolean;
+                        /** @description The DNS rcode. */
+                        Status: number;
+                        TC: boolean;
+                    };
                     "application/dns-message": string;
                 };
             };
@@ -290,13 +348,47 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason. */
+            /** @description Not a DNS query (400), over 65,535 bytes (413), wrong content type (415): a text/plain reason, or the error envelope when the server refuses before the handler (a body over the limit, an unknown content type). */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                     "text/plain": string;
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503): the error envelope. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                 };
             };
             /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
@@ -305,7 +397,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/dns-json": Record<string, never>;
+                    "application/dns-json": {
+                        AD: boolean;
+                        Answer?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        Authority?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        CD: boolean;
+                        Question: {
+                            name?: string;
+                            type?: number;
+                        }[];
+                        RA: boolean;
+                        RD: boolean;
+                        /** @description The DNS rcode. */
+                        Status: number;
+                        TC: boolean;
+                    };
                     "application/dns-message": string;
                 };
             };
@@ -395,7 +511,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -419,8 +535,8 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
-                provenance?: boolean;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                provenance?: string;
             };
             header?: never;
             path?: never;
@@ -430,16 +546,8 @@ export interface operations {
             content: {
                 "application/json": {
                     domains: string[];
-                    /**
-                     * @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL).
-                     * @enum {string}
-                     */
-                    network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
-                    /**
-                     * @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE).
-                     * @enum {string}
-                     */
-                    provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                    network?: string | null;
+                    provider?: string | null;
                 };
             };
         };
@@ -456,7 +564,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -477,7 +585,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -579,7 +687,7 @@ export interface operations {
                                  * @description Stable code; see docs/errors.md.
                                  * @enum {string}
                                  */
-                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                                 /** @description Human-readable explanation. */
                                 message: string;
                             };
@@ -608,8 +716,8 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
-                provenance?: boolean;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                provenance?: string;
             };
             header?: never;
             path?: never;
@@ -619,16 +727,8 @@ export interface operations {
             content: {
                 "application/json": {
                     domains: string[];
-                    /**
-                     * @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL).
-                     * @enum {string}
-                     */
-                    network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
-                    /**
-                     * @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE).
-                     * @enum {string}
-                     */
-                    provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                    network?: string | null;
+                    provider?: string | null;
                 };
             };
         };
@@ -645,7 +745,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -666,7 +766,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -768,7 +868,7 @@ export interface operations {
                                  * @description Stable code; see docs/errors.md.
                                  * @enum {string}
                                  */
-                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                                 /** @description Human-readable explanation. */
                                 message: string;
                             };
@@ -797,8 +897,8 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
-                provenance?: boolean;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                provenance?: string;
             };
             header?: never;
             path?: never;
@@ -807,16 +907,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL).
-                     * @enum {string}
-                     */
-                    network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
-                    /**
-                     * @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE).
-                     * @enum {string}
-                     */
-                    provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                    network?: string | null;
+                    provider?: string | null;
                     walletAddresses: string[];
                 };
             };
@@ -834,7 +926,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -855,7 +947,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -947,7 +1039,7 @@ export interface operations {
                                  * @description Stable code; see docs/errors.md.
                                  * @enum {string}
                                  */
-                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                                code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                                 /** @description Human-readable explanation. */
                                 message: string;
                             };
@@ -999,7 +1091,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1020,7 +1112,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1033,7 +1125,7 @@ export interface operations {
     };
     deepResolve: {
         parameters: {
-            query: {
+            query?: {
                 /**
                  * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
                  * @example 2024-05-01T12:00:00Z
@@ -1045,20 +1137,23 @@ export interface operations {
                  */
                 atBlock?: string;
                 /**
-                 * @description Full domain name (second-level label, dot, top-level label). Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 bytes and 255 labels.
+                 * @description Full domain name (second-level label, dot, top-level label); required unless fullQualifiedDomain is given. Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 characters as sent, 1,024 bytes and 255 labels.
                  * @example alice.wallet
                  */
-                domain: string;
-                /** @description Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no; empty: absent. */
-                explain?: boolean;
-                /** @description Alias of domain; when both are given they must be equal. */
+                domain?: string;
+                /** @description Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                explain?: string;
+                /**
+                 * @description Alias of domain; when both are given they must be equal.
+                 * @example alice.wallet
+                 */
                 fullQualifiedDomain?: string;
-                /** @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
-                network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
-                provenance?: boolean;
-                /** @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
-                provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
+                network?: string;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                provenance?: string;
+                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
+                provider?: string;
             };
             header?: never;
             path?: never;
@@ -1078,7 +1173,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1099,7 +1194,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1220,13 +1315,47 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Not a DNS query (400, text/plain), key, allowlist or limits refusals (401/403/429, error envelope). */
+            /** @description Not a DNS query (400, text/plain); key, allowlist or limits refusals (401/403/429) and refusals before the handler: the error envelope. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                     "text/plain": string;
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503): the error envelope. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                 };
             };
             /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
@@ -1235,7 +1364,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/dns-json": Record<string, never>;
+                    "application/dns-json": {
+                        AD: boolean;
+                        Answer?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        Authority?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        CD: boolean;
+                        Question: {
+                            name?: string;
+                            type?: number;
+                        }[];
+                        RA: boolean;
+                        RD: boolean;
+                        /** @description The DNS rcode. */
+                        Status: number;
+                        TC: boolean;
+                    };
                     "application/dns-message": string;
                 };
             };
@@ -1254,13 +1407,47 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Not a DNS query (400, text/plain), key, allowlist or limits refusals (401/403/429, error envelope). */
+            /** @description Not a DNS query (400, text/plain); key, allowlist or limits refusals (401/403/429) and refusals before the handler: the error envelope. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                     "text/plain": string;
+                };
+            };
+            /** @description Internal error (500) or data store unavailable (503): the error envelope. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable code; see docs/errors.md.
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            /** @description Human-readable explanation. */
+                            message: string;
+                        };
+                        /** @constant */
+                        result: false;
+                    };
                 };
             };
             /** @description The DNS answer; Cache-Control max-age is the answer's smallest TTL. */
@@ -1269,7 +1456,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/dns-json": Record<string, never>;
+                    "application/dns-json": {
+                        AD: boolean;
+                        Answer?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        Authority?: {
+                            data?: string;
+                            name?: string;
+                            TTL?: number;
+                            type?: number;
+                        }[];
+                        CD: boolean;
+                        Question: {
+                            name?: string;
+                            type?: number;
+                        }[];
+                        RA: boolean;
+                        RD: boolean;
+                        /** @description The DNS rcode. */
+                        Status: number;
+                        TC: boolean;
+                    };
                     "application/dns-message": string;
                 };
             };
@@ -1277,7 +1488,7 @@ export interface operations {
     };
     resolve: {
         parameters: {
-            query: {
+            query?: {
                 /**
                  * @description Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.
                  * @example 2024-05-01T12:00:00Z
@@ -1289,20 +1500,23 @@ export interface operations {
                  */
                 atBlock?: string;
                 /**
-                 * @description Full domain name (second-level label, dot, top-level label). Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 bytes and 255 labels.
+                 * @description Full domain name (second-level label, dot, top-level label); required unless fullQualifiedDomain is given. Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 characters as sent, 1,024 bytes and 255 labels.
                  * @example alice.wallet
                  */
-                domain: string;
-                /** @description Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no; empty: absent. */
-                explain?: boolean;
-                /** @description Alias of domain; when both are given they must be equal. */
+                domain?: string;
+                /** @description Add scoreDetails (rule, effect, reason) to each record (resolve and deep-resolve). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                explain?: string;
+                /**
+                 * @description Alias of domain; when both are given they must be equal.
+                 * @example alice.wallet
+                 */
                 fullQualifiedDomain?: string;
-                /** @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
-                network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
-                provenance?: boolean;
-                /** @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
-                provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
+                network?: string;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                provenance?: string;
+                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
+                provider?: string;
             };
             header?: never;
             path?: never;
@@ -1322,7 +1536,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1343,7 +1557,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1453,12 +1667,12 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Only domains on this network. Case-insensitive. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
-                network?: "ETHEREUM" | "POLYGON" | "BSC" | "AURORA" | "SOLANA";
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no; empty: absent. */
-                provenance?: boolean;
-                /** @description Only domains of this provider. Case-insensitive. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
-                provider?: "NAMESPACE_A" | "NAMESPACE_B" | "NAMESPACE_C" | "NAMESPACE_D";
+                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
+                network?: string;
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                provenance?: string;
+                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
+                provider?: string;
                 /**
                  * @description 0x (or 0X) followed by 40 hex digits, any case; trimmed; compared case-insensitively.
                  * @example 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266
@@ -1483,7 +1697,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };
@@ -1504,7 +1718,7 @@ export interface operations {
                              * @description Stable code; see docs/errors.md.
                              * @enum {string}
                              */
-                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
+                            code: "BAD_REQUEST" | "MISSING_PARAMETER" | "INVALID_PARAMETER" | "PARAMETER_TOO_LONG" | "INVALID_DOMAIN" | "INVALID_NETWORK" | "INVALID_PROVIDER" | "INVALID_ADDRESS" | "AT_BEFORE_INDEX" | "AT_AFTER_INDEX" | "API_KEY_MISSING" | "API_KEY_INVALID" | "API_KEY_EXPIRED" | "ENDPOINT_NOT_ALLOWED" | "NETWORK_NOT_ALLOWED" | "PROVIDER_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "DOMAIN_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "CURSOR_EXPIRED" | "CURSOR_FROM_FUTURE" | "FEED_BUSY" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "FORBIDDEN" | "CSRF_REJECTED" | "EMAIL_NOT_VERIFIED" | "TWO_FACTOR_INVALID" | "TWO_FACTOR_REQUIRED" | "PLAN_LIMIT_REACHED" | "TOKEN_INVALID" | "TERMS_NOT_ACCEPTED" | "WEAK_PASSWORD" | "COMMON_PASSWORD" | "CONFLICT" | "LAST_OWNER" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "OFFCHAIN_LOOKUP_FAILED" | "STORE_UNAVAILABLE" | "SOURCE_HALTED" | "SHUTTING_DOWN" | "CONFIG_INVALID" | "RPC_UNAVAILABLE" | "REORG_BEYOND_FINALITY";
                             /** @description Human-readable explanation. */
                             message: string;
                         };

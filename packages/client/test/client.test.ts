@@ -100,9 +100,9 @@ describe("@omniname/client against a real omniname", () => {
     ]);
     expect(reverse.map((r) => r.result)).toEqual([false, true]);
     expect(await client.deepResolveMany([])).toEqual([]);
-    const traced = await client.resolveMany(["alice.wallet"], { provenance: true });
+    const traced = await client.resolveMany(["alice.wallet"], { provenance: "true" });
     expect(traced[0]).toMatchObject({ result: true, data: { provenance: { owner: expect.any(Object) } } });
-    const single = await client.resolve("alice.wallet", { provenance: true });
+    const single = await client.resolve("alice.wallet", { provenance: "true" });
     expect(single.provenance?.owner).toEqual((traced[0] as { data: typeof single }).data.provenance?.owner);
   });
 
