@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addressRange, checkAddress, checkWebhookUrl } from "./webhook-address.js";
+import { addressRange, checkAddress } from "../net/address-guard.js";
+import { checkWebhookUrl } from "./webhook-address.js";
 
 // The SSRF guard as a table. DNS is a fixed table here: the test resolves and connects nowhere.
 const DNS: Record<string, string[]> = {
