@@ -222,7 +222,7 @@ describe.each(BACKENDS)("the SOA serial over two DNS workers never goes back ($n
       const text = logText();
       const lines = text.split("\n").filter((l) => l.includes("[x.]"));
       // "remote serial N, zone is up-to-date" or "… zone is outdated" (Knot behind: it transfers);
-      // "remote serial N, remote is outdated" is the primary going back (issue 48).
+      // "remote serial N, remote is outdated" is the primary going back.
       const refreshes = lines.filter((l) => /refresh, remote .*remote serial \d+/.test(l)).length;
       const transfers = lines.filter((l) => /[IA]XFR, incoming, remote .*finished/.test(l)).length;
       const outdated = lines.filter((l) => /remote is outdated/.test(l));
