@@ -3,6 +3,8 @@ import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import { type ContractName, abiOf, loadArtifact } from "./artifacts.js";
+import { DEVNET_GATEWAY_SIGNER } from "./ens-gateway-answer.js";
+import { ensGatewayUrl } from "./ens-gateway.js";
 import { type DeployPlanner, planRealUns } from "./real-uns.js";
 import { planRealEns, REAL_ENS_CONTRACTS, type RealEnsAddresses } from "./real-ens.js";
 import type { TxRequest, TxSender } from "./tx-sender.js";
@@ -30,7 +32,12 @@ export const ENS_ROLES = {
 } as const;
 
 export type EnsRole = keyof typeof ENS_ROLES;
-export type EnsAddresses = RealEnsAddresses;
+/**
+ * The ENS contracts of devnet.json: the real ones, and our OffchainResolver
+ * (contracts/ens-offchain/), the resolver of the names answered by the devnet's CCIP-Read gateway
+ * (ens-gateway.ts). Optional: a devnet saved before it existed has none.
+ */
+export type EnsAddresses = RealEnsAddresses & { offchainResolver?: Hex };
 
 const DEPLOY_GAS = 8_000_000n;
 const WIRING_GAS = 500_000n;
@@ -44,7 +51,7 @@ interface Plan {
   contracts: Partial<Record<Provider, Record<string, Hex>>>;
 }
 
-function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
+function planDeploys(sender: TxSender, network: DevnetNetworkName, ensGateway: string): Plan {
   const from = sender.from;
   let nonce = sender.nonce;
   const txs: TxRequest[] = [];
@@ -82,19 +89,27 @@ function planDeploys(sender: TxSender, network: DevnetNetworkName): Plan {
       contracts[provider] = ens.addresses;
     }
   }
+  // Last, so that every other contract keeps the address it had before this one existed.
+  if (contracts.NAMESPACE_C) {
+    contracts.NAMESPACE_C.offchainResolver = deploy("OffchainResolver", [
+      ensGateway,
+      [DEVNET_GATEWAY_SIGNER],
+    ]);
+  }
   return { txs, contracts };
 }
 
 /**
  * Deploys the registries of one network in one block (mined at `timestamp` when given) and
- * returns them as `SourceContracts`, start block = that block.
+ * returns them as `SourceContracts`, start block = that block. `ensGatewayUrl` is the URL
+ * template the ENS OffchainResolver is deployed with (a port-0 placeholder when no gateway runs).
  */
 export async function deployNetwork(
   sender: TxSender,
   network: DevnetNetworkName,
-  options: { timestamp?: number } = {},
+  options: { timestamp?: number; ensGatewayUrl?: string } = {},
 ): Promise<Partial<Record<Provider, SourceContracts>>> {
-  const plan = planDeploys(sender, network);
+  const plan = planDeploys(sender, network, options.ensGatewayUrl ?? ensGatewayUrl(0));
   const before = Number(await sender.rpc.call<Hex>("eth_blockNumber"));
   await sender.send(plan.txs);
   await sender.mine(options);

@@ -17,7 +17,8 @@ import { bulkSeed } from "./bulk-seed.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName, ENS_ROLES } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
 import { fixtureWorld, type FixtureWorld } from "./fixtures.js";
-import type { DevnetManifest } from "./manifest.js";
+import { DEVNET_GATEWAY_KEY, DEVNET_GATEWAY_SIGNER } from "./ens-gateway-answer.js";
+import { type DevnetManifest, knownStorageResolvers } from "./manifest.js";
 import { devnetRpc } from "./rpc.js";
 import { registryTokenId } from "./seed-registry.js";
 import { dnsEncode, fnsTokenId, labelhash, namehash, tokenIdHex } from "./token-ids.js";
@@ -112,10 +113,25 @@ describe("devnet", () => {
       AURORA: { chainId: 1313161554, providers: ["NAMESPACE_A"] },
     });
     expect(Object.keys(m.networks.ETHEREUM!.contracts.NAMESPACE_C!.addresses).sort()).toEqual(
-      Object.keys(ENS_ROLES).sort(),
+      [...Object.keys(ENS_ROLES), "offchainResolver"].sort(),
     );
     const ports = DEVNET_NETWORKS.map((n) => Number(new URL(m.networks[n]!.rpcUrl).port));
     expect(ports).toEqual([ports[0], ports[0] + 1, ports[0] + 2, ports[0] + 3]);
+    // The ENS gateway on the port after the chains', its resolver and signer recorded.
+    expect(m.ensOffchain).toEqual({
+      network: "ETHEREUM",
+      resolver: m.networks.ETHEREUM!.contracts.NAMESPACE_C!.addresses.offchainResolver,
+      gatewayUrl: `http://127.0.0.1:${ports[0] + 4}/{sender}/{data}.json`,
+      signer: DEVNET_GATEWAY_SIGNER,
+      signerKey: DEVNET_GATEWAY_KEY,
+    });
+    expect(devnet.ensGateway?.url).toBe(m.ensOffchain!.gatewayUrl);
+    expect(knownStorageResolvers(m)).toEqual({
+      ETHEREUM: [
+        m.networks.ETHEREUM!.contracts.NAMESPACE_C!.addresses.resolver,
+        m.networks.ETHEREUM!.contracts.NAMESPACE_C!.addresses.oldResolver,
+      ],
+    });
     for (const net of Object.values(m.networks)) {
       expect(net!.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       for (const source of Object.values(net!.contracts)) {

@@ -7,7 +7,9 @@ import { NETWORKS } from "../domain/networks.js";
 import { type AnvilInstance, findFreePortRange, startAnvil } from "./anvil.js";
 import { artifactsFingerprint, ensureArtifacts } from "./artifacts.js";
 import { type BulkSeedReport, bulkSeed } from "./bulk-seed.js";
-import { DEVNET_NETWORKS, type DevnetNetworkName, deployNetwork } from "./deploy.js";
+import { DEVNET_GATEWAY_KEY, DEVNET_GATEWAY_SIGNER } from "./ens-gateway-answer.js";
+import { type EnsGateway, type GatewayFault, isGatewayFault, startEnsGateway } from "./ens-gateway.js";
+import { DEVNET_NETWORKS, type DevnetNetworkName, callData, deployNetwork } from "./deploy.js";
 import { fixtureWorld } from "./fixtures.js";
 import {
   type DevnetManifest,
@@ -48,6 +50,11 @@ export interface StartDevnetOptions {
    * before the manifest is written deploys again (and calls this again) on the next start.
    */
   onFresh?: () => Promise<void>;
+  /**
+   * A fault the ENS gateway starts with (ens-gateway.ts, for failure tests); default: the
+   * OMNINAME_DEVNET_GATEWAY_FAULT variable, else none.
+   */
+  gatewayFault?: GatewayFault;
 }
 
 export interface Devnet {
@@ -60,6 +67,11 @@ export interface Devnet {
   readonly bulkReport: BulkSeedReport | null;
   /** Per network, the head of the saved state a resumed chain was loaded from. */
   readonly resumedHeads: Readonly<Partial<Record<DevnetNetworkName, number>>>;
+  /**
+   * The CCIP-Read gateway of the ENS OffchainResolver (on 127.0.0.1, the port after the chains'),
+   * null when ETHEREUM is not run. Tests make it misbehave with `setFault`.
+   */
+  readonly ensGateway: EnsGateway | null;
   /**
    * The highest block of `network` that its state file holds (null without `persist`): blocks up
    * to it survive a crash of this process with the same hashes; later ones may not.
@@ -77,6 +89,33 @@ const SAVE_INTERVAL_MS = 1_000;
 
 function statePath(dataDir: string, network: DevnetNetworkName): string {
   return join(dataDir, `anvil-${network.toLowerCase()}.json`);
+}
+
+/**
+ * The gateway fault of OMNINAME_DEVNET_GATEWAY_FAULT: a test hook for a devnet run in another
+ * process (`npm start`), read here rather than in the config schema because it exists only for
+ * the embedded devnet's failure tests.
+ */
+function gatewayFaultFromEnv(): GatewayFault {
+  const value = process.env.OMNINAME_DEVNET_GATEWAY_FAULT?.trim() || "none";
+  if (!isGatewayFault(value))
+    throw new AppError("INVALID_PARAMETER", `OMNINAME_DEVNET_GATEWAY_FAULT: unknown fault ${value}`);
+  return value;
+}
+
+/** Sends one transaction from the deployer on a mining chain and waits for its receipt. */
+async function sendAndWait(rpcUrl: string, tx: { to: Hex; data: Hex }): Promise<void> {
+  const rpc = devnetRpc(rpcUrl);
+  const hash = await rpc.call<Hex>("eth_sendTransaction", [{ from: DEVNET_DEPLOYER, ...tx }]);
+  for (let i = 0; i < 200; i++) {
+    const receipt = await rpc.call<{ status: Hex } | null>("eth_getTransactionReceipt", [hash]);
+    if (receipt) {
+      if (receipt.status !== "0x1") throw new AppError("INTERNAL_ERROR", `${hash} reverted`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new AppError("INTERNAL_ERROR", `${hash} was not mined within 10 s`);
 }
 
 function portOf(rpcUrl: string): number {
@@ -159,6 +198,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   const seed = options.seed ?? true;
   const world = () => options.world ?? fixtureWorld();
   const networks = options.networks ?? DEVNET_NETWORKS;
+  // The ENS offchain resolver lives on ETHEREUM: its gateway runs with that chain.
+  const withGateway = networks.includes("ETHEREUM");
   const { dataDir } = options;
   mkdirSync(dataDir, { recursive: true });
   await ensureArtifacts();
@@ -195,15 +236,18 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   // Prefer the ports of the previous run, so that URLs in other configs stay valid.
   let base = options.basePort ?? 8545;
   if (previous) base = portOf(previous.networks[networks[0]]!.rpcUrl);
-  base = await findFreePortRange(networks.length, base);
+  base = await findFreePortRange(networks.length + (withGateway ? 1 : 0), base);
 
   const anvils: Partial<Record<DevnetNetworkName, AnvilInstance>> = {};
   const savers: Partial<Record<DevnetNetworkName, StateSaver>> = {};
   let saving: { stop(): Promise<void> } | null = null;
+  let gateway: EnsGateway | null = null;
   const stopAll = async () => {
     // The last save before the chains go: a stop loses nothing (a failed save is logged inside).
     await saving?.stop();
     saving = null;
+    await gateway?.stop();
+    gateway = null;
     await Promise.all(Object.values(anvils).map((a) => a?.stop(10_000)));
   };
   const saveAll = () => Promise.all(Object.values(savers).map((s) => s?.save()));
@@ -235,6 +279,26 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
 
   const resumedHeads: Partial<Record<DevnetNetworkName, number>> = {};
   try {
+    if (withGateway) {
+      // Built on the first request: a resumed devnet need not build the fixture world at start.
+      let table: Map<string, Map<string, string>> | null = null;
+      const recordsOf = (name: string) => {
+        table ??= new Map((world().ensOffchain?.gateway ?? []).map((g) => [g.name, new Map(g.records)]));
+        return table.get(name) ?? null;
+      };
+      gateway = await startEnsGateway({
+        port: base + networks.length,
+        recordsOf,
+        signerKey: DEVNET_GATEWAY_KEY,
+        // Answers expire relative to the chain's clock, which a test may have moved forward.
+        now: async () => {
+          const rpc = devnetRpc(anvils.ETHEREUM!.rpcUrl);
+          const latest = await rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
+          return Math.max(Number(latest.timestamp), Math.floor(Date.now() / 1000));
+        },
+        fault: options.gatewayFault ?? gatewayFaultFromEnv(),
+      });
+    }
     let resumed = false;
     if (previous) {
       try {
@@ -296,6 +360,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
           ]);
           const contracts = await deployNetwork(sender, network, {
             timestamp: seed ? Number(genesis.timestamp) + 3_600 : undefined,
+            ensGatewayUrl: gateway?.url,
           });
           entries[network] = {
             chainId: NETWORKS[network].chainId,
@@ -333,6 +398,25 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         seed: { fixtures: seedReport?.domains ?? 0, bulk: bulkReport?.names ?? 0 },
         networks: Object.fromEntries(networks.map((n) => [n, entries[n]!])),
       };
+      const offchainResolver = entries.ETHEREUM?.contracts.NAMESPACE_C?.addresses.offchainResolver;
+      if (gateway && offchainResolver) {
+        manifest.ensOffchain = {
+          network: "ETHEREUM",
+          resolver: offchainResolver,
+          gatewayUrl: gateway.url,
+          signer: DEVNET_GATEWAY_SIGNER,
+          signerKey: DEVNET_GATEWAY_KEY,
+        };
+      }
+    }
+    if (resumed && gateway && manifest.ensOffchain && manifest.ensOffchain.gatewayUrl !== gateway.url) {
+      // The gateway got another port than last time: tell the resolver where it is now.
+      await sendAndWait(manifest.networks.ETHEREUM!.rpcUrl, {
+        to: manifest.ensOffchain.resolver as Hex,
+        data: callData("OffchainResolver", "setUrl", [gateway.url]),
+      });
+      manifest = { ...manifest, ensOffchain: { ...manifest.ensOffchain, gatewayUrl: gateway.url } };
+      log(`the ENS gateway moved to ${gateway.url}`);
     }
     const manifestPath = writeDevnetManifest(dataDir, manifest);
     if (persist) saving = startSaving(Object.values(savers) as StateSaver[], SAVE_INTERVAL_MS, log);
@@ -344,6 +428,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       seedReport,
       bulkReport,
       resumedHeads,
+      ensGateway: gateway,
       savedHead: (network) => savers[network as DevnetNetworkName]?.savedHead() ?? null,
       chains: () => chainsOf(manifest),
       simulate: async (o) => startSimulation(await chainsOf(manifest), o),

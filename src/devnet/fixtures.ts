@@ -42,6 +42,31 @@ export interface FixtureWorld {
   domains: FixtureDomain[];
   /** label → lower-case address */
   owners: Record<string, string>;
+  /** ENS names answered by the devnet's CCIP-Read gateway, not stored on chain (issue 44). */
+  ensOffchain: OffchainEnsWorld;
+}
+
+/**
+ * ENS names whose records are not on chain (DESIGN.md §12). `registered` are .eth names
+ * registered through the real controller and then pointed (`setResolver`) at the devnet's
+ * offchain resolver: the crawler indexes them with that resolver and no records. `gateway` is
+ * what the gateway answers (native ENS keys, as in `FixtureDomain.records`): the registered
+ * names' records and the subnames of a wildcard parent that exist only there. A name under the
+ * offchain resolver that is not in `gateway` is answered with empty records (zero address, empty
+ * text, empty contenthash), as ENS's reference gateway does.
+ */
+export interface OffchainEnsWorld {
+  registered: Array<{
+    name: string;
+    owner: string;
+    /** `offchain`: its own records live at the gateway; `wildcard`: so do its subnames'. */
+    role: "offchain" | "wildcard";
+    /** Kept in the NameWrapper (true) or unwrapped after registration (false). */
+    wrapped: boolean;
+    registeredAt: number;
+    expiresAt: number;
+  }>;
+  gateway: Array<{ name: string; records: Array<[nativeKey: string, nativeValue: string]> }>;
 }
 
 const HOUR = 3_600_000;
@@ -90,6 +115,12 @@ export const NOTABLE = {
   longValues: ["longtext.wallet", "verbose.crypto", "essay.eth"],
   longLabel: "the-quick-brown-fox-jumps-over-the-lazy-dog-again-and-again-ok.wallet",
   ensSubdomains: ["pay.alice.eth", "docs.bob.eth"],
+  /** Registered on chain, records only at the CCIP-Read gateway (`FixtureWorld.ensOffchain`). */
+  ensOffchain: "offchain.eth",
+  ensWildcardParent: "wild.eth",
+  /** Subnames that exist only at the gateway, and one that does not exist at all. */
+  ensWildcardSubnames: ["alice.wild.eth", "bob.wild.eth"],
+  ensWildcardMissing: "nobody.wild.eth",
   /** TLDs sold by two providers, with the provider whose registration came first. */
   sharedTlds: { x: B, wallet: A } as Record<string, Provider>,
 } as const;
@@ -279,7 +310,50 @@ export function buildFixtureWorld(): FixtureWorld {
     }
     return domain;
   });
-  return { domains, owners };
+  const last = Math.max(...domains.map((d) => d.registeredAt));
+  return { domains, owners, ensOffchain: offchainEnsWorld(owners, last) };
+}
+
+/** The offchain ENS names, registered a day apart after the rest of the world. */
+function offchainEnsWorld(o: Record<string, string>, after: number): OffchainEnsWorld {
+  const at = (i: number) => after + (i + 1) * DAY;
+  const registered: OffchainEnsWorld["registered"] = [
+    { name: NOTABLE.ensOffchain, owner: o.erin, role: "offchain", wrapped: false, registeredAt: at(0) },
+    { name: NOTABLE.ensWildcardParent, owner: o.frank, role: "wildcard", wrapped: true, registeredAt: at(1) },
+  ].map((r) => ({ ...r, role: r.role as "offchain" | "wildcard", expiresAt: r.registeredAt + 10 * YEAR }));
+  const [alice, bob] = NOTABLE.ensWildcardSubnames;
+  const gateway: OffchainEnsWorld["gateway"] = [
+    {
+      name: NOTABLE.ensOffchain,
+      records: ensRecords(NOTABLE.ensOffchain, {
+        eth: [o.erin],
+        btc: [hash160("offchain-eth")],
+        website: ["https://offchain.example.com"],
+        avatar: "https://offchain.example.com/avatar.png",
+        twitter: ["offchain_eth"],
+        ipfs: ["offchain-site"],
+      }),
+    },
+    {
+      name: NOTABLE.ensWildcardParent,
+      records: ensRecords(NOTABLE.ensWildcardParent, { description: "Subnames answered by a gateway" }),
+    },
+    {
+      name: alice,
+      records: ensRecords(alice, {
+        eth: [o.alice],
+        website: ["https://alice.wild.example.com"],
+        avatar: "https://alice.wild.example.com/a.png",
+        twitter: ["alice_wild"],
+        ipfs: ["alice-wild-site"],
+      }),
+    },
+    {
+      name: bob,
+      records: ensRecords(bob, { eth: [o.bob], btc: [hash160("bob-wild")], twitter: ["bob_wild"] }),
+    },
+  ];
+  return { registered, gateway };
 }
 
 let fixtureWorldInstance: FixtureWorld | null = null;

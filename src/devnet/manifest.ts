@@ -46,6 +46,24 @@ export interface DevnetManifest {
   /** What was seeded: "fixtures" (the fixture world), "bulk" names, or nothing. */
   seed: { fixtures: number; bulk: number };
   networks: Partial<Record<Network, DevnetNetwork>>;
+  /** The ENS offchain resolver and its CCIP-Read gateway (absent when ETHEREUM is not run). */
+  ensOffchain?: DevnetEnsOffchain;
+}
+
+/**
+ * The devnet's ENS offchain resolver (contracts/ens-offchain/OffchainResolver.sol) and the gateway
+ * it sends clients to (src/devnet/ens-gateway.ts), which `startDevnet` runs on 127.0.0.1 on the
+ * port after the chains'.
+ */
+export interface DevnetEnsOffchain {
+  network: "ETHEREUM";
+  /** Lower-case address of the OffchainResolver. */
+  resolver: string;
+  /** The EIP-3668 URL template the resolver names: `http://127.0.0.1:<port>/{sender}/{data}.json`. */
+  gatewayUrl: string;
+  /** The gateway's signer (the address the resolver trusts) and its key: a devnet-only key. */
+  signer: string;
+  signerKey: string;
 }
 
 const DEVNET_FILE = "devnet.json";
@@ -73,6 +91,23 @@ export function writeDevnetManifest(dataDir: string, manifest: DevnetManifest): 
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, path);
   return path;
+}
+
+/**
+ * The storage resolvers of the devnet, per network: the resolvers whose records the crawler
+ * indexes from their events (the two PublicResolver deployments, real-ens.ts), lower case. Any
+ * other resolver (the OffchainResolver, `manifest.ensOffchain.resolver`) is answered live.
+ *
+ * @example knownStorageResolvers(manifest) // { ETHEREUM: ["0x…resolver", "0x…oldResolver"] }
+ */
+export function knownStorageResolvers(manifest: DevnetManifest): Partial<Record<Network, string[]>> {
+  const out: Partial<Record<Network, string[]>> = {};
+  for (const [network, net] of Object.entries(manifest.networks) as Array<[Network, DevnetNetwork]>) {
+    const a = net.contracts.NAMESPACE_C?.addresses;
+    if (!a) continue;
+    out[network] = [a.resolver, a.oldResolver].filter((r): r is string => !!r).map((r) => r.toLowerCase());
+  }
+  return out;
 }
 
 /** Every (provider, network) source of a devnet manifest: what the crawler reads of the local chains. */

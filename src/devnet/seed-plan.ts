@@ -1,5 +1,6 @@
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
+import type { OffchainEnsWorld } from "./fixtures.js";
 import type { TxRequest } from "./tx-sender.js";
 
 /**
@@ -28,6 +29,8 @@ export interface SeedDomain {
 
 export interface SeedWorld {
   domains: readonly SeedDomain[];
+  /** ENS names answered by the devnet's gateway (fixtures.ts); seeded on ETHEREUM when present. */
+  ensOffchain?: OffchainEnsWorld;
 }
 
 /** Transactions to mine in one block at `at` (epoch seconds). */

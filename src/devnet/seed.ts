@@ -4,6 +4,7 @@ import type { Provider } from "../domain/providers.js";
 import type { SourceContracts } from "../providers/provider.js";
 import type { DevnetNetworkName, EnsAddresses } from "./deploy.js";
 import { type SeedStep, type SeedWorld, toSeconds } from "./seed-plan.js";
+import { planOffchainEns } from "./seed-ens-offchain.js";
 import { planRealEnsDomain, realEnsChoices } from "./seed-ens-real.js";
 import { planRegistryDomain } from "./seed-registry.js";
 import { planCns, planUnsBurn, planUnsDomain } from "./seed-uns.js";
@@ -59,6 +60,10 @@ function planChain(chain: DevnetChain, world: SeedWorld): SeedStep[] {
     } else {
       steps.push(...planRegistryDomain(d, source.addresses.registry as Hex));
     }
+  }
+  const ens = chain.contracts.NAMESPACE_C?.addresses as EnsAddresses | undefined;
+  if (world.ensOffchain && ens?.offchainResolver && chain.network === "ETHEREUM") {
+    steps.push(...planOffchainEns(world.ensOffchain, ens.offchainResolver, ens, chain.sender.from));
   }
   const firstUns = domains.find((d) => d.provider === "NAMESPACE_B");
   const uns = chain.contracts.NAMESPACE_B?.addresses as unknown as UnsAddresses | undefined;

@@ -5,6 +5,7 @@ import { CONTRACT_NAMES, type ContractName, abiOf } from "./artifacts.js";
 import { realAbi } from "./real-artifacts.js";
 import type { DevnetNetworkName } from "./deploy.js";
 import { type SeedDomain, type SeedWorld, recordMap, toSeconds } from "./seed-plan.js";
+import { checkOffchainEns } from "./seed-ens-offchain.js";
 import { realEnsChoices } from "./seed-ens-real.js";
 import { registryTokenId } from "./seed-registry.js";
 import { checkRealEnsDomain, realReader } from "./verify-ens-real.js";
@@ -99,6 +100,11 @@ export async function verifyWorld(chains: readonly VerifyChain[], world: SeedWor
           }
         }),
       );
+      const ens = chain.contracts.NAMESPACE_C?.addresses;
+      if (world.ensOffchain && ens?.offchainResolver) {
+        const read = realReader(client as PublicClient);
+        out.push(...(await checkOffchainEns(read, world.ensOffchain, ens.registry, ens.offchainResolver)));
+      }
     }),
   );
   return out.sort();
