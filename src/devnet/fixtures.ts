@@ -42,12 +42,12 @@ export interface FixtureWorld {
   domains: FixtureDomain[];
   /** label → lower-case address */
   owners: Record<string, string>;
-  /** ENS names answered by the devnet's CCIP-Read gateway, not stored on chain (issue 44). */
+  /** ENS names answered by the devnet's CCIP-Read gateway, not stored on chain. */
   ensOffchain: OffchainEnsWorld;
 }
 
 /**
- * ENS names whose records are not on chain (DESIGN.md §12). `registered` are .eth names
+ * ENS names whose records are not on chain (docs/ens-offchain.md). `registered` are .eth names
  * registered through the real controller and then pointed (`setResolver`) at the devnet's
  * offchain resolver: the crawler indexes them with that resolver and no records. `gateway` is
  * what the gateway answers (native ENS keys, as in `FixtureDomain.records`): the registered
@@ -314,13 +314,23 @@ export function buildFixtureWorld(): FixtureWorld {
   return { domains, owners, ensOffchain: offchainEnsWorld(owners, last) };
 }
 
-/** The offchain ENS names, registered a day apart after the rest of the world. */
+/**
+ * The offchain ENS names, registered a day apart after the rest of the world. Their owners are
+ * addresses of their own, holding nothing else: the judges that compare what each fixture owner
+ * holds on chain with the API read `domains` only.
+ */
 function offchainEnsWorld(o: Record<string, string>, after: number): OffchainEnsWorld {
   const at = (i: number) => after + (i + 1) * DAY;
+  const owner = (name: string) => generatedAddress(`ens-offchain ${name}`);
   const registered: OffchainEnsWorld["registered"] = [
-    { name: NOTABLE.ensOffchain, owner: o.erin, role: "offchain", wrapped: false, registeredAt: at(0) },
-    { name: NOTABLE.ensWildcardParent, owner: o.frank, role: "wildcard", wrapped: true, registeredAt: at(1) },
-  ].map((r) => ({ ...r, role: r.role as "offchain" | "wildcard", expiresAt: r.registeredAt + 10 * YEAR }));
+    { name: NOTABLE.ensOffchain, role: "offchain", wrapped: false, registeredAt: at(0) },
+    { name: NOTABLE.ensWildcardParent, role: "wildcard", wrapped: true, registeredAt: at(1) },
+  ].map((r) => ({
+    ...r,
+    owner: owner(r.name),
+    role: r.role as "offchain" | "wildcard",
+    expiresAt: r.registeredAt + 10 * YEAR,
+  }));
   const [alice, bob] = NOTABLE.ensWildcardSubnames;
   const gateway: OffchainEnsWorld["gateway"] = [
     {
