@@ -9,6 +9,7 @@ import type { ConsoleServices } from "../accounts/console-services.js";
 import type { AppContext } from "../app-context.js";
 import { LOG_REDACTION } from "../logger.js";
 import { lazyRequestLogger } from "./plugins/lazy-request-logger.js";
+import type { EnsLive } from "../resolution/ens-live.js";
 import { createResolution } from "../resolution/resolution.js";
 import { createDomainHistory } from "../crawler/domain-history.js";
 import { decorateApiKeys } from "./plugins/api-key.plugin.js";
@@ -80,6 +81,8 @@ export interface BuildAppOptions {
    * app runs none of it, and uses its webhook deliverer only for the console's test deliveries.
    */
   workers?: ApiWorkers;
+  /** ENS names answered by their resolver, not the index (resolution/ens-live.ts); absent: the index alone. */
+  ensLive?: EnsLive;
 }
 
 /**
@@ -162,6 +165,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   const resolution = createResolution({
     store: ctx.store,
     ranker: ctx.ranker,
+    live: opts.ensLive,
     history: createDomainHistory(ctx.store),
   });
   const hub = await createChangeHub({

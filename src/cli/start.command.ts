@@ -21,6 +21,8 @@ import { rescoreAll } from "../jobs/rescore.job.js";
 import { type Command, parseArgs } from "./command.js";
 import { dnsWorkerCount, startDnsCluster } from "./dns-cluster.js";
 import { type CrawlerRole, configuredNetworks, startCrawlerRole } from "./crawler-role.js";
+import { ensLiveFor } from "./ens-live.setup.js";
+import { findDevnetManifest } from "../devnet/manifest.js";
 
 /**
  * The demo key of the embedded mode: OMNINAME_DEMO_API_KEY when set, otherwise one generated on
@@ -158,9 +160,13 @@ export const startCommand: Command = {
         const registry = role?.registry ?? new Registry();
         // The API role's background work (webhooks, winner.changed): beside the HTTP app, not in it.
         workers = createApiWorkers(ctx, services, { registry });
+        const devnetManifest =
+          role?.devnet?.manifest ??
+          (configuredNetworks(config).length === 0 ? findDevnetManifest(config.dataDir) : null);
         app = await buildApp(ctx, {
           services,
           workers,
+          ensLive: ensLiveFor(config, devnetManifest, ctx.logger, registry),
           metricsRegistry: registry,
           closeServices: true,
           countryHeader: config.geoCountryHeader || undefined,

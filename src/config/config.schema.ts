@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { CRAWLER_SETTINGS } from "./crawler.schema.js";
 import { TRANSPORT_SETTINGS } from "./transports.schema.js";
 import { WEBHOOK_SETTINGS } from "./webhooks.schema.js";
+import { ENS_OFFCHAIN_SETTINGS } from "./ens-offchain.schema.js";
 
 /**
  * The single source of truth for configuration: every setting, its environment variable, its
@@ -303,6 +304,8 @@ export const ConfigSchema = Type.Object({
   }),
   // --- Webhooks (docs/console-api.md, "Webhooks") ---
   ...WEBHOOK_SETTINGS,
+  // --- ENS names not on chain (docs/ens-offchain.md) ---
+  ...ENS_OFFCHAIN_SETTINGS,
   // --- DNS (docs/dns.md) ---
   dnsHost: Type.String({
     minLength: 1,

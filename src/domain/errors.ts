@@ -92,6 +92,11 @@ export const ERROR_CODES = {
   LAST_OWNER: { status: 409, rcode: "REFUSED", message: "A project keeps at least one owner." },
   TOO_MANY_ATTEMPTS: { status: 429, rcode: "REFUSED", message: "Too many failed attempts; try again later." },
   INTERNAL_ERROR: { status: 500, rcode: "SERVFAIL", message: "Internal error." },
+  OFFCHAIN_LOOKUP_FAILED: {
+    status: 502,
+    rcode: "SERVFAIL",
+    message: "The name's records are not on chain and its resolver or gateway did not answer them.",
+  },
   STORE_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "The data store is unavailable." },
   SOURCE_HALTED: {
     status: 503,

@@ -7,6 +7,8 @@ import type { DomainHistory, MapView } from "../store/domain-history.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
 import { toStoreError } from "../store/store-unavailable.js";
+import type { EnsLive } from "./ens-live.js";
+import { createLiveNames } from "./live-names.js";
 
 /**
  * resolve, deep-resolve and reverse-resolve over the store port and a ranker. Transport-neutral:
@@ -122,8 +124,28 @@ export function createResolution(deps: {
   ranker: Ranker;
   /** Time travel and provenance (crawler/domain-history.ts); without it both are refused. */
   history?: DomainHistory;
+  /**
+   * ENS names the index cannot answer (wildcard and offchain resolvers), looked up live
+   * (ens-live.ts); without it such names answer from the map alone, tagged offchain-not-resolved.
+   */
+  live?: EnsLive;
 }): Resolution {
   const { store, ranker, history } = deps;
+  const liveNames = deps.live ? createLiveNames({ live: deps.live, store }) : null;
+
+  /** The candidates as ENS clients see them: live records for offchain names, a wildcard match. */
+  async function liveCandidates(
+    names: string[],
+    filter: DomainFilter,
+    candidates: DomainWithRecords[],
+  ): Promise<DomainWithRecords[]> {
+    if (liveNames === null) return candidates;
+    if (candidates.length === 0) {
+      const w = await liveNames.wildcard(names, filter);
+      return w === null ? candidates : [w];
+    }
+    return liveNames.needsLive(candidates) ? liveNames.withLiveRecords(candidates) : candidates;
+  }
 
   function historyOf(): DomainHistory {
     if (!history) throw new AppError("INTERNAL_ERROR", "time travel and provenance are not configured");
@@ -185,6 +207,7 @@ export function createResolution(deps: {
     let candidates: DomainWithRecords[];
     try {
       candidates = await store.findDomainsByName(names, filter);
+      if (liveNames !== null) candidates = await liveCandidates(names, filter, candidates);
     } catch (e) {
       throw toStoreError(e);
     }

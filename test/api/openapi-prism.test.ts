@@ -52,7 +52,7 @@ function rowProbe(row: Row): Probe {
   };
 }
 
-/** What issue 48 found refused by the document and accepted by the server, and their neighbours. */
+/** What the document used to refuse and the server accepts (found by Prism), and their neighbours. */
 const VARIANTS: Probe[] = [
   ...["network=polygon", "network=MATIC", "network=eth", "network=%20Polygon%20", "network=", "provider=ENS"]
     .concat(["provider=FNS", "provider=fns", "provider=unstoppable%20domains", "provider=namespace-a"])

@@ -1,4 +1,5 @@
 import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import type { DevnetNetworkName } from "../../src/devnet/deploy.js";
 
 /**
  * One POLYGON devnet chain with our contracts deployed and nothing seeded, mined on demand
@@ -13,6 +14,18 @@ export function startBareChain(dataDir: string): Promise<Devnet> {
     blockTime: 0,
     logs: false,
     networks: ["POLYGON"],
+    basePort: 20_000 + Math.floor(Math.random() * 20_000),
+  });
+}
+
+/** The devnet's chains of `networks`, seeded with the fixture world, mined on demand (as above). */
+export function startSeededChains(dataDir: string, networks: DevnetNetworkName[]): Promise<Devnet> {
+  return startDevnet({
+    dataDir,
+    persist: false,
+    blockTime: 0,
+    logs: false,
+    networks,
     basePort: 20_000 + Math.floor(Math.random() * 20_000),
   });
 }

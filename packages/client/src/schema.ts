@@ -573,7 +573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -754,7 +754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -935,7 +935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -1100,7 +1100,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -1182,7 +1182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -1545,7 +1545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;
@@ -1706,7 +1706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (500) or data store unavailable (503). Never carries internal details. */
+            /** @description Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details. */
             "5XX": {
                 headers: {
                     [name: string]: unknown;

@@ -123,8 +123,11 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
         try {
           items[i] = okItem(inputs[i], await spec.endpoint(q as Q, request, reply));
         } catch (e) {
-          // A refusal of this input is its item's; a failure of the server fails the call.
-          if (!isAppError(e) || ERROR_CODES[e.code].status >= 500) throw e;
+          // A refusal of this input is its item's, and so is a failed live lookup of its name (an
+          // offchain gateway's failure is that name's, not the server's); any other failure of the
+          // server fails the call.
+          if (!isAppError(e) || (ERROR_CODES[e.code].status >= 500 && e.code !== "OFFCHAIN_LOOKUP_FAILED"))
+            throw e;
           items[i] = errorItem(inputs[i], itemError(e, spec.param, spec.field, i));
         }
       };

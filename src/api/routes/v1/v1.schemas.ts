@@ -264,6 +264,7 @@ export const ERROR_RESPONSES = {
   },
   "5xx": {
     ...ErrorEnvelope,
-    description: "Internal error (500) or data store unavailable (503). Never carries internal details.",
+    description:
+      "Internal error (500), an ENS name's live lookup failed (502 OFFCHAIN_LOOKUP_FAILED: its wildcard or CCIP-Read resolver or gateway did not answer) or data store unavailable (503). Never carries internal details.",
   },
 };
