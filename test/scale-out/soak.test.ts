@@ -388,7 +388,13 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
           measured.filter((a) => a.kind === k).length,
         ]),
       );
-      const rssStart = rss.map((xs) => median(xs.slice(WARMUP_S, WARMUP_S + RSS_WINDOW_S)));
+      // The start window is the second after the warm-up: the first begins with the full GC this test
+      // forces at the warm-up's end (gcBegin), and the RSS it dropped to (223 MB from 296 once) is
+      // regrown over the next ~15 s to the steady state the end window is compared with (a flat
+      // process measured 15 % "growth" that way under the full suite's load, with post-GC RSS +1.9 %).
+      const rssStart = rss.map((xs) =>
+        median(xs.slice(WARMUP_S + RSS_WINDOW_S, WARMUP_S + 2 * RSS_WINDOW_S)),
+      );
       const rssEnd = rss.map((xs) => median(xs.slice(-RSS_WINDOW_S)));
       const lastReady = readyz.slice(-2).map((j) => j.data);
       const maxBehind = Math.max(
@@ -428,7 +434,7 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
       expect(failures).toEqual([]);
       expect(errors.slice(0, 5)).toEqual([]);
       // Flat, as the issue words it: each process's raw RSS (VmRSS, sampled every second; the median
-      // of the last 10 s against the median of the 10 s right after the warm-up) grew less than 10 %.
+      // of the last 10 s against the median of the second 10 s after the warm-up) grew less than 10 %.
       // The mean of 5 s was moved past 10 % by one or two samples high in a GC sawtooth when the
       // whole suite loaded both cores (11.8 % once, while the same run's post-GC RSS was flat).
       // Also what it retains after a full GC: the V8 heap in use (a leak of JS objects) less than
@@ -436,7 +442,7 @@ describe("soak: 2 API processes + 1 crawler on PostgreSQL and Redis while the de
       // the RSS keeps what V8 and malloc hold on to: new space grown under load, arenas).
       expect(gcBegin).toHaveLength(apis.length);
       for (let i = 0; i < apis.length; i++) {
-        expect(rss[i].length).toBeGreaterThanOrEqual(WARMUP_S + 2 * RSS_WINDOW_S);
+        expect(rss[i].length).toBeGreaterThanOrEqual(WARMUP_S + 3 * RSS_WINDOW_S);
         expect(rssEnd[i]).toBeLessThan(rssStart[i] * 1.1);
         expect(gcEnd[i].heapUsedKb).toBeLessThan(gcBegin[i].heapUsedKb * 1.1);
         expect(gcEnd[i].rssKb).toBeLessThan(gcBegin[i].rssKb * 1.2);
