@@ -34,7 +34,8 @@ import { dnsQueryRoutes } from "./routes/dns-query.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { subscribeAccountCaches } from "./change-subscriber.js";
 import { channelAwareTtl } from "../store/change-feed.port.js";
-import { type V1Extension, v1Routes } from "./routes/v1/v1.routes.js";
+import { v1Routes } from "./routes/v1/v1.routes.js";
+import type { V1Extension } from "./plugins/v1-extension.js";
 
 export const V1_PREFIX = "/svc/api/v1";
 

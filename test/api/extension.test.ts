@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { V1Extension } from "../../src/api/routes/v1/v1.routes.js";
+import type { V1Extension } from "../../src/api/plugins/v1-extension.js";
 import { AppError } from "../../src/domain/errors.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createTestApp } from "./helpers/test-app.js";

@@ -8,7 +8,7 @@ import type {
 import { type CompiledAccess, checkAccess } from "../../accounts/access-rules.js";
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import { AppError } from "../../domain/errors.js";
-import type { V1Extension } from "../routes/v1/v1.routes.js";
+import type { V1Extension } from "./v1-extension.js";
 
 declare module "fastify" {
   interface FastifyRequest {

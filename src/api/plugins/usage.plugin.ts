@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { ConsoleServices } from "../../accounts/console-services.js";
-import type { V1Extension } from "../routes/v1/v1.routes.js";
+import type { V1Extension } from "./v1-extension.js";
 import { allowlistHook } from "./allowlist.plugin.js";
 import { endpointOf } from "./endpoint-name.js";
 import { rateLimitHook } from "./rate-limit.plugin.js";
