@@ -234,7 +234,9 @@ describe("limits with REDIS_URL", () => {
         const res = await app2.inject({ url: RESOLVE, headers: { "api-key": key } });
         expect(res.statusCode).toBe(200);
         // The counter, not its companion `:seed` key (month-counter.ts).
-        const [quotaKey] = (await redis.keys(`${prefix}:quota:${p.id}:*`)).filter((k) => !k.endsWith(":seed"));
+        const [quotaKey] = (await redis.keys(`${prefix}:quota:${p.id}:*`)).filter(
+          (k) => !k.endsWith(":seed"),
+        );
         expect(quotaKey, "the quota counter is in Redis").toBeDefined();
         expect(await redis.get(quotaKey)).toBe("1");
       } finally {
