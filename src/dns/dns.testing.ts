@@ -1,5 +1,8 @@
 import dnsPacket from "dns-packet";
 import type { Store } from "../store/store.js";
+import type { RRset } from "./resource-records.js";
+import type { Soa } from "./zone.js";
+import { rdataPresentation, soaPresentation } from "./zone-file.js";
 
 /** A query packet as a stub resolver sends it; `udpSize` adds an OPT record (EDNS(0)). */
 export function buildTestQuery(
@@ -27,19 +30,19 @@ export function buildTestQuery(
   });
 }
 
+/** RDATA as a master file writes it: the zone file's own presentation, so the two cannot drift. */
 function rdataText(a: dnsPacket.Answer): string {
   const d = (a as { data: unknown }).data;
   switch (a.type) {
+    case "A":
+    case "AAAA":
+    case "CNAME":
+    case "MX":
+      return rdataPresentation({ type: a.type, data: [d], ttl: 0 } as RRset, 0);
     case "TXT":
-      return (d as Buffer[]).map((b) => JSON.stringify(b.toString("utf8"))).join(" ");
-    case "MX": {
-      const mx = d as { preference: number; exchange: string };
-      return `${mx.preference} ${mx.exchange || "."}`;
-    }
-    case "SOA": {
-      const s = d as dnsPacket.SoaData;
-      return `${s.mname} ${s.rname} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`;
-    }
+      return rdataPresentation({ type: "TXT", data: [d as Buffer[]], ttl: 0 } as RRset, 0);
+    case "SOA":
+      return soaPresentation(d as Soa);
     default:
       return String(d);
   }

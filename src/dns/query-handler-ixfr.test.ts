@@ -8,7 +8,7 @@ const ZONE = createStaticZoneLookup(
   { wallet: { "alice.wallet": { "record.A.0": "10.0.0.1" } } },
   { nameServers: ["ns1.omniname.test"], hostmaster: "hostmaster.omniname.test", serial: 42 },
 );
-const SOA = "wallet. 3600 IN SOA ns1.omniname.test hostmaster.omniname.test 42 3600 900 1209600 300";
+const SOA = "wallet. 3600 IN SOA ns1.omniname.test. hostmaster.omniname.test. 42 3600 900 1209600 300";
 
 /** An IXFR query as a secondary sends it: the client's SOA (of `serial`) in the authority section. */
 function ixfrQuery(zone: string, authorities: dnsPacket.Answer[]): Buffer {

@@ -36,7 +36,7 @@ const ZONE = createStaticZoneLookup(
   },
   SETTINGS,
 );
-const SOA = "wallet. 300 IN SOA ns1.omniname.test hostmaster.omniname.test 42 3600 900 1209600 300";
+const SOA = "wallet. 300 IN SOA ns1.omniname.test. hostmaster.omniname.test. 42 3600 900 1209600 300";
 
 interface Row {
   name: string;
@@ -69,7 +69,7 @@ const ROWS: Row[] = [
     qname: "alice.wallet",
     qtype: "MX",
     rcode: "NOERROR",
-    answer: ["alice.wallet. 300 IN MX 10 mx.alice.wallet"],
+    answer: ["alice.wallet. 300 IN MX 10 mx.alice.wallet."],
   },
   {
     name: "TXT from a token record",
@@ -147,7 +147,7 @@ const ROWS: Row[] = [
     qname: "www.alice.wallet",
     qtype: "CNAME",
     rcode: "NOERROR",
-    answer: ["www.alice.wallet. 300 IN CNAME alice.wallet"],
+    answer: ["www.alice.wallet. 300 IN CNAME alice.wallet."],
   },
   {
     name: "CNAME followed inside the zone",
@@ -155,7 +155,7 @@ const ROWS: Row[] = [
     qtype: "A",
     rcode: "NOERROR",
     answer: [
-      "www.alice.wallet. 300 IN CNAME alice.wallet",
+      "www.alice.wallet. 300 IN CNAME alice.wallet.",
       "alice.wallet. 60 IN A 10.0.0.1",
       "alice.wallet. 60 IN A 10.0.0.2",
     ],
@@ -165,14 +165,14 @@ const ROWS: Row[] = [
     qname: "far.alice.wallet",
     qtype: "A",
     rcode: "NOERROR",
-    answer: ["far.alice.wallet. 300 IN CNAME alias.example.com"],
+    answer: ["far.alice.wallet. 300 IN CNAME alias.example.com."],
   },
   {
     name: "CNAME to a missing name: NXDOMAIN (RFC 6604)",
     qname: "dangling.wallet",
     qtype: "A",
     rcode: "NXDOMAIN",
-    answer: ["dangling.wallet. 300 IN CNAME nothing.wallet"],
+    answer: ["dangling.wallet. 300 IN CNAME nothing.wallet."],
     ns: [SOA],
   },
   {
@@ -180,7 +180,7 @@ const ROWS: Row[] = [
     qname: "loop.wallet",
     qtype: "A",
     rcode: "NOERROR",
-    answer: ["loop.wallet. 300 IN CNAME loop.wallet"],
+    answer: ["loop.wallet. 300 IN CNAME loop.wallet."],
   },
   {
     name: "ANY: one RRset (RFC 8482)",

@@ -1,6 +1,7 @@
 import dnsPacket from "dns-packet";
 import type { RRset } from "./resource-records.js";
 import { type Edns, type ParsedQuery, TYPE } from "./wire-query.js";
+import type { Soa } from "./zone.js";
 
 interface Encoder {
   encode(data: unknown): Buffer;
@@ -52,15 +53,7 @@ export function rrsetToWire(set: RRset, owner: number | string): WireRR[] {
   }));
 }
 
-export function soaRdata(soa: {
-  mname: string;
-  rname: string;
-  serial: number;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-}): Buffer {
+export function soaRdata(soa: Soa): Buffer {
   return codec.soa.encode(soa);
 }
 

@@ -1,5 +1,5 @@
 import type { RRset } from "./resource-records.js";
-import type { ZoneApex } from "./zone.js";
+import type { Soa, ZoneApex } from "./zone.js";
 
 /** The header comment that carries the progress a file's serial was derived from (serial.ts). */
 export const PROGRESS_COMMENT = "; omniname-progress ";
@@ -19,7 +19,8 @@ function quoted(chunk: Buffer): string {
   return `${out}"`;
 }
 
-function rdataText(set: RRset, i: number): string {
+/** One datum of an RRset in master-file presentation (RFC 1035 §5.1), names absolute. */
+export function rdataPresentation(set: RRset, i: number): string {
   switch (set.type) {
     case "A":
     case "AAAA":
@@ -33,13 +34,18 @@ function rdataText(set: RRset, i: number): string {
   }
 }
 
+/** An SOA's RDATA in master-file presentation. */
+export function soaPresentation(s: Soa): string {
+  return `${absolute(s.mname)} ${absolute(s.rname)} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`;
+}
+
 /** The master-file lines of one name's RRsets (RFC 1035 §5), owner names absolute. */
 export function buildNodeLines(name: string, rrsets: readonly RRset[]): string {
   let out = "";
   const owner = absolute(name);
   for (const set of rrsets)
     for (let i = 0; i < set.data.length; i++)
-      out += `${owner}\t${set.ttl}\tIN\t${set.type}\t${rdataText(set, i)}\n`;
+      out += `${owner}\t${set.ttl}\tIN\t${set.type}\t${rdataPresentation(set, i)}\n`;
   return out;
 }
 
@@ -51,7 +57,7 @@ export function buildZoneHeader(zone: ZoneApex, progress: number): string {
     `; zone ${origin} written by omniname zone export`,
     `${PROGRESS_COMMENT}${progress} serial ${s.serial}`,
     `$ORIGIN ${origin}`,
-    `${origin}\t${zone.ttl}\tIN\tSOA\t${absolute(s.mname)} ${absolute(s.rname)} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`,
+    `${origin}\t${zone.ttl}\tIN\tSOA\t${soaPresentation(s)}`,
     ...zone.nameServers.map((ns) => `${origin}\t${zone.ttl}\tIN\tNS\t${absolute(ns)}`),
   ];
   return `${lines.join("\n")}\n`;
