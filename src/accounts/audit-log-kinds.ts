@@ -20,5 +20,9 @@ export const AUDIT_KINDS = [
   "key.update",
   "key.rotate",
   "key.revoke",
+  "webhook.create",
+  "webhook.update",
+  "webhook.delete",
+  "webhook.rotate_secret",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];

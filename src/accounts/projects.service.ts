@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config/config.schema.js";
 import { AppError } from "../domain/errors.js";
 import type { Ranker } from "../scoring/scoring-ranker.js";
@@ -277,6 +278,9 @@ export class ProjectService {
     const lists = parseAccessLists(input);
     await this.mustFind(projectId);
     const old = await this.repo.findAccess(projectId);
+    // A save that changes nothing writes nothing and records nothing (the log lists changes only).
+    if (isDeepStrictEqual(lists, { allowedIps: old.allowedIps, allowedOrigins: old.allowedOrigins }))
+      return this.getSecurity(projectId);
     await this.projectWrite(
       projectId,
       (tx) => new ProjectsRepo(tx.accountsDb).setAccess(projectId, lists, this.d.clock()),

@@ -76,6 +76,18 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     );
     const rotatedSecret = JSON.parse(rotated.body).data.key as string;
     await expectOk(agent.delete(`${p}/keys/${keyId}`));
+    // A webhook (a public address literal: nothing resolves or connects): created, edited,
+    // disabled, its secret rotated, deleted. A PATCH that changes nothing adds no entry.
+    const hook = await expectOk(
+      agent.post(`${p}/webhooks`, { url: "https://93.184.216.34/hook", eventTypes: ["domain.created"] }),
+    );
+    const { webhook, secret: hookSecret } = JSON.parse(hook.body).data;
+    await expectOk(agent.patch(`${p}/webhooks/${webhook.id}`, { description: "crm" }));
+    await expectOk(agent.patch(`${p}/webhooks/${webhook.id}`, { description: "crm" }));
+    await expectOk(agent.patch(`${p}/webhooks/${webhook.id}`, { enabled: false }));
+    const rotatedHook = await expectOk(agent.post(`${p}/webhooks/${webhook.id}/rotate-secret`));
+    const hookSecret2 = JSON.parse(rotatedHook.body).data.secret as string;
+    await expectOk(agent.delete(`${p}/webhooks/${webhook.id}`));
     // Two-factor sign-in on for the owner, then the project's rule.
     const setup = await expectOk(agent.post("account/two-factor/setup"));
     const totpSecret = JSON.parse(setup.body).data.secret as string;
@@ -126,6 +138,17 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
       before: { status: "active" },
       after: { status: "revoked" },
     });
+    expect(byKind("webhook.create")[0]).toMatchObject({
+      subject: String(webhook.id),
+      before: null,
+      after: { url: "https://93.184.216.34/hook", eventTypes: ["domain.created"], enabled: true },
+    });
+    expect(byKind("webhook.update").map((e) => [e.before?.description, e.after?.enabled])).toEqual([
+      ["crm", false],
+      ["", true],
+    ]);
+    expect(byKind("webhook.rotate_secret")[0]).toMatchObject({ subject: String(webhook.id), before: null });
+    expect(byKind("webhook.delete")[0]).toMatchObject({ before: { description: "crm", enabled: false } });
     expect(byKind("two_factor.rule")[0]).toMatchObject({
       before: { required: false },
       after: { required: true },
@@ -141,6 +164,8 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
       hashes.rows[0].hash,
       PASSWORD,
       totpSecret,
+      hookSecret,
+      hookSecret2,
       ...agent.cookies.values(),
     ])
       expect(text).not.toContain(secret);
@@ -177,6 +202,25 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     const text = await tableText();
     expect(text).not.toContain(token);
     expect(text).not.toContain(PASSWORD);
+  });
+
+  it("records only changes: a security save that changes nothing adds no entry", async () => {
+    const owner = await signedIn(t, "audit-noop");
+    const pr = await createProject(t, [{ id: owner.id, role: "owner" }]);
+    const lists = { allowedIps: ["10.0.0.0/8"], allowedOrigins: ["https://app.example"] };
+    for (let i = 0; i < 3; i++)
+      expect((await owner.agent.put(`projects/${pr.id}/security`, lists)).statusCode).toBe(200);
+    // The same lists written differently (a duplicate) are the same lists.
+    const again = await owner.agent.put(`projects/${pr.id}/security`, {
+      ...lists,
+      allowedIps: ["10.0.0.0/8", "10.0.0.0/8"],
+    });
+    expect(again.statusCode, again.body).toBe(200);
+    const entries = (await owner.agent.get(`projects/${pr.id}/audit?kind=security.update`)).json().data
+      .entries as Entry[];
+    expect(entries).toHaveLength(1);
+    expect(entries[0].before).toEqual({ allowedIps: [], allowedOrigins: [] });
+    expect(entries[0].after).toEqual(lists);
   });
 
   it("writes the entry in the change's transaction: a refused change leaves none", async () => {

@@ -1,4 +1,6 @@
 import { lookup } from "node:dns/promises";
+import { isDeepStrictEqual } from "node:util";
+import { recordAudit } from "../../accounts/audit-log.js";
 import { sealSecret } from "../../accounts/sealed-secret.js";
 import {
   checkWebhookUrl,
@@ -36,6 +38,18 @@ export interface WebhookBody {
   enabled?: boolean;
 }
 
+/** What the audit log records of a webhook: its settings, never its secret or cursor. */
+function auditView(w: WebhookInput & { id: number }) {
+  return {
+    id: w.id,
+    url: w.url,
+    description: w.description,
+    eventTypes: w.eventTypes,
+    filters: w.filters,
+    enabled: w.enabled,
+  };
+}
+
 const resolveWithDns: ResolveAll = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
 
 /**
@@ -70,36 +84,75 @@ export class WebhookService {
     const secret = newWebhookSecret();
     const { pepper, clock, store } = this.d.ctx;
     const cursor = (await store.changeLogBounds()).newest;
-    const created = await store.transaction((tx) =>
-      new WebhooksRepo(tx.accountsDb).create(projectId, input, cursor, clock(), (id) =>
+    const created = await store.transaction(async (tx) => {
+      const row = await new WebhooksRepo(tx.accountsDb).create(projectId, input, cursor, clock(), (id) =>
         sealSecret(pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
-      ),
-    );
+      );
+      await recordAudit(
+        tx.accountsDb,
+        { projectId, kind: "webhook.create", subject: String(row.id), after: auditView(row) },
+        clock(),
+      );
+      return row;
+    });
     return { webhook: publicWebhook(created), secret };
   }
 
   async update(projectId: number, id: number, body: WebhookBody): Promise<Webhook> {
     const hook = await this.get(projectId, id);
     const input = await this.validate(body, hook);
-    const cursor = (await this.d.ctx.store.changeLogBounds()).newest;
-    await this.hooks.update(hook, input, cursor, this.d.ctx.clock());
+    const before = auditView(hook);
+    const after = auditView({ ...input, id });
+    // An edit that changes nothing writes nothing and records nothing.
+    if (isDeepStrictEqual(before, after)) return publicWebhook(hook);
+    const { store, clock } = this.d.ctx;
+    const cursor = (await store.changeLogBounds()).newest;
+    await store.transaction(async (tx) => {
+      await new WebhooksRepo(tx.accountsDb).update(hook, input, cursor, clock());
+      await recordAudit(
+        tx.accountsDb,
+        { projectId, kind: "webhook.update", subject: String(id), before, after },
+        clock(),
+      );
+    });
     return publicWebhook((await this.hooks.find(projectId, id))!);
   }
 
   async remove(projectId: number, id: number): Promise<void> {
-    await this.get(projectId, id);
-    await this.d.ctx.store.transaction((tx) => new WebhooksRepo(tx.accountsDb).delete(id));
+    const hook = await this.get(projectId, id);
+    await this.d.ctx.store.transaction(async (tx) => {
+      await new WebhooksRepo(tx.accountsDb).delete(id);
+      await recordAudit(
+        tx.accountsDb,
+        { projectId, kind: "webhook.delete", subject: String(id), before: auditView(hook) },
+        this.d.ctx.clock(),
+      );
+    });
+  }
+
+  /** What this server accepts as a webhook URL (the console's hint says it). */
+  addressPolicy(): { allowLoopback: boolean } {
+    return { allowLoopback: this.d.policy.allowLoopback };
   }
 
   /** A new secret, shown in this answer only; deliveries from now on are signed with it. */
   async rotateSecret(projectId: number, id: number): Promise<{ secret: string }> {
     await this.get(projectId, id);
     const secret = newWebhookSecret();
-    await this.hooks.setSecret(
-      id,
-      sealSecret(this.d.ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
-      this.d.ctx.clock(),
-    );
+    const { store, pepper, clock } = this.d.ctx;
+    await store.transaction(async (tx) => {
+      await new WebhooksRepo(tx.accountsDb).setSecret(
+        id,
+        sealSecret(pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
+        clock(),
+      );
+      // The entry says the secret changed, never what it is.
+      await recordAudit(
+        tx.accountsDb,
+        { projectId, kind: "webhook.rotate_secret", subject: String(id) },
+        clock(),
+      );
+    });
     return { secret };
   }
 

@@ -48,6 +48,18 @@ export function webhookRoutes(scope: FastifyInstance, webhooks: WebhookService):
     async (request) => ok(await webhooks.list(pid(request))),
   );
 
+  scope.get<P>(
+    "/projects/:projectId/webhooks/address-policy",
+    {
+      config: { permission: "webhooks.read" },
+      schema: {
+        ...doc("Which webhook URLs this server accepts: whether http to a loopback address is allowed"),
+        params: ProjectParams,
+      },
+    },
+    async () => ok(webhooks.addressPolicy()),
+  );
+
   scope.post<P & B>(
     "/projects/:projectId/webhooks",
     {
