@@ -223,6 +223,8 @@ export async function startCrawlerRole(
     // The devnet runs in this process group: a crash takes back its unsaved blocks, so the index
     // stays at or below what its state files hold (devnet/state-saver.ts).
     maxHeadOf: chains ? (s) => chains.savedHead(s.network) : undefined,
+    // A new head is saved at once rather than at the next periodic save (about a second later).
+    awaitMaxHeadOf: chains ? (s, block) => chains.saveThrough(s.network, block) : undefined,
     signals: crawlSignals(lists, () => index),
     // One writer per source across crawler processes on one store (docs/operations.md).
     lease: {

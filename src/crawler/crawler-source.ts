@@ -79,6 +79,13 @@ export interface SyncOptions {
    */
   maxHead?: () => number | null;
   /**
+   * With `maxHead`: called when the chain's head is past it and nothing below it is left to index;
+   * resolves with the limit once it reached `block` (the embedded devnet saves its state through
+   * that block at once), so that a new block is indexed as soon as it is safe, not at the next
+   * periodic save. Absent: the source waits for the next head or poll.
+   */
+  awaitMaxHead?: (block: number) => Promise<number | null>;
+  /**
    * The WebSocket URL whose newHeads wake this source when it is caught up (new-heads.ts), or
    * null to only poll. Default: none.
    */

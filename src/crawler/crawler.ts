@@ -11,10 +11,12 @@ export interface CrawlerOptions {
   logger: Logger;
   metrics?: CrawlerMetrics;
   /** Per-source sync options; `finality` comes from `finalityOf(source)`. */
-  sync: Omit<SyncOptions, "finality" | "signals" | "maxHead">;
+  sync: Omit<SyncOptions, "finality" | "signals" | "maxHead" | "awaitMaxHead">;
   finalityOf(source: CrawlerSource): number;
   /** The highest block a source may index (SyncOptions.maxHead); absent or null: its chain's head. */
   maxHeadOf?(source: CrawlerSource): number | null;
+  /** Moves a source's limit up to `block` (SyncOptions.awaitMaxHead), with `maxHeadOf`. */
+  awaitMaxHeadOf?(source: CrawlerSource, block: number): Promise<number | null>;
   /** The scoring fields written with every domain (src/scoring's base signals). */
   signals: SignalsFn;
   /** One writer per source across processes (source-lease.ts); absent: this process writes every source. */
@@ -49,6 +51,9 @@ export function createCrawler(options: CrawlerOptions): Crawler {
         ...options.sync,
         finality: options.finalityOf(s),
         maxHead: options.maxHeadOf ? () => options.maxHeadOf?.(s) ?? null : undefined,
+        awaitMaxHead: options.awaitMaxHeadOf
+          ? (block) => options.awaitMaxHeadOf?.(s, block) ?? Promise.resolve(null)
+          : undefined,
         signals: options.signals,
       },
       options.metrics,

@@ -263,7 +263,17 @@ export class SourceSync {
     const spare = this.spare.take();
     const limit = this.options.maxHead?.() ?? null;
     const chainHead = await this.reader.head();
-    const head = limit === null ? chainHead : Math.min(chainHead, limit);
+    // Caught up with the limit while the chain is past it (the embedded devnet's last save): the
+    // limit is moved now (the devnet saves through the head) while this step reads the new blocks,
+    // rather than at the next head or poll, a second later; nothing is written before it moved.
+    let raising: Promise<number | null> | null = null;
+    if (limit !== null && limit < chainHead && limit <= this.cp.blockNumber && this.options.awaitMaxHead) {
+      raising = this.options.awaitMaxHead(chainHead).catch((e: unknown) => {
+        log.debug({ err: e }, "the head limit did not move");
+        return null;
+      });
+    }
+    const head = limit === null || raising !== null ? chainHead : Math.min(chainHead, limit);
     this.head = head;
     const id = { source: this.source.id };
     this.metrics?.head.set(id, head);
@@ -343,6 +353,11 @@ export class SourceSync {
       for (const l of logs) {
         const h = headers.get(l.blockNumber);
         if (h && h.hash !== l.blockHash) return true;
+      }
+      if (raising !== null) {
+        // Not moved as far (a save failed): nothing written; the next head or poll tries again.
+        if (((await raising) ?? -1) < to) return false;
+        raising = null;
       }
       rangeLogs += logs.length;
       if (part.to === to) {

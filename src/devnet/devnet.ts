@@ -77,6 +77,8 @@ export interface Devnet {
    * to it survive a crash of this process with the same hashes; later ones may not.
    */
   savedHead(network: string): number | null;
+  /** Saves a chain's state through `block` (StateSaver.saveThrough); null without a saver. */
+  saveThrough(network: string, block: number): Promise<number | null>;
   chains(): Promise<DevnetChain[]>;
   simulate(options: SimulateOptions): Promise<Simulation>;
   stop(): Promise<void>;
@@ -430,6 +432,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       resumedHeads,
       ensGateway: gateway,
       savedHead: (network) => savers[network as DevnetNetworkName]?.savedHead() ?? null,
+      saveThrough: async (network, block) =>
+        (await savers[network as DevnetNetworkName]?.saveThrough(block)) ?? null,
       chains: () => chainsOf(manifest),
       simulate: async (o) => startSimulation(await chainsOf(manifest), o),
       stop: stopAll,

@@ -53,4 +53,21 @@ describe("the devnet state saver", () => {
     // Only the state file is left: the temporary one was renamed over it.
     expect(readdirSync(dir)).toEqual(["anvil-polygon.json"]);
   });
+
+  it("saves through a new block when asked (saveThrough), past a save in flight that read an older head", async () => {
+    const path = join(dir, "anvil-through.json");
+    const chain = await start(path);
+    const saver = createStateSaver(chain.rpc, path, -1);
+    await mine(chain.rpc, 2);
+    expect(await saver.saveThrough(2)).toBe(2);
+    // Already held: no save, the same answer.
+    expect(await saver.saveThrough(1)).toBe(2);
+    // A save starts (it reads head 2), then block 3 is mined before the caller asks for it.
+    const inFlight = saver.save();
+    await mine(chain.rpc, 1);
+    const through = saver.saveThrough(3);
+    expect(await inFlight).toBeGreaterThanOrEqual(2);
+    expect(await through).toBe(3);
+    expect(saver.savedHead()).toBe(3);
+  });
 });

@@ -22,12 +22,20 @@ export interface StateSaver {
   savedHead(): number;
   /** Saves the chain as it is now; concurrent calls share the next save. */
   save(): Promise<number>;
+  /**
+   * Resolves once the file holds `block`: at once when it does, else after the save in flight (when
+   * it read a head at or past `block`) or the next one. The embedded crawler calls it on a new head.
+   */
+  saveThrough(block: number): Promise<number>;
+  /** When saveThrough was last called (Date.now()), or 0: a caller follows the chain's heads. */
+  followedAt(): number;
 }
 
 const gunzip = promisify(gunzipCb);
 
 export function createStateSaver(rpc: RpcClient, path: string, initialHead: number): StateSaver {
   let saved = initialHead;
+  let followedAt = 0;
   let running: Promise<number> | null = null;
   let queued: Promise<number> | null = null;
 
@@ -61,7 +69,14 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
     return queued;
   };
 
-  return { savedHead: () => saved, save };
+  const saveThrough = async (block: number): Promise<number> => {
+    followedAt = Date.now();
+    // Two saves at most: the one in flight may have read its head before `block` was mined.
+    for (let i = 0; i < 2 && saved < block; i++) await save();
+    return saved;
+  };
+
+  return { savedHead: () => saved, save, saveThrough, followedAt: () => followedAt };
 }
 
 /** Writes `bytes` to `path` so that the file is either the old one or the whole new one. */
@@ -86,7 +101,11 @@ async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
 
 /**
  * Saves every chain again and again: `intervalMs` apart, or three times as long as the last save
- * took (a bulk world's state is hundreds of MB). `stop()` ends the loop after one last save.
+ * took (a bulk world's state is hundreds of MB). A chain whose heads someone follows (the embedded
+ * crawler calls saveThrough on each new head; within the last two intervals) is left out of a
+ * round: it is saved on every block already, and a second save at once would make the crawler's
+ * wait for its block up to twice as long.
+ * `stop()` ends the loop after one last save of every chain.
  */
 export function startSaving(
   savers: readonly StateSaver[],
@@ -96,9 +115,12 @@ export function startSaving(
   let stopped = false;
   let wake: () => void = () => {};
   let failing = false;
-  const round = async () => {
+  const round = async (all: boolean) => {
     try {
-      await Promise.all(savers.map((s) => s.save()));
+      const now = Date.now();
+      await Promise.all(
+        savers.filter((s) => all || now - s.followedAt() >= 2 * intervalMs).map((s) => s.save()),
+      );
       if (failing) log("saving the devnet state works again");
       failing = false;
     } catch (e) {
@@ -110,7 +132,7 @@ export function startSaving(
   const loop = (async () => {
     while (!stopped) {
       const started = Date.now();
-      await round();
+      await round(false);
       const wait = Math.max(intervalMs, 3 * (Date.now() - started));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, wait);
@@ -126,7 +148,7 @@ export function startSaving(
       stopped = true;
       wake();
       await loop;
-      await round();
+      await round(true);
     },
   };
 }
