@@ -1,0 +1,309 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Address, getBase58Decoder, getBase58Encoder, isAddress } from "@solana/kit";
+import { type WebSocket, WebSocketServer } from "ws";
+import { decodeTokenAccount, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
+import type { LedgerAccount, SolanaLedger } from "./solana-ledger.js";
+
+/**
+ * The devnet's Solana JSON-RPC (HTTP) and WebSocket endpoint over a `SolanaLedger`, with Solana's
+ * semantics for the methods the SNS source and Bonfida's SDK call (docs/sns.md): `getAccountInfo`,
+ * `getMultipleAccounts`, `getProgramAccounts` (memcmp, dataSize, dataSlice, withContext),
+ * `getTokenLargestAccounts` (-32602 for an unknown mint, as Solana answers), `getSlot`,
+ * `getBlockHeight`, `getLatestBlockhash`, `getVersion`, `getHealth`, and over the WebSocket
+ * `programSubscribe` / `slotSubscribe`. Encodings: base64 (and base58 for short data), base64+zstd
+ * is refused. Commitment is accepted and ignored: every devnet slot is final at once.
+ */
+export interface SolanaRpc {
+  url: string;
+  wsUrl: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const b58enc = getBase58Encoder();
+const b58dec = getBase58Decoder();
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+interface AccountOptions {
+  encoding?: string;
+  dataSlice?: { offset: number; length: number };
+  commitment?: string;
+  filters?: Json[];
+  withContext?: boolean;
+}
+
+function encodeData(data: Uint8Array, o: AccountOptions): [string, string] | string {
+  let d = data;
+  if (o.dataSlice) {
+    const { offset, length } = o.dataSlice;
+    if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0)
+      throw new RpcError(-32602, "Invalid params: dataSlice");
+    d = data.subarray(offset, offset + length);
+  }
+  const enc = o.encoding ?? "base58";
+  if (enc === "base64") return [Buffer.from(d).toString("base64"), "base64"];
+  if (enc === "base58") {
+    // Solana refuses base58 above 128 bytes (`Encoded binary (base 58) data should be less than 128 bytes`).
+    if (d.length > 128)
+      throw new RpcError(
+        -32600,
+        "Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.",
+      );
+    return [b58dec.decode(d), "base58"];
+  }
+  if (enc === "binary") return b58dec.decode(d);
+  throw new RpcError(-32602, `Invalid params: unsupported encoding ${enc}`);
+}
+
+function accountJson(a: LedgerAccount, o: AccountOptions): Json {
+  return {
+    data: encodeData(a.data, o),
+    executable: false,
+    lamports: Number(a.lamports),
+    owner: a.owner,
+    rentEpoch: 0,
+    space: a.data.length,
+  };
+}
+
+function address(value: unknown): Address {
+  if (typeof value !== "string" || !isAddress(value)) throw new RpcError(-32602, `Invalid param: Invalid`);
+  return value;
+}
+
+function matches(a: LedgerAccount, filters: Json[]): boolean {
+  for (const f of filters) {
+    if ("dataSize" in f) {
+      if (a.data.length !== f.dataSize) return false;
+    } else if ("memcmp" in f) {
+      const m = f.memcmp as { offset: number; bytes: string; encoding?: string };
+      if (typeof m.offset !== "number" || typeof m.bytes !== "string")
+        throw new RpcError(-32602, "Invalid params: memcmp");
+      const want = m.encoding === "base64" ? Buffer.from(m.bytes, "base64") : b58enc.encode(m.bytes);
+      if (m.offset + want.length > a.data.length) return false;
+      for (let i = 0; i < want.length; i++) if (a.data[m.offset + i] !== want[i]) return false;
+    } else throw new RpcError(-32602, "Invalid params: unknown filter");
+  }
+  return true;
+}
+
+function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknown {
+  const context = { slot: ledger.slot(), apiVersion: "2.2.0" };
+  const opts = (i: number) => (params[i] ?? {}) as AccountOptions;
+  switch (method) {
+    case "getAccountInfo": {
+      const a = ledger.get(address(params[0]));
+      return { context, value: a ? accountJson(a, opts(1)) : null };
+    }
+    case "getMultipleAccounts": {
+      const keys = params[0];
+      if (!Array.isArray(keys) || keys.length > 100)
+        throw new RpcError(-32602, "Invalid params: too many or no keys");
+      return {
+        context,
+        value: keys.map((k) => {
+          const a = ledger.get(address(k));
+          return a ? accountJson(a, opts(1)) : null;
+        }),
+      };
+    }
+    case "getProgramAccounts": {
+      const o = opts(1);
+      const filters = o.filters ?? [];
+      const out = ledger
+        .programAccounts(address(params[0]))
+        .filter((a) => matches(a, filters))
+        .map((a) => ({ pubkey: a.address, account: accountJson(a, o) }));
+      return o.withContext ? { context, value: out } : out;
+    }
+    case "getTokenLargestAccounts": {
+      const mint = ledger.get(address(params[0]));
+      if (!mint || mint.owner !== SNS_PROGRAMS.splToken)
+        throw new RpcError(-32602, "Invalid param: could not find mint");
+      const holders = ledger
+        .programAccounts(SNS_PROGRAMS.splToken)
+        .map((a) => ({ a, t: decodeTokenAccount(a.data) }))
+        .filter((x) => x.t !== null && x.t.mint === mint.address)
+        .sort((x, y) => ((y.t?.amount ?? 0n) > (x.t?.amount ?? 0n) ? 1 : -1))
+        .slice(0, 20);
+      return {
+        context,
+        value: holders.map(({ a, t }) => ({
+          address: a.address,
+          amount: String(t?.amount ?? 0n),
+          decimals: 0,
+          uiAmount: Number(t?.amount ?? 0n),
+          uiAmountString: String(t?.amount ?? 0n),
+        })),
+      };
+    }
+    case "getSlot":
+    case "getBlockHeight":
+      return ledger.slot();
+    case "getLatestBlockhash":
+      return {
+        context,
+        value: { blockhash: ledger.svm.latestBlockhash(), lastValidBlockHeight: ledger.slot() + 150 },
+      };
+    case "getVersion":
+      return { "solana-core": "2.2.0", "feature-set": 0 };
+    case "getHealth":
+      return "ok";
+    case "getGenesisHash":
+      return "omninameSolanaDevnet1111111111111111111111";
+    default:
+      throw new RpcError(-32601, "Method not found");
+  }
+}
+
+function answer(ledger: SolanaLedger, req: unknown): Json {
+  const r = (req ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+  const id = r.id ?? null;
+  try {
+    if (typeof r.method !== "string") throw new RpcError(-32600, "Invalid request");
+    const params = r.params === undefined ? [] : r.params;
+    if (!Array.isArray(params)) throw new RpcError(-32602, "Invalid params");
+    return { jsonrpc: "2.0", result: handle(ledger, r.method, params), id };
+  } catch (e) {
+    const code = e instanceof RpcError ? e.code : -32603;
+    return { jsonrpc: "2.0", error: { code, message: (e as Error).message }, id };
+  }
+}
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 1 << 20) throw new RpcError(-32600, "request too large");
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Starts the endpoint on 127.0.0.1 (`port` 0: any free port); HTTP and WebSocket share the port. */
+export async function startSolanaRpc(ledger: SolanaLedger, port = 0): Promise<SolanaRpc> {
+  const server: Server = createServer(async (req, res) => {
+    let out: unknown;
+    try {
+      const text = await body(req);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new RpcError(-32700, "Parse error");
+      }
+      out = Array.isArray(parsed) ? parsed.map((r) => answer(ledger, r)) : answer(ledger, parsed);
+    } catch (e) {
+      const code = e instanceof RpcError ? e.code : -32603;
+      out = { jsonrpc: "2.0", error: { code, message: (e as Error).message }, id: null };
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(out));
+  });
+  const wss = new WebSocketServer({ server });
+  wss.on("connection", (ws) => subscriptions(ledger, ws));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    wsUrl: `ws://127.0.0.1:${actual}`,
+    port: actual,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** `programSubscribe` (with filters, encoding, dataSlice) and `slotSubscribe`, as Solana notifies them. */
+function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
+  let next = 1;
+  const subs = new Map<
+    number,
+    { kind: "program"; program: Address; opts: AccountOptions } | { kind: "slot" }
+  >();
+  const off = ledger.onChange((slot, accounts) => {
+    for (const [id, s] of subs) {
+      if (s.kind === "slot") {
+        ws.send(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "slotNotification",
+            params: { result: { slot, parent: slot - 1, root: slot }, subscription: id },
+          }),
+        );
+        continue;
+      }
+      for (const a of accounts) {
+        if (a.owner !== s.program) continue;
+        if (a.exists && !matches(a, s.opts.filters ?? [])) continue;
+        const account = a.exists
+          ? accountJson(a, s.opts)
+          : {
+              ...accountJson(
+                { ...a, data: new Uint8Array(0), owner: "11111111111111111111111111111111" as Address },
+                s.opts,
+              ),
+              lamports: 0,
+            };
+        ws.send(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "programNotification",
+            params: {
+              result: { context: { slot }, value: { pubkey: a.address, account } },
+              subscription: id,
+            },
+          }),
+        );
+      }
+    }
+  });
+  ws.on("close", off);
+  ws.on("message", (raw) => {
+    let req: { id?: unknown; method?: string; params?: unknown[] };
+    try {
+      req = JSON.parse(String(raw));
+    } catch {
+      ws.send(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }));
+      return;
+    }
+    const id = req.id ?? null;
+    const params = Array.isArray(req.params) ? req.params : [];
+    try {
+      if (req.method === "programSubscribe") {
+        const sub = next++;
+        subs.set(sub, {
+          kind: "program",
+          program: address(params[0]),
+          opts: (params[1] ?? {}) as AccountOptions,
+        });
+        ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
+      } else if (req.method === "slotSubscribe") {
+        const sub = next++;
+        subs.set(sub, { kind: "slot" });
+        ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
+      } else if (req.method === "programUnsubscribe" || req.method === "slotUnsubscribe") {
+        ws.send(JSON.stringify({ jsonrpc: "2.0", result: subs.delete(Number(params[0])), id }));
+      } else throw new RpcError(-32601, "Method not found");
+    } catch (e) {
+      const code = e instanceof RpcError ? e.code : -32603;
+      ws.send(JSON.stringify({ jsonrpc: "2.0", error: { code, message: (e as Error).message }, id }));
+    }
+  });
+}
