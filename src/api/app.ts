@@ -169,6 +169,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     live: opts.ensLive,
     history: createDomainHistory(ctx.store),
   });
+  const ensLive = opts.ensLive;
+  if (ensLive) app.addHook("onClose", async () => ensLive.close());
   const hub = await createChangeHub({
     store: ctx.store,
     registry: metricsRegistry,

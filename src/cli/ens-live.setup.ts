@@ -1,14 +1,22 @@
+import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { Config } from "../config/config.schema.js";
 import type { DevnetManifest } from "../devnet/manifest.js";
 import { createEnsLive, type EnsLive } from "../resolution/ens-live.js";
+import {
+  type LiveAnswerCache,
+  layeredLiveCache,
+  memoryLiveCache,
+  redisLiveCache,
+} from "../resolution/ens-live-cache.js";
 
 /**
  * The live ENS lookups of an API process (docs/ens-offchain.md): on the ETHEREUM RPC of the
  * configuration, or on the embedded devnet's chain (whose PublicResolvers are storage resolvers
  * too, and whose gateway is on loopback). None without an ETHEREUM chain, or with ENS_LIVE_LOOKUP
- * off: names under other resolvers then answer from the index alone.
+ * off: names under other resolvers then answer from the index alone. With REDIS_URL the answers
+ * are shared by the API processes (each keeps what it read too); `close` ends that connection.
  */
 export function ensLiveFor(
   config: Config,
@@ -56,7 +64,33 @@ export function ensLiveFor(
     registers,
   });
   for (const outcome of ["ok", "cached", "failed"]) lookups.inc({ outcome }, 0);
+  let cache: LiveAnswerCache = memoryLiveCache();
+  let redis: Redis | null = null;
+  if (config.redisUrl) {
+    // No offline queue: while Redis is down a read is a miss at once (the gateway is asked),
+    // never a request waiting for a reconnect.
+    redis = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (times) => Math.min(times * 50, 500),
+    });
+    let down = false;
+    redis.on("error", (e) => {
+      if (down) return;
+      down = true;
+      logger.warn({ err: e }, "redis error (live ENS answers are cached per process until it returns)");
+    });
+    redis.on("ready", () => {
+      down = false;
+    });
+    cache = layeredLiveCache(cache, redisLiveCache(redis, config.redisKeyPrefix));
+  }
+  const connection = redis;
   return createEnsLive({
+    cache,
+    close: async () => {
+      await connection?.quit().catch(() => connection.disconnect());
+    },
     observe: (outcome, ms) => {
       lookups.inc({ outcome });
       if (outcome !== "cached") seconds.observe({ outcome }, ms / 1000);

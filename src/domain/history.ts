@@ -30,12 +30,32 @@ export interface IndexPosition {
   secondsBehind: number | null;
 }
 
+/**
+ * Where the records of an ENS name answered live come from (docs/ens-offchain.md): its resolver,
+ * called at `block`, and the gateways that answered it (CCIP-Read), reused for `cacheTtlMs`.
+ */
+export interface LiveOrigin {
+  /** `offchain`: the name's own resolver; `wildcard`: its nearest ancestor's (ENSIP-10). */
+  kind: "offchain" | "wildcard";
+  resolver: string;
+  /** The gateway URL templates that answered; empty when the resolver answered on chain. */
+  gateways: string[];
+  /** The ETHEREUM block the calls were made at. */
+  block: number;
+  /** ISO 8601 UTC time of the lookup (earlier than now when the answer came from the cache). */
+  fetchedAt: string;
+  /** How long the answer is reused (0: never). */
+  cacheTtlMs: number;
+}
+
 /** Where a domain's owner and records come from, and how fresh its network's index is. */
 export interface Provenance {
   owner: EventOrigin | null;
   /** Per record key of the answer: the event that set it (null when the journal does not hold it). */
   records: Record<string, EventOrigin | null>;
   asOf: IndexPosition | null;
+  /** Only for an ENS name answered live: where its records came from (they have no event). */
+  live?: LiveOrigin;
 }
 
 /** The options of a resolution beyond its filter: time travel and provenance. */

@@ -12,6 +12,7 @@ import { namehash, packetToBytes } from "viem/ens";
 import { AppError } from "../domain/errors.js";
 import type { DomainRecord } from "../domain/types.js";
 import type { AddressPolicy } from "../net/address-guard.js";
+import { type LiveAnswer, type LiveAnswerCache, memoryLiveCache } from "./ens-live-cache.js";
 import { createGatewayRequest, type LookupChain } from "./ens-gateway-request.js";
 import { mapEnsRecord } from "../providers/ens/ens-records.js";
 
@@ -50,19 +51,6 @@ export const LIVE_RECORDS: readonly string[] = [
   "contenthash",
 ];
 
-/** A live answer: the name's records as its resolver (and gateway) gave them. */
-export interface LiveAnswer {
-  records: DomainRecord[];
-  resolver: string;
-  /** The gateway URLs that answered (none: the resolver answered on chain). */
-  gateways: string[];
-  /** The block the calls were made at. */
-  block: number;
-  /** When it was fetched (epoch ms), and how long it is reused. */
-  fetchedAt: number;
-  ttlMs: number;
-}
-
 export interface EnsLiveOptions {
   /** The ETHEREUM JSON-RPC. */
   rpcUrl: string;
@@ -73,6 +61,10 @@ export interface EnsLiveOptions {
   timeoutMs: number;
   cacheMs: number;
   clock?: () => number;
+  /** Where answers are kept for `cacheMs` (default: in this process). */
+  cache?: LiveAnswerCache;
+  /** Ends what the cache holds open (a Redis connection). */
+  close?: () => Promise<void>;
   /** Told of every lookup: its outcome and duration (metrics). */
   observe?: (outcome: "ok" | "cached" | "failed", ms: number) => void;
 }
@@ -84,7 +76,7 @@ export interface EnsLiveOptions {
  * the clients' own: `resolve(dnsEncode(name), call)` on an extended resolver (the plain call
  * otherwise) through `eth_call`, with an `OffchainLookup` revert followed per EIP-3668 by viem's
  * CCIP-Read (sender check, callback), its gateway requests made here through the SSRF guard.
- * Answers are cached per (resolver, name). A lookup that cannot complete throws
+ * Answers are cached per name under the map's stamp of its resolver (ens-live-cache.ts). A lookup that cannot complete throws
  * OFFCHAIN_LOOKUP_FAILED: never an empty record set that a wallet could read as "no address".
  *
  * @example
@@ -96,7 +88,14 @@ export interface EnsLive {
   isStorageResolver(resolver: string): boolean;
   /** Whether the resolver is extended (ENSIP-10), asked once and kept. */
   isExtended(resolver: string): Promise<boolean>;
-  lookup(name: string, resolver: string): Promise<LiveAnswer>;
+  /**
+   * The name's records as `resolver` answers them. `mapStamp` is what the map says of the name's
+   * resolver entry (the block it last changed at): a cached answer of another stamp is never
+   * served, so a resolver change in the map drops the cached answer at once.
+   */
+  lookup(name: string, resolver: string, mapStamp?: string): Promise<LiveAnswer>;
+  /** Ends the shared cache's connection, if any (the API process's close). */
+  close(): Promise<void>;
 }
 
 export function createEnsLive(opts: EnsLiveOptions): EnsLive {
@@ -207,30 +206,42 @@ export function createEnsLive(opts: EnsLiveOptions): EnsLive {
     }
   }
 
-  const cache = new Map<string, { at: number; answer: Promise<LiveAnswer> }>();
-  const MAX_CACHED = 100_000;
+  const cache = opts.cache ?? memoryLiveCache(clock);
+  /** Lookups in flight, by name and stamp: concurrent requests for a name share one. */
+  const inFlight = new Map<string, Promise<LiveAnswer>>();
+
+  async function cachedOrFetched(name: string, resolver: string, stamp: string): Promise<LiveAnswer> {
+    const hit = opts.cacheMs > 0 ? await cache.get(name, stamp) : null;
+    if (hit !== null) {
+      opts.observe?.("cached", 0);
+      return hit;
+    }
+    const answer = await fetchAnswer(name, resolver);
+    // A failure is not kept (fetchAnswer threw): the next request asks again.
+    if (opts.cacheMs > 0) await cache.set(name, stamp, answer);
+    return answer;
+  }
 
   return {
     isStorageResolver: (resolver) => opts.storageResolvers.has(resolver.toLowerCase()),
     isExtended,
-    lookup(name, resolver) {
-      const key = `${resolver.toLowerCase()}|${name}`;
-      const now = clock();
-      const hit = cache.get(key);
-      if (hit !== undefined && now - hit.at < opts.cacheMs) {
-        opts.observe?.("cached", 0);
-        return hit.answer;
+    close: async () => {
+      await opts.close?.();
+    },
+    lookup(name, resolver, mapStamp = "") {
+      const r = resolver.toLowerCase();
+      const stamp = `${r}|${mapStamp}`;
+      const key = `${name}|${stamp}`;
+      let p = inFlight.get(key);
+      if (p === undefined) {
+        p = cachedOrFetched(name, r, stamp);
+        inFlight.set(key, p);
+        const done = () => {
+          if (inFlight.get(key) === p) inFlight.delete(key);
+        };
+        p.then(done, done);
       }
-      const answer = fetchAnswer(name, resolver.toLowerCase());
-      if (opts.cacheMs > 0) {
-        if (cache.size >= MAX_CACHED) cache.clear();
-        cache.set(key, { at: now, answer });
-        // A failure is not kept: the next request asks again.
-        answer.catch(() => {
-          if (cache.get(key)?.answer === answer) cache.delete(key);
-        });
-      }
-      return answer;
+      return p;
     },
   };
 }

@@ -8,7 +8,8 @@ import type { DomainMap } from "../store/domain-map.port.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
 import { toStoreError } from "../store/store-unavailable.js";
 import type { EnsLive } from "./ens-live.js";
-import { createLiveNames } from "./live-names.js";
+import { createLiveNames, liveOriginOf } from "./live-names.js";
+import { compiledRulesOf } from "../scoring/project-rules.js";
 
 /**
  * resolve, deep-resolve and reverse-resolve over the store port and a ranker. Transport-neutral:
@@ -138,13 +139,17 @@ export function createResolution(deps: {
     names: string[],
     filter: DomainFilter,
     candidates: DomainWithRecords[],
+    ctx: RankContext,
   ): Promise<DomainWithRecords[]> {
     if (liveNames === null) return candidates;
+    // The project's own setting (docs/scoring.md): off, such names answer from the map alone.
+    const resolveLive = compiledRulesOf(ctx.projectSettings).liveLookups;
     if (candidates.length === 0) {
+      if (!resolveLive) return candidates;
       const w = await liveNames.wildcard(names, filter);
       return w === null ? candidates : [w];
     }
-    return liveNames.needsLive(candidates) ? liveNames.withLiveRecords(candidates) : candidates;
+    return liveNames.needsLive(candidates) ? liveNames.withLiveRecords(candidates, resolveLive) : candidates;
   }
 
   function historyOf(): DomainHistory {
@@ -176,7 +181,15 @@ export function createResolution(deps: {
         now,
       ),
     );
-    return ranked.map((r, i) => ({ ...r, provenance: p[i] }));
+    return ranked.map((r, i) => {
+      const live = liveOriginOf(r.domain);
+      const provenance = p[i];
+      if (live === undefined || provenance === undefined) return { ...r, provenance };
+      // A live record has no event: its origin is the lookup, not anything the journal holds.
+      const records: Record<string, null> = {};
+      for (const rec of r.domain.records) records[rec.key] = null;
+      return { ...r, provenance: { ...provenance, records, live } };
+    });
   }
 
   // Time travel and provenance: the same reads over the view, then the provenance of the answer.
@@ -188,7 +201,10 @@ export function createResolution(deps: {
   ): Promise<RankedDomain[]> {
     const names = lookupNames(domain);
     const { view, ctx: at } = await viewFor(opts, filter, ctx);
-    const candidates = await fromStore(view.findDomainsByName(names, filter));
+    let candidates = await fromStore(view.findDomainsByName(names, filter));
+    // Live answers are of now: a view of the past answers from the map as it was (docs/ens-offchain.md).
+    if (liveNames !== null && opts.at === undefined)
+      candidates = await liveCandidates(names, filter, candidates, ctx);
     if (candidates.length === 0) return [];
     return withProvenance(ranker.rank(candidates, at), opts, ctx.now);
   }
@@ -207,7 +223,7 @@ export function createResolution(deps: {
     let candidates: DomainWithRecords[];
     try {
       candidates = await store.findDomainsByName(names, filter);
-      if (liveNames !== null) candidates = await liveCandidates(names, filter, candidates);
+      if (liveNames !== null) candidates = await liveCandidates(names, filter, candidates, ctx);
     } catch (e) {
       throw toStoreError(e);
     }

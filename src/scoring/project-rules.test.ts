@@ -30,6 +30,7 @@ describe("parseProjectRules", () => {
       value: { exceptions: [{ tld: "рф", provider: "NAMESPACE_A" }] },
     },
     { title: "includeExpired", input: { includeExpired: true }, value: { includeExpired: true } },
+    { title: "live lookups turned off", input: { liveLookups: false }, value: { liveLookups: false } },
   ])("accepts $title", ({ input, value }) => {
     expect(parseProjectRules(input)).toEqual({ ok: true, value });
   });
@@ -101,6 +102,11 @@ describe("parseProjectRules", () => {
       title: "includeExpired not a boolean",
       input: { includeExpired: "yes" },
       error: "includeExpired must be true or false",
+    },
+    {
+      title: "liveLookups not a boolean",
+      input: { liveLookups: "off" },
+      error: "liveLookups must be true or false",
     },
   ])("refuses $title", ({ input, error }) => {
     const r = parseProjectRules(input);

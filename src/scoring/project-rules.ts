@@ -59,6 +59,12 @@ const ProjectRulesSchema = Type.Object(
     includeExpired: Type.Optional(
       Type.Boolean({ description: "Serve expired names too (tagged `expired`, penalized); default false" }),
     ),
+    liveLookups: Type.Optional(
+      Type.Boolean({
+        description:
+          "ENS names under offchain or wildcard resolvers are looked up live (docs/ens-offchain.md); false: answered from the map alone, tagged `offchain-not-resolved`; default true",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -68,7 +74,14 @@ export type ProjectException = Static<typeof ProjectExceptionSchema>;
 
 type ParseResult = { ok: true; value: ProjectRules } | { ok: false; error: string };
 
-const KEYS = ["networks", "providers", "providerPriority", "exceptions", "includeExpired"] as const;
+const KEYS = [
+  "networks",
+  "providers",
+  "providerPriority",
+  "exceptions",
+  "includeExpired",
+  "liveLookups",
+] as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -173,6 +186,10 @@ export function parseProjectRules(input: unknown): ParseResult {
         throw new RuleError("includeExpired must be true or false");
       out.includeExpired = input.includeExpired;
     }
+    if (input.liveLookups !== undefined) {
+      if (typeof input.liveLookups !== "boolean") throw new RuleError("liveLookups must be true or false");
+      out.liveLookups = input.liveLookups;
+    }
     // The schema is what the console's OpenAPI shows: the normalized value must satisfy it.
     if (!Value.Check(ProjectRulesSchema, out)) {
       const e = [...Value.Errors(ProjectRulesSchema, out)][0];
@@ -195,6 +212,8 @@ export interface CompiledProjectRules {
   domainExceptions: ReadonlyMap<string, ProjectException>;
   tldExceptions: ReadonlyMap<string, ProjectException>;
   includeExpired: boolean;
+  /** ENS names under offchain or wildcard resolvers are looked up live (default true). */
+  liveLookups: boolean;
   /** Parts of stored settings that did not validate and were ignored. */
   warnings: string[];
 }
@@ -239,6 +258,7 @@ export function compileProjectRules(settings: Record<string, unknown>): Compiled
     domainExceptions,
     tldExceptions,
     includeExpired: rules.includeExpired ?? false,
+    liveLookups: rules.liveLookups ?? true,
     warnings,
   };
 }

@@ -535,7 +535,7 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
             };
             header?: never;
@@ -638,6 +638,24 @@ export interface operations {
                                         lagBlocks: number | null;
                                         secondsBehind: number | null;
                                     } | null;
+                                    /** @description Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null. */
+                                    live?: {
+                                        /** @description The ETHEREUM block the calls were made at. */
+                                        block: number;
+                                        /** @description How long the answer is reused (0: never). */
+                                        cacheTtlMs: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the lookup was made (ISO 8601 UTC).
+                                         */
+                                        fetchedAt: string;
+                                        /** @description The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain. */
+                                        gateways: string[];
+                                        /** @description offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10). */
+                                        kind: "offchain" | "wildcard";
+                                        /** @description The resolver called (lower case). */
+                                        resolver: string;
+                                    };
                                     owner: {
                                         blockHash: string;
                                         blockNumber: number;
@@ -716,7 +734,7 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
             };
             header?: never;
@@ -819,6 +837,24 @@ export interface operations {
                                         lagBlocks: number | null;
                                         secondsBehind: number | null;
                                     } | null;
+                                    /** @description Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null. */
+                                    live?: {
+                                        /** @description The ETHEREUM block the calls were made at. */
+                                        block: number;
+                                        /** @description How long the answer is reused (0: never). */
+                                        cacheTtlMs: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the lookup was made (ISO 8601 UTC).
+                                         */
+                                        fetchedAt: string;
+                                        /** @description The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain. */
+                                        gateways: string[];
+                                        /** @description offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10). */
+                                        kind: "offchain" | "wildcard";
+                                        /** @description The resolver called (lower case). */
+                                        resolver: string;
+                                    };
                                     owner: {
                                         blockHash: string;
                                         blockNumber: number;
@@ -897,7 +933,7 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
             };
             header?: never;
@@ -998,6 +1034,24 @@ export interface operations {
                                         lagBlocks: number | null;
                                         secondsBehind: number | null;
                                     } | null;
+                                    /** @description Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null. */
+                                    live?: {
+                                        /** @description The ETHEREUM block the calls were made at. */
+                                        block: number;
+                                        /** @description How long the answer is reused (0: never). */
+                                        cacheTtlMs: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the lookup was made (ISO 8601 UTC).
+                                         */
+                                        fetchedAt: string;
+                                        /** @description The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain. */
+                                        gateways: string[];
+                                        /** @description offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10). */
+                                        kind: "offchain" | "wildcard";
+                                        /** @description The resolver called (lower case). */
+                                        resolver: string;
+                                    };
                                     owner: {
                                         blockHash: string;
                                         blockNumber: number;
@@ -1150,7 +1204,7 @@ export interface operations {
                 fullQualifiedDomain?: string;
                 /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
                 network?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
                 /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
@@ -1245,6 +1299,24 @@ export interface operations {
                                     lagBlocks: number | null;
                                     secondsBehind: number | null;
                                 } | null;
+                                /** @description Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null. */
+                                live?: {
+                                    /** @description The ETHEREUM block the calls were made at. */
+                                    block: number;
+                                    /** @description How long the answer is reused (0: never). */
+                                    cacheTtlMs: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the lookup was made (ISO 8601 UTC).
+                                     */
+                                    fetchedAt: string;
+                                    /** @description The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain. */
+                                    gateways: string[];
+                                    /** @description offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10). */
+                                    kind: "offchain" | "wildcard";
+                                    /** @description The resolver called (lower case). */
+                                    resolver: string;
+                                };
                                 owner: {
                                     blockHash: string;
                                     blockNumber: number;
@@ -1513,7 +1585,7 @@ export interface operations {
                 fullQualifiedDomain?: string;
                 /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
                 network?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
                 /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
@@ -1608,6 +1680,24 @@ export interface operations {
                                     lagBlocks: number | null;
                                     secondsBehind: number | null;
                                 } | null;
+                                /** @description Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null. */
+                                live?: {
+                                    /** @description The ETHEREUM block the calls were made at. */
+                                    block: number;
+                                    /** @description How long the answer is reused (0: never). */
+                                    cacheTtlMs: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the lookup was made (ISO 8601 UTC).
+                                     */
+                                    fetchedAt: string;
+                                    /** @description The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain. */
+                                    gateways: string[];
+                                    /** @description offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10). */
+                                    kind: "offchain" | "wildcard";
+                                    /** @description The resolver called (lower case). */
+                                    resolver: string;
+                                };
                                 owner: {
                                     blockHash: string;
                                     blockNumber: number;
@@ -1669,7 +1759,7 @@ export interface operations {
                 atBlock?: string;
                 /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
                 network?: string;
-                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind). true/false, 1/0, yes/no, any case; empty: absent (false). */
+                /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
                 /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
@@ -1767,6 +1857,24 @@ export interface operations {
                                     lagBlocks: number | null;
                                     secondsBehind: number | null;
                                 } | null;
+                                /** @description Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null. */
+                                live?: {
+                                    /** @description The ETHEREUM block the calls were made at. */
+                                    block: number;
+                                    /** @description How long the answer is reused (0: never). */
+                                    cacheTtlMs: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the lookup was made (ISO 8601 UTC).
+                                     */
+                                    fetchedAt: string;
+                                    /** @description The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain. */
+                                    gateways: string[];
+                                    /** @description offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10). */
+                                    kind: "offchain" | "wildcard";
+                                    /** @description The resolver called (lower case). */
+                                    resolver: string;
+                                };
                                 owner: {
                                     blockHash: string;
                                     blockNumber: number;

@@ -68,7 +68,7 @@ const ExplainParam = booleanParam(
 );
 
 const ProvenanceParam = booleanParam(
-  "Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind).",
+  "Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs).",
 );
 const AtParam = Type.String({
   maxLength: 64,
@@ -187,6 +187,31 @@ const Provenance = Type.Object(
           ),
         },
         { description: "Where the index of the domain's network stood when it answered." },
+      ),
+    ),
+    live: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal("offchain"), Type.Literal("wildcard")], {
+            description: "offchain: the name's own resolver; wildcard: its nearest ancestor's (ENSIP-10).",
+          }),
+          resolver: Type.String({ description: "The resolver called (lower case)." }),
+          gateways: Type.Array(Type.String(), {
+            description:
+              "The CCIP-Read gateway URL templates that answered; empty when the resolver answered on chain.",
+          }),
+          block: Type.Integer({ description: "The ETHEREUM block the calls were made at." }),
+          fetchedAt: Type.String({
+            format: "date-time",
+            description: "When the lookup was made (ISO 8601 UTC).",
+          }),
+          cacheTtlMs: Type.Integer({ description: "How long the answer is reused (0: never)." }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Only for an ENS name answered live (docs/ens-offchain.md): where its records came from; they have no chain event, so records maps each key to null.",
+        },
       ),
     ),
   },
