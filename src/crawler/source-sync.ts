@@ -259,6 +259,7 @@ export class SourceSync {
 
   /** One unit of work; false when there was nothing to do (caught up). */
   private async step(log: Logger): Promise<boolean> {
+    const started = performance.now();
     // Taken by this step alone: given back below only when it ends normally.
     const spare = this.spare.take();
     const limit = this.options.maxHead?.() ?? null;
@@ -354,17 +355,32 @@ export class SourceSync {
         const h = headers.get(l.blockNumber);
         if (h && h.hash !== l.blockHash) return true;
       }
+      const read = performance.now();
       if (raising !== null) {
         // Not moved as far (a save failed): nothing written; the next head or poll tries again.
         if (((await raising) ?? -1) < to) return false;
         raising = null;
       }
+      const limited = performance.now();
       rangeLogs += logs.length;
       if (part.to === to) {
         this.range.succeeded(to - from + 1, rangeLogs);
         this.fetcher.prefetch(to + 1, head, finality);
       }
       await this.applyPart(log, part, logs, headers, head);
+      // Where a live block's time goes (docs/crawler.md, "New heads"): reading it, waiting for
+      // the head limit (the embedded devnet's save), writing it.
+      if (this.state === "live")
+        log.debug(
+          {
+            blocks: [part.from, part.to],
+            logs: logs.length,
+            readMs: Math.round(read - started),
+            limitMs: Math.round(limited - read),
+            writeMs: Math.round(performance.now() - limited),
+          },
+          "live part written",
+        );
     }
     this.spare.keep(later, to + 1);
     return true;
