@@ -86,7 +86,7 @@ describe("console answers match console.answers.ts", () => {
     expect(allowance.max).toBe(detail.limits.maxProjects);
     expectShape(A.DashboardAnswer, await browser.get(`projects/${p.id}/dashboard`));
     expectShape(A.SettingsAnswer, await browser.get(`projects/${p.id}/settings`));
-    expectShape(
+    const saved = expectShape(
       A.SettingsAnswer,
       await browser.put(`projects/${p.id}/settings`, {
         networks: { disabled: ["bsc"] },
@@ -97,8 +97,10 @@ describe("console answers match console.answers.ts", () => {
           { domain: "alice.wallet", provider: "FNS" },
         ],
         includeExpired: true,
+        liveLookups: false,
       }),
     );
+    expect(saved.liveLookups).toBe(false);
     expectShape(A.PasswordStrengthAnswer, await browser.post("auth/password-strength", { password: "x" }));
     for (const body of [
       { method: "resolve", domain: "alice.wallet", explain: true },

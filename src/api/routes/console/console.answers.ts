@@ -179,6 +179,7 @@ export const SettingsAnswer = Type.Object({
   providerPriority: Type.Optional(Type.Array(ProviderValue)),
   exceptions: Type.Optional(Type.Array(CollisionException)),
   includeExpired: Type.Optional(Type.Boolean()),
+  liveLookups: Type.Optional(Type.Boolean()),
 });
 
 export const SecurityAnswer = Type.Object({

@@ -27,6 +27,7 @@ export function clean(s: Settings): Settings {
   if (s.providerPriority?.length) out.providerPriority = s.providerPriority;
   if (s.exceptions?.length) out.exceptions = s.exceptions;
   if (s.includeExpired) out.includeExpired = true;
+  if (s.liveLookups === false) out.liveLookups = false;
   return out;
 }
 

@@ -88,6 +88,13 @@ export function ResolutionPage() {
           disabled={!editable}
           onChange={(on) => d.setDraft({ ...s, includeExpired: on || undefined })}
         />
+        <Switch
+          label="Look up offchain ENS names"
+          description="ENS names under wildcard or CCIP-Read resolvers are asked of their resolver and gateway; off, they answer from the index alone, tagged offchain-not-resolved."
+          checked={s.liveLookups !== false}
+          disabled={!editable}
+          onChange={(on) => d.setDraft({ ...s, liveLookups: on ? undefined : false })}
+        />
       </Card>
       {activeProviders.length === 0 && (
         <Notice tone="warning">No provider is enabled: every resolve answers "not found".</Notice>
