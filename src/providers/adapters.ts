@@ -2,12 +2,13 @@ import type { Provider } from "../domain/providers.js";
 import { ensAdapter } from "./ens/ens.adapter.js";
 import { fnsAdapter } from "./fns/fns.adapter.js";
 import type { ProviderAdapter } from "./provider.js";
+import { snsAdapter } from "./sns/sns.adapter.js";
 import { unsAdapter } from "./uns/uns.adapter.js";
 
 /** Every provider adapter, in provider order. Adding a protocol = one folder and one line here. */
-export const ADAPTERS: readonly ProviderAdapter[] = [fnsAdapter, unsAdapter, ensAdapter];
+export const ADAPTERS: readonly ProviderAdapter[] = [fnsAdapter, unsAdapter, ensAdapter, snsAdapter];
 
-/** The adapter of a provider, or null for one without an adapter yet (NAMESPACE_D, coming soon). */
+/** The adapter of a provider, or null for one without an adapter. */
 export function adapterFor(provider: Provider): ProviderAdapter | null {
   return ADAPTERS.find((a) => a.provider === provider) ?? null;
 }
