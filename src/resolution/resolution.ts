@@ -1,4 +1,4 @@
-import { normalizeAddress } from "../domain/address.js";
+import { normalizeWalletAddress } from "../domain/address.js";
 import { AppError } from "../domain/errors.js";
 import type { HistoryOptions } from "../domain/history.js";
 import { MAX_LABELS, MAX_NAME_BYTES, normalizeEnsName, normalizeName } from "../domain/names.js";
@@ -143,7 +143,7 @@ export function createResolution(deps: {
   ): Promise<DomainWithRecords[]> {
     if (liveNames === null) return candidates;
     // The project's own setting (docs/scoring.md): off, such names answer from the map alone.
-    const resolveLive = compiledRulesOf(ctx.projectSettings).liveLookups;
+    const resolveLive = deps.live?.enabled === true && compiledRulesOf(ctx.projectSettings).liveLookups;
     if (candidates.length === 0) {
       if (!resolveLive) return candidates;
       const w = await liveNames.wildcard(names, filter);
@@ -239,11 +239,11 @@ export function createResolution(deps: {
     },
 
     async reverseResolve(address, filter, ctx0, opts) {
-      const addr = normalizeAddress(address);
+      const addr = normalizeWalletAddress(address);
       if (addr === null)
         throw new AppError(
           "INVALID_ADDRESS",
-          "The wallet address is not a 0x-prefixed, 20-byte hex address.",
+          "The wallet address is neither a 0x-prefixed, 20-byte hex address nor a base58 Solana address.",
         );
       const { view, ctx } = await viewFor(opts, filter, ctx0);
       // Reverse records are read without the filter: the filter applies to the domains they name,

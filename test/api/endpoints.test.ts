@@ -293,6 +293,9 @@ describe.each<Backend>(["sqlite", "postgres"])("API v1 on %s", (backend) => {
       ["reverse-resolve", `walletAddress=${ADDR.bob}00`, "INVALID_ADDRESS"],
       ["reverse-resolve", "walletAddress=alice.wallet", "INVALID_ADDRESS"],
       ["reverse-resolve", `walletAddress=${ADDR.bob.replace("0x", "0y")}`, "INVALID_ADDRESS"],
+      // base58 alphabet and length, but 33 bytes: not a Solana address.
+      ["reverse-resolve", "walletAddress=7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsUU", "INVALID_ADDRESS"],
+      ["reverse-resolve", "walletAddress=0OIl1111111111111111111111111111111", "INVALID_ADDRESS"],
       ["resolve", "domain=alice.wallet&explain=maybe", "INVALID_PARAMETER"],
       ["resolve", "domain=a.wallet&domain=b.wallet", "INVALID_PARAMETER"],
       ["reverse-resolve", `walletAddress=${ADDR.bob}&walletAddress=${ADDR.alice}`, "INVALID_PARAMETER"],

@@ -115,6 +115,50 @@ describe("SNS names: Bonfida's spl-name-service against omniname's API", () => {
     expect(diffs).toEqual([]);
   });
 
+  it("agrees with the SDK on the primary name of every wallet, and refuses a malformed address", async () => {
+    const owners = new Map<string, string[]>();
+    // huge.sol: served, only its overlong record is skipped.
+    for (const name of [...SNS_NAMES, "huge.sol"]) {
+      const owner = (await sdkAnswer(conn, name)).owner as string;
+      owners.set(owner, [...(owners.get(owner) ?? []), name]);
+    }
+    const diffs: string[] = [];
+    let primaries = 0;
+    for (const wallet of Object.values(SNS_WALLETS)) {
+      let want: string | null = null;
+      try {
+        const p = await sdk.getPrimaryDomain(conn, new PublicKey(wallet));
+        if (!p.stale) want = `${p.reverse}.sol`;
+      } catch {
+        // no primary domain account
+      }
+      const r = await api(`reverse-resolve?walletAddress=${wallet}&network=SOLANA&provider=NAMESPACE_D`);
+      expect(r.status, wallet).toBe(200);
+      const listed = (r.body.data as Array<{ domain: string }>).map((d) => d.domain);
+      // The primary name first (the SDK's, not stale); then only names the SDK says the wallet owns.
+      if (want !== null) {
+        primaries++;
+        if (listed[0] !== want) diffs.push(`${wallet}: SDK primary ${want}, API ${listed.join(",")}`);
+      }
+      const owned = new Set(owners.get(wallet) ?? []);
+      for (const d of listed.slice(want === null ? 0 : 1))
+        if (!owned.has(d)) diffs.push(`${wallet}: API lists ${d}, which the SDK does not give it`);
+    }
+    expect(diffs).toEqual([]);
+    expect(primaries).toBe(2); // alice → alice.sol, carol → bob.sol; dave's points at a name he does not own
+    // Case-sensitive: the same letters upper-cased are not alice's address.
+    const upper = await api(
+      `reverse-resolve?walletAddress=${SNS_WALLETS.alice.toUpperCase()}&network=SOLANA`,
+    );
+    expect(
+      upper.status === 400 || (upper.status === 200 && upper.body.data.length === 0),
+      JSON.stringify(upper.body),
+    ).toBe(true);
+    const bad = await api("reverse-resolve?walletAddress=7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsUU");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe("INVALID_ADDRESS");
+  });
+
   it("serves the tokenized name to its NFT holder, fresh V2 over stale, V1 where V2 is absent", async () => {
     expect((await apiAnswer("bob.sol")).owner).toBe(SNS_WALLETS.carol);
     const carol = await apiAnswer("carol.sol");

@@ -1764,7 +1764,7 @@ export interface operations {
                 /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
                 /**
-                 * @description 0x (or 0X) followed by 40 hex digits, any case; trimmed; compared case-insensitively.
+                 * @description An EVM address, 0x (or 0X) followed by 40 hex digits, any case, compared case-insensitively; or a Solana address, base58 of 32 bytes, case-sensitive (kept as given). Trimmed.
                  * @example 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266
                  */
                 walletAddress: string;

@@ -10,7 +10,7 @@ export const NETWORKS =
 export const PROVIDERS =
   "one of NAMESPACE_A, NAMESPACE_B, NAMESPACE_C, NAMESPACE_D (any case; aliases such as FNS, UNS, ENS)";
 export const ADDRESS =
-  "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case)";
+  "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case), or a base58 Solana address";
 export const EXPLAIN = "true or false (1/0 and yes/no also work)";
 export const KEY = "KEY";
 

@@ -52,8 +52,8 @@ export type ReverseParams = CanonicalQuery & { walletAddress: string };
  * - A value is trimmed; an empty value counts as absent, for every parameter alike: an optional
  *   one is then ignored, a required one is missing (MISSING_PARAMETER).
  * - `fullQualifiedDomain` is an alias of `domain`; both given and different is INVALID_PARAMETER.
- * - network and provider aliases (any case) become wire values; walletAddress becomes 0x + lower
- *   case; explain and provenance become booleans; at and atBlock a point in time.
+ * - network and provider aliases (any case) become wire values; an EVM walletAddress becomes 0x +
+ *   lower case (a base58 Solana address stays as given); explain and provenance become booleans; at and atBlock a point in time.
  *
  * Refused here only what a schema cannot say: a rule over two parameters, a day that does not
  * exist, a block number past 2^53.
@@ -128,7 +128,8 @@ function canonicalize(q: Record<string, unknown>, declared: Declared): AppError 
     delete q.fullQualifiedDomain;
   }
   const address = own("walletAddress");
-  if (address !== undefined) q.walletAddress = address.toLowerCase();
+  // EVM addresses are case-insensitive; base58 (Solana) is case-sensitive and kept as given.
+  if (address !== undefined) q.walletAddress = /^0x/i.test(address) ? address.toLowerCase() : address;
   for (const [name, find] of [
     ["network", findNetwork],
     ["provider", findProvider],

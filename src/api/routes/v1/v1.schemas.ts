@@ -127,10 +127,12 @@ export type NameQuery = Static<typeof NameQuery>;
 export const ReverseQuery = Type.Object({
   walletAddress: Type.String({
     maxLength: 128,
-    title: "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case)",
-    pattern: trimmedPattern("0[xX][0-9a-fA-F]{40}", false),
-    description: "0x (or 0X) followed by 40 hex digits, any case; trimmed; compared case-insensitively.",
-    examples: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"],
+    title:
+      "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case), or a base58 Solana address",
+    pattern: trimmedPattern("(?:0[xX][0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})", false),
+    description:
+      "An EVM address, 0x (or 0X) followed by 40 hex digits, any case, compared case-insensitively; or a Solana address, base58 of 32 bytes, case-sensitive (kept as given). Trimmed.",
+    examples: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"],
   }),
   ...FILTER_PARAMS,
   ...HISTORY_PARAMS,
