@@ -55,6 +55,27 @@ describe.skipIf(!hasChromium)("two-factor sign-in in Chromium", () => {
     await list.waitFor();
     const recoveryCodes = (await list.locator("li").allTextContents()).map((c) => c.trim());
     expect(recoveryCodes).toHaveLength(10);
+    // The list's items, numbers included, do not overlap (two columns once fell on each other).
+    const boxes = await list.locator("li").evaluateAll((items) =>
+      items.map((li) => {
+        const range = document.createRange();
+        range.selectNodeContents(li);
+        const r = li.getBoundingClientRect();
+        return {
+          left: r.left,
+          right: r.right,
+          top: r.top,
+          bottom: r.bottom,
+          text: range.getBoundingClientRect().right,
+        };
+      }),
+    );
+    for (const [i, a] of boxes.entries())
+      for (const b of boxes.slice(i + 1))
+        expect(
+          a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top,
+          `recovery codes ${JSON.stringify(a)} and ${JSON.stringify(b)} overlap`,
+        ).toBe(true);
     await shot(page, "28-recovery-codes");
     await page.getByRole("button", { name: "I have stored them" }).click();
     await page.getByRole("heading", { name: "Two-factor sign-in is on" }).waitFor();
@@ -71,6 +92,10 @@ describe.skipIf(!hasChromium)("two-factor sign-in in Chromium", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await signIn(page, owner.email);
     await page.getByRole("heading", { name: "Two-factor sign-in" }).waitFor();
+    // The step's one field has the focus: the code can be typed at once.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("autocomplete")))
+      .toBe("one-time-code");
     await page.getByLabel("Authentication code").fill(totpCode(secret, t.clock.now + 600_000));
     await page.getByRole("button", { name: "Verify" }).click();
     await page.getByText("Wrong or expired. Enter the code your app shows now.").waitFor();
@@ -89,6 +114,40 @@ describe.skipIf(!hasChromium)("two-factor sign-in in Chromium", () => {
     await page.getByRole("heading", { name: "Projects" }).waitFor();
     await page.getByRole("link", { name: "Two-factor" }).click();
     await page.getByText(/Recovery codes left:\s*9 of 10/).waitFor();
+
+    // Turning it off with a recovery code (a lost phone). Empty fields are said at each field,
+    // before any request; a used recovery code is refused; an unused one turns it off.
+    await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+    await page.getByText("Enter your password.").waitFor();
+    await page.getByText("Enter the 6-digit code your app shows now.").waitFor();
+    expect(await page.locator(".field-error").allTextContents()).toEqual([
+      "Enter your password.",
+      "Enter the 6-digit code your app shows now.",
+    ]);
+    await page.getByRole("button", { name: "Lost your phone? Use a recovery code" }).click();
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+    await page.getByText("Enter one of your recovery codes.").waitFor();
+    await page.getByLabel("Recovery code").fill(recoveryCodes[0]); // spent on the sign-in above
+    await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+    await page.locator(".field-error").first().waitFor();
+    expect(await page.locator(".field-error").allTextContents()).not.toContainEqual(
+      expect.stringMatching(/The field|recoveryCode/),
+    );
+    await h.audit(page, "two-factor-off-recovery-refused");
+    expectNoConsoleErrors(page, "two-factor off, spent code", /status of 40\d .*\/two-factor\/disable\]/);
+    await page.getByLabel("Recovery code").fill(recoveryCodes[1]);
+    await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+    await page.getByRole("heading", { name: "Two-factor sign-in is off" }).waitFor();
+    await page.getByText("Two-factor sign-in is off.").waitFor();
+    await shot(page, "35-two-factor-off-with-recovery-code");
+    // On again for the rest of the journey (the project requires it of its members).
+    await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+    const secret2 = (await page.getByTestId("totp-secret").textContent())!.replace(/\s/g, "");
+    t.clock.now += 30_000;
+    await page.getByLabel("Code from your app").fill(totpCode(secret2, t.clock.now));
+    await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+    await page.getByRole("button", { name: "I have stored them" }).click();
 
     // A member without two factors is stopped before seeing the project, and asked to enrol.
     const dev = await createAccount(t, "dev-no-2fa");
@@ -115,6 +174,6 @@ describe.skipIf(!hasChromium)("two-factor sign-in in Chromium", () => {
     expect(h.cspViolations).toEqual([]);
     expect(h.pageErrors).toEqual([]);
     for (const errors of h.consoleErrors.values()) expect(errors).toEqual([]);
-    expect(Object.keys(h.audited)).toHaveLength(6);
+    expect(Object.keys(h.audited)).toHaveLength(8);
   });
 });

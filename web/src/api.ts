@@ -3,6 +3,8 @@
  * `{ result, data | error }` envelope unwrapped, and every error turned into an `ApiError` whose
  * `message` a person understands (see `humanMessage`).
  */
+import { plainMessage } from "./messages";
+
 export const API_BASE = "/console/api";
 
 export class ApiError extends Error {
@@ -21,13 +23,22 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The form field an error concerns: a settings path or a field prefix (`exceptions[2].domain: …`,
+ * `code: …`) or a field the server names (`The field "expiresAt" …`); null for the others.
+ */
+export function fieldName(error: unknown): string | null {
+  if (!(error instanceof ApiError)) return null;
+  return error.field ?? /^The (?:field|parameter) "([a-zA-Z]+)"/.exec(error.serverMessage)?.[1] ?? null;
+}
+
 function waitText(s: number): string {
   if (s < 90) return `${s} second${s === 1 ? "" : "s"}`;
   const m = Math.ceil(s / 60);
   return `${m} minute${m === 1 ? "" : "s"}`;
 }
 
-/** What the person reads. The server's messages are already written for people; a few get context. */
+/** What the person reads: a few codes get context; field messages are worded by messages.ts. */
 export function humanMessage(status: number, code: string, message: string, retryAfterS: number | null) {
   switch (code) {
     case "TOO_MANY_ATTEMPTS":
@@ -49,7 +60,7 @@ export function humanMessage(status: number, code: string, message: string, retr
       return "The console cannot reach the server. Check your connection and try again.";
   }
   if (status >= 500) return "The service is temporarily unavailable. Please try again in a moment.";
-  return message;
+  return plainMessage(message);
 }
 
 let csrfToken: string | null = null;

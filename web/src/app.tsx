@@ -2,7 +2,7 @@ import { lazy, type ReactNode, Suspense, useEffect } from "react";
 import { Link, Navigate, NavLink, Outlet, Route, Routes, useLocation } from "react-router";
 import { post, setCsrfToken } from "./api";
 import { RequireAuth, SessionProvider, useSession } from "./session";
-import { Loading } from "./ui";
+import { announceNextPage, announcePage, Loading, PageTitle } from "./ui";
 
 // Route-level code splitting: the sign-in page loads only what it needs; charts load with the dashboard.
 const Auth = {
@@ -52,19 +52,20 @@ const Keys = lazy(() =>
 );
 const Security = lazy(() => import("./pages/security").then((m) => ({ default: m.SecurityPage })));
 
-/** Moves focus to the page's heading after a navigation, and names the page in the title. */
+/**
+ * Marks the page's announcement as due after each navigation (ui.tsx, `PageTitle`): its heading
+ * names the page in the title and takes focus once it renders. A page whose heading was already
+ * on screen (the same component at another address) is announced here after a moment.
+ */
 function RouteAnnouncer() {
   const location = useLocation();
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation on purpose
   useEffect(() => {
+    announceNextPage();
     const t = window.setTimeout(() => {
-      const h1 = document.querySelector("main h1");
-      if (h1 instanceof HTMLElement) {
-        h1.tabIndex = -1;
-        h1.focus({ preventScroll: true });
-        document.title = `${h1.textContent} · omniname console`;
-      }
-    }, 50);
+      if (document.querySelector("main .state-loading") === null)
+        announcePage(document.querySelector<HTMLElement>("main h1"));
+    }, 400);
     return () => window.clearTimeout(t);
   }, [location.pathname]);
   return null;
@@ -140,7 +141,7 @@ function Home() {
 function NotFound() {
   return (
     <div className="narrow">
-      <h1>Page not found</h1>
+      <PageTitle>Page not found</PageTitle>
       <p>
         This address does not exist in the console. <Link to="/projects">Go to your projects</Link>.
       </p>

@@ -47,6 +47,31 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   );
 }
 
+/**
+ * The page's announcement after a navigation (app.tsx's RouteAnnouncer marks one as due): the
+ * document title names the page and focus moves to its heading. The heading announces itself when
+ * it mounts, so a lazily loaded page is named once it has rendered, on a direct load too.
+ */
+let announcementDue = false;
+export function announceNextPage(): void {
+  announcementDue = true;
+}
+export function announcePage(h1: HTMLElement | null): void {
+  if (!announcementDue || h1 === null) return;
+  announcementDue = false;
+  document.title = `${h1.textContent} · omniname console`;
+  h1.tabIndex = -1;
+  h1.focus({ preventScroll: true });
+}
+
+/** A page's `<h1>`: names the page in the document title and takes focus after a navigation. */
+export function PageTitle({ children }: { children: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new heading text is a new page
+  useEffect(() => announcePage(ref.current), [children]);
+  return <h1 ref={ref}>{children}</h1>;
+}
+
 export function PageHeader({
   title,
   subtitle,
@@ -59,7 +84,7 @@ export function PageHeader({
   return (
     <header className="page-header">
       <div>
-        <h1>{title}</h1>
+        <PageTitle>{title}</PageTitle>
         {subtitle && <p className="subtitle">{subtitle}</p>}
       </div>
       {actions && <div className="page-actions">{actions}</div>}

@@ -49,7 +49,8 @@ function QuotaCard({ d }: { d: Dashboard }) {
           aria-label="Monthly quota used"
         />
         <div className="muted small">
-          {nf.format(d.quota.remaining)} left · resets {formatDate(d.quota.resetsAt)}
+          {nf.format(d.quota.remaining)} left · resets {formatDate(d.quota.resetsAt)}. The quota counts this
+          calendar month's names (UTC); requests refused by a limit do not count.
         </div>
       </div>
     </Card>
@@ -117,7 +118,11 @@ export function DashboardPage() {
           value={nf.format(d.totals.requests)}
           sub={`${nf.format(d.totals.batches)} batch calls`}
         />
-        <Stat label="Names asked" value={nf.format(d.totals.names)} sub="a batch call counts each input" />
+        <Stat
+          label="Names asked (30 days)"
+          value={nf.format(d.totals.names)}
+          sub="errors and refusals included; a batch call counts each input"
+        />
         <Stat
           label="Errors"
           value={nf.format(d.totals.errors)}

@@ -1,16 +1,16 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { useNavigate } from "react-router";
-import { patch, post } from "../api";
-import type { ProjectListItem } from "../types";
+import { Link, useNavigate } from "react-router";
+import { get, patch, post } from "../api";
+import type { MembersAnswer, ProjectListItem } from "../types";
 import { Card, Dialog, ErrorMessage, Notice } from "../ui";
 import { projectKey, useProject } from "./project";
 import { nameErrorOf, PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects";
 
 /**
  * The project's name and description, editable by owners and admins (`project.update`), and
- * "Leave this project" for every member (the API refuses the last owner: the message says why).
+ * "Leave this project" for every member but the last owner, who is told how to leave instead.
  * On the Overview page, below the usage.
  */
 export function ProjectAbout() {
@@ -49,6 +49,16 @@ export function ProjectAbout() {
   });
   const err = update.error;
   const nameErr = nameErrorOf(err);
+  // The last owner is not offered "Leave" (the API would refuse it): the team tells who owns it.
+  const team = useQuery({
+    queryKey: ["members", project.id],
+    queryFn: () => get<MembersAnswer>(`/projects/${project.id}/members`),
+    enabled: project.role === "owner",
+  });
+  const lastOwner =
+    project.role === "owner" &&
+    team.data !== undefined &&
+    team.data.members.filter((m) => m.role === "owner").length <= 1;
 
   return (
     <Card title="About this project">
@@ -96,10 +106,21 @@ export function ProjectAbout() {
             Edit details
           </button>
         )}
-        <button type="button" className="btn btn-ghost-danger" onClick={() => setLeaving(true)}>
-          Leave this project
-        </button>
+        {!lastOwner && (
+          <button type="button" className="btn btn-ghost-danger" onClick={() => setLeaving(true)}>
+            Leave this project
+          </button>
+        )}
       </div>
+      {lastOwner && (
+        <p className="muted small" data-testid="last-owner">
+          You are this project's only owner, so you cannot leave it: make another member an owner on the{" "}
+          <Link className="text-link" to={`/projects/${project.id}/team`}>
+            Team
+          </Link>{" "}
+          page first, or delete the project.
+        </p>
+      )}
       <Dialog open={leaving} title={`Leave ${project.name}?`} onClose={() => setLeaving(false)}>
         <p>
           You lose access to this project at once; a member who manages the team can invite you again. A

@@ -4,7 +4,7 @@ import { Link, NavLink, Outlet, useOutletContext, useParams } from "react-router
 import { can as canRole, type Permission } from "../../../src/accounts/permissions";
 import { ApiError, get } from "../api";
 import type { ProjectDetail } from "../types";
-import { Badge, ErrorMessage, Loading, Notice } from "../ui";
+import { Badge, ErrorMessage, Loading, Notice, PageTitle } from "../ui";
 
 export interface ProjectContext {
   project: ProjectDetail;
@@ -41,7 +41,7 @@ export function ProjectLayout() {
   if (q.error instanceof ApiError && q.error.code === "TWO_FACTOR_REQUIRED")
     return (
       <div className="narrow">
-        <h1>Two-factor sign-in required</h1>
+        <PageTitle>Two-factor sign-in required</PageTitle>
         <Notice tone="warning">
           This project requires two-factor sign-in of every member. Turn it on for your account to open it.
         </Notice>
@@ -56,7 +56,7 @@ export function ProjectLayout() {
   if (q.isError)
     return (
       <div className="narrow">
-        <h1>Project unavailable</h1>
+        <PageTitle>Project unavailable</PageTitle>
         <ErrorMessage error={q.error} retry={() => q.refetch()} />
       </div>
     );
@@ -68,7 +68,7 @@ export function ProjectLayout() {
       <div className="project-head">
         <div>
           <p className="crumb">
-            <NavLink to="/projects">Projects</NavLink> <span aria-hidden="true">/</span>
+            <Link to="/projects">Projects</Link> <span aria-hidden="true">/</span>
           </p>
           <p className="project-name">{project.name}</p>
         </div>

@@ -12,17 +12,29 @@ const lines = (s: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-/** A light check before sending; the server's validation is the authority. */
+/**
+ * The browser's check before sending, worded as messages.ts words the server's (the server's
+ * check is the authority): IPv4 numbers 0 to 255, a prefix length within the address's bits.
+ */
 function checkIp(v: string): string | null {
-  const v4 = /^(\d{1,3})(\.\d{1,3}){3}(\/\d{1,2})?$/;
-  const v6 = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/;
-  return v4.test(v) || (v.includes(":") && v6.test(v)) ? null : `${v} is not an IP address or CIDR range.`;
+  const notIp = `"${v}" is not an IP address or range. Write one such as 203.0.113.7 or 10.0.0.0/8.`;
+  const [addr, prefix, extra] = v.split("/");
+  if (extra !== undefined) return notIp;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(addr);
+  if (v4) {
+    if (v4.slice(1).some((n) => Number(n) > 255))
+      return `${v}: each number of an IPv4 address is between 0 and 255.`;
+  } else if (!(addr.includes(":") && /^[0-9a-fA-F:.]+$/.test(addr))) return notIp;
+  const bits = v4 ? 32 : 128;
+  if (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits))
+    return `${v}: the prefix length after "/" must be between 0 and ${bits}.`;
+  return null;
 }
 
 function checkOrigin(v: string): string | null {
   return /^https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d+)?$/.test(v)
     ? null
-    : `${v} is not an origin like https://app.example.com.`;
+    : `"${v}" is not an origin. Write it as https://app.example.com (a port is optional).`;
 }
 
 export function SecurityPage() {
@@ -82,7 +94,10 @@ export function SecurityPage() {
                   value={ips}
                   readOnly={!editable}
                   placeholder={"203.0.113.7\n198.51.100.0/24"}
-                  onChange={(e) => setIps(e.target.value)}
+                  onChange={(e) => {
+                    setIps(e.target.value);
+                    save.reset();
+                  }}
                 />
               )}
             </Field>
@@ -101,7 +116,10 @@ export function SecurityPage() {
                   value={origins}
                   readOnly={!editable}
                   placeholder={"https://app.example.com"}
-                  onChange={(e) => setOrigins(e.target.value)}
+                  onChange={(e) => {
+                    setOrigins(e.target.value);
+                    save.reset();
+                  }}
                 />
               )}
             </Field>
@@ -127,7 +145,7 @@ export function SecurityPage() {
           <dd>{nf.format(l.requestsPerSecond)}</dd>
           <dt>Monthly quota</dt>
           <dd>{nf.format(l.monthlyQuota)}</dd>
-          <dt>Projects</dt>
+          <dt>Projects an owner may have</dt>
           <dd>{nf.format(l.maxProjects)}</dd>
           <dt>API keys</dt>
           <dd>{nf.format(l.maxKeys)}</dd>

@@ -9,6 +9,7 @@ import {
   Badge,
   Card,
   ConfirmDialog,
+  Dialog,
   Empty,
   ErrorMessage,
   Field,
@@ -26,6 +27,7 @@ const ROLE_HELP: Record<Role, string> = {
   developer: "API keys and resolution settings",
   viewer: "read-only",
 };
+const ROLE_ARTICLE: Record<Role, string> = { owner: "an", admin: "an", developer: "a", viewer: "a" };
 
 export function TeamPage() {
   const { project, can } = useProject();
@@ -53,10 +55,15 @@ export function TeamPage() {
       refresh();
     },
   });
+  /** A role change waiting for its confirmation; the last one saved, for the notice. */
+  const [changing, setChanging] = useState<{ member: Member; role: Role } | null>(null);
   const setRole = useMutation({
-    mutationFn: (v: { accountId: number; role: Role }) =>
-      patch(`/projects/${project.id}/members/${v.accountId}`, { role: v.role }),
-    onSuccess: refresh,
+    mutationFn: (v: { member: Member; role: Role }) =>
+      patch(`/projects/${project.id}/members/${v.member.accountId}`, { role: v.role }),
+    onSuccess: () => {
+      setChanging(null);
+      refresh();
+    },
   });
   const [removing, setRemoving] = useState<Member | null>(null);
   const remove = useMutation({
@@ -128,7 +135,13 @@ export function TeamPage() {
       )}
       {q.isPending && <Loading label="Loading the team" />}
       {q.isError && <ErrorMessage error={q.error} retry={() => q.refetch()} />}
-      <ErrorMessage error={setRole.error ?? cancel.error} />
+      <ErrorMessage error={cancel.error} />
+      {setRole.isSuccess && (
+        <Notice tone="success">
+          {setRole.variables.member.fullName} is now {ROLE_ARTICLE[setRole.variables.role]}{" "}
+          {setRole.variables.role}.
+        </Notice>
+      )}
       {q.data && (
         <>
           <Card title="Members" className="card-flush">
@@ -161,9 +174,10 @@ export function TeamPage() {
                               aria-label={`Role of ${m.fullName}`}
                               value={m.role}
                               disabled={setRole.isPending}
-                              onChange={(e) =>
-                                setRole.mutate({ accountId: m.accountId, role: e.target.value as Role })
-                              }
+                              onChange={(e) => {
+                                setRole.reset();
+                                setChanging({ member: m, role: e.target.value as Role });
+                              }}
                             >
                               {assignable.map((r) => (
                                 <option key={r} value={r}>
@@ -238,6 +252,44 @@ export function TeamPage() {
           </Card>
         </>
       )}
+      <Dialog
+        open={changing !== null}
+        title={`Make ${changing?.member.fullName ?? ""} ${changing ? ROLE_ARTICLE[changing.role] : ""} ${changing?.role ?? ""}?`}
+        // Closing after the save must keep its notice: the mutation is reset on the next change.
+        onClose={() => setChanging(null)}
+      >
+        {changing && (
+          <>
+            <p>
+              {changing.member.email} is {ROLE_ARTICLE[changing.member.role]} {changing.member.role} now;{" "}
+              {changing.role === "owner"
+                ? "an owner can do everything you can, including removing other owners and deleting the project."
+                : `as ${ROLE_ARTICLE[changing.role]} ${changing.role}: ${ROLE_HELP[changing.role]}.`}
+            </p>
+            <ErrorMessage error={setRole.error} />
+            <div className="form-actions">
+              <button
+                type="button"
+                className="btn btn-secondary"
+                onClick={() => {
+                  setChanging(null);
+                  setRole.reset();
+                }}
+              >
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={setRole.isPending}
+                onClick={() => setRole.mutate(changing)}
+              >
+                Change role
+              </button>
+            </div>
+          </>
+        )}
+      </Dialog>
       <ConfirmDialog
         item={removing}
         title={`Remove ${removing?.fullName ?? ""}?`}

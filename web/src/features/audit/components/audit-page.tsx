@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { get } from "../../../api";
+import { ApiError, get } from "../../../api";
 import { useProject } from "../../../pages/project";
 import type { MembersAnswer } from "../../../types";
 import {
@@ -22,6 +22,8 @@ export function AuditPage() {
   const { project, can } = useProject();
   const [draft, setDraft] = useState<AuditFilters>(NO_FILTERS);
   const [filters, setFilters] = useState<AuditFilters>(NO_FILTERS);
+  /** The browser's refusal of the dates (a start after the end), before any request. */
+  const [rangeError, setRangeError] = useState<string | null>(null);
   const allowed = can("audit.read");
   const log = useAudit(project.id, filters, allowed);
   const members = useQuery({
@@ -60,6 +62,11 @@ export function AuditPage() {
           className="form-row"
           onSubmit={(e) => {
             e.preventDefault();
+            if (draft.from !== "" && draft.to !== "" && draft.from > draft.to) {
+              setRangeError("The end date is before the start date. Choose an end on or after the start.");
+              return;
+            }
+            setRangeError(null);
             setFilters(draft);
           }}
         >
@@ -90,8 +97,18 @@ export function AuditPage() {
           <Field label="From (UTC day)">
             {(p) => <input {...p} type="date" value={draft.from} onChange={set("from")} />}
           </Field>
-          <Field label="To (UTC day)">
-            {(p) => <input {...p} type="date" value={draft.to} onChange={set("to")} />}
+          <Field label="To (UTC day)" error={rangeError}>
+            {(p) => (
+              <input
+                {...p}
+                type="date"
+                value={draft.to}
+                onChange={(e) => {
+                  set("to")(e);
+                  setRangeError(null);
+                }}
+              />
+            )}
           </Field>
           <button type="submit" className="btn btn-primary">
             Apply filters
@@ -101,7 +118,15 @@ export function AuditPage() {
       {log.isPending ? (
         <Loading label="Loading the audit log" />
       ) : log.isError ? (
-        <ErrorMessage error={log.error} retry={() => log.refetch()} />
+        // A refused filter (4xx) is fixed in the form, not by asking again: no "Try again" for it.
+        <ErrorMessage
+          error={log.error}
+          retry={
+            log.error instanceof ApiError && log.error.status >= 400 && log.error.status < 500
+              ? undefined
+              : () => log.refetch()
+          }
+        />
       ) : entries.length === 0 ? (
         <Empty title="No changes recorded">Changes to the project appear here as they are made.</Empty>
       ) : (

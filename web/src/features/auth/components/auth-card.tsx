@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import type { UseFormRegisterReturn } from "react-hook-form";
 import { ApiError } from "../../../api";
 import type { PasswordStrength } from "../../../types";
-import { Field } from "../../../ui";
+import { Field, PageTitle } from "../../../ui";
 
 export function AuthCard({
   title,
@@ -16,7 +16,7 @@ export function AuthCard({
   return (
     <div className="auth">
       <div className="auth-card">
-        <h1>{title}</h1>
+        <PageTitle>{title}</PageTitle>
         {intro && <div className="auth-intro">{intro}</div>}
         {children}
       </div>
@@ -27,22 +27,41 @@ export function AuthCard({
 
 const STRENGTH = ["Too weak", "Weak", "Fair", "Strong", "Very strong"];
 
-export function StrengthHint({ strength }: { strength: PasswordStrength | null }) {
+/** The shape of an e-mailed link's token (tokens.ts: 32 random bytes, base64url). */
+export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** The rules of an e-mail address in the browser (the server checks it again). */
+export const EMAIL_RULES = {
+  required: "Enter your e-mail address.",
+  maxLength: { value: 254, message: "An e-mail address has at most 254 characters." },
+  pattern: {
+    value: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
+    message: "Enter an e-mail address such as name@company.com.",
+  },
+} as const;
+
+/**
+ * The server's verdict as the password is typed. A password the server refuses (too common, the
+ * e-mail address) is never called strong, whatever its score; and when the same refusal is shown
+ * under the field (`refused`), the hint does not say it a second time.
+ */
+export function StrengthHint({
+  strength,
+  refused = false,
+}: {
+  strength: PasswordStrength | null;
+  refused?: boolean;
+}) {
   if (strength === null)
     return <span>At least 10 characters. A few unrelated words make a strong password.</span>;
+  const score = strength.acceptable ? strength.score : Math.min(strength.score, 1);
   return (
     <span className="strength" aria-live="polite">
-      <meter
-        min={0}
-        max={4}
-        low={2}
-        high={3}
-        optimum={4}
-        value={strength.score}
-        aria-label="Password strength"
-      />
-      <strong className={strength.acceptable ? "ok" : "bad"}>{STRENGTH[strength.score]}</strong>
-      <span> · {strength.hint}</span>
+      <meter min={0} max={4} low={2} high={3} optimum={4} value={score} aria-label="Password strength" />
+      <strong className={strength.acceptable ? "ok" : "bad"}>
+        {strength.acceptable ? STRENGTH[score] : "Not accepted"}
+      </strong>
+      {!refused && <span> · {strength.hint}</span>}
     </span>
   );
 }
@@ -72,11 +91,12 @@ export function NewPasswordField({
   serverError: unknown;
   strength: PasswordStrength | null;
 }) {
+  const refused = error ?? fieldError(serverError, ["WEAK_PASSWORD", "COMMON_PASSWORD"]);
   return (
     <Field
       label={label}
-      error={error ?? fieldError(serverError, ["WEAK_PASSWORD", "COMMON_PASSWORD"])}
-      hint={<StrengthHint strength={strength} />}
+      error={refused}
+      hint={<StrengthHint strength={strength} refused={Boolean(refused)} />}
     >
       {(p) => <input {...p} type="password" autoComplete="new-password" {...input} />}
     </Field>

@@ -2,7 +2,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { post, setCsrfToken } from "../../../api";
 import { useSession } from "../../../session";
-import { ErrorMessage, Field, Notice } from "../../../ui";
+import { Link } from "react-router";
+import { ErrorMessage, Field, Notice, PageTitle } from "../../../ui";
 import { useStrength } from "../api/password-strength";
 import { fieldError, NEW_PASSWORD_RULES, NewPasswordField } from "./auth-card";
 
@@ -23,12 +24,22 @@ export function ChangePasswordPage() {
   const err = change.error;
   return (
     <div className="narrow">
-      <h1>Change your password</h1>
+      <PageTitle>Change your password</PageTitle>
       <p className="subtitle">Signed in as {account?.email}. Your other sessions end when you change it.</p>
       <section className="card">
         <form className="form" noValidate onSubmit={form.handleSubmit((v) => change.mutate(v))}>
           <Field
             label="Current password"
+            hint={
+              <>
+                No password yet (the demo account signs in with a link)? Set one with{" "}
+                <Link className="text-link" to="/forgot-password">
+                  "Forgot your password?"
+                </Link>
+                : the reset mail goes to the server's outbox (<code>DATA_DIR/outbox/</code>) in the embedded
+                setup.
+              </>
+            }
             error={form.formState.errors.currentPassword?.message ?? fieldError(err, ["INVALID_CREDENTIALS"])}
           >
             {(p) => (

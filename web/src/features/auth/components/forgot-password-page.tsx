@@ -4,7 +4,7 @@ import { Link } from "react-router";
 import { post } from "../../../api";
 import { ErrorMessage, Notice } from "../../../ui";
 import { PUBLIC } from "../api/password-strength";
-import { AuthCard, EmailField } from "./auth-card";
+import { AuthCard, EMAIL_RULES, EmailField } from "./auth-card";
 
 export function ForgotPage() {
   const form = useForm<{ email: string }>({ defaultValues: { email: "" } });
@@ -21,7 +21,7 @@ export function ForgotPage() {
       ) : (
         <form className="form" noValidate onSubmit={form.handleSubmit((v) => send.mutate(v))}>
           <EmailField
-            input={form.register("email", { required: "Enter your e-mail address." })}
+            input={form.register("email", EMAIL_RULES)}
             error={form.formState.errors.email?.message}
           />
           <ErrorMessage error={send.error} />

@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { ApiError, post } from "../../../api";
 import { ErrorMessage } from "../../../ui";
 import { PUBLIC, useStrength } from "../api/password-strength";
-import { AuthCard, fieldError, NEW_PASSWORD_RULES, NewPasswordField } from "./auth-card";
+import { AuthCard, fieldError, NEW_PASSWORD_RULES, NewPasswordField, TOKEN_SHAPE } from "./auth-card";
 
 export function ResetPage() {
   const [params] = useSearchParams();
@@ -17,6 +17,17 @@ export function ResetPage() {
     onSuccess: () => navigate("/sign-in?reset=1", { replace: true }),
   });
   const err = reset.error;
+  // A token the server could have sent (256 random bits, base64url): anything else is a damaged
+  // or mistyped link, said at once rather than after a new password was typed.
+  if (token !== "" && !TOKEN_SHAPE.test(token))
+    return (
+      <AuthCard title="Choose a new password">
+        <ErrorMessage error="This link is incomplete or damaged. Copy the whole link from the e-mail, or ask for a new one." />
+        <p>
+          <Link to="/forgot-password">Ask for a new link</Link>
+        </p>
+      </AuthCard>
+    );
   return (
     <AuthCard title="Choose a new password">
       {token === "" && <ErrorMessage error="This page needs the link from your password reset e-mail." />}

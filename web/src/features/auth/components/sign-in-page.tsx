@@ -8,7 +8,7 @@ import type { AccountAnswer, LoginAnswer } from "../../../types";
 import { ErrorMessage, Field, Notice } from "../../../ui";
 import { PUBLIC } from "../api/password-strength";
 import { TwoFactorStep } from "../../two-factor/components/two-factor-step";
-import { AuthCard, EmailField } from "./auth-card";
+import { AuthCard, EMAIL_RULES, EmailField } from "./auth-card";
 
 export function SignInPage() {
   const [params] = useSearchParams();
@@ -61,7 +61,7 @@ export function SignInPage() {
       )}
       <form className="form" noValidate onSubmit={form.handleSubmit((v) => login.mutate(v))}>
         <EmailField
-          input={form.register("email", { required: "Enter your e-mail address." })}
+          input={form.register("email", EMAIL_RULES)}
           error={form.formState.errors.email?.message}
         />
         <Field label="Password" error={form.formState.errors.password?.message}>

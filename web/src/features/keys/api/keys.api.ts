@@ -1,4 +1,4 @@
-import { ApiError } from "../../../api";
+import { fieldName } from "../../../api";
 
 /** Names a key's scope may list (src/accounts/key-scope-names.ts): the API's endpoint names. */
 export { KEY_ENDPOINTS, MAX_ROTATION_OVERLAP_MS } from "../../../../../src/accounts/key-scope-names";
@@ -42,10 +42,7 @@ export function limitsBody(d: LimitsDraft) {
 }
 
 /** The field a server's field error names (`The field "expiresAt" …`), if any. */
-export function fieldOf(error: unknown): string | null {
-  if (!(error instanceof ApiError)) return null;
-  return /^The field "([a-zA-Z]+)"/.exec(error.serverMessage)?.[1] ?? null;
-}
+export const fieldOf = fieldName;
 
 /** A key's limits in a few words, for the table. */
 export function limitsSummary(k: {

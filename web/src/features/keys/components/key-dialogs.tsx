@@ -119,7 +119,10 @@ export function LimitsDialog({
       >
         <KeyLimitsFields
           draft={d}
-          onChange={setDraft}
+          onChange={(next) => {
+            setDraft(next);
+            save.reset();
+          }}
           errorField={field}
           error={save.error instanceof Error ? save.error.message : null}
           showExpiry={!rotated}
@@ -151,17 +154,25 @@ export function RotateDialog({
   onRotated: (k: RotatedKey) => void;
 }) {
   const [until, setUntil] = useState<string | null>(null);
+  // The replacement keeps the old key's expiry unless changed here ("" : never).
+  const [expires, setExpires] = useState<string | null>(null);
   const value = until ?? toLocal(new Date().toISOString(), 86_400_000);
+  const expiresValue = expires ?? toLocal(rotating?.expiresAt ?? null);
   const rotate = useMutation({
     mutationFn: () =>
-      post<RotatedKey>(`/projects/${projectId}/keys/${rotating?.id}/rotate`, { overlapUntil: toIso(value) }),
+      post<RotatedKey>(`/projects/${projectId}/keys/${rotating?.id}/rotate`, {
+        overlapUntil: toIso(value),
+        expiresAt: toIso(expiresValue),
+      }),
     onSuccess: (k) => {
       setUntil(null);
+      setExpires(null);
       onRotated(k);
     },
   });
   const close = () => {
     setUntil(null);
+    setExpires(null);
     rotate.reset();
     onClose();
   };
@@ -191,11 +202,37 @@ export function RotateDialog({
               type="datetime-local"
               required
               value={value}
-              onChange={(e) => setUntil(e.target.value)}
+              onChange={(e) => {
+                setUntil(e.target.value);
+                rotate.reset();
+              }}
             />
           )}
         </Field>
-        {rotate.error && field !== "overlapUntil" && <ErrorMessage error={rotate.error} />}
+        <Field
+          label="New key expires (optional)"
+          hint={
+            rotating?.expiresAt
+              ? "The old key's expiry, kept unless you change it. Empty: never."
+              : "Empty: never."
+          }
+          error={field === "expiresAt" && rotate.error instanceof Error ? rotate.error.message : null}
+        >
+          {(p) => (
+            <input
+              {...p}
+              type="datetime-local"
+              value={expiresValue}
+              onChange={(e) => {
+                setExpires(e.target.value);
+                rotate.reset();
+              }}
+            />
+          )}
+        </Field>
+        {rotate.error && field !== "overlapUntil" && field !== "expiresAt" && (
+          <ErrorMessage error={rotate.error} />
+        )}
         <div className="form-actions">
           <button type="button" className="btn btn-secondary" onClick={close}>
             Cancel

@@ -1,6 +1,6 @@
 import { useId } from "react";
 import { NETWORK_ORDER, NETWORKS } from "../../../../../src/domain/networks";
-import { PROVIDER_ORDER } from "../../../../../src/domain/providers";
+import { PROVIDER_ORDER, PROVIDERS } from "../../../../../src/domain/providers";
 import { Field } from "../../../ui";
 import { KEY_ENDPOINTS, type LimitsDraft } from "../api/keys.api";
 
@@ -90,7 +90,7 @@ export function KeyLimitsFields({
       <CheckGroup
         legend="Networks"
         hint="None ticked: every network the project serves. Others are invisible to the key."
-        names={NETWORK_ORDER.filter((n) => !NETWORKS[n].comingSoon)}
+        names={NETWORK_ORDER.filter((n) => !NETWORKS[n].comingSoon || draft.networks.includes(n))}
         value={draft.networks}
         onChange={(networks) => onChange({ ...draft, networks })}
         error={at("networks")}
@@ -98,7 +98,7 @@ export function KeyLimitsFields({
       <CheckGroup
         legend="Providers"
         hint="None ticked: every provider the project serves."
-        names={PROVIDER_ORDER}
+        names={PROVIDER_ORDER.filter((p) => !PROVIDERS[p].comingSoon || draft.providers.includes(p))}
         value={draft.providers}
         onChange={(providers) => onChange({ ...draft, providers })}
         error={at("providers")}

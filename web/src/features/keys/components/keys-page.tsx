@@ -21,10 +21,10 @@ import { LimitsDialog, RevokeDialog, RotateDialog, SecretDialog } from "./key-di
 import { KeyLimitsFields } from "./key-limits-fields";
 
 function StatusBadge({ k }: { k: ApiKeyItem }) {
-  if (k.status === "revoked") return <Badge tone="danger">revoked {formatDate(k.revokedAt)}</Badge>;
-  if (k.status === "expired") return <Badge tone="danger">expired {formatDateTime(k.expiresAt)}</Badge>;
-  if (k.rotatedTo !== null)
-    return <Badge tone="warning">rotated, works until {formatDateTime(k.expiresAt)}</Badge>;
+  if (k.status === "revoked") return <Badge tone="danger">revoked</Badge>;
+  // The date is in the "Expires" column: the badge stays one short word, so the table fits its card.
+  if (k.status === "expired") return <Badge tone="danger">expired</Badge>;
+  if (k.rotatedTo !== null) return <Badge tone="warning">rotated</Badge>;
   return <Badge tone="success">active</Badge>;
 }
 
@@ -35,6 +35,8 @@ export function KeysPage() {
   const q = useQuery({ queryKey: key, queryFn: () => get<ApiKeyItem[]>(`/projects/${project.id}/keys`) });
   const editable = can("keys.write");
   const [name, setName] = useState("");
+  /** The browser's own refusal of an empty name (the server would name the key "unnamed"). */
+  const [nameError, setNameError] = useState<string | null>(null);
   const [limits, setLimits] = useState<LimitsDraft>(NO_LIMITS);
   const [created, setCreated] = useState<CreatedKey | RotatedKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyItem | null>(null);
@@ -68,21 +70,44 @@ export function KeysPage() {
             className="form"
             onSubmit={(e) => {
               e.preventDefault();
+              if (name.trim() === "") {
+                setNameError("Enter a name for the key, e.g. production backend.");
+                return;
+              }
+              setNameError(null);
               create.mutate();
             }}
+            noValidate
           >
             <Field
               label="Key name"
               hint="Where it is used, e.g. production backend."
-              error={field === "name" && create.error instanceof Error ? create.error.message : null}
+              error={
+                nameError ?? (field === "name" && create.error instanceof Error ? create.error.message : null)
+              }
             >
-              {(p) => <input {...p} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
+              {(p) => (
+                <input
+                  {...p}
+                  value={name}
+                  required
+                  maxLength={100}
+                  onChange={(e) => {
+                    setName(e.target.value);
+                    setNameError(null);
+                    if (field === "name") create.reset();
+                  }}
+                />
+              )}
             </Field>
             <details className="key-limits-details">
               <summary>Limits and expiry (optional)</summary>
               <KeyLimitsFields
                 draft={limits}
-                onChange={setLimits}
+                onChange={(d) => {
+                  setLimits(d);
+                  create.reset();
+                }}
                 errorField={field}
                 error={create.error instanceof Error ? create.error.message : null}
               />
@@ -114,7 +139,7 @@ export function KeysPage() {
       {q.data && q.data.length > 0 && (
         <Card title="Keys" className="card-flush">
           <TableWrap label="Your API keys">
-            <table className="table">
+            <table className="table table-keys">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -136,15 +161,21 @@ export function KeysPage() {
                     data-key-id={k.id}
                     className={k.status === "active" ? undefined : "row-muted"}
                   >
-                    <td>{k.name || <span className="muted">unnamed</span>}</td>
+                    <td className="key-name">{k.name || <span className="muted">unnamed</span>}</td>
                     <td>
                       <code>{k.prefix}…</code>
                     </td>
                     <td className="small">{limitsSummary(k)}</td>
-                    <td>
+                    <td className="when">
                       {k.expiresAt ? formatDateTime(k.expiresAt) : <span className="muted">never</span>}
+                      {k.rotatedTo !== null && k.status === "active" && (
+                        <div className="muted small">end of the overlap</div>
+                      )}
+                      {k.status === "revoked" && (
+                        <div className="muted small">revoked {formatDate(k.revokedAt)}</div>
+                      )}
                     </td>
-                    <td>{formatDateTime(k.lastUsedAt)}</td>
+                    <td className="when">{formatDateTime(k.lastUsedAt)}</td>
                     <td className="num">{nf.format(k.requestsThisMonth)}</td>
                     <td>
                       <StatusBadge k={k} />

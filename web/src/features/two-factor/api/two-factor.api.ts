@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ApiError, get, post, put } from "../../../api";
+import { ApiError, fieldName, get, post, put } from "../../../api";
 import type { RecoveryCodesAnswer, TwoFactorRule, TwoFactorSetup, TwoFactorStatus } from "../../../types";
 
 export const TWO_FACTOR_KEY = ["two-factor"] as const;
@@ -19,7 +19,9 @@ export function useTwoFactor() {
     onSuccess: refresh,
   });
   const disable = useMutation({
-    mutationFn: (v: { password: string; code: string }) => post("/account/two-factor/disable", v),
+    /** The password and either a code of the app or a recovery code. */
+    mutationFn: (v: { password: string; code?: string; recoveryCode?: string }) =>
+      post("/account/two-factor/disable", v),
     onSuccess: () => {
       setup.reset();
       confirm.reset();
@@ -43,8 +45,12 @@ export function useTwoFactorRule(projectId: number) {
   return { rule, save };
 }
 
-/** The server's message about one field (`code: …`, `recoveryCode: …`), without the field's name. */
+/**
+ * The server's message about one field (`code: …`, `recoveryCode: …`, `The field "password" …`),
+ * as a sentence without the field's name in front (messages.ts words the others).
+ */
 export function fieldMessage(error: unknown, field: string): string | null {
-  if (!(error instanceof ApiError) || error.field !== field) return null;
+  if (!(error instanceof ApiError) || fieldName(error) !== field) return null;
+  if (error.field !== field) return error.message;
   return error.serverMessage.replace(/^[^:]+:\s*/, "").replace(/^./, (c) => c.toUpperCase());
 }

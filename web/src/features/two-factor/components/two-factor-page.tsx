@@ -76,12 +76,17 @@ export function TwoFactorPage() {
   const { status, setup, confirm, disable } = useTwoFactor();
   const [code, setCode] = useState("");
   const [off, setOff] = useState({ password: "", code: "" });
+  /** Turning it off with a recovery code instead of the app's code (a lost phone). */
+  const [offRecovery, setOffRecovery] = useState(false);
+  /** The browser's own refusals of the turn-off form (empty fields), before any request. */
+  const [offMissing, setOffMissing] = useState<{ password?: string; code?: string }>({});
   if (status.isPending) return <Loading label="Loading two-factor sign-in" />;
   if (status.isError) return <ErrorMessage error={status.error} retry={() => status.refetch()} />;
   const s = status.data;
   const confirmError = fieldMessage(confirm.error, "code");
-  const offCodeError = fieldMessage(disable.error, "code");
-  const offPasswordError = fieldMessage(disable.error, "password");
+  const offField = offRecovery ? "recoveryCode" : "code";
+  const offCodeError = offMissing.code ?? fieldMessage(disable.error, offField);
+  const offPasswordError = offMissing.password ?? fieldMessage(disable.error, "password");
   return (
     <div className="narrow">
       <PageHeader
@@ -106,7 +111,22 @@ export function TwoFactorPage() {
             noValidate
             onSubmit={(e) => {
               e.preventDefault();
-              disable.mutate(off);
+              const missing = {
+                password: off.password === "" ? "Enter your password." : undefined,
+                code:
+                  off.code.trim() === ""
+                    ? offRecovery
+                      ? "Enter one of your recovery codes."
+                      : "Enter the 6-digit code your app shows now."
+                    : undefined,
+              };
+              setOffMissing(missing);
+              if (missing.password || missing.code) return;
+              disable.mutate(
+                offRecovery
+                  ? { password: off.password, recoveryCode: off.code.trim() }
+                  : { password: off.password, code: off.code.trim() },
+              );
             }}
           >
             <h3>Turn it off</h3>
@@ -117,20 +137,61 @@ export function TwoFactorPage() {
                   type="password"
                   autoComplete="current-password"
                   value={off.password}
-                  onChange={(e) => setOff({ ...off, password: e.target.value })}
+                  onChange={(e) => {
+                    setOff({ ...off, password: e.target.value });
+                    setOffMissing({ ...offMissing, password: undefined });
+                  }}
                 />
               )}
             </Field>
-            <CodeField
-              label="Code from your app"
-              value={off.code}
-              onChange={(v) => setOff({ ...off, code: v })}
-              error={offCodeError}
-            />
+            {offRecovery ? (
+              <Field
+                label="Recovery code"
+                hint="One of the ten codes you stored when you turned it on. Each works once."
+                error={offCodeError}
+              >
+                {(p) => (
+                  <input
+                    {...p}
+                    autoComplete="off"
+                    maxLength={40}
+                    value={off.code}
+                    onChange={(e) => {
+                      setOff({ ...off, code: e.target.value });
+                      setOffMissing({ ...offMissing, code: undefined });
+                    }}
+                  />
+                )}
+              </Field>
+            ) : (
+              <CodeField
+                label="Code from your app"
+                value={off.code}
+                onChange={(v) => {
+                  setOff({ ...off, code: v });
+                  setOffMissing({ ...offMissing, code: undefined });
+                }}
+                error={offCodeError}
+              />
+            )}
             {disable.error && !offCodeError && !offPasswordError && <ErrorMessage error={disable.error} />}
-            <button type="submit" className="btn btn-secondary" disabled={disable.isPending}>
-              Turn off two-factor sign-in
-            </button>
+            <div className="form-actions form-actions-left">
+              <button type="submit" className="btn btn-secondary" disabled={disable.isPending}>
+                Turn off two-factor sign-in
+              </button>
+              <button
+                type="button"
+                className="btn btn-link"
+                onClick={() => {
+                  setOffRecovery(!offRecovery);
+                  setOff({ ...off, code: "" });
+                  setOffMissing({});
+                  disable.reset();
+                }}
+              >
+                {offRecovery ? "Use a code of the app instead" : "Lost your phone? Use a recovery code"}
+              </button>
+            </div>
           </form>
         </Card>
       ) : setup.data ? (

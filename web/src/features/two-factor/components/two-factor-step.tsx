@@ -48,6 +48,9 @@ export function TwoFactorStep({
           <input
             {...p}
             key={field}
+            // The step replaces the password form: its one field takes the focus at once.
+            // biome-ignore lint/a11y/noAutofocus: the only field of a step the person just asked for
+            autoFocus
             inputMode={recovery ? "text" : "numeric"}
             autoComplete={recovery ? "off" : "one-time-code"}
             maxLength={recovery ? 40 : 20}

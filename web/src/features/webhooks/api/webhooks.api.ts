@@ -63,7 +63,9 @@ export type FieldErrors = Partial<Record<"url" | "eventTypes" | "filters" | "des
 export function checkDraft(d: WebhookDraft): FieldErrors {
   const errors: FieldErrors = {};
   if (d.url.trim() === "") errors.url = "Enter the URL deliveries are sent to.";
-  else if (!/^https?:\/\//i.test(d.url.trim())) errors.url = "The URL must start with https://.";
+  else if (!/^https?:\/\//i.test(d.url.trim()))
+    errors.url =
+      "Enter a full address that starts with https://, such as https://example.com/hooks/omniname.";
   if (d.eventTypes.length === 0) errors.eventTypes = "Choose at least one event type.";
   return errors;
 }
@@ -72,12 +74,30 @@ export function checkDraft(d: WebhookDraft): FieldErrors {
 export function fieldErrorsOf(e: unknown): FieldErrors | null {
   if (!(e instanceof ApiError) || (e.code !== "INVALID_PARAMETER" && e.code !== "PARAMETER_TOO_LONG"))
     return null;
+  // Placed by the server's wording; shown in the console's (messages.ts, through e.message).
   const m = e.serverMessage;
-  if (/"url"/.test(m)) return { url: m };
-  if (/"eventTypes"/.test(m)) return { eventTypes: m };
-  if (/filter|parameter "/i.test(m) || e.code === "PARAMETER_TOO_LONG") return { filters: m };
-  if (/"description"/.test(m)) return { description: m };
+  if (/"url"/.test(m)) return { url: e.message };
+  if (/"eventTypes"/.test(m)) return { eventTypes: e.message };
+  if (/filter|parameter "/i.test(m) || e.code === "PARAMETER_TOO_LONG") return { filters: e.message };
+  if (/"description"/.test(m)) return { description: e.message };
   return null;
+}
+
+/** Which URLs this server accepts (GET …/webhooks/address-policy): the URL field's hint says it. */
+export function useAddressPolicy(projectId: number) {
+  return useQuery({
+    queryKey: ["webhook-address-policy", projectId],
+    queryFn: () => get<{ allowLoopback: boolean }>(`/projects/${projectId}/webhooks/address-policy`),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** The URL field's hint: what this server accepts, as its address policy says. */
+export function urlHint(policy: { allowLoopback: boolean } | undefined): string {
+  if (policy === undefined) return "The address deliveries are sent to.";
+  return policy.allowLoopback
+    ? "https:// to a public address, or http:// or https:// to this machine (127.0.0.1, allowed on this server for trying webhooks out). Private and link-local addresses are refused."
+    : "https:// only, to a public address: private, loopback and link-local addresses are refused.";
 }
 
 export const hooksKey = (projectId: number) => ["webhooks", projectId] as const;

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useProject } from "../../../pages/project";
 import { ErrorMessage, Field } from "../../../ui";
 import {
   checkDraft,
@@ -7,6 +8,8 @@ import {
   type FieldErrors,
   type FilterName,
   fieldErrorsOf,
+  urlHint,
+  useAddressPolicy,
   type WebhookDraft,
 } from "../api/webhooks.api";
 
@@ -38,6 +41,8 @@ export function WebhookForm({
   onSubmit: (d: WebhookDraft) => void;
   onCancel?: () => void;
 }) {
+  const { project } = useProject();
+  const policy = useAddressPolicy(project.id);
   const [draft, setDraft] = useState<WebhookDraft>(initial);
   const [local, setLocal] = useState<FieldErrors>({});
   const server = fieldErrorsOf(error);
@@ -59,11 +64,7 @@ export function WebhookForm({
         if (Object.keys(found).length === 0) onSubmit(draft);
       }}
     >
-      <Field
-        label="Endpoint URL"
-        error={errors.url}
-        hint="https:// only; private, loopback and link-local addresses are refused."
-      >
+      <Field label="Endpoint URL" error={errors.url} hint={urlHint(policy.data)}>
         {(p) => (
           <input
             {...p}
