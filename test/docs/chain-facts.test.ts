@@ -6,6 +6,7 @@ import { ENS_MAINNET } from "../../src/providers/ens/ens.adapter.js";
 import { ENS_TOPICS } from "../../src/providers/ens/ens-topics.js";
 import { FNS_MAINNET, FNS_TOPICS } from "../../src/providers/fns/fns.adapter.js";
 import type { SourceContracts } from "../../src/providers/provider.js";
+import { SNS_MAINNET } from "../../src/providers/sns/sns.adapter.js";
 import { UNS_MAINNET } from "../../src/providers/uns/uns.adapter.js";
 import { UNS_TOPICS } from "../../src/providers/uns/uns-events.js";
 
@@ -19,6 +20,7 @@ const MAINNET: Array<[string, Partial<Record<string, SourceContracts>>]> = [
   ["ENS", ENS_MAINNET],
   ["UNS", UNS_MAINNET],
   ["FNS", FNS_MAINNET],
+  ["SNS", SNS_MAINNET],
 ];
 
 describe("docs/chain-facts.md", () => {
@@ -35,7 +37,10 @@ describe("docs/chain-facts.md", () => {
   );
 
   it.each(contracts)("lists $protocol $network $role at $address", ({ address, role }) => {
-    const line = doc.split("\n").find((l) => l.toLowerCase().includes(`\`${address}\``));
+    // EVM addresses are lower case in the code and checksummed here; base58 is compared exactly.
+    const line = doc
+      .split("\n")
+      .find((l) => l.includes(`\`${address}\``) || l.toLowerCase().includes(`\`${address}\``));
     expect(line, `${address} is not in docs/chain-facts.md`).toBeDefined();
     expect(line).toContain(`\`${role}\``);
   });
@@ -46,7 +51,9 @@ describe("docs/chain-facts.md", () => {
     ),
   )("gives the start block of $protocol on $network", ({ c }) => {
     const first = Object.values(c.addresses)[0]!;
-    const line = doc.split("\n").find((l) => l.toLowerCase().includes(`\`${first}\``))!;
+    const line = doc
+      .split("\n")
+      .find((l) => l.includes(`\`${first}\``) || l.toLowerCase().includes(`\`${first}\``))!;
     const block = c.startBlock === 0 ? "unknown (0)" : c.startBlock.toLocaleString("en-US");
     expect(line).toContain(`| ${block} |`);
   });
