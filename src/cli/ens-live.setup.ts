@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { Config } from "../config/config.schema.js";
 import type { DevnetManifest } from "../devnet/manifest.js";
-import { createEnsLive, type EnsLive } from "../resolution/ens-live.js";
+import { createEnsLive, type EnsLive, mapOnlyEnsLive } from "../resolution/ens-live.js";
 import {
   type LiveAnswerCache,
   layeredLiveCache,
@@ -14,8 +14,8 @@ import {
 /**
  * The live ENS lookups of an API process (docs/ens-offchain.md): on the ETHEREUM RPC of the
  * configuration, or on the embedded devnet's chain (whose PublicResolvers are storage resolvers
- * too, and whose gateway is on loopback). None without an ETHEREUM chain, or with ENS_LIVE_LOOKUP
- * off: names under other resolvers then answer from the index alone. With REDIS_URL the answers
+ * too, and whose gateway is on loopback). None without an ETHEREUM chain; with ENS_LIVE_LOOKUP off,
+ * names under other resolvers answer from the index alone, tagged offchain-not-resolved. With REDIS_URL the answers
  * are shared by the API processes (each keeps what it read too); `close` ends that connection.
  */
 export function ensLiveFor(
@@ -24,7 +24,6 @@ export function ensLiveFor(
   logger: Logger,
   registry?: Registry,
 ): EnsLive | undefined {
-  if (!config.ensLiveLookup) return undefined;
   const storage = new Set(
     config.ensStorageResolvers
       .split(",")
@@ -45,6 +44,8 @@ export function ensLiveFor(
     }
   }
   if (rpcUrl === undefined) return undefined;
+  // Off: the names are still told apart (tagged offchain-not-resolved), never looked up.
+  if (!config.ensLiveLookup) return mapOnlyEnsLive(storage);
   logger.info(
     { storageResolvers: storage.size, timeoutMs: config.ensLiveTimeoutMs, cacheMs: config.ensLiveCacheMs },
     "ENS names under other resolvers are looked up live (wildcard, CCIP-Read)",

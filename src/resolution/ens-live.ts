@@ -84,6 +84,8 @@ export interface EnsLiveOptions {
  * const answer = await live.lookup("offchain.eth", resolverAddress);
  */
 export interface EnsLive {
+  /** False: the operator turned live lookups off (ENS_LIVE_LOOKUP=false); names are only classified. */
+  readonly enabled: boolean;
   /** Whether the index holds this resolver's records (a storage resolver): no live lookup. */
   isStorageResolver(resolver: string): boolean;
   /** Whether the resolver is extended (ENSIP-10), asked once and kept. */
@@ -138,10 +140,12 @@ export function createEnsLive(opts: EnsLiveOptions): EnsLive {
     ext: boolean,
     block: bigint,
     gateways: string[],
+    siblings: AbortController[],
   ): Promise<string> {
     const node = namehash(name);
     const inner = innerCall(node, nativeKey);
     const controller = new AbortController();
+    siblings.push(controller);
     const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
     chained.set(controller.signal, { count: 0, gateways });
     try {
@@ -183,9 +187,15 @@ export function createEnsLive(opts: EnsLiveOptions): EnsLive {
       const ext = await isExtended(resolver);
       const block = await client.getBlockNumber({ cacheTime: 0 });
       const gateways: string[] = [];
+      // The first record that fails fails the lookup: the others' calls and gateway requests are
+      // abandoned at once rather than left running against a failing gateway.
+      const siblings: AbortController[] = [];
       const values = await Promise.all(
-        LIVE_RECORDS.map((k) => record(name, resolver as Address, k, ext, block, gateways)),
-      );
+        LIVE_RECORDS.map((k) => record(name, resolver as Address, k, ext, block, gateways, siblings)),
+      ).catch((e: unknown) => {
+        for (const c of siblings) c.abort();
+        throw e;
+      });
       const records: DomainRecord[] = [];
       LIVE_RECORDS.forEach((nativeKey, i) => {
         for (const m of mapEnsRecord(nativeKey, values[i] ?? ""))
@@ -223,6 +233,7 @@ export function createEnsLive(opts: EnsLiveOptions): EnsLive {
   }
 
   return {
+    enabled: true,
     isStorageResolver: (resolver) => opts.storageResolvers.has(resolver.toLowerCase()),
     isExtended,
     close: async () => {
@@ -243,6 +254,22 @@ export function createEnsLive(opts: EnsLiveOptions): EnsLive {
       }
       return p;
     },
+  };
+}
+
+/**
+ * The operator's "off" (ENS_LIVE_LOOKUP=false): names under other resolvers are recognized, so
+ * that they answer from the map tagged `offchain-not-resolved`, but nothing is ever called.
+ */
+export function mapOnlyEnsLive(storageResolvers: ReadonlySet<string>): EnsLive {
+  return {
+    enabled: false,
+    isStorageResolver: (resolver) => storageResolvers.has(resolver.toLowerCase()),
+    isExtended: async () => false,
+    lookup: async () => {
+      throw new AppError("INTERNAL_ERROR", "live ENS lookups are turned off");
+    },
+    close: async () => {},
   };
 }
 

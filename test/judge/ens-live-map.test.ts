@@ -83,6 +83,8 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
   /** GET on API process 1 and 2 (each its own store and live cache). */
   let get1: (path: string, k?: string) => Promise<Answer>;
   let get2: (path: string, k?: string) => Promise<Answer>;
+  /** An API process whose operator turned live lookups off (ENS_LIVE_LOOKUP=false). */
+  let getOperatorOff: (path: string, k?: string) => Promise<Answer>;
   let provider: JsonRpcProvider;
   let loopbackOnly: { restore(): void } | undefined;
   let rpcUrl: string;
@@ -102,7 +104,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
       {
         dataDir: dir,
         ensLiveCacheMs: CACHE_MS,
-        ensLiveTimeoutMs: 2_000,
+        ensLiveTimeoutMs: 4_000,
         ...(shared ? { redisUrl: REDIS_URL, redisKeyPrefix: prefix } : {}),
       },
     );
@@ -112,7 +114,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
     const off = await stores[0]!.createProject({ name: "ens-live-off", plan: "internal" });
     await stores[0]!.updateProjectSettings(off.id, { liveLookups: false });
     offKey = (await createApiKey(stores[0]!, pepper, off.id, "k")).key;
-    const app = async (store: Store) => {
+    const app = async (store: Store, liveConfig = config) => {
       const ctx: AppContext = {
         config: { ...config, redisUrl: undefined },
         logger,
@@ -124,7 +126,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
       const a = await buildApp(ctx, {
         services: createConsoleServices(ctx),
         closeServices: true,
-        ensLive: ensLiveFor(config, devnet.manifest, logger),
+        ensLive: ensLiveFor(liveConfig, devnet.manifest, logger),
       });
       apps.push(a);
       return async (path: string, k = key): Promise<Answer> => {
@@ -134,6 +136,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
     };
     get1 = await app(stores[0]!);
     get2 = await app(stores[1]!);
+    getOperatorOff = await app(stores[0]!, { ...config, ensLiveLookup: false });
 
     provider = ethersOnDevnet(devnet.manifest);
   }, 240_000);
@@ -257,6 +260,19 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
     expect(a.body.data!.records["token.ETH.0"]).toBeUndefined();
     const [alice] = NOTABLE.ensWildcardSubnames;
     expect((await get1(resolve(alice!), offKey)).status).toBe(404);
+    expect(devnet.ensGateway!.requests).toBe(before);
+  });
+
+  it("ENS_LIVE_LOOKUP=false: the map alone for every project, tagged offchain-not-resolved, the gateway never asked", async () => {
+    const before = devnet.ensGateway!.requests;
+    const a = await getOperatorOff(resolve(NOTABLE.ensOffchain));
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+    expect(a.body.data!.info.tags).toContain("offchain-not-resolved");
+    expect(a.body.data!.records["token.ETH.0"]).toBeUndefined();
+    expect((await getOperatorOff(resolve(NOTABLE.ensWildcardSubnames[0]!))).status).toBe(404);
+    const indexed = await getOperatorOff(resolve("alice.eth"));
+    expect(indexed.status).toBe(200);
+    expect(indexed.body.data!.info.tags).not.toContain("offchain-not-resolved");
     expect(devnet.ensGateway!.requests).toBe(before);
   });
 
