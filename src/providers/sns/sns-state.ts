@@ -3,6 +3,7 @@ import { ZERO_ADDRESS } from "../../domain/address.js";
 import type { DomainEvent, Hex } from "../provider.js";
 import {
   addressBytes,
+  addressOf,
   decodeNameRegistry,
   decodePrimary,
   decodeRecordV2,
@@ -12,7 +13,6 @@ import {
   RECORDS_V2_CLASS,
   recordV1KeyOf,
   recordV2KeyOf,
-  reverseKeyOf,
   SNS_PROGRAMS,
   VALIDATION,
 } from "./sns-program.js";
@@ -78,32 +78,34 @@ export function snsTokenId(key: Address): Hex {
  */
 export function snsStateOf(snap: SnsSnapshot): SnsState {
   const issues: SnsIssue[] = [];
-  const reverse = new Map<Address, RawAccount>(snap.reverses.map((a) => [a.address, a]));
   const v2 = new Map<Address, RawAccount>(snap.recordsV2.map((a) => [a.address, a]));
   const children = new Map<Address, RawAccount>(snap.children.map((a) => [a.address, a]));
   const named: Array<{ key: Address; name: string; owner: Address }> = [];
 
-  const nameOf = (key: Address, parent: Address | null, suffix: string): string | null => {
-    const rev = reverse.get(reverseKeyOf(key, parent));
-    if (!rev) {
-      issues.push({ account: key, reason: "no reverse account names it" });
-      return null;
+  // The names of the `.sol` names, from their reverse accounts. Only the registrar can create an
+  // account of the reverse class (the name service makes the class sign), so a reverse account is
+  // trusted to be the registrar's; its name must still derive the account it names. One PDA a name:
+  // deriving each domain's reverse key instead would cost another.
+  const nameByKey = new Map<Address, string>();
+  for (const rev of snap.reverses) {
+    const h = decodeNameRegistry(rev.data);
+    if ("error" in h) {
+      issues.push({ account: rev.address, reason: h.error });
+      continue;
     }
-    const header = decodeNameRegistry(rev.data);
-    const label = "error" in header ? header : decodeReverse(header.data);
+    if (h.parent !== SYSTEM) continue; // a subdomain's: read with its parent below
+    const label = decodeReverse(h.data);
     if (typeof label !== "string") {
-      issues.push({ account: key, reason: `reverse account ${rev.address}: ${label.error}` });
-      return null;
+      issues.push({ account: rev.address, reason: label.error });
+      continue;
     }
-    const name = `${label}.${suffix}`;
-    if (domainKeyOf(name) !== key) {
-      issues.push({
-        account: key,
-        reason: `reverse name ${JSON.stringify(name)} does not derive this account`,
-      });
-      return null;
-    }
-    return name;
+    const key = domainKeyOf(`${label}.sol`);
+    if (key) nameByKey.set(key, `${label}.sol`);
+  }
+  const nameOf = (key: Address): string | null => {
+    const name = nameByKey.get(key);
+    if (name === undefined) issues.push({ account: key, reason: "no reverse account names it" });
+    return name ?? null;
   };
   const ownerOf = (key: Address, registryOwner: Address): Address => {
     // The SDK's rule: the holder of the name's mint when there is one, else the registry owner.
@@ -121,7 +123,7 @@ export function snsStateOf(snap: SnsSnapshot): SnsState {
       issues.push({ account: a.address, reason: `unknown class ${r.nameClass}` });
       continue;
     }
-    const name = nameOf(a.address, null, "sol");
+    const name = nameOf(a.address);
     if (name) named.push({ key: a.address, name, owner: ownerOf(a.address, r.owner) });
   }
   // Subdomains: a reverse account whose parent is a named domain gives the label; the subdomain's
@@ -148,13 +150,18 @@ export function snsStateOf(snap: SnsSnapshot): SnsState {
     named.push({ key, name: `${label}.${parent.name}`, owner: ownerOf(key, c.owner) });
   }
 
+  // Record keys are derived only for names with record accounts (56 PDAs a name otherwise).
+  const withRecords = new Set<string>();
+  for (const a of [...snap.recordsV2, ...snap.children])
+    if (a.data.length >= 32) withRecords.add(addressOf(a.data.subarray(0, 32)));
   const domains: SnsDomainState[] = [];
   for (const n of named) {
     const records: Array<[string, string]> = [];
-    for (const record of SNS_RECORDS) {
-      const value = recordOf(n, record, v2, children, issues);
-      if (value !== null) records.push([record, value]);
-    }
+    if (withRecords.has(n.key))
+      for (const record of SNS_RECORDS) {
+        const value = recordOf(n, record, v2, children, issues);
+        if (value !== null) records.push([record, value]);
+      }
     domains.push({ key: n.key, name: n.name, owner: n.owner, records });
   }
 
