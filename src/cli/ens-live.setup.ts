@@ -9,20 +9,26 @@ import {
   layeredLiveCache,
   memoryLiveCache,
   redisLiveCache,
+  storeLiveCache,
 } from "../resolution/ens-live-cache.js";
+import type { AccountsTables } from "../store/accounts.port.js";
+import type { Dialect } from "../store/store.js";
 
 /**
  * The live ENS lookups of an API process (docs/ens-offchain.md): on the ETHEREUM RPC of the
  * configuration, or on the embedded devnet's chain (whose PublicResolvers are storage resolvers
  * too, and whose gateway is on loopback). None without an ETHEREUM chain; with ENS_LIVE_LOOKUP off,
- * names under other resolvers answer from the index alone, tagged offchain-not-resolved. With REDIS_URL the answers
- * are shared by the API processes (each keeps what it read too); `close` ends that connection.
+ * names under other resolvers answer from the index alone, tagged offchain-not-resolved. The
+ * answers are shared by the API processes through Redis (REDIS_URL), else on PostgreSQL through
+ * the store (`store`), each process keeping what it read too; the embedded SQLite setup keeps them
+ * in the process. `close` ends the Redis connection.
  */
 export function ensLiveFor(
   config: Config,
   devnet: DevnetManifest | null,
   logger: Logger,
   registry?: Registry,
+  store?: AccountsTables & { readonly dialect: Dialect },
 ): EnsLive | undefined {
   const storage = new Set(
     config.ensStorageResolvers
@@ -85,6 +91,9 @@ export function ensLiveFor(
       down = false;
     });
     cache = layeredLiveCache(cache, redisLiveCache(redis, config.redisKeyPrefix));
+  } else if (store?.dialect === "postgres") {
+    // PostgreSQL without Redis: the answers shared through the store (ens_live_answers).
+    cache = layeredLiveCache(cache, storeLiveCache(store));
   }
   const connection = redis;
   return createEnsLive({

@@ -166,7 +166,7 @@ export const startCommand: Command = {
         app = await buildApp(ctx, {
           services,
           workers,
-          ensLive: ensLiveFor(config, devnetManifest, ctx.logger, registry),
+          ensLive: ensLiveFor(config, devnetManifest, ctx.logger, registry, ctx.store),
           metricsRegistry: registry,
           closeServices: true,
           countryHeader: config.geoCountryHeader || undefined,

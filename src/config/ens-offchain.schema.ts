@@ -39,7 +39,7 @@ export const ENS_OFFCHAIN_SETTINGS = {
     default: 60_000,
     env: "ENS_LIVE_CACHE_MS",
     description:
-      "How long a live lookup's answer is reused for the same name while the map's entry of its resolver is unchanged (shared by the API processes through Redis when REDIS_URL is set); 0: never",
+      "How long a live lookup's answer is reused for the same name while the map's entry of its resolver is unchanged (shared by the API processes through Redis, or PostgreSQL without it); 0: never",
   }),
   ensGatewayAllowLoopback: Type.Boolean({
     default: false,

@@ -7,7 +7,10 @@ import {
   layeredLiveCache,
   memoryLiveCache,
   redisLiveCache,
+  storeLiveCache,
 } from "./ens-live-cache.js";
+import type { Store } from "../store/store.js";
+import { STORE_BACKENDS } from "../../test/helpers/store-world.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const T0 = 1_800_000_000_000;
@@ -27,17 +30,20 @@ const answer = (
 
 describe("live answer caches", () => {
   let redis: Redis;
+  const stores: Record<string, { store: Store; cleanup: () => Promise<void> }> = {};
   const prefix = `omniname-test-${randomBytes(6).toString("hex")}`;
   let now = T0;
   const clock = () => now;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    for (const b of STORE_BACKENDS) stores[b.name] = await b.open();
   });
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
+    for (const s of Object.values(stores)) await s.cleanup();
   });
 
   const kinds: Array<{ name: string; make: () => LiveAnswerCache }> = [
@@ -54,6 +60,10 @@ describe("live answer caches", () => {
           redisLiveCache(redis, `${prefix}:${randomBytes(4).toString("hex")}`, clock),
         ),
     },
+    ...STORE_BACKENDS.map((b) => ({
+      name: `the store's table (${b.name})`,
+      make: () => storeLiveCache(stores[b.name]!.store, clock),
+    })),
   ];
 
   describe.each(kinds)("$name", ({ make }) => {
@@ -102,6 +112,17 @@ describe("live answer caches", () => {
     const ttl = await redis.pttl(`${shared}:ens-live:alice.wild.eth`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it("one process's answer reaches another through PostgreSQL's table", async () => {
+    now = T0;
+    const pg = stores.postgres!.store;
+    const first = layeredLiveCache(memoryLiveCache(clock), storeLiveCache(pg, clock));
+    const second = layeredLiveCache(memoryLiveCache(clock), storeLiveCache(pg, clock));
+    const a = answer(now);
+    await first.set("bob.wild.eth", "r|4", a);
+    expect(await second.get("bob.wild.eth", "r|4")).toEqual(a);
+    expect(await second.get("bob.wild.eth", "r|5")).toBeNull();
   });
 
   it("a Redis that does not answer is a miss, never an error", async () => {

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { DomainRecord } from "../domain/types.js";
+import type { AccountsTables } from "../store/accounts.port.js";
 
 /** A live answer: the name's records as its resolver (and gateway) gave them. */
 export interface LiveAnswer {
@@ -92,6 +93,56 @@ export function redisLiveCache(
         await redis.set(keyOf(name), JSON.stringify({ stamp, answer }), "PX", ms);
       } catch {
         // A Redis outage costs gateway round trips, never an answer.
+      }
+    },
+  };
+}
+
+// A type, not an interface: Kysely's `withTables` wants an index signature.
+type AnswersTable = {
+  ens_live_answers: { name: string; stamp: string; answer: string; expires_at: number | string };
+};
+
+/** One set in this many also deletes the rows that ended (rows are one per name asked). */
+const PRUNE_EVERY = 256;
+
+/**
+ * The cache shared by the API processes on PostgreSQL without Redis: the store's
+ * `ens_live_answers` (migration 0031), one row per name, through the store's table handle (the
+ * store port has no part for it; zone-serial-record.ts does the same for DNS's one row). A store
+ * error is a miss, as Redis's is.
+ */
+export function storeLiveCache(store: AccountsTables, clock: () => number = Date.now): LiveAnswerCache {
+  const db = () => store.accountsDb.withTables<AnswersTable>();
+  let sets = 0;
+  return {
+    async get(name, stamp) {
+      try {
+        const row = await db()
+          .selectFrom("ens_live_answers")
+          .select(["stamp", "answer", "expires_at"])
+          .where("name", "=", name)
+          .executeTakeFirst();
+        if (row === undefined || row.stamp !== stamp || clock() >= Number(row.expires_at)) return null;
+        return JSON.parse(row.answer) as LiveAnswer;
+      } catch {
+        return null;
+      }
+    },
+    async set(name, stamp, answer) {
+      const expires = answer.fetchedAt + answer.ttlMs;
+      if (expires <= clock()) return;
+      const values = { stamp, answer: JSON.stringify(answer), expires_at: expires };
+      try {
+        await db()
+          .insertInto("ens_live_answers")
+          .values({ name, ...values })
+          .onConflict((oc) => oc.column("name").doUpdateSet(values))
+          .execute();
+        if (++sets % PRUNE_EVERY === 0)
+          await db().deleteFrom("ens_live_answers").where("expires_at", "<", clock()).execute();
+      } catch {
+        // A store error costs gateway round trips, never an answer.
       }
     },
   };

@@ -24,6 +24,7 @@ import * as m0027 from "./migrations/0027-records-native-dropped.js";
 import * as m0028 from "./migrations/0028-journal-token-suffix.js";
 import * as m0029 from "./migrations/0029-journal-source-position.js";
 import * as m0030 from "./migrations/0030-dns-zone-serial.js";
+import * as m0031 from "./migrations/0031-ens-live-answers.js";
 import type { Dialect } from "./store.js";
 
 interface Migration {
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "0028-journal-token-suffix", up: m0028.up },
   { name: "0029-journal-source-position", up: m0029.up },
   { name: "0030-dns-zone-serial", up: m0030.up },
+  { name: "0031-ens-live-answers", up: m0031.up },
 ];

@@ -70,8 +70,19 @@ interface Answer {
   body: { data?: Rec & Rec[]; error?: { code: string } };
 }
 
-describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) => {
-  const shared = backend.name === "postgres";
+/** The stores, and how the API processes share live answers on each: Redis, or the store's table. */
+type Variant = (typeof STORE_BACKENDS)[number] & { sharing: "none" | "redis" | "store" };
+const VARIANTS: Variant[] = STORE_BACKENDS.flatMap((b): Variant[] =>
+  b.name === "sqlite"
+    ? [{ ...b, sharing: "none" }]
+    : [
+        { ...b, name: `${b.name}, shared through Redis`, sharing: "redis" },
+        { ...b, name: `${b.name}, shared through the store`, sharing: "store" },
+      ],
+);
+
+describe.each(VARIANTS)("ENS live names and the map ($name)", (backend) => {
+  const shared = backend.sharing !== "none";
   let devnet: Devnet;
   let stores: Store[] = [];
   let cleanupStore: () => Promise<void>;
@@ -105,7 +116,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
         dataDir: dir,
         ensLiveCacheMs: CACHE_MS,
         ensLiveTimeoutMs: 4_000,
-        ...(shared ? { redisUrl: REDIS_URL, redisKeyPrefix: prefix } : {}),
+        ...(backend.sharing === "redis" ? { redisUrl: REDIS_URL, redisKeyPrefix: prefix } : {}),
       },
     );
     const pepper = randomBytes(16).toString("hex");
@@ -126,7 +137,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
       const a = await buildApp(ctx, {
         services: createConsoleServices(ctx),
         closeServices: true,
-        ensLive: ensLiveFor(liveConfig, devnet.manifest, logger),
+        ensLive: ensLiveFor(liveConfig, devnet.manifest, logger, undefined, store),
       });
       apps.push(a);
       return async (path: string, k = key): Promise<Answer> => {
@@ -149,7 +160,7 @@ describe.each(STORE_BACKENDS)("ENS live names and the map ($name)", (backend) =>
     if (stores[1]) await stores[1].close();
     await cleanupStore?.();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    if (shared) await dropRedisKeys(REDIS_URL, `${prefix}:*`);
+    if (backend.sharing === "redis") await dropRedisKeys(REDIS_URL, `${prefix}:*`);
   });
 
   function ensAddress(role: string): Address {
