@@ -189,7 +189,7 @@ export function TeamPage() {
                             <Badge tone={m.role}>{m.role}</Badge>
                           )}
                         </td>
-                        <td>{formatDate(m.since)}</td>
+                        <td className="when">{formatDate(m.since)}</td>
                         <td className="actions">
                           {manage && (
                             <button
@@ -231,7 +231,7 @@ export function TeamPage() {
                         <td>
                           <Badge tone={i.role}>{i.role}</Badge>
                         </td>
-                        <td>{formatDate(i.expiresAt)}</td>
+                        <td className="when">{formatDate(i.expiresAt)}</td>
                         <td className="actions">
                           {editable && (
                             <button

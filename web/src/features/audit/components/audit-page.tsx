@@ -145,7 +145,7 @@ export function AuditPage() {
             <tbody>
               {entries.map((e) => (
                 <tr key={e.id}>
-                  <td>{formatDateTime(e.at)}</td>
+                  <td className="when">{formatDateTime(e.at)}</td>
                   <td>
                     <code>{e.kind}</code>
                     {e.subject && <span className="muted"> #{e.subject}</span>}

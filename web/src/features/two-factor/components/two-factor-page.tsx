@@ -140,6 +140,7 @@ export function TwoFactorPage() {
                   onChange={(e) => {
                     setOff({ ...off, password: e.target.value });
                     setOffMissing({ ...offMissing, password: undefined });
+                    disable.reset();
                   }}
                 />
               )}
@@ -159,6 +160,7 @@ export function TwoFactorPage() {
                     onChange={(e) => {
                       setOff({ ...off, code: e.target.value });
                       setOffMissing({ ...offMissing, code: undefined });
+                      disable.reset();
                     }}
                   />
                 )}
@@ -170,6 +172,7 @@ export function TwoFactorPage() {
                 onChange={(v) => {
                   setOff({ ...off, code: v });
                   setOffMissing({ ...offMissing, code: undefined });
+                  disable.reset();
                 }}
                 error={offCodeError}
               />

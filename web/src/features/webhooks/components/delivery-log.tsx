@@ -42,7 +42,7 @@ export function DeliveryLog({ projectId, hook }: { projectId: number; hook: Webh
             <tbody>
               {q.data.map((a) => (
                 <tr key={a.id}>
-                  <td>{formatDateTime(isoOf(a.at))}</td>
+                  <td className="when">{formatDateTime(isoOf(a.at))}</td>
                   <td>
                     <code>{a.eventType}</code>
                   </td>
