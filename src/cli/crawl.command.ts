@@ -46,7 +46,7 @@ export const crawlCommand: Command = {
       const stop = () => void role.stop();
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
-      const states = await role.crawler.done();
+      const [states] = await Promise.all([role.crawler.done(), role.snsDone]);
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
       const halted = Object.entries(states).filter(([, s]) => s === "halted");

@@ -9,13 +9,15 @@ import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "../crawler/crawler-source.js";
 import { createRpcClient } from "../crawler/rpc-client.js";
 import { holderIdOf } from "../crawler/source-lease.js";
-import { mainnetSources } from "../crawler/sources.js";
+import { createSnsSync, type SnsSync } from "../crawler/sns-sync.js";
+import { createSource, mainnetSources } from "../crawler/sources.js";
 import { type Devnet, startDevnet } from "../devnet/devnet.js";
 import { findDevnetManifest, sourcesFromManifest } from "../devnet/manifest.js";
 import { AppError } from "../domain/errors.js";
 import { NETWORKS, type Network } from "../domain/networks.js";
 import { rescoreChanged } from "../jobs/rescore-changed.job.js";
 import { buildScoringIndex } from "../jobs/rescore.job.js";
+import { SNS_MAINNET } from "../providers/sns/sns.adapter.js";
 import { createBaseSignalsFn } from "../scoring/base-signals.js";
 import { wsUrlOf } from "../crawler/new-heads.js";
 import { EMPTY_INDEX, type ScoringFacts, scoringContext } from "../scoring/scoring-index.js";
@@ -83,7 +85,8 @@ export function finalityOf(config: Config, network: Network): number {
 export function resolveSources(config: Config, only?: string[]): CrawlerSource[] {
   let sources: CrawlerSource[];
   const networks = configuredNetworks(config);
-  if (networks.length > 0)
+  // RPC_URL_SOLANA alone is a real-chain configuration too (its source is startSnsSource's).
+  if (networks.length > 0 || config.rpcUrlSolana)
     sources = networks.flatMap((n) => mainnetSources(n, config[RPC_KEYS[n]] as string));
   else {
     const manifest = findDevnetManifest(config.dataDir);
@@ -177,6 +180,11 @@ export interface CrawlerRole {
   registry: Registry;
   /** Resolves when every source is live (caught up with its head), or after READY_TIMEOUT_MS. */
   ready: Promise<void>;
+  /**
+   * Resolves when the Solana Name Service source (RPC_URL_SOLANA) has ended: after its one pass
+   * with `exitWhenSynced`, else once stopped; at once without one.
+   */
+  snsDone: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -195,7 +203,7 @@ export async function startCrawlerRole(
   const { config } = ctx;
   const log = ctx.logger.child({ component: "crawler" });
   let devnet: Devnet | null = null;
-  if (options.embedDevnet && configuredNetworks(config).length === 0) {
+  if (options.embedDevnet && configuredNetworks(config).length === 0 && !config.rpcUrlSolana) {
     // Embedded default: no chain configured, so crawl a local devnet seeded with the demo world.
     devnet = await startDevnet({
       dataDir: config.dataDir,
@@ -236,6 +244,12 @@ export async function startCrawlerRole(
     },
   });
   crawler.start();
+  const sns = startSnsSource(
+    ctx,
+    log,
+    crawlSignals(lists, () => index),
+    options.exitWhenSynced === true,
+  );
 
   const rescorer = options.rescore ? startRescoring(ctx, log, (i) => (index = i)) : null;
   void rescorer?.run();
@@ -255,12 +269,46 @@ export async function startCrawlerRole(
     devnet,
     registry,
     ready,
+    snsDone: sns?.running ?? Promise.resolve(),
     async stop() {
       await rescorer?.stop();
+      sns?.sync.stop();
+      await sns?.running;
       await crawler.stop();
       await devnet?.stop();
     },
   };
+}
+
+/**
+ * The Solana Name Service source of RPC_URL_SOLANA (docs/sns.md), beside the EVM crawler: passes
+ * over the SNS accounts, woken by programSubscribe over RPC_WS_URL_SOLANA (default: the RPC URL
+ * with ws://) or every CRAWLER_POLL_INTERVAL_MS; one pass only with `once` (crawl
+ * --exit-when-synced). Null when RPC_URL_SOLANA is not set.
+ */
+function startSnsSource(
+  ctx: RuntimeContext,
+  log: Logger,
+  signals: SignalsFn,
+  once: boolean,
+): { sync: SnsSync; running: Promise<void> } | null {
+  const url = ctx.config.rpcUrlSolana;
+  if (!url) return null;
+  const sync = createSnsSync({
+    source: createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, url),
+    store: ctx.store,
+    signals,
+    log,
+    pollIntervalMs: ctx.config.crawlerPollIntervalMs,
+    wsUrl: ctx.config.crawlerNewHeads ? (ctx.config.rpcWsUrlSolana ?? wsUrlOf(url)) : null,
+  });
+  const running = once
+    ? sync.scanOnce().then(
+        () => undefined,
+        (e) => log.error({ err: e, source: "sns-solana" }, "SNS pass failed"),
+      )
+    : sync.run();
+  return { sync, running };
 }
 
 /**

@@ -71,6 +71,24 @@ export const CRAWLER_SETTINGS = {
       secret: true,
     }),
   ),
+  rpcUrlSolana: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      env: "RPC_URL_SOLANA",
+      description:
+        "JSON-RPC of Solana: indexes the Solana Name Service there (getProgramAccounts must be enabled; docs/sns.md)",
+      secret: true,
+    }),
+  ),
+  rpcWsUrlSolana: Type.Optional(
+    Type.String({
+      pattern: "^wss?://",
+      env: "RPC_WS_URL_SOLANA",
+      description:
+        "WebSocket JSON-RPC of Solana for programSubscribe; default: RPC_URL_SOLANA with ws:// (wss://)",
+      secret: true,
+    }),
+  ),
   crawlerNewHeads: Type.Boolean({
     default: true,
     env: "CRAWLER_NEW_HEADS",
