@@ -200,6 +200,16 @@ describe.skipIf(!hasChromium)("the console's polish in Chromium (issue 47)", () 
     const providers = page.getByRole("group", { name: "Providers" });
     for (const p of PROVIDER_ORDER)
       expect(await providers.getByLabel(p, { exact: true }).count(), p).toBe(PROVIDERS[p].comingSoon ? 0 : 1);
+    // The date-time input is styled as the other inputs are (it once kept the browser's look).
+    const look = (sel: string) =>
+      page
+        .locator(sel)
+        .first()
+        .evaluate((el) => {
+          const c = getComputedStyle(el);
+          return [c.borderRadius, c.borderTopColor, c.paddingLeft, c.width === "0px"];
+        });
+    expect(await look('input[type="datetime-local"]')).toEqual(await look("#main input:not([type])"));
     await page.getByLabel("Expires (optional)").fill("2001-01-01T10:00");
     await page.getByRole("button", { name: "Create key" }).click();
     await expect.poll(fieldErrors).toEqual(["The expiry is in the past. Choose a time to come."]);
@@ -233,6 +243,17 @@ describe.skipIf(!hasChromium)("the console's polish in Chromium (issue 47)", () 
     }>;
     const replacement = after.find((k) => k.name.includes("backend 4") && k.rotatedTo === null)!;
     expect(Date.parse(replacement.expiresAt!)).toBe(Math.floor(Date.parse(expiresAt) / 60_000) * 60_000);
+
+    // The project tabs' focus ring is drawn inside the tab (their scrolling bar clips an outer one).
+    await page.getByRole("link", { name: "Team", exact: true }).focus();
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Tab");
+    const ring = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      const c = getComputedStyle(el);
+      return { tab: el.classList.contains("tab"), style: c.outlineStyle, offset: c.outlineOffset };
+    });
+    expect(ring).toEqual({ tab: true, style: "solid", offset: "-3px" });
 
     // Security: malformed addresses refused in the browser with the server's own words; one the
     // browser lets through is refused by the server in plain words; emptying the field clears it.
