@@ -82,20 +82,50 @@ function address(value: unknown): Address {
   return value;
 }
 
-function matches(a: LedgerAccount, filters: Json[]): boolean {
+type Filter = { dataSize: number } | { offset: number; bytes: Uint8Array };
+
+/** The filters of a request, checked and decoded once (not once per account). */
+function compile(filters: Json[]): Filter[] {
+  return filters.map((f) => {
+    if ("dataSize" in f) return { dataSize: Number(f.dataSize) };
+    if (!("memcmp" in f)) throw new RpcError(-32602, "Invalid params: unknown filter");
+    const m = f.memcmp as { offset: number; bytes: string; encoding?: string };
+    if (typeof m.offset !== "number" || typeof m.bytes !== "string")
+      throw new RpcError(-32602, "Invalid params: memcmp");
+    const bytes =
+      m.encoding === "base64"
+        ? new Uint8Array(Buffer.from(m.bytes, "base64"))
+        : new Uint8Array(b58enc.encode(m.bytes));
+    return { offset: m.offset, bytes };
+  });
+}
+
+function matches(a: LedgerAccount, filters: readonly Filter[]): boolean {
   for (const f of filters) {
     if ("dataSize" in f) {
       if (a.data.length !== f.dataSize) return false;
-    } else if ("memcmp" in f) {
-      const m = f.memcmp as { offset: number; bytes: string; encoding?: string };
-      if (typeof m.offset !== "number" || typeof m.bytes !== "string")
-        throw new RpcError(-32602, "Invalid params: memcmp");
-      const want = m.encoding === "base64" ? Buffer.from(m.bytes, "base64") : b58enc.encode(m.bytes);
-      if (m.offset + want.length > a.data.length) return false;
-      for (let i = 0; i < want.length; i++) if (a.data[m.offset + i] !== want[i]) return false;
-    } else throw new RpcError(-32602, "Invalid params: unknown filter");
+      continue;
+    }
+    if (f.offset + f.bytes.length > a.data.length) return false;
+    for (let i = 0; i < f.bytes.length; i++) if (a.data[f.offset + i] !== f.bytes[i]) return false;
   }
   return true;
+}
+
+/** A program's accounts at one slot: LiteSVM is scanned once a slot and program, not once a query. */
+const scans = new WeakMap<SolanaLedger, { slot: number; byProgram: Map<string, LedgerAccount[]> }>();
+function programAccountsOf(ledger: SolanaLedger, program: Address): LedgerAccount[] {
+  let scan = scans.get(ledger);
+  if (!scan || scan.slot !== ledger.slot()) {
+    scan = { slot: ledger.slot(), byProgram: new Map() };
+    scans.set(ledger, scan);
+  }
+  let list = scan.byProgram.get(program);
+  if (!list) {
+    list = ledger.programAccounts(program);
+    scan.byProgram.set(program, list);
+  }
+  return list;
 }
 
 function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknown {
@@ -120,9 +150,8 @@ function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknow
     }
     case "getProgramAccounts": {
       const o = opts(1);
-      const filters = o.filters ?? [];
-      const out = ledger
-        .programAccounts(address(params[0]))
+      const filters = compile(o.filters ?? []);
+      const out = programAccountsOf(ledger, address(params[0]))
         .filter((a) => matches(a, filters))
         .map((a) => ({ pubkey: a.address, account: accountJson(a, o) }));
       return o.withContext ? { context, value: out } : out;
@@ -131,8 +160,7 @@ function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknow
       const mint = ledger.get(address(params[0]));
       if (!mint || mint.owner !== SNS_PROGRAMS.splToken)
         throw new RpcError(-32602, "Invalid param: could not find mint");
-      const holders = ledger
-        .programAccounts(SNS_PROGRAMS.splToken)
+      const holders = programAccountsOf(ledger, SNS_PROGRAMS.splToken)
         .map((a) => ({ a, t: decodeTokenAccount(a.data) }))
         .filter((x) => x.t !== null && x.t.mint === mint.address)
         .sort((x, y) => ((y.t?.amount ?? 0n) > (x.t?.amount ?? 0n) ? 1 : -1))
@@ -212,6 +240,9 @@ export async function startSolanaRpc(ledger: SolanaLedger, port = 0): Promise<So
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(out));
   });
+  // A getProgramAccounts of a big devnet (the SNS bench's 100,000 names) may take longer than
+  // Node's default request timeout of 300 s on a loaded machine: no timeout on a loopback devnet.
+  server.requestTimeout = 0;
   const wss = new WebSocketServer({ server });
   wss.on("connection", (ws) => subscriptions(ledger, ws));
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
@@ -235,7 +266,7 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
   let next = 1;
   const subs = new Map<
     number,
-    { kind: "program"; program: Address; opts: AccountOptions } | { kind: "slot" }
+    { kind: "program"; program: Address; opts: AccountOptions; filters: Filter[] } | { kind: "slot" }
   >();
   const off = ledger.onChange((slot, accounts) => {
     for (const [id, s] of subs) {
@@ -251,7 +282,7 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
       }
       for (const a of accounts) {
         if (a.owner !== s.program) continue;
-        if (a.exists && !matches(a, s.opts.filters ?? [])) continue;
+        if (a.exists && !matches(a, s.filters)) continue;
         const account = a.exists
           ? accountJson(a, s.opts)
           : {
@@ -288,10 +319,12 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
     try {
       if (req.method === "programSubscribe") {
         const sub = next++;
+        const opts = (params[1] ?? {}) as AccountOptions;
         subs.set(sub, {
           kind: "program",
           program: address(params[0]),
-          opts: (params[1] ?? {}) as AccountOptions,
+          opts,
+          filters: compile(opts.filters ?? []),
         });
         ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
       } else if (req.method === "slotSubscribe") {
