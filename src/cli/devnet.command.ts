@@ -10,7 +10,7 @@ const USAGE = `usage:
       Starts one anvil per network (ETHEREUM 1, POLYGON 137, BSC 56, AURORA 1313161554) on
       consecutive ports, deploys the FNS, UNS and ENS registries, seeds the fixture world, writes
       DATA_DIR/devnet.json and stays up until Ctrl-C. Chain state is kept in
-      DATA_DIR/anvil-<network>.json, so the next start resumes it (--fresh starts over).
+      DATA_DIR/anvil-<network>.json.gz, so the next start resumes it (--fresh starts over).
   omniname devnet simulate [--rate <ops/s>] [--duration <s>] [--seed <n>]
       Keeps registering and changing names at a steady rate (default 5 ops/s) on the running
       devnet of DATA_DIR, or on one it starts itself.

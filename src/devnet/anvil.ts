@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, existsSync } from "node:fs";
+import { createWriteStream, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { AppError } from "../domain/errors.js";
@@ -38,7 +39,9 @@ export interface AnvilOptions {
   noMining?: boolean;
   /**
    * Start from this saved state when the file exists. anvil never writes it: the devnet's state
-   * saver does, atomically (state-saver.ts).
+   * saver does, atomically (state-saver.ts). A `.gz` file (`anvil_dumpState`'s own bytes, as the
+   * saver keeps them) is unzipped beside it for `--load-state`, which reads plain JSON only, and
+   * the unzipped copy is removed once anvil answers.
    */
   statePath?: string;
   /**
@@ -92,7 +95,8 @@ export function anvilArgs(o: AnvilOptions): string[] {
 /** Starts one anvil and resolves once its RPC answers with the expected chain id. */
 export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
   if (!existsSync(ANVIL_BIN)) throw new AppError("INTERNAL_ERROR", `anvil binary not found at ${ANVIL_BIN}`);
-  const [command, args] = anvilCommand(anvilArgs(o));
+  const unzipped = o.statePath?.endsWith(".gz") ? unzipState(o.statePath) : null;
+  const [command, args] = anvilCommand(anvilArgs(unzipped ? { ...o, statePath: unzipped } : o));
   // Its own process group: a Ctrl-C or a SIGTERM sent to omniname's whole group (a terminal, a
   // supervisor's group stop) reaches omniname, which saves the chain's state and then stops it;
   // the signal reaching anvil too ended it first, and the last save failed.
@@ -142,6 +146,8 @@ export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
     ]);
     if (chainId !== o.chainId)
       throw new AppError("INTERNAL_ERROR", `${rpcUrl} answers chain ${chainId}, not ${o.chainId}`);
+    // Loaded: the plain copy is not the state file (the `.gz` is), and would only go stale.
+    if (unzipped) rmSync(unzipped, { force: true });
   } catch (e) {
     await stop(2_000);
     throw new AppError(
@@ -190,4 +196,16 @@ export async function findFreePortRange(count: number, start = 8545): Promise<nu
 /** A start port for tests: random in 20000–50000, so parallel runs rarely probe the same range. */
 export function randomPortBase(): number {
   return 20_000 + Math.floor(Math.random() * 30_000);
+}
+
+/**
+ * The plain JSON of a gzip state file, written beside it (`x.json.gz` → `x.json`) for anvil's
+ * `--load-state`; the `.gz` path itself when it does not exist (a fresh chain).
+ */
+function unzipState(gz: string): string {
+  if (!existsSync(gz)) return gz;
+  const plain = gz.slice(0, -".gz".length);
+  writeFileSync(`${plain}.tmp`, gunzipSync(readFileSync(gz)));
+  renameSync(`${plain}.tmp`, plain);
+  return plain;
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import {
   type Abi,
   type AbiEvent,
@@ -317,7 +318,8 @@ describe("devnet", () => {
     for (const n of DEVNET_NETWORKS) await devnetRpc(before.networks[n]!.rpcUrl).call("evm_mine");
     await devnet.stop();
     for (const n of DEVNET_NETWORKS) {
-      const state = JSON.parse(readFileSync(join(dataDir, `anvil-${n.toLowerCase()}.json`), "utf8")) as {
+      const file = join(dataDir, `anvil-${n.toLowerCase()}.json.gz`);
+      const state = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as {
         blocks: { header: { number: string; timestamp: string } }[];
       };
       const genesisTimes = state.blocks
@@ -347,7 +349,8 @@ describe("devnet", () => {
 
   it("redeploys and reseeds when the saved state is gone", async () => {
     await devnet.stop();
-    for (const n of DEVNET_NETWORKS) rmSync(join(dataDir, `anvil-${n.toLowerCase()}.json`), { force: true });
+    for (const n of DEVNET_NETWORKS)
+      rmSync(join(dataDir, `anvil-${n.toLowerCase()}.json.gz`), { force: true });
     devnet = await startDevnet({ dataDir, blockTime: 0, basePort: randomPortBase(), logs: false });
     for (const a of Object.values(devnet.anvils)) pids.push(a!.pid);
     expect(devnet.resumed).toBe(false);
@@ -374,6 +377,6 @@ describe("devnet", () => {
     expect(pids.length).toBe(20); // five starts of four chains
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     for (const n of DEVNET_NETWORKS)
-      expect(existsSync(join(dataDir, `anvil-${n.toLowerCase()}.json`))).toBe(true);
+      expect(existsSync(join(dataDir, `anvil-${n.toLowerCase()}.json.gz`))).toBe(true);
   });
 });

@@ -36,7 +36,7 @@ export interface StartDevnetOptions {
   bulk?: number;
   /** First port to probe; the chains take consecutive ports. Default 8545. */
   basePort?: number;
-  /** Keep chain state in DATA_DIR/anvil-<network>.json so that a second start resumes. Default true. */
+  /** Keep chain state in DATA_DIR/anvil-<network>.json.gz so that a second start resumes. Default true. */
   persist?: boolean;
   /** Discard any previous devnet in DATA_DIR. */
   fresh?: boolean;
@@ -90,7 +90,7 @@ export const DEVNET_DEPLOYER: Hex = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 const SAVE_INTERVAL_MS = 1_000;
 
 function statePath(dataDir: string, network: DevnetNetworkName): string {
-  return join(dataDir, `anvil-${network.toLowerCase()}.json`);
+  return join(dataDir, `anvil-${network.toLowerCase()}.json.gz`);
 }
 
 /**
@@ -189,7 +189,7 @@ export async function findRunningDevnet(dataDir: string): Promise<DevnetManifest
 /**
  * Starts one anvil per network, deploys the registries, seeds the fixture world (and optional
  * benchmark names) and writes DATA_DIR/devnet.json. With `persist` (the default) each chain's
- * state lives in DATA_DIR/anvil-<network>.json (`anvil --state`): a second start on the same
+ * state lives in DATA_DIR/anvil-<network>.json.gz (state-saver.ts): a second start on the same
  * DATA_DIR resumes those chains (same addresses, same history, no reseeding); when the manifest
  * exists but its state is gone, everything is redeployed and reseeded.
  */
@@ -209,7 +209,11 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   // The manifest goes first: until a new one is written, a crash leads to a fresh deploy again.
   const clearState = () => {
     rmSync(devnetManifestPath(dataDir), { force: true });
-    for (const n of DEVNET_NETWORKS) rmSync(statePath(dataDir, n), { force: true });
+    for (const n of DEVNET_NETWORKS) {
+      rmSync(statePath(dataDir, n), { force: true });
+      // The plain file of an older version, or of a start cut short while anvil loaded it.
+      rmSync(statePath(dataDir, n).slice(0, -".gz".length), { force: true });
+    }
   };
   let previous = options.fresh ? null : findDevnetManifest(dataDir);
   if (previous && (await isManifestLive(previous))) {
