@@ -1,4 +1,4 @@
-// The console as a demanding partner walks it (issue 47), in a real Chromium (helpers/browser.ts):
+// The console as a demanding partner walks it, in a real Chromium (helpers/browser.ts):
 // a project with realistic data (many keys with long names and limits, a rotated, an expiring and a
 // revoked key, a collision exception, webhooks with deliveries to a real receiver, a team with
 // invitations, many owned projects), every page at 390 and 1280 px no wider than its viewport and
@@ -16,7 +16,7 @@ import { Agent, PASSWORD } from "./helpers/console-app.js";
 
 const HOUR = 3_600_000;
 
-describe.skipIf(!hasChromium)("the console's polish in Chromium (issue 47)", () => {
+describe.skipIf(!hasChromium)("the console's polish in Chromium", () => {
   let h: BrowserHarness;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let owner: { id: number; email: string };
