@@ -1,5 +1,38 @@
-import type { Address } from "@solana/kit";
-import { LiteSVM } from "litesvm";
+import { createRequire } from "node:module";
+import { type Address, getAddressCodec } from "@solana/kit";
+
+/**
+ * LiteSVM's native binding (package `litesvm-linux-x64-gnu`), used directly: the `litesvm` wrapper
+ * package lists six platform packages of which the registry here holds only this one, so its lock
+ * file entry cannot satisfy `npm ci` (as with anvil: package.json names `@foundry-rs/anvil-linux-amd64`
+ * itself). The few methods the devnet uses, typed from the binding's own declarations; addresses go
+ * in and out as 32 bytes.
+ */
+interface NativeAccount {
+  lamports(): bigint;
+  data(): Uint8Array;
+  owner(): Uint8Array;
+}
+interface NativeLiteSvm {
+  getAccount(address: Uint8Array): NativeAccount | null;
+  getProgramAccounts(program: Uint8Array): Array<{ address: Uint8Array; account(): NativeAccount }>;
+  setAccount(address: Uint8Array, account: NativeAccount): void;
+  warpToSlot(slot: bigint): void;
+  minimumBalanceForRentExemption(dataLength: bigint): bigint;
+  latestBlockhash(): string;
+}
+interface LiteSvmBinding {
+  LiteSvm: new () => NativeLiteSvm;
+  Account: new (
+    lamports: bigint,
+    data: Uint8Array,
+    owner: Uint8Array,
+    executable: boolean,
+    rentEpoch: bigint,
+  ) => NativeAccount;
+}
+const loadLiteSvm = (): LiteSvmBinding =>
+  createRequire(import.meta.url)("litesvm-linux-x64-gnu") as LiteSvmBinding;
 
 /** One account as the devnet's Solana holds it. */
 export interface LedgerAccount {
@@ -26,7 +59,8 @@ const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
  * @example const l = createSolanaLedger(); l.write([{ address, owner, data, lamports: 1n }]);
  */
 export interface SolanaLedger {
-  readonly svm: LiteSVM;
+  /** The latest blockhash of the ledger (getLatestBlockhash). */
+  latestBlockhash(): string;
   slot(): number;
   get(address: Address): LedgerAccount | null;
   /** The accounts owned by `program`. */
@@ -37,30 +71,29 @@ export interface SolanaLedger {
 }
 
 export function createSolanaLedger(): SolanaLedger {
-  const svm = new LiteSVM();
+  const { LiteSvm, Account } = loadLiteSvm();
+  const codec = getAddressCodec();
+  const svm = new LiteSvm();
   let slot = 1;
   svm.warpToSlot(BigInt(slot));
   const listeners = new Set<LedgerListener>();
-  const read = (a: {
-    address: Address;
-    programAddress: Address;
-    data: Uint8Array | ArrayLike<number>;
-    lamports: bigint;
-  }): LedgerAccount => ({
-    address: a.address,
-    owner: a.programAddress,
-    data: a.data instanceof Uint8Array ? a.data : Uint8Array.from(a.data),
-    lamports: a.lamports,
+  const read = (address: Address, a: NativeAccount): LedgerAccount => ({
+    address,
+    owner: codec.decode(a.owner()),
+    data: a.data(),
+    lamports: a.lamports(),
   });
   return {
-    svm,
+    latestBlockhash: () => svm.latestBlockhash(),
     slot: () => slot,
     get(address) {
-      const a = svm.getAccount(address);
-      return a.exists ? read(a) : null;
+      const a = svm.getAccount(codec.encode(address) as Uint8Array);
+      return a === null ? null : read(address, a);
     },
     programAccounts(program) {
-      return svm.getProgramAccounts(program).map(read);
+      return svm
+        .getProgramAccounts(codec.encode(program) as Uint8Array)
+        .map((x) => read(codec.decode(x.address), x.account()));
     },
     write(changes) {
       slot += 1;
@@ -70,14 +103,11 @@ export function createSolanaLedger(): SolanaLedger {
         const data = c.data ?? new Uint8Array(0);
         // A closed account has no lamports: Solana (and LiteSVM) then treat it as absent.
         const lamports = c.data === null ? 0n : svm.minimumBalanceForRentExemption(BigInt(data.length));
-        svm.setAccount({
-          address: c.address,
-          data,
-          executable: false,
-          lamports: lamports as never,
-          programAddress: c.data === null ? SYSTEM_PROGRAM : c.owner,
-          space: BigInt(data.length),
-        });
+        const owner = c.data === null ? SYSTEM_PROGRAM : c.owner;
+        svm.setAccount(
+          codec.encode(c.address) as Uint8Array,
+          new Account(lamports, data, codec.encode(owner) as Uint8Array, false, 0n),
+        );
         written.push({ address: c.address, owner: c.owner, data, lamports, exists: c.data !== null });
       }
       for (const l of listeners) l(slot, written);

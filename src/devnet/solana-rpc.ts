@@ -182,7 +182,7 @@ function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknow
     case "getLatestBlockhash":
       return {
         context,
-        value: { blockhash: ledger.svm.latestBlockhash(), lastValidBlockHeight: ledger.slot() + 150 },
+        value: { blockhash: ledger.latestBlockhash(), lastValidBlockHeight: ledger.slot() + 150 },
       };
     case "getVersion":
       return { "solana-core": "2.2.0", "feature-set": 0 };
