@@ -1,15 +1,24 @@
 import type { AccountsDb } from "../store/accounts.port.js";
 import type { Database } from "../store/schema.js";
 
+/**
+ * The password hash of an account that has no password yet (the demo account until its owner sets
+ * one, demo-account.ts): not a scrypt hash, so no password ever matches it (verifyPassword refuses
+ * a malformed hash).
+ */
+export const NO_PASSWORD = "none: sign in with the one-time link of the start banner";
+
 export interface Account {
   id: number;
   email: string;
   fullName: string;
   emailVerified: boolean;
+  /** False while the account signs in only by link (the demo account before a password is set). */
+  hasPassword: boolean;
   createdAt: number;
 }
 
-interface AccountWithHash extends Account {
+interface AccountWithHash extends Omit<Account, "hasPassword"> {
   passwordHash: string;
   passwordChangedAt: number;
 }
@@ -82,6 +91,7 @@ export function publicAccount(a: AccountWithHash): Account {
     email: a.email,
     fullName: a.fullName,
     emailVerified: a.emailVerified,
+    hasPassword: a.passwordHash !== NO_PASSWORD,
     createdAt: a.createdAt,
   };
 }

@@ -1,15 +1,11 @@
 import type { Store } from "../store/store.js";
-import { AccountsRepo } from "./accounts.repo.js";
+import { AccountsRepo, NO_PASSWORD } from "./accounts.repo.js";
 import type { AccountService } from "./accounts.service.js";
 import { ProjectsRepo } from "./projects.repo.js";
 
 export const DEMO_EMAIL = "demo@omniname.local";
-/**
- * The demo account's password hash until its owner sets a password: not a scrypt hash, so no
- * password ever matches it (verifyPassword refuses a malformed hash).
- */
-export const NO_PASSWORD = "none: sign in with the one-time link of the start banner";
-
+/** The demo account's password hash until its owner sets a password (accounts.repo.ts). */
+export { NO_PASSWORD };
 export type DemoAccountState =
   /** A fresh one-time sign-in token (the account has no password yet). */
   | { kind: "link"; token: string; accountId: number }

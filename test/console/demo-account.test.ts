@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_EMAIL, ensureDemoAccount } from "../../src/accounts/demo-account.js";
+import { publicAccount } from "../../src/accounts/accounts.repo.js";
 import { hashPassword } from "../../src/accounts/password.js";
 import { demoAccountEnabled } from "../../src/cli/start.command.js";
 import { loadConfig } from "../../src/config/load-config.js";
@@ -72,6 +73,8 @@ describe.each(["sqlite", "postgres"] as const)(
       const me = await t.app.inject({ url: `${API}/account`, headers: { cookie } });
       expect(me.statusCode).toBe(200);
       expect(me.json().data.account.email).toBe(DEMO_EMAIL);
+      // The console tells it to set a password rather than asking for its current one.
+      expect(me.json().data.account.hasPassword).toBe(false);
       const projects = await t.app.inject({ url: `${API}/projects`, headers: { cookie } });
       expect(projects.json().data).toEqual([expect.objectContaining({ id: projectId, role: "owner" })]);
 
@@ -119,6 +122,9 @@ describe.each(["sqlite", "postgres"] as const)(
       expect((await ensureDemoAccount(t.services.accounts, t.store, projectId, t.clock.now)).kind).toBe(
         "password-set",
       );
+      expect(
+        publicAccount((await t.services.accounts.repo.findAccountByEmail(DEMO_EMAIL))!).hasPassword,
+      ).toBe(true);
     });
 
     it("is not made in a store that has console accounts", async () => {

@@ -48,6 +48,10 @@ export const AccountAnswer = Type.Object({
   email: Type.String(),
   fullName: Type.String(),
   emailVerified: Type.Boolean(),
+  hasPassword: Type.Boolean({
+    description:
+      "False while the account signs in only by a link (the demo account before it sets a password)",
+  }),
   createdAt: Type.Number({ description: "Milliseconds since the epoch" }),
 });
 
