@@ -19,6 +19,8 @@ const SECRETS = {
   RPC_WS_URL_POLYGON: "wss://wspolytokenQZ@polygon.example/",
   RPC_WS_URL_BSC: "wss://bsc.example/ws?apikey=wsbscqueryQZ",
   RPC_WS_URL_AURORA: "wss://aurora.example/ws?key=wsauroraqueryQZ",
+  RPC_URL_SOLANA: "https://soluserQZ:solpassQZ@solana.example/?api-key=solqueryQZ",
+  RPC_WS_URL_SOLANA: "wss://solana.example/ws?api-key=wssolqueryQZ",
   SMTP_URL: "smtps://smtpuserQZ:smtppassQZ@mail.example:465",
   REDIS_URL: "redis://redisuserQZ:redispassQZ@127.0.0.1:1",
   API_KEY_PEPPER: "pepperQZ-pepperQZ-pepperQZ",
@@ -28,7 +30,7 @@ const SECRETS = {
 };
 const NEVER_LOGGED = [
   ...Object.values(SECRETS).map((v) => v.replace(/\/$/, "")),
-  ..."dbuserQZ dbpassQZ ethuserQZ ethpassQZ ethpathkeyQZ ethqueryQZ polytokenQZ bscuserQZ bscpassQZ auroraqueryQZ wsethuserQZ wsethpassQZ wsethkeyQZ wspolytokenQZ wsbscqueryQZ wsauroraqueryQZ smtpuserQZ smtppassQZ redisuserQZ redispassQZ pepperQZ demoQZ dHNpZ3NlY3JldFFaMTIzNDU2Nzg5MA== c2Vjb25kc2VjcmV0UVoxMjM0NTY=".split(
+  ..."dbuserQZ dbpassQZ ethuserQZ ethpassQZ ethpathkeyQZ ethqueryQZ polytokenQZ bscuserQZ bscpassQZ auroraqueryQZ wsethuserQZ wsethpassQZ wsethkeyQZ wspolytokenQZ wsbscqueryQZ wsauroraqueryQZ soluserQZ solpassQZ solqueryQZ wssolqueryQZ smtpuserQZ smtppassQZ redisuserQZ redispassQZ pepperQZ demoQZ dHNpZ3NlY3JldFFaMTIzNDU2Nzg5MA== c2Vjb25kc2VjcmV0UVoxMjM0NTY=".split(
     " ",
   ),
 ];

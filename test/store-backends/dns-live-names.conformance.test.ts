@@ -84,7 +84,7 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
     const parent = await ask("b.livenet", "A");
     expect(parent).toMatchObject({ rcode: "NOERROR", aa: true, answer: [] });
     expect(parent.ns).toHaveLength(1);
-    expect(parent.ns[0]).toMatch(/^livenet\. \d+ IN SOA ns1\.omniname\.test hostmaster\.omniname\.test /);
+    expect(parent.ns[0]).toMatch(/^livenet\. \d+ IN SOA ns1\.omniname\.test\. hostmaster\.omniname\.test\. /);
 
     const child = await ask("a.b.livenet", "A");
     expect(child).toMatchObject({ rcode: "NOERROR", aa: true, answer: ["a.b.livenet. 300 IN A 192.0.2.7"] });
