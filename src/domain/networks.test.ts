@@ -14,7 +14,7 @@ describe("findNetwork", () => {
     ["POLYGON", "POLYGON"],
     ["BSC", "BSC"],
     ["AURORA", "AURORA"],
-    ["SOLANA", "SOLANA"], // coming soon: valid input that matches nothing yet
+    ["SOLANA", "SOLANA"],
     ["ethereum", "ETHEREUM"],
     ["Polygon", "POLYGON"],
     ["bsc", "BSC"],
@@ -45,9 +45,9 @@ describe("networks", () => {
     expect(Object.keys(NETWORKS).sort()).toEqual([...NETWORK_ORDER].sort());
   });
 
-  it("marks SOLANA coming soon and the rest active", () => {
-    expect(ACTIVE_NETWORKS).toEqual(["ETHEREUM", "POLYGON", "BSC", "AURORA"]);
-    expect(NETWORKS.SOLANA.comingSoon).toBe(true);
+  it("marks every network active, SOLANA included", () => {
+    expect(ACTIVE_NETWORKS).toEqual(["ETHEREUM", "POLYGON", "BSC", "AURORA", "SOLANA"]);
+    expect(NETWORKS.SOLANA.comingSoon).toBe(false);
   });
 
   it.each([

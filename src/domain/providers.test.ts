@@ -13,7 +13,7 @@ describe("findProvider", () => {
     ["NAMESPACE_A", "NAMESPACE_A"],
     ["NAMESPACE_B", "NAMESPACE_B"],
     ["NAMESPACE_C", "NAMESPACE_C"],
-    ["NAMESPACE_D", "NAMESPACE_D"], // coming soon: valid input that matches nothing yet
+    ["NAMESPACE_D", "NAMESPACE_D"],
     ["namespace_a", "NAMESPACE_A"],
     ["Namespace_C", "NAMESPACE_C"],
     [" NAMESPACE_B ", "NAMESPACE_B"],
@@ -61,8 +61,9 @@ describe("providers", () => {
       "NAMESPACE_B/ETHEREUM",
       "NAMESPACE_B/POLYGON",
       "NAMESPACE_C/ETHEREUM",
+      "NAMESPACE_D/SOLANA",
     ]);
-    expect(PROVIDERS.NAMESPACE_D.comingSoon).toBe(true);
+    expect(PROVIDERS.NAMESPACE_D.comingSoon).toBe(false);
   });
 
   it("accepts only exact wire values in isProvider", () => {

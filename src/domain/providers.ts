@@ -30,7 +30,7 @@ export const PROVIDERS = {
     protocol: "SNS",
     label: "Solana Name Service",
     networks: ["SOLANA"],
-    comingSoon: true,
+    comingSoon: false,
     aliases: ["SNS", "SOLANA_NAME_SERVICE"],
   },
 } as const satisfies Record<

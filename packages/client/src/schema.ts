@@ -1202,11 +1202,11 @@ export interface operations {
                  * @example alice.wallet
                  */
                 fullQualifiedDomain?: string;
-                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
+                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (aliases: SOL). */
                 network?: string;
                 /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
-                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
+                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
             };
             header?: never;
@@ -1583,11 +1583,11 @@ export interface operations {
                  * @example alice.wallet
                  */
                 fullQualifiedDomain?: string;
-                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
+                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (aliases: SOL). */
                 network?: string;
                 /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
-                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
+                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
             };
             header?: never;
@@ -1757,11 +1757,11 @@ export interface operations {
                  * @example POLYGON:51234567
                  */
                 atBlock?: string;
-                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (coming soon: valid, matches nothing yet) (aliases: SOL). */
+                /** @description Only domains on this network. Case-insensitive; empty: absent. ETHEREUM (aliases: ETH, MAINNET); POLYGON (aliases: MATIC); BSC (aliases: BNB, BINANCE); AURORA; SOLANA (aliases: SOL). */
                 network?: string;
                 /** @description Add provenance to each record: for the owner and every record key the chain event that set it (chainId, blockNumber, blockHash, transactionHash, logIndex, blockTime), and asOf, where the network's index stood (block, blockHash, lagBlocks, secondsBehind); for an ENS name answered live, live (kind offchain or wildcard, resolver, gateways, block, fetchedAt, cacheTtlMs). true/false, 1/0, yes/no, any case; empty: absent (false). */
                 provenance?: string;
-                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (coming soon: valid, matches nothing yet) (aliases: SNS, SOLANA_NAME_SERVICE). */
+                /** @description Only domains of this provider. Case-insensitive; empty: absent. NAMESPACE_A (aliases: FNS, FREENAME); NAMESPACE_B (aliases: UNS, UNSTOPPABLE_DOMAINS, UNSTOPPABLE, UD); NAMESPACE_C (aliases: ENS); NAMESPACE_D (aliases: SNS, SOLANA_NAME_SERVICE). */
                 provider?: string;
                 /**
                  * @description An EVM address, 0x (or 0X) followed by 40 hex digits, any case, compared case-insensitively; or a Solana address, base58 of 32 bytes, case-sensitive (kept as given). Trimmed.

@@ -56,9 +56,9 @@ table(providerWeightRule, [
     want: { effect: 5 },
   },
   {
-    title: "a coming-soon provider earns nothing",
-    d: { provider: "NAMESPACE_D", network: "SOLANA" },
-    want: { effect: 0 },
+    title: "NAMESPACE_D on SOLANA too",
+    d: { provider: "NAMESPACE_D", network: "SOLANA", name: "a.sol" },
+    want: { effect: 5 },
   },
 ]);
 
