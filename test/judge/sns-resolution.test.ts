@@ -1,16 +1,12 @@
 import type { Address } from "@solana/kit";
 import { Connection, PublicKey } from "@solana/web3.js";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSnsSync, type SnsScanStats } from "../../src/crawler/sns-sync.js";
-import { createSource } from "../../src/crawler/sources.js";
-import { createSolanaLedger } from "../../src/devnet/solana-ledger.js";
-import { type SolanaRpc, startSolanaRpc } from "../../src/devnet/solana-rpc.js";
-import { SNS_HOSTILE, SNS_NAMES, SNS_WALLETS, seedSnsWorld } from "../../src/devnet/sns-fixtures.js";
-import { createSnsWriter } from "../../src/devnet/sns-writer.js";
-import { SNS_MAINNET, snsAdapter } from "../../src/providers/sns/sns.adapter.js";
+import type { SnsScanStats, SnsSync } from "../../src/crawler/sns-sync.js";
+import { SNS_HOSTILE, SNS_NAMES, SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
+import { snsAdapter } from "../../src/providers/sns/sns.adapter.js";
 import { canonicalKeyOf, SNS_RECORDS } from "../../src/providers/sns/sns-records.js";
 import { createTestApp, type TestApp } from "../api/helpers/test-app.js";
+import { type SnsEndpoint, snsPass, startSnsEndpoint } from "../helpers/sns-world.js";
 import { sns as sdk } from "./sns-sdk.js";
 
 /**
@@ -59,35 +55,25 @@ async function sdkAnswer(conn: Connection, name: string): Promise<Answer> {
 }
 
 describe("SNS names: Bonfida's spl-name-service against omniname's API", () => {
-  let rpc: SolanaRpc;
+  let sns: SnsEndpoint;
   let conn: Connection;
   let t: TestApp;
   let stats: SnsScanStats;
-  const ledger = createSolanaLedger();
-  const writer = createSnsWriter(ledger);
-  const source = createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, "");
-  let sync: ReturnType<typeof createSnsSync>;
+  let sync: SnsSync;
 
   beforeAll(async () => {
-    rpc = await startSolanaRpc(ledger);
-    conn = new Connection(rpc.url, "finalized");
-    seedSnsWorld(writer);
+    sns = await startSnsEndpoint();
+    conn = new Connection(sns.rpc.url, "finalized");
     t = await createTestApp({
       seed: async (store) => {
-        sync = createSnsSync({
-          source: { ...source, rpcUrl: rpc.url },
-          store,
-          signals: NEUTRAL,
-          log: pino({ level: "silent" }),
-        });
-        stats = await sync.scanOnce();
+        ({ sync, stats } = await snsPass(sns, store));
       },
       now: Date.now(),
     });
   });
   afterAll(async () => {
     await t?.close();
-    await rpc?.close();
+    await sns?.close();
   });
 
   const api = async (path: string) => {
@@ -182,7 +168,7 @@ describe("SNS names: Bonfida's spl-name-service against omniname's API", () => {
   it("journals nothing on a pass over unchanged accounts, and the change of a transfer", async () => {
     const again = await sync.scanOnce();
     expect(again.changed).toBe(0);
-    writer.transfer("dave.sol", SNS_WALLETS.eve as Address);
+    sns.writer.transfer("dave.sol", SNS_WALLETS.eve as Address);
     const moved = await sync.scanOnce();
     expect(moved.changed).toBeGreaterThanOrEqual(1);
     expect((await apiAnswer("dave.sol")).owner).toBe(SNS_WALLETS.eve);
@@ -195,8 +181,6 @@ describe("SNS names: Bonfida's spl-name-service against omniname's API", () => {
     );
   });
 });
-
-const NEUTRAL = () => ({ baseScore: 50, spam: false, csamOk: true, kyc: false, tags: [] as string[] });
 
 /** The API's records restricted to the keys of the SNS record set, in the SDK answer's key order. */
 function sorted(got: Record<string, string>, want: Record<string, string>): Record<string, string> {
