@@ -17,6 +17,7 @@ import { applyRange } from "./apply-range.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { reverseKey } from "./projection.js";
 import { createSolanaReader, type SolanaReader } from "./solana-reader.js";
+import type { SourceStatus } from "./source-progress.js";
 
 export interface SnsSyncOptions {
   source: CrawlerSource;
@@ -66,6 +67,13 @@ export function createSnsSync(o: SnsSyncOptions) {
   let stopped = false;
   let wake: (() => void) | null = null;
   const issuesSeen = new Set<string>();
+  // For status(): the highest slot heard of (a pass's read, a notification), the last pass's slot.
+  let head: number | null = null;
+  let synced = 0;
+  let eventsApplied = 0;
+  let passError: string | null = null;
+  let passes = 0;
+  let updatedAt = clock();
 
   async function loadLast(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
@@ -119,6 +127,8 @@ export function createSnsSync(o: SnsSyncOptions) {
     const entries: JournalEntry[] = [];
     const events: DomainEvent[][] = [];
     const blockHash = `slot:${snap.slot}`;
+    // The slot's time as the source saw it read (seconds): the devnet's endpoint has no getBlockTime.
+    const blockTime = Math.floor(clock() / 1000);
     const push = (contract: string, tokenId: string, list: DomainEvent[]) => {
       entries.push({
         sourceId: o.source.id,
@@ -130,7 +140,7 @@ export function createSnsSync(o: SnsSyncOptions) {
         contract,
         tokenId,
         event: JSON.stringify(list),
-        blockTime: null,
+        blockTime,
       });
       events.push(list);
     };
@@ -190,6 +200,12 @@ export function createSnsSync(o: SnsSyncOptions) {
     );
     last = next;
     lastPrimary = primary;
+    head = Math.max(head ?? 0, snap.slot);
+    synced = snap.slot;
+    eventsApplied += entries.length;
+    passes++;
+    passError = null;
+    updatedAt = clock();
     return {
       slot: snap.slot,
       domains: state.domains.length,
@@ -210,7 +226,10 @@ export function createSnsSync(o: SnsSyncOptions) {
         const it = await subs
           .programNotifications(program, { commitment: "finalized", encoding: "base64" })
           .subscribe({ abortSignal: abort.signal });
-        for await (const _ of it) wake?.();
+        for await (const n of it) {
+          head = Math.max(head ?? 0, Number(n.context.slot));
+          wake?.();
+        }
       }
     })().catch((e) => {
       if (!abort.signal.aborted)
@@ -221,6 +240,26 @@ export function createSnsSync(o: SnsSyncOptions) {
 
   return {
     scanOnce,
+    /** The source as GET /status shows it: head slot (heard of), synced slot, lag, state. */
+    status(): SourceStatus {
+      const state = stopped ? "stopped" : passError ? "retrying" : passes > 0 ? "live" : "backfill";
+      return {
+        id: o.source.id,
+        provider: o.source.provider,
+        network: o.source.network,
+        chainId: o.source.chainId,
+        state,
+        head,
+        checkpoint: synced,
+        lag: head === null || passes === 0 ? null : Math.max(0, head - synced),
+        eventsApplied,
+        eventsPerSecond: 0,
+        etaSeconds: null,
+        rangeSize: 0,
+        error: passError,
+        updatedAt,
+      };
+    },
     /** Passes until `stop()`: after each, waits for a program notification or the poll interval. */
     async run(): Promise<void> {
       const unsubscribe = subscribe();
@@ -229,6 +268,8 @@ export function createSnsSync(o: SnsSyncOptions) {
           try {
             await scanOnce();
           } catch (e) {
+            passError = (e as Error).message;
+            updatedAt = clock();
             o.log.warn({ err: e, source: o.source.id }, "SNS pass failed; retrying");
           }
           if (stopped) break;
