@@ -1,12 +1,12 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childrenOf, isAlive } from "../helpers/processes.js";
+import { startDnsRoleProcess } from "../helpers/server-process.js";
 
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
 const run = promisify(execFile);
 
 describe("omniname start with OMNINAME_ROLES=dns", () => {
@@ -16,29 +16,10 @@ describe("omniname start with OMNINAME_ROLES=dns", () => {
   let port = 0;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ["--import", "tsx", main, "start", "--fixtures"], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        DATABASE_URL: "",
-        OMNINAME_ROLES: "dns",
-        DNS_PORT: "0",
-        LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    // The banner line names the bound address: DNS_PORT=0 lets the system choose the port.
-    const line = await new Promise<RegExpExecArray>((resolve, reject) => {
-      child!.stdout!.on("data", (d: Buffer) => {
-        output += d.toString();
-        const m = /DNS \(UDP\+TCP\):\s+([\d.]+):(\d+)/.exec(output);
-        if (m) resolve(m);
-      });
-      child!.once("exit", (code) => reject(new Error(`exited ${code}: ${output}`)));
-    });
-    host = line[1];
-    port = Number(line[2]);
+    const dns = await startDnsRoleProcess(dataDir);
+    child = dns.child;
+    host = dns.host;
+    port = dns.port;
   }, 120_000);
 
   afterAll(async () => {

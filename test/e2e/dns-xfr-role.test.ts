@@ -1,11 +1,11 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDnsRoleProcess } from "../helpers/server-process.js";
 
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
 const run = promisify(execFile);
 const SECRET = "ZTJlLXhmci1zZWNyZXQtZTJlLXhmci1zZWNyZXQ=";
 
@@ -22,35 +22,19 @@ async function kdig(args: string[]): Promise<string> {
 describe("omniname start (dns role) with DNS_TSIG_KEYS: zone transfers", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "omniname-dns-xfr-"));
   let child: ChildProcess | null = null;
-  let output = "";
+  let output = () => "";
   let port = 0;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ["--import", "tsx", main, "start", "--fixtures"], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        DATABASE_URL: "",
-        OMNINAME_ROLES: "dns",
-        DNS_PORT: "0",
-        DNS_TSIG_KEYS: `xfr-e2e:hmac-sha256:${SECRET}`,
-        // No secondary listens there: NOTIFYs go unanswered, and nothing breaks.
-        DNS_NOTIFY: "127.0.0.1:9",
-        LOG_LEVEL: "info",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const dns = await startDnsRoleProcess(dataDir, {
+      DNS_TSIG_KEYS: `xfr-e2e:hmac-sha256:${SECRET}`,
+      // No secondary listens there: NOTIFYs go unanswered, and nothing breaks.
+      DNS_NOTIFY: "127.0.0.1:9",
+      LOG_LEVEL: "info",
     });
-    const line = await new Promise<RegExpExecArray>((resolve, reject) => {
-      const onData = (d: Buffer) => {
-        output += d.toString();
-        const m = /DNS \(UDP\+TCP\):\s+([\d.]+):(\d+)/.exec(output);
-        if (m) resolve(m);
-      };
-      child!.stdout!.on("data", onData);
-      child!.stderr!.on("data", onData);
-      child!.once("exit", (code) => reject(new Error(`exited ${code}: ${output}`)));
-    });
-    port = Number(line[2]);
+    child = dns.child;
+    output = dns.output;
+    port = dns.port;
   }, 120_000);
 
   afterAll(async () => {
@@ -72,8 +56,8 @@ describe("omniname start (dns role) with DNS_TSIG_KEYS: zone transfers", () => {
     // No ICANN TLD is transferred either.
     expect(await kdig(["-y", `hmac-sha256:xfr-e2e:${SECRET}`, ...at, "com", "AXFR"])).toMatch(/NOTAUTH/);
     await new Promise((r) => setTimeout(r, 300));
-    expect(output).toMatch(/zone transfer/);
-    expect(output).not.toContain(SECRET);
+    expect(output()).toMatch(/zone transfer/);
+    expect(output()).not.toContain(SECRET);
     expect(child!.exitCode).toBeNull();
   });
 });

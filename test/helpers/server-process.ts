@@ -87,3 +87,42 @@ export function apiProcessEnv(
   opts.dirs.push(dataDir);
   return apiRoleEnv(dataDir, { DATABASE_URL: opts.databaseUrl, API_KEY_PEPPER: opts.pepper, ...extra });
 }
+
+/** A real `omniname start` process running the dns role, up once its banner named the DNS address. */
+export interface DnsRoleProcess {
+  child: ChildProcess;
+  host: string;
+  port: number;
+  /** Everything the process wrote so far, stdout and stderr. */
+  output: () => string;
+}
+
+/**
+ * Starts `omniname start --fixtures` with `OMNINAME_ROLES=dns` on SQLite in `dataDir`, `DNS_PORT=0`
+ * (the banner names the port the system chose) and `extra` applied last.
+ */
+export function startDnsRoleProcess(
+  dataDir: string,
+  extra: NodeJS.ProcessEnv = {},
+  readyTimeoutMs = 110_000,
+): Promise<DnsRoleProcess> {
+  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", OMNINAME_ROLES: "dns", DNS_PORT: "0" };
+  const { child, output } = spawnWithOutput(["--import", "tsx", MAIN, "start", "--fixtures"], {
+    env: { ...env, LOG_LEVEL: "warn", ...extra },
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`not ready in ${readyTimeoutMs / 1000} s:\n${output()}`)),
+      readyTimeoutMs,
+    );
+    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${output()}`)));
+    const poll = setInterval(() => {
+      const m = /DNS \(UDP\+TCP\):\s+([\d.]+):(\d+)/.exec(output());
+      if (!m) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      child.removeAllListeners("exit");
+      resolve({ child, host: m[1], port: Number(m[2]), output });
+    }, 100);
+  });
+}
