@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import type { Address } from "@solana/kit";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "../../src/accounts/api-keys.js";
+import { createConsoleServices } from "../../src/accounts/console-services.js";
+import { sealSecret } from "../../src/accounts/sealed-secret.js";
+import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
+import { buildApp } from "../../src/api/app.js";
+import type { AppContext } from "../../src/app-context.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import type { SnsSync } from "../../src/crawler/sns-sync.js";
+import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import type { Store } from "../../src/store/store.js";
+import { type ApiWorkers, createApiWorkers } from "../../src/workers/api-workers.js";
+import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
+import { tempStore, waitFor } from "../crawler/crawler-harness.js";
+import { openFeed, type Received } from "../helpers/sse-client.js";
+import { type SnsEndpoint, startSnsEndpoint } from "../helpers/sns-world.js";
+import { startReceiver, until as untilTrue } from "./receiver.js";
+
+/**
+ * SNS changes on the change feed (SSE, through the `eventsource` client) and at a webhook receiver
+ * that verifies every signature with `standardwebhooks`: the SNS source runs live against the
+ * devnet's Solana endpoint (woken by `programSubscribe`), and a transfer and a record set written
+ * to the endpoint arrive as domain.updated events of NAMESPACE_D on SOLANA.
+ */
+describe("SNS changes on the change feed and at webhooks", () => {
+  let sns: SnsEndpoint;
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  let sync: SnsSync;
+  let running: Promise<void>;
+  let app: FastifyInstance;
+  let workers: ApiWorkers;
+  let base: string;
+  let key: string;
+  let noSolanaKey: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const feeds: Array<{ close(): void }> = [];
+  const hooked = () => receiver.received.filter((r) => r.path === "/sns");
+  const feed = (query: string, k = key) => {
+    const f = openFeed(`${base}/svc/api/v1/changes${query}`, { "api-key": k });
+    feeds.push(f);
+    return f;
+  };
+  const until = (events: Received[], n: number, what: string) =>
+    waitFor(async () => (events.length >= n ? events : null), 10_000, what);
+
+  beforeAll(async () => {
+    sns = await startSnsEndpoint({ hostile: false });
+    const t = await tempStore();
+    store = t.store;
+    cleanup = t.cleanup;
+    sync = sns.syncFor(store, { wsUrl: sns.rpc.wsUrl });
+    await sync.scanOnce();
+    const ctx: AppContext = {
+      config: loadConfig({}, { dataDir: ".", changesHeartbeatMs: 200, changesStallMs: 500 }),
+      logger: pino({ level: "silent" }),
+      store,
+      ranker: createScoringRanker(),
+      pepper: randomBytes(16).toString("hex"),
+      clock: Date.now,
+    };
+    const project = await store.createProject({ name: "sns-feed", plan: "internal" });
+    key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
+    const other = await store.createProject({ name: "no-solana", plan: "internal" });
+    await store.updateProjectSettings(other.id, { networks: { disabled: ["SOLANA"] } });
+    noSolanaKey = (await createApiKey(store, ctx.pepper, other.id, "k")).key;
+    receiver = await startReceiver(() => ({ status: 200 }));
+    const secret = newWebhookSecret();
+    receiver.secrets.set("/sns", secret);
+    await new WebhooksRepo(store.accountsDb).create(
+      project.id,
+      { url: receiver.url("/sns"), description: "", eventTypes: [], filters: {}, enabled: true },
+      (await store.changeLogBounds()).newest,
+      Date.now(),
+      (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
+    );
+    const services = createConsoleServices(ctx);
+    workers = createApiWorkers(ctx, services);
+    app = await buildApp(ctx, { services, closeServices: true, workers });
+    base = await app.listen({ host: "127.0.0.1", port: 0 });
+    workers.start();
+    running = sync.run();
+  }, 60_000);
+  afterAll(async () => {
+    for (const f of feeds) f.close();
+    sync?.stop();
+    await running;
+    await workers?.stop();
+    await app?.close();
+    await receiver?.close();
+    await sns?.close();
+    await cleanup?.();
+  });
+
+  it("streams a transfer and a record set of .sol names, and signs them to the webhook", async () => {
+    const all = feed("?types=domain.updated");
+    const oneName = feed("?domains=eve.sol");
+    const blind = feed("", noSolanaKey);
+    await Promise.all([all.opened, oneName.opened, blind.opened]);
+
+    const transferSlot = sns.writer.transfer("dave.sol", SNS_WALLETS.eve as Address);
+    const [moved] = await until(all.events, 1, "the transfer");
+    expect(moved.data).toMatchObject({
+      type: "domain.updated",
+      domain: "dave.sol",
+      tld: "sol",
+      network: "SOLANA",
+      provider: "NAMESPACE_D",
+      owner: { from: SNS_WALLETS.dave, to: SNS_WALLETS.eve },
+    });
+    expect(moved.data.block.number).toBeGreaterThanOrEqual(transferSlot);
+    expect(moved.data.block.hash).toBe(`slot:${moved.data.block.number}`);
+
+    sns.writer.setRecordV2("eve.sol", "twitter", new Uint8Array(Buffer.from("eve_on_sol")));
+    const [, recordSet] = await until(all.events, 2, "the record set");
+    expect(recordSet.data).toMatchObject({
+      domain: "eve.sol",
+      records: { added: [{ key: "social.TWITTER.0", value: "eve_on_sol" }], removed: [], changed: [] },
+    });
+    await until(oneName.events, 1, "the one-name stream");
+    expect(oneName.events.map((e) => e.data.domain)).toEqual(["eve.sol"]);
+
+    const atHook = await untilTrue("both at the webhook", () => hooked().length >= 2 && hooked(), 10_000);
+    expect(atHook.map((r) => [r.json.type, r.json.data.id, r.json.data.domain, r.verified])).toEqual([
+      ["domain.updated", moved.data.id, "dave.sol", true],
+      ["domain.updated", recordSet.data.id, "eve.sol", true],
+    ]);
+    // A project with SOLANA disabled hears none of it.
+    expect(blind.events).toEqual([]);
+  });
+});
