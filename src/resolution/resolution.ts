@@ -64,31 +64,41 @@ export function forwardVerified(d: DomainWithRecords, address: string): boolean 
   return d.owner === address;
 }
 
+/** Why a name cannot be looked up: its code, and what is wrong with it (after "The domain name "). */
+export type NameRefusal =
+  | { code: "PARAMETER_TOO_LONG"; problem: string }
+  | { code: "INVALID_DOMAIN"; problem: string; reason: string };
+
 /**
  * The normalized names to look a domain up under: the generic form and, when it differs and
  * succeeds, the ENSIP-15 form (ENS names are stored in their ENSIP-15 form, the others in the
- * generic one). Throws an AppError whose message carries the normalization reason.
+ * generic one); or why there are none. API v1 checks a name with it while validating the query.
  */
-export function lookupNames(input: string): string[] {
+export function checkName(input: string): { names: string[] } | NameRefusal {
   const fast = asciiFastPath(input);
-  if (fast !== null) return [fast];
+  if (fast !== null) return { names: [fast] };
   // Refused before any normalization work: both limits are cheap to check on the raw input.
-  if (input.length > MAX_NAME_BYTES || Buffer.byteLength(input, "utf8") > MAX_NAME_BYTES) {
-    throw new AppError("PARAMETER_TOO_LONG", `The domain name is longer than ${MAX_NAME_BYTES} bytes.`);
-  }
-  if (countDots(input) >= MAX_LABELS) {
-    throw new AppError("PARAMETER_TOO_LONG", `The domain name has more than ${MAX_LABELS} labels.`);
-  }
+  if (input.length > MAX_NAME_BYTES || Buffer.byteLength(input, "utf8") > MAX_NAME_BYTES)
+    return { code: "PARAMETER_TOO_LONG", problem: `is longer than ${MAX_NAME_BYTES} bytes` };
+  if (countDots(input) >= MAX_LABELS)
+    return { code: "PARAMETER_TOO_LONG", problem: `has more than ${MAX_LABELS} labels` };
   const generic = normalizeName(input);
   const ens = normalizeEnsName(input);
   // Each rule admits a few names the other refuses (`a_b.wallet` only generic, `$x.eth` only
   // ENSIP-15): a name is invalid only when both refuse it, and the generic reason is reported.
   if (!generic.ok) {
-    if (ens.ok) return [ens.value.name];
-    throw new AppError("INVALID_DOMAIN", `The domain name is not valid: ${generic.reason}.`);
+    if (ens.ok) return { names: [ens.value.name] };
+    return { code: "INVALID_DOMAIN", problem: `is not valid: ${generic.reason}`, reason: generic.reason };
   }
-  if (ens.ok && ens.value.name !== generic.value.name) return [generic.value.name, ens.value.name];
-  return [generic.value.name];
+  if (ens.ok && ens.value.name !== generic.value.name) return { names: [generic.value.name, ens.value.name] };
+  return { names: [generic.value.name] };
+}
+
+/** checkName's names, or its refusal thrown as an AppError. */
+export function lookupNames(input: string): string[] {
+  const checked = checkName(input);
+  if ("names" in checked) return checked.names;
+  throw new AppError(checked.code, `The domain name ${checked.problem}.`);
 }
 
 // Plain LDH names (letters, digits, inner hyphens; no `--` anywhere, so no punycode and no ENS

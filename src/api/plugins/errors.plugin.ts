@@ -68,63 +68,93 @@ export interface ParameterSchema {
   title?: string;
 }
 
-/** What failed: the validator's keyword and its limit (maxLength's, minLength's). */
-export interface Failure {
+/** How a refusal names what failed: a query parameter (the default), a body field, a batch input. */
+export interface Naming {
+  what?: string;
+  /** The name shown for a parameter (the console's "address" for walletAddress, "domains[3]"). */
+  rename?: (parameter: string) => string;
+}
+
+/** Ajv's first error of a failed validation (v1.keywords.ts adds `parameter`, `code`, `words`). */
+export interface ValidationFailure {
   keyword: string;
-  limit?: unknown;
+  instancePath: string;
+  params: Record<string, unknown>;
 }
 
 /**
- * A refused value of a query parameter (or a body field standing for one), worded for a person:
- * the parameter's name, what a valid value is (its schema's `title`) and the value as sent
- * (trimmed), never the validator's own text (a regular expression, a JSON pointer, a type name).
- * Only a parameter with a `title` is worded so (the v1 parameters, docs/api.md); others keep
- * the short form.
+ * The one wording of a refused parameter (or a body field standing for one), for a person: the
+ * parameter's name, what a valid value is (its schema's `title`) and the value as sent (trimmed),
+ * never the validator's own text (a regular expression, a JSON pointer, a type name). Only a
+ * parameter with a `title` is worded so (the v1 parameters, docs/api.md); others keep the short
+ * form. The AppError's `details.parameter` names the parameter.
  *
  * @example
- * parameterRefusal("network", " MARS ", { keyword: "pattern" }, { title: "one of ETHEREUM, …" })
+ * validationRefusal({ keyword: "pattern", instancePath: "/network", params: {} }, NameQuery.properties, { network: " MARS " })
  * // → INVALID_NETWORK: The parameter "network" must be one of ETHEREUM, …; got "MARS".
  */
-export function parameterRefusal(
-  name: string,
-  value: unknown,
-  { keyword, limit }: Failure,
-  schema: ParameterSchema | undefined,
-  what = "parameter",
+export function validationRefusal(
+  v: ValidationFailure | undefined,
+  properties: Record<string, ParameterSchema> | undefined,
+  data: unknown,
+  { what = "parameter", rename }: Naming = {},
 ): AppError {
+  if (v === undefined) return new AppError("BAD_REQUEST", "The request is not valid.");
+  const { keyword, params } = v;
+  const param =
+    typeof params.parameter === "string"
+      ? params.parameter
+      : keyword === "required"
+        ? String(params.missingProperty ?? "")
+        : (v.instancePath.split("/")[1] ?? "");
+  const name = rename?.(param) ?? param;
+  const details = { parameter: param };
+  const code = (typeof params.code === "string" ? params.code : undefined) as ErrorCode | undefined;
+  // A rule over several parameters words itself whole; a name's refusal words what is wrong with it.
+  if (code !== undefined && typeof params.message === "string")
+    return new AppError(code, params.message, { details });
+  if (code !== undefined && typeof params.words === "string")
+    return new AppError(code, `The ${what} "${name}" ${params.words}`, { details });
+  const schema = properties?.[param];
+  const value = (data as Record<string, unknown> | undefined)?.[param];
   const sent = typeof value === "string" ? value.trim() : undefined;
   const titled = typeof schema?.title === "string";
+  const limit = params.limit;
   if (keyword === "required" || (keyword === "minLength" && limit === 1) || (titled && sent === ""))
-    return new AppError("MISSING_PARAMETER", `The ${what} "${name}" is required (it is missing or empty).`);
+    return new AppError("MISSING_PARAMETER", `The ${what} "${name}" is required (it is missing or empty).`, {
+      details,
+    });
   if (keyword === "maxLength")
     return new AppError(
       "PARAMETER_TOO_LONG",
       `The ${what} "${name}" is longer than ${String(limit)} characters.`,
+      {
+        details,
+      },
     );
-  const code = PARAMETER_CODES[name] ?? "INVALID_PARAMETER";
+  const refused = PARAMETER_CODES[param] ?? "INVALID_PARAMETER";
   if (titled && sent !== undefined)
-    return new AppError(code, `The ${what} "${name}" must be ${schema?.title}; got ${quote(sent)}.`);
-  return new AppError(code, `The ${what} "${name}" has an invalid value.`);
+    return new AppError(refused, `The ${what} "${name}" must be ${schema?.title}; got ${quote(sent)}.`, {
+      details,
+    });
+  return new AppError(refused, `The ${what} "${name}" has an invalid value.`, { details });
 }
 
-/** A schema failure of a query parameter (Ajv's first error), worded by parameterRefusal. */
+/** A schema failure of a request (Fastify's validation error), worded by validationRefusal. */
 function fromValidation(err: FastifyError, request: FastifyRequest | undefined): AppError {
-  const v = err.validation?.[0] as
-    | { keyword: string; instancePath: string; params: Record<string, unknown> }
-    | undefined;
-  if (v === undefined) return new AppError("BAD_REQUEST", "The request is not valid.");
-  const param =
-    v.keyword === "required" ? String(v.params.missingProperty ?? "") : (v.instancePath.split("/")[1] ?? "");
   const isQuery = err.validationContext === "querystring" && request !== undefined;
-  const schema = isQuery
+  const properties = isQuery
     ? (
         request.routeOptions.schema?.querystring as
           | { properties?: Record<string, ParameterSchema> }
           | undefined
-      )?.properties?.[param]
+      )?.properties
     : undefined;
-  const value = isQuery ? (request.query as Record<string, unknown>)[param] : undefined;
-  return parameterRefusal(param, value, { keyword: v.keyword, limit: v.params.limit }, schema);
+  return validationRefusal(
+    err.validation?.[0] as ValidationFailure | undefined,
+    properties,
+    isQuery ? request.query : undefined,
+  );
 }
 
 /** Maps anything thrown to an AppError; the original stays as the cause for the log. */

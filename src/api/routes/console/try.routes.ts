@@ -6,7 +6,8 @@ import type { RankedDomain } from "../../../resolution/rank.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { errorEnvelope } from "../../plugins/errors.plugin.js";
-import { canonicalizeQuery, domainParamError, filterOf, quote } from "../v1/v1.params.js";
+import { queryCheck } from "../v1/v1.keywords.js";
+import { filterOf, quote } from "../v1/v1.params.js";
 import { NameQuery, ReverseQuery } from "../v1/v1.schemas.js";
 import type { TryAnswer } from "./console.types.js";
 import {
@@ -21,14 +22,10 @@ import {
 
 type P = { Params: Static<typeof ProjectParams> };
 
-/** A v1 refusal in the console's words: the console names body fields, not query parameters. */
-function asField(e: unknown): unknown {
-  if (!(e instanceof AppError)) return e;
-  const message = e.message
-    .replace(/The parameter "walletAddress"/, 'The field "address"')
-    .replace(/The parameter "/, 'The field "');
-  return new AppError(e.code, message, { cause: e });
-}
+/** v1's checks of a query, refusing in the console's words: it names body fields, not parameters. */
+const asField = { what: "field", rename: (p: string) => (p === "walletAddress" ? "address" : p) };
+const checkName = queryCheck(NameQuery, asField);
+const checkAddress = queryCheck(ReverseQuery, asField);
 
 function explainRows(ranked: RankedDomain[], records: WireRecord[]) {
   return ranked.map((r, i) => ({
@@ -65,16 +62,19 @@ export function tryRoutes(scope: FastifyInstance, services: ConsoleServices, res
       const settings = (await services.projects.getSettings(pid(request))) as Record<string, unknown>;
       const forward = b.method !== "reverse-resolve";
       const explain = forward && b.explain === true;
-      const q: Record<string, string | undefined> = forward
+      const q: Record<string, unknown> = forward
         ? { domain: b.domain, network: b.network, provider: b.provider }
         : { walletAddress: b.address, network: b.network, provider: b.provider };
-      const refused = canonicalizeQuery(q, forward ? NameQuery : ReverseQuery);
-      if (refused) throw asField(refused);
-      const input = forward ? q.domain : q.walletAddress;
-      if (input === undefined) {
-        const field = forward ? "domain" : "address";
-        throw new AppError("MISSING_PARAMETER", `The field "${field}" is required for ${b.method}.`);
-      }
+      const refused = (forward ? checkName : checkAddress)(q);
+      // No name (or an empty one), no address: the console says for which method.
+      const absent = forward ? refused?.details?.parameter === "domain" : b.address === undefined;
+      if (refused?.code === "MISSING_PARAMETER" && absent)
+        throw new AppError(
+          "MISSING_PARAMETER",
+          `The field "${forward ? "domain" : "address"}" is required for ${b.method}.`,
+        );
+      if (refused) throw refused;
+      const input = (forward ? q.domain : q.walletAddress) as string;
       const ctx = { projectSettings: settings, country: null, now: clock(), explain };
       const query = new URLSearchParams(
         Object.entries({ ...q, ...(explain ? { explain: "true" } : {}) }).filter(
@@ -92,13 +92,8 @@ export function tryRoutes(scope: FastifyInstance, services: ConsoleServices, res
       }
       const ranked =
         b.method === "resolve"
-          ? await resolution
-              .resolve(input, filterOf(q), ctx)
-              .then((r) => (r === null ? [] : [r]))
-              .catch((e: unknown) => Promise.reject(asField(domainParamError(e, q))))
-          : await resolution
-              .deepResolve(input, filterOf(q), ctx)
-              .catch((e: unknown) => Promise.reject(asField(domainParamError(e, q))));
+          ? await resolution.resolve(input, filterOf(q), ctx).then((r) => (r === null ? [] : [r]))
+          : await resolution.deepResolve(input, filterOf(q), ctx);
       const records = ranked.map((r) => shapeRecord(r, "forward", explain));
       const rows = explain ? explainRows(ranked, records) : null;
       if (b.method === "resolve" && records.length === 0) {

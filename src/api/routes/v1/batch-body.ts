@@ -1,5 +1,7 @@
 import { AppError } from "../../../domain/errors.js";
-import { canonicalizeQuery, quote } from "./v1.params.js";
+import { queryCheck } from "./v1.keywords.js";
+import { quote } from "./v1.params.js";
+import { FilterQuery } from "./v1.schemas.js";
 
 /** The most names or addresses one batch call may hold. */
 export const BATCH_MAX_INPUTS = 1000;
@@ -22,10 +24,10 @@ const typeName = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an a
  * query parameters are. Items are not checked here: a bad name is that item's error, not the batch's.
  *
  * @example
- * parseBatchBody({ domains: ["alice.wallet"], network: "matic" }, "domains", NameQuery)
+ * parseBatchBody({ domains: ["alice.wallet"], network: "matic" }, "domains")
  * // → { inputs: ["alice.wallet"], filters: { network: "POLYGON" } }
  */
-export function parseBatchBody(body: unknown, field: string, querySchema: unknown): BatchBody {
+export function parseBatchBody(body: unknown, field: string): BatchBody {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw new AppError(
       "BAD_REQUEST",
@@ -69,10 +71,13 @@ export function parseBatchBody(body: unknown, field: string, querySchema: unknow
     filters[name] = v;
   }
   // The single endpoints' own rules (aliases, any case, empty means absent), worded for a body.
-  const refused = canonicalizeQuery(filters, querySchema);
-  if (refused !== null) throw asField(refused, "parameter", "field");
+  const refused = checkFilters(filters);
+  if (refused !== null) throw refused;
   return { inputs: list as string[], filters: filters as BatchBody["filters"] };
 }
+
+/** The single endpoints' rules for network and provider, worded for a body's fields. */
+const checkFilters = queryCheck(FilterQuery, { what: "field" });
 
 /**
  * An item's refusal in the batch's words: `The parameter "domain" …` becomes
@@ -84,8 +89,4 @@ export function itemError(e: AppError, param: string, field: string, index: numb
     e.message.replace(`The parameter "${param}"`, `The input ${quote(`${field}[${index}]`)}`),
     { cause: e },
   );
-}
-
-function asField(e: AppError, from: string, to: string): AppError {
-  return new AppError(e.code, e.message.replace(`The ${from} `, `The ${to} `), { cause: e });
 }

@@ -3,16 +3,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ERROR_CODES, isAppError } from "../../../domain/errors.js";
 import type { ApiMetrics } from "../../plugins/api-metrics.plugin.js";
 import { BATCH_MAX_BODY_BYTES, BATCH_MAX_INPUTS, itemError, parseBatchBody } from "./batch-body.js";
+import { quote } from "./v1.params.js";
 import { JSON_CONTENT_TYPE } from "./record-json.js";
 import type { V1Answer, V1Endpoint, V1Endpoints } from "./v1.endpoints.js";
-import { canonicalizeQuery } from "./v1.params.js";
-
+import { queryCheck } from "./v1.keywords.js";
 import {
   ERROR_RESPONSES,
   ErrorEnvelope,
   FILTER_PARAMS,
   ForwardRecord,
-  HISTORY_PARAMS,
+  HistoryQuery,
   NameQuery,
   ok,
   ReverseQuery,
@@ -51,7 +51,7 @@ interface BatchSpec<Q> {
   /** The body field holding the inputs, and the query parameter each input becomes. */
   field: "domains" | "walletAddresses";
   param: "domain" | "walletAddress";
-  querySchema: TSchema;
+  querySchema: typeof NameQuery | typeof ReverseQuery;
   itemData: TSchema;
   endpoint: V1Endpoint<Q>;
 }
@@ -81,9 +81,9 @@ function batchBody(field: string, item: TSchema) {
 function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: ApiMetrics): void {
   const sizes = metrics.batchInputs.labels({ route: `${scope.prefix}${spec.path}` });
   // Any string: an input that is not a valid name or address is its item's error, not the body's.
-  const single = (spec.querySchema as unknown as { properties: Record<string, TSchema> }).properties[
-    spec.param
-  ];
+  const single = (spec.querySchema.properties as Record<string, TSchema>)[spec.param];
+  // Each item is checked as a single request's query, and refused in the batch's words.
+  const check = queryCheck(spec.querySchema);
   const itemSchema = Type.String({
     description: `As the single endpoint's ${spec.param}: ${String(single.description ?? "")}`,
   });
@@ -95,15 +95,15 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
         operationId: spec.operationId,
         summary: spec.summary,
         description: `Up to ${BATCH_MAX_INPUTS} inputs (body up to 1 MiB). Each input counts against the key's rate and the project's quota; a batch that does not fit is refused whole (429, Retry-After) and counts nothing. A bad input, or a resolve without a match, is that item's error; a bad body is 400 (413 over 1 MiB).`,
-        // provenance, at and atBlock on the batch's URL: checked by the v1 hook before any work,
-        // then given to every item's endpoint as to a single request.
-        querystring: Type.Object(HISTORY_PARAMS),
+        // provenance, at and atBlock on the batch's URL: checked with the request before any
+        // work, then given to every item's endpoint as to a single request.
+        querystring: HistoryQuery,
         requestBody: batchBody(spec.field, itemSchema),
         response: { 200: batchResponse(spec.itemData), ...ERROR_RESPONSES },
       },
     },
     async (request: FastifyRequest, reply: FastifyReply): Promise<Buffer> => {
-      const { inputs, filters } = parseBatchBody(request.body, spec.field, spec.querySchema);
+      const { inputs, filters } = parseBatchBody(request.body, spec.field);
       sizes.observe(inputs.length);
       await scope.chargeBatch(request, inputs.length);
       const items: Buffer[] = new Array(inputs.length);
@@ -113,11 +113,13 @@ function addBatchRoute<Q>(scope: FastifyInstance, spec: BatchSpec<Q>, metrics: A
         // options, checked as a single request's (an atBlock of another network than the
         // filter's is each item's INVALID_PARAMETER, as it is a single request's).
         const q: Record<string, unknown> = { [spec.param]: inputs[i], ...filters, ...options };
-        let refused = canonicalizeQuery(q, spec.querySchema);
-        if (refused === null && q[spec.param] === undefined)
-          refused = new AppError("MISSING_PARAMETER", `The parameter "${spec.param}" is empty.`);
+        const input = `${spec.field}[${i}]`;
+        let refused = check(q, { what: "input", rename: (p) => (p === spec.param ? input : p) });
+        // An empty name is missing: the batch says so in its own words.
+        if (refused?.code === "MISSING_PARAMETER" && spec.param === "domain")
+          refused = new AppError("MISSING_PARAMETER", `The input ${quote(input)} is empty.`);
         if (refused !== null) {
-          items[i] = errorItem(inputs[i], itemError(refused, spec.param, spec.field, i));
+          items[i] = errorItem(inputs[i], refused);
           return;
         }
         try {

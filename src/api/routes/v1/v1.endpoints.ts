@@ -11,7 +11,6 @@ import {
   type ReverseAnswers,
 } from "./record-json.js";
 import {
-  domainParamError,
   filterOf,
   historyOptionsOf,
   type NameParams,
@@ -63,9 +62,12 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
   const resolve: V1Endpoint<NameParams> = async (q, request, reply) => {
     const explain = q.explain === true;
     const history = historyOptionsOf(q);
-    const best = await resolution
-      .resolve(q.domain, filterOf(q), rankContext(request, inputs, explain), history)
-      .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
+    const best = await resolution.resolve(
+      q.domain,
+      filterOf(q),
+      rankContext(request, inputs, explain),
+      history,
+    );
     if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
     if (explain || history.provenance) return { result: true, data: shapeRecord(best, "forward", explain) };
     return forwardFor(reply).resolveBody(best);
@@ -74,9 +76,12 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
   const deepResolve: V1Endpoint<NameParams> = async (q, request, reply) => {
     const explain = q.explain === true;
     const history = historyOptionsOf(q);
-    const ranked = await resolution
-      .deepResolve(q.domain, filterOf(q), rankContext(request, inputs, explain), history)
-      .catch((e: unknown) => Promise.reject(domainParamError(e, q)));
+    const ranked = await resolution.deepResolve(
+      q.domain,
+      filterOf(q),
+      rankContext(request, inputs, explain),
+      history,
+    );
     if (explain || history.provenance)
       return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", explain)) };
     return forwardFor(reply).deepResolveBody(ranked);

@@ -13,7 +13,8 @@ import { batchRoutes } from "./batch.routes.js";
 import { resolveRoutes } from "./resolve.routes.js";
 import { reverseResolveRoutes } from "./reverse-resolve.routes.js";
 import { createV1Endpoints } from "./v1.endpoints.js";
-import { canonicalizeQueryFor, type RankInputs } from "./v1.params.js";
+import { v1ValidatorCompiler } from "./v1.keywords.js";
+import type { RankInputs } from "./v1.params.js";
 import type { V1Extension } from "../../plugins/v1-extension.js";
 
 interface V1Options {
@@ -31,12 +32,8 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
   requireApiKey(scope, opts.verifier, opts.ctx.clock);
   keyScopeHook(scope);
   for (const extend of opts.extensions) await extend(scope, opts.ctx);
-  // The schema validates each route's query (v1.schemas.ts); then the route canonicalizes the
-  // parameters it declares, first among its own preHandler hooks.
-  scope.addHook("onRoute", (route) => {
-    const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
-    route.preHandler = [canonicalizeQueryFor(route.schema?.querystring), ...own];
-  });
+  // One validation checks and canonicalizes each route's query (v1.schemas.ts, v1.keywords.ts).
+  scope.setValidatorCompiler(v1ValidatorCompiler);
   // The package's default export is the plugin wrapped by fastify-plugin (so its route hook applies
   // to this scope's routes); its type declarations describe the CommonJS module object instead.
   await scope.register(fastifySse as unknown as FastifyPluginAsync);

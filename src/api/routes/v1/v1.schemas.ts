@@ -29,10 +29,11 @@ const namesOf = (table: Record<string, { aliases: readonly string[] }>) =>
  * The query parameters accept exactly what the server reads (docs/api.md): a value is trimmed, and
  * an empty value counts as absent; network and provider take their wire values and aliases in any
  * case (findNetwork, findProvider); booleans take true/false, 1/0, yes/no in any case. The patterns
- * are generated from the domain tables and the server's own folding (value-pattern.ts); what a
- * pattern cannot say (a name's normalization, "domain or fullQualifiedDomain", at with atBlock) is
- * checked after validation (v1.params.ts). `title` is what a valid value is, in a partner's words:
- * a refusal quotes it (errors.plugin.ts).
+ * are generated from the domain tables and the server's own folding (value-pattern.ts). What a
+ * pattern cannot say (a value's canonical form, a name's normalization, "domain or
+ * fullQualifiedDomain", at with atBlock) the keywords `x-canonical` and `x-query` say
+ * (v1.keywords.ts), in the same validation. `title` is what a valid value is, in a partner's
+ * words: a refusal quotes it (errors.plugin.ts).
  */
 /** An ISO 8601 time with a zone, or a date (v1.params.ts parseIsoTime reads its groups). */
 export const ISO_TIME =
@@ -43,6 +44,7 @@ const NETWORK_NAMES = foldPattern(namesOf(NETWORKS), "upper");
 const NetworkParam = Type.String({
   title: `one of ${NETWORK_ORDER.join(", ")} (any case; aliases such as ETH, MATIC, BNB)`,
   pattern: trimmedPattern(NETWORK_NAMES, true),
+  "x-canonical": "network",
   description: `Only domains on this network. Case-insensitive; empty: absent. ${aliasList(NETWORKS)}.`,
 });
 
@@ -50,6 +52,7 @@ const NetworkParam = Type.String({
 const ProviderParam = Type.String({
   title: `one of ${PROVIDER_ORDER.join(", ")} (any case; aliases such as FNS, UNS, ENS)`,
   pattern: trimmedPattern(foldPattern(namesOf(PROVIDERS), "upper", { char: "_", run: "\\s\\-" }), true),
+  "x-canonical": "provider",
   description: `Only domains of this provider. Case-insensitive; empty: absent. ${aliasList(PROVIDERS)}.`,
 });
 
@@ -60,6 +63,7 @@ const booleanParam = (description: string) =>
   Type.String({
     title: "true or false (1/0 and yes/no also work)",
     pattern: trimmedPattern(foldPattern(BOOLEAN_VALUES, "lower"), true),
+    "x-canonical": "boolean",
     description: `${description} true/false, 1/0, yes/no, any case; empty: absent (false).`,
   });
 
@@ -74,6 +78,7 @@ const AtParam = Type.String({
   maxLength: 64,
   title: "an ISO 8601 time with a time zone, such as 2024-05-01T12:00:00Z, or a date such as 2024-05-01",
   pattern: trimmedPattern(ISO_TIME.source.slice(1, -1), true),
+  "x-canonical": "time",
   description:
     "Time travel: the answer as it was at this time, ISO 8601 with a time zone (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00) or a date (2024-05-01, midnight UTC). Rebuilt from the event journal and ranked with the project's current rules. Not with atBlock. Before a source's first indexed block: 400 AT_BEFORE_INDEX; in the future: 400 AT_AFTER_INDEX.",
   examples: ["2024-05-01T12:00:00Z"],
@@ -83,13 +88,14 @@ const AtBlockParam = Type.String({
   title: `NETWORK:BLOCK, one of ${NETWORK_ORDER.join(", ")} (or an alias) and a block number from 0 to ${Number.MAX_SAFE_INTEGER}, such as POLYGON:51234567`,
   // The network part is ASCII only (AT_BLOCK), in any case.
   pattern: trimmedPattern(`${foldPattern(namesOf(NETWORKS), "ascii")}:[0-9]{1,16}`, true),
+  "x-canonical": "block",
   description:
     "Time travel: the answer as it was at the end of this block of one network, NETWORK:NUMBER (POLYGON:51234567; network aliases accepted). Answers only from that network's domains. Not with at; a different network parameter is refused. Before the network's first indexed block: 400 AT_BEFORE_INDEX; past its last indexed block: 400 AT_AFTER_INDEX.",
   examples: ["POLYGON:51234567"],
 });
 
 /** The options of provenance and time travel: of the three endpoints, and of the batch calls' URL. */
-export const HISTORY_PARAMS = {
+const HISTORY_PARAMS = {
   provenance: Type.Optional(ProvenanceParam),
   at: Type.Optional(AtParam),
   atBlock: Type.Optional(AtBlockParam),
@@ -105,39 +111,58 @@ const DomainParam = (description: string) =>
   Type.String({
     maxLength: 1024,
     title: "a domain name such as alice.wallet",
+    "x-canonical": "trim",
     description,
     examples: ["alice.wallet"],
   });
 
 // domain or fullQualifiedDomain is required: a rule over two parameters, which an OpenAPI query
-// parameter cannot state; both are optional here and v1.params.ts answers MISSING_PARAMETER.
-export const NameQuery = Type.Object({
-  domain: Type.Optional(
-    DomainParam(
-      "Full domain name (second-level label, dot, top-level label); required unless fullQualifiedDomain is given. Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 characters as sent, 1,024 bytes and 255 labels.",
+// parameter cannot state; both are optional here and x-query answers MISSING_PARAMETER.
+export const NameQuery = Type.Object(
+  {
+    domain: Type.Optional(
+      DomainParam(
+        "Full domain name (second-level label, dot, top-level label); required unless fullQualifiedDomain is given. Trimmed, NFC, case-folded; ENS names per ENSIP-15; punycode accepted. At most 1,024 characters as sent, 1,024 bytes and 255 labels.",
+      ),
     ),
-  ),
-  fullQualifiedDomain: Type.Optional(DomainParam("Alias of domain; when both are given they must be equal.")),
-  ...FILTER_PARAMS,
-  explain: Type.Optional(ExplainParam),
-  ...HISTORY_PARAMS,
-});
+    fullQualifiedDomain: Type.Optional(
+      DomainParam("Alias of domain; when both are given they must be equal."),
+    ),
+    ...FILTER_PARAMS,
+    explain: Type.Optional(ExplainParam),
+    ...HISTORY_PARAMS,
+  },
+  { "x-query": true },
+);
 export type NameQuery = Static<typeof NameQuery>;
 
-export const ReverseQuery = Type.Object({
-  walletAddress: Type.String({
-    maxLength: 128,
-    title:
-      "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case), or a base58 Solana address",
-    pattern: trimmedPattern("(?:0[xX][0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})", false),
-    description:
-      "An EVM address, 0x (or 0X) followed by 40 hex digits, any case, compared case-insensitively; or a Solana address, base58 of 32 bytes, case-sensitive (kept as given). Trimmed.",
-    examples: ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"],
-  }),
-  ...FILTER_PARAMS,
-  ...HISTORY_PARAMS,
-});
+export const ReverseQuery = Type.Object(
+  {
+    walletAddress: Type.String({
+      maxLength: 128,
+      title:
+        "a wallet address: 0x followed by 40 hexadecimal digits (prefix and digits in any case), or a base58 Solana address",
+      pattern: trimmedPattern("(?:0[xX][0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})", false),
+      "x-canonical": "address",
+      description:
+        "An EVM address, 0x (or 0X) followed by 40 hex digits, any case, compared case-insensitively; or a Solana address, base58 of 32 bytes, case-sensitive (kept as given). Trimmed.",
+      examples: [
+        "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+        "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+      ],
+    }),
+    ...FILTER_PARAMS,
+    ...HISTORY_PARAMS,
+  },
+  { "x-query": true },
+);
 export type ReverseQuery = Static<typeof ReverseQuery>;
+
+/** The batch calls' URL: provenance and time travel, given to every item. */
+export const HistoryQuery = Type.Object(HISTORY_PARAMS, { "x-query": true });
+
+/** The batch body's filters, checked as the query parameters are. */
+export const FilterQuery = Type.Object(FILTER_PARAMS, { "x-query": true });
 
 const ScoreDetail = Type.Object({
   rule: Type.String({ description: "Name of the scoring rule (docs/scoring.md)." }),
