@@ -3,6 +3,7 @@ import { Registry } from "prom-client";
 import type { Config } from "../config/config.schema.js";
 import type { RuntimeContext } from "../context.js";
 import { rollbackTo } from "../crawler/apply-range.js";
+import type { SourceStatus } from "../crawler/source-progress.js";
 import { ChainReader } from "../crawler/chain-reader.js";
 import { type Crawler, createCrawler } from "../crawler/crawler.js";
 import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
@@ -12,7 +13,7 @@ import { holderIdOf } from "../crawler/source-lease.js";
 import { createSnsSync, type SnsSync } from "../crawler/sns-sync.js";
 import { createSource, mainnetSources } from "../crawler/sources.js";
 import { type Devnet, startDevnet } from "../devnet/devnet.js";
-import { findDevnetManifest, sourcesFromManifest } from "../devnet/manifest.js";
+import { findDevnetManifest, solanaOfManifest, sourcesFromManifest } from "../devnet/manifest.js";
 import { AppError } from "../domain/errors.js";
 import { NETWORKS, type Network } from "../domain/networks.js";
 import { rescoreChanged } from "../jobs/rescore-changed.job.js";
@@ -185,6 +186,8 @@ export interface CrawlerRole {
    * with `exitWhenSynced`, else once stopped; at once without one.
    */
   snsDone: Promise<void>;
+  /** Every source's status for GET /status: the EVM crawler's, then the SNS source's. */
+  status(): Array<ReturnType<Crawler["status"]>[number] | SourceStatus>;
   stop(): Promise<void>;
 }
 
@@ -244,11 +247,18 @@ export async function startCrawlerRole(
     },
   });
   crawler.start();
+  // Without a real chain configured, the SNS source reads the devnet's Solana (devnet.json).
+  const localManifest =
+    config.rpcUrlSolana || configuredNetworks(config).length > 0
+      ? null
+      : (devnet?.manifest ?? findDevnetManifest(config.dataDir));
+  const devnetSolana = localManifest ? solanaOfManifest(localManifest) : null;
   const sns = startSnsSource(
     ctx,
     log,
     crawlSignals(lists, () => index),
     options.exitWhenSynced === true,
+    devnetSolana,
   );
 
   const rescorer = options.rescore ? startRescoring(ctx, log, (i) => (index = i)) : null;
@@ -257,6 +267,8 @@ export async function startCrawlerRole(
     const until = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < until) {
       const states = crawler.status().map((s) => s.state);
+      // The SNS source is ready after its first pass (or its first failure: it retries).
+      if (sns) states.push(sns.sync.status().state);
       // A standby source is not ready: its writer may be this process's own killed predecessor,
       // whose lease expires within seconds; a true standby waits out READY_TIMEOUT_MS.
       if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
@@ -270,6 +282,7 @@ export async function startCrawlerRole(
     registry,
     ready,
     snsDone: sns?.running ?? Promise.resolve(),
+    status: () => [...crawler.status(), ...(sns ? [sns.sync.status()] : [])],
     async stop() {
       await rescorer?.stop();
       sns?.sync.stop();
@@ -281,18 +294,20 @@ export async function startCrawlerRole(
 }
 
 /**
- * The Solana Name Service source of RPC_URL_SOLANA (docs/sns.md), beside the EVM crawler: passes
- * over the SNS accounts, woken by programSubscribe over RPC_WS_URL_SOLANA (default: the RPC URL
- * with ws://) or every CRAWLER_POLL_INTERVAL_MS; one pass only with `once` (crawl
- * --exit-when-synced). Null when RPC_URL_SOLANA is not set.
+ * The Solana Name Service source of RPC_URL_SOLANA, else of the devnet's Solana (`devnet`, from
+ * devnet.json) (docs/sns.md), beside the EVM crawler: passes over the SNS accounts, woken by
+ * programSubscribe over RPC_WS_URL_SOLANA (default: the devnet's WebSocket, else the RPC URL with
+ * ws://) or every CRAWLER_POLL_INTERVAL_MS; one pass only with `once` (crawl --exit-when-synced).
+ * Null when there is neither.
  */
 function startSnsSource(
   ctx: RuntimeContext,
   log: Logger,
   signals: SignalsFn,
   once: boolean,
+  devnet: { rpcUrl: string; wsUrl: string } | null,
 ): { sync: SnsSync; running: Promise<void> } | null {
-  const url = ctx.config.rpcUrlSolana;
+  const url = ctx.config.rpcUrlSolana ?? devnet?.rpcUrl;
   if (!url) return null;
   const sync = createSnsSync({
     source: createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, url),
@@ -300,7 +315,11 @@ function startSnsSource(
     signals,
     log,
     pollIntervalMs: ctx.config.crawlerPollIntervalMs,
-    wsUrl: ctx.config.crawlerNewHeads ? (ctx.config.rpcWsUrlSolana ?? wsUrlOf(url)) : null,
+    wsUrl: ctx.config.crawlerNewHeads
+      ? (ctx.config.rpcWsUrlSolana ??
+        (ctx.config.rpcUrlSolana ? wsUrlOf(url) : devnet?.wsUrl) ??
+        wsUrlOf(url))
+      : null,
   });
   const running = once
     ? sync.scanOnce().then(

@@ -1,6 +1,6 @@
 import { loadConfig } from "../config/load-config.js";
 import { type Devnet, chainsOf, findRunningDevnet, startDevnet } from "../devnet/devnet.js";
-import type { DevnetManifest } from "../devnet/manifest.js";
+import { type DevnetManifest, solanaOfManifest } from "../devnet/manifest.js";
 import { type SimulationReport, startSimulation } from "../devnet/simulate.js";
 import { AppError } from "../domain/errors.js";
 import { type Command, parseArgs } from "./command.js";
@@ -8,12 +8,14 @@ import { type Command, parseArgs } from "./command.js";
 const USAGE = `usage:
   omniname devnet [--block-time <s>] [--port <first port>] [--no-seed] [--bulk <names>] [--fresh] [--no-persist]
       Starts one anvil per network (ETHEREUM 1, POLYGON 137, BSC 56, AURORA 1313161554) on
-      consecutive ports, deploys the FNS, UNS and ENS registries, seeds the fixture world, writes
+      consecutive ports, deploys the FNS, UNS and ENS registries, seeds the fixture world, starts a
+      local Solana (JSON-RPC and WebSocket) with the .sol names of the Solana Name Service, writes
       DATA_DIR/devnet.json and stays up until Ctrl-C. Chain state is kept in
-      DATA_DIR/anvil-<network>.json.gz, so the next start resumes it (--fresh starts over).
+      DATA_DIR/anvil-<network>.json.gz and DATA_DIR/solana.json.gz, so the next start resumes it
+      (--fresh starts over).
   omniname devnet simulate [--rate <ops/s>] [--duration <s>] [--seed <n>]
-      Keeps registering and changing names at a steady rate (default 5 ops/s) on the running
-      devnet of DATA_DIR, or on one it starts itself.
+      Keeps registering and changing names (.sol names too) at a steady rate (default 5 ops/s) on
+      the running devnet of DATA_DIR, or on one it starts itself.
 `;
 
 function numberOption(options: Record<string, string | true>, name: string, fallback: number): number {
@@ -43,7 +45,9 @@ function printManifest(manifest: DevnetManifest, path: string): void {
   out.write(`devnet manifest: ${path}\n`);
   for (const [network, n] of Object.entries(manifest.networks)) {
     if (!n) continue;
-    out.write(`  ${network.padEnd(9)} chain ${String(n.chainId).padEnd(10)} ${n.rpcUrl}\n`);
+    out.write(
+      `  ${network.padEnd(9)} chain ${String(n.chainId).padEnd(10)} ${n.rpcUrl}${n.wsUrl ? ` ${n.wsUrl}` : ""}\n`,
+    );
     for (const [provider, source] of Object.entries(n.contracts)) {
       const roles = Object.entries(source!.addresses).map(([role, a]) => `${role}=${a}`);
       out.write(`    ${provider} from block ${source!.startBlock}: ${roles.join(" ")}\n`);
@@ -94,6 +98,7 @@ async function simulate(argv: string[]): Promise<number> {
   const sim = startSimulation(await chainsOf(manifest), {
     rate,
     seed: numberOption(options, "seed", 0x5eed),
+    solana: solanaOfManifest(manifest) ?? undefined,
   });
   process.stdout.write(`simulating ${rate} ops/s${duration > 0 ? ` for ${duration} s` : "; Ctrl-C stops"}\n`);
   const progress = setInterval(() => process.stdout.write(`${formatReport(sim.report)}\n`), 5_000);

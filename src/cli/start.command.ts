@@ -176,7 +176,8 @@ export const startCommand: Command = {
         });
         await app.register(statusRoutes, {
           store: ctx.store,
-          crawler: role?.crawler ?? null,
+          // The EVM crawler's sources and the SNS source beside it.
+          crawler: role ?? null,
           registry,
         });
         const address = await app.listen({ port: config.port, host: config.host });

@@ -99,7 +99,7 @@ describe("devnet", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("writes devnet.json: one chain per network with its contracts as SourceContracts", () => {
+  it("writes devnet.json: one chain per network with its contracts as SourceContracts, and Solana", () => {
     const m = JSON.parse(readFileSync(join(dataDir, "devnet.json"), "utf8")) as DevnetManifest;
     const shape = Object.fromEntries(
       Object.entries(m.networks).map(([n, net]) => [
@@ -112,6 +112,7 @@ describe("devnet", () => {
       POLYGON: { chainId: 137, providers: ["NAMESPACE_A", "NAMESPACE_B"] },
       BSC: { chainId: 56, providers: ["NAMESPACE_A"] },
       AURORA: { chainId: 1313161554, providers: ["NAMESPACE_A"] },
+      SOLANA: { chainId: 0, providers: ["NAMESPACE_D"] },
     });
     expect(Object.keys(m.networks.ETHEREUM!.contracts.NAMESPACE_C!.addresses).sort()).toEqual(
       [...Object.keys(ENS_ROLES), "offchainResolver"].sort(),
@@ -133,7 +134,9 @@ describe("devnet", () => {
         m.networks.ETHEREUM!.contracts.NAMESPACE_C!.addresses.oldResolver,
       ],
     });
-    for (const net of Object.values(m.networks)) {
+    // Solana on the port after the gateway's (devnet-solana.test.ts checks the rest of it).
+    expect(m.networks.SOLANA!.rpcUrl).toBe(`http://127.0.0.1:${ports[0] + 5}`);
+    for (const net of DEVNET_NETWORKS.map((n) => m.networks[n])) {
       expect(net!.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       for (const source of Object.values(net!.contracts)) {
         expect(source!.startBlock).toBeGreaterThan(0);

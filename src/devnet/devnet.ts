@@ -1,14 +1,25 @@
-import { randomInt } from "node:crypto";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
 import type { Hex } from "viem";
 import { AppError } from "../domain/errors.js";
 import { NETWORKS } from "../domain/networks.js";
-import { type AnvilInstance, findFreePortRange, startAnvil } from "./anvil.js";
+import { type AnvilInstance, findFreePortRange } from "./anvil.js";
 import { artifactsFingerprint, ensureArtifacts } from "./artifacts.js";
 import { type BulkSeedReport, bulkSeed } from "./bulk-seed.js";
+import {
+  anvilStatePath,
+  chainsOf,
+  clearDevnetState,
+  DEVNET_DEPLOYER,
+  gatewayFaultFromEnv,
+  isManifestLive,
+  launchAnvils,
+  portOf,
+  resumeChains,
+  sendAndWait,
+  uniqueGenesis,
+} from "./chain-start.js";
 import { DEVNET_GATEWAY_KEY, DEVNET_GATEWAY_SIGNER } from "./ens-gateway-answer.js";
-import { type EnsGateway, type GatewayFault, isGatewayFault, startEnsGateway } from "./ens-gateway.js";
+import { type EnsGateway, type GatewayFault, startEnsGateway } from "./ens-gateway.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName, callData, deployNetwork } from "./deploy.js";
 import { fixtureWorld } from "./fixtures.js";
 import {
@@ -16,14 +27,19 @@ import {
   type DevnetNetwork,
   devnetManifestPath,
   findDevnetManifest,
+  solanaOfManifest,
   writeDevnetManifest,
 } from "./manifest.js";
 import { devnetRpc } from "./rpc.js";
 import { type DevnetChain, type SeedReport, seedWorld, worldGenesisTimestamp } from "./seed.js";
 import type { SeedWorld } from "./seed-plan.js";
 import { type SimulateOptions, type Simulation, startSimulation } from "./simulate.js";
+import { type DevnetSolana, loadSolanaState, solanaStatePath, startDevnetSolana } from "./solana-devnet.js";
+import type { LedgerState } from "./solana-ledger.js";
 import { createStateSaver, type StateSaver, startSaving } from "./state-saver.js";
 import { createTxSender, pauseMining, resumeMining } from "./tx-sender.js";
+
+export { chainsOf, DEVNET_DEPLOYER, findRunningDevnet, isManifestLive } from "./chain-start.js";
 
 export interface StartDevnetOptions {
   dataDir: string;
@@ -55,6 +71,11 @@ export interface StartDevnetOptions {
    * OMNINAME_DEVNET_GATEWAY_FAULT variable, else none.
    */
   gatewayFault?: GatewayFault;
+  /**
+   * Run the devnet's Solana (solana-devnet.ts) with the `.sol` world, listed as
+   * `networks.SOLANA`. Default: true when `networks` is not given (the whole devnet).
+   */
+  solana?: boolean;
 }
 
 export interface Devnet {
@@ -72,6 +93,8 @@ export interface Devnet {
    * null when ETHEREUM is not run. Tests make it misbehave with `setFault`.
    */
   readonly ensGateway: EnsGateway | null;
+  /** The devnet's Solana (its ledger, writer and endpoint), null when not run. */
+  readonly solana: DevnetSolana | null;
   /**
    * The highest block of `network` that its state file holds (null without `persist`): blocks up
    * to it survive a crash of this process with the same hashes; later ones may not.
@@ -84,114 +107,16 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-/** The deployer: anvil's dev account 0 (mnemonic "test test … junk"), minter of every registry. */
-export const DEVNET_DEPLOYER: Hex = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 /** Milliseconds between state saves (longer when a save takes long: see state-saver.ts). */
 const SAVE_INTERVAL_MS = 1_000;
 
-function statePath(dataDir: string, network: DevnetNetworkName): string {
-  return join(dataDir, `anvil-${network.toLowerCase()}.json.gz`);
-}
-
-/**
- * The gateway fault of OMNINAME_DEVNET_GATEWAY_FAULT: a test hook for a devnet run in another
- * process (`npm start`), read here rather than in the config schema because it exists only for
- * the embedded devnet's failure tests.
- */
-function gatewayFaultFromEnv(): GatewayFault {
-  const value = process.env.OMNINAME_DEVNET_GATEWAY_FAULT?.trim() || "none";
-  if (!isGatewayFault(value))
-    throw new AppError("INVALID_PARAMETER", `OMNINAME_DEVNET_GATEWAY_FAULT: unknown fault ${value}`);
-  return value;
-}
-
-/** Sends one transaction from the deployer on a mining chain and waits for its receipt. */
-async function sendAndWait(rpcUrl: string, tx: { to: Hex; data: Hex }): Promise<void> {
-  const rpc = devnetRpc(rpcUrl);
-  const hash = await rpc.call<Hex>("eth_sendTransaction", [{ from: DEVNET_DEPLOYER, ...tx }]);
-  for (let i = 0; i < 200; i++) {
-    const receipt = await rpc.call<{ status: Hex } | null>("eth_getTransactionReceipt", [hash]);
-    if (receipt) {
-      if (receipt.status !== "0x1") throw new AppError("INTERNAL_ERROR", `${hash} reverted`);
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new AppError("INTERNAL_ERROR", `${hash} was not mined within 10 s`);
-}
-
-function portOf(rpcUrl: string): number {
-  return Number(new URL(rpcUrl).port);
-}
-
-/** Chains of a manifest as seeding/simulation targets (the deployer sends). */
-export async function chainsOf(manifest: DevnetManifest): Promise<DevnetChain[]> {
-  const out: DevnetChain[] = [];
-  for (const network of DEVNET_NETWORKS) {
-    const n = manifest.networks[network];
-    if (!n) continue;
-    const sender = await createTxSender(devnetRpc(n.rpcUrl), manifest.deployer as Hex);
-    out.push({ network, sender, contracts: n.contracts });
-  }
-  return out;
-}
-
-/** The hash of block 0 of the chain at `rpcUrl`. */
-async function genesisHashOf(rpcUrl: string, timeoutMs?: number): Promise<string> {
-  const block = await devnetRpc(rpcUrl, { timeoutMs }).call<{ hash: string } | null>("eth_getBlockByNumber", [
-    "0x0",
-    false,
-  ]);
-  if (!block) throw new AppError("INTERNAL_ERROR", `${rpcUrl} has no block 0`);
-  return block.hash.toLowerCase();
-}
-
-/**
- * A genesis timestamp of its own for each fresh devnet, up to a day before `base`: the genesis
- * hash is what tells two devnets apart, and chains with the same dev accounts and the same
- * genesis timestamp share it. A day earlier still leaves the deployment (an hour after genesis)
- * before the fixture world's first registration (two days after).
- */
-function uniqueGenesis(base: number): number {
-  return base - randomInt(1, 86_400);
-}
-
-/**
- * True when every chain of the manifest answers with its chain id and genesis hash and has its
- * contracts: the devnet of this manifest, not another one listening on its ports.
- */
-export async function isManifestLive(manifest: DevnetManifest): Promise<boolean> {
-  for (const n of Object.values(manifest.networks)) {
-    if (!n) continue;
-    // Without a recorded genesis, nothing tells this devnet from another on the same ports.
-    if (!n.genesisHash) return false;
-    try {
-      const rpc = devnetRpc(n.rpcUrl, { timeoutMs: 2_000 });
-      if (Number(await rpc.call<Hex>("eth_chainId")) !== n.chainId) return false;
-      if ((await genesisHashOf(n.rpcUrl, 2_000)) !== n.genesisHash.toLowerCase()) return false;
-      for (const source of Object.values(n.contracts)) {
-        const code = await rpc.call<Hex>("eth_getCode", [source!.addresses.registry, "latest"]);
-        if (code === "0x") return false;
-      }
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** The devnet of `dataDir` when it is up (another process runs it), else null. */
-export async function findRunningDevnet(dataDir: string): Promise<DevnetManifest | null> {
-  const manifest = findDevnetManifest(dataDir);
-  return manifest && (await isManifestLive(manifest)) ? manifest : null;
-}
-
 /**
  * Starts one anvil per network, deploys the registries, seeds the fixture world (and optional
- * benchmark names) and writes DATA_DIR/devnet.json. With `persist` (the default) each chain's
- * state lives in DATA_DIR/anvil-<network>.json.gz (state-saver.ts): a second start on the same
- * DATA_DIR resumes those chains (same addresses, same history, no reseeding); when the manifest
- * exists but its state is gone, everything is redeployed and reseeded.
+ * benchmark names), starts the devnet's Solana (solana-devnet.ts) with the `.sol` world, and writes
+ * DATA_DIR/devnet.json. With `persist` (the default) each chain's state lives in
+ * DATA_DIR/anvil-<network>.json.gz (state-saver.ts) and Solana's in DATA_DIR/solana.json.gz: a
+ * second start on the same DATA_DIR resumes them (same addresses, same history, no reseeding); when
+ * the manifest exists but its state is gone, everything is redeployed and reseeded.
  */
 export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => {});
@@ -200,21 +125,13 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   const seed = options.seed ?? true;
   const world = () => options.world ?? fixtureWorld();
   const networks = options.networks ?? DEVNET_NETWORKS;
+  const withSolana = options.solana ?? options.networks === undefined;
   // The ENS offchain resolver lives on ETHEREUM: its gateway runs with that chain.
   const withGateway = networks.includes("ETHEREUM");
   const { dataDir } = options;
   mkdirSync(dataDir, { recursive: true });
   await ensureArtifacts();
 
-  // The manifest goes first: until a new one is written, a crash leads to a fresh deploy again.
-  const clearState = () => {
-    rmSync(devnetManifestPath(dataDir), { force: true });
-    for (const n of DEVNET_NETWORKS) {
-      rmSync(statePath(dataDir, n), { force: true });
-      // The plain file of an older version, or of a start cut short while anvil loaded it.
-      rmSync(statePath(dataDir, n).slice(0, -".gz".length), { force: true });
-    }
-  };
   let previous = options.fresh ? null : findDevnetManifest(dataDir);
   if (previous && (await isManifestLive(previous))) {
     const ports = Object.values(previous.networks)
@@ -227,63 +144,56 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         `its anvil processes on ports ${ports.join(", ")}: stop those, or use another DATA_DIR`,
     );
   }
-  const hasState = persist && networks.every((n) => existsSync(statePath(dataDir, n)));
+  const hasState =
+    persist &&
+    networks.every((n) => existsSync(anvilStatePath(dataDir, n))) &&
+    (!withSolana || existsSync(solanaStatePath(dataDir)));
   // Saved chains hold the contracts of the build that deployed them: another build (a contract
   // changed since) is redeployed, or the chains would go on running the old bytecode.
   const build = artifactsFingerprint();
   const sameBuild = previous?.build === build;
   if (previous && hasState && !sameBuild)
     log("the devnet's contracts changed since it was deployed: redeploying");
-  if (!previous || !hasState || !sameBuild || networks.some((n) => !previous?.networks[n])) {
+  const missing = (m: DevnetManifest) =>
+    networks.some((n) => !m.networks[n]) || (withSolana && !m.networks.SOLANA);
+  if (!previous || !hasState || !sameBuild || missing(previous)) {
     previous = null;
-    clearState();
+    clearDevnetState(dataDir);
   }
 
-  // Prefer the ports of the previous run, so that URLs in other configs stay valid.
+  // Prefer the ports of the previous run, so that URLs in other configs stay valid. The gateway
+  // takes the port after the chains', Solana the one after that.
   let base = options.basePort ?? 8545;
   if (previous) base = portOf(previous.networks[networks[0]]!.rpcUrl);
-  base = await findFreePortRange(networks.length + (withGateway ? 1 : 0), base);
+  base = await findFreePortRange(networks.length + (withGateway ? 1 : 0) + (withSolana ? 1 : 0), base);
+  const solanaPort = base + networks.length + (withGateway ? 1 : 0);
 
   const anvils: Partial<Record<DevnetNetworkName, AnvilInstance>> = {};
-  const savers: Partial<Record<DevnetNetworkName, StateSaver>> = {};
+  let savers: Partial<Record<DevnetNetworkName, StateSaver>> = {};
   let saving: { stop(): Promise<void> } | null = null;
   let gateway: EnsGateway | null = null;
+  let solana: DevnetSolana | null = null;
   const stopAll = async () => {
     // The last save before the chains go: a stop loses nothing (a failed save is logged inside).
     await saving?.stop();
     saving = null;
     await gateway?.stop();
     gateway = null;
+    await solana?.stop();
+    solana = null;
     await Promise.all(Object.values(anvils).map((a) => a?.stop(10_000)));
   };
   const saveAll = () => Promise.all(Object.values(savers).map((s) => s?.save()));
-  const launch = async (fresh: boolean) => {
-    const genesis = fresh
-      ? uniqueGenesis(seed ? worldGenesisTimestamp(world()) : Math.floor(Date.now() / 1000))
-      : undefined;
-    // allSettled: a failure must not leave a sibling that is still starting unaccounted for.
-    const results = await Promise.allSettled(
-      networks.map(async (network, i) => {
-        anvils[network] = await startAnvil({
-          chainId: NETWORKS[network].chainId,
-          port: base + i,
-          // No mining until told: a fresh chain until seeded (an interval block would jump the clock
-          // past the historical registration dates), a resumed one until its loaded head is read.
-          noMining: true,
-          blockTime,
-          statePath: persist ? statePath(dataDir, network) : undefined,
-          // A resumed chain restarts with its saved genesis timestamp (see DevnetNetwork).
-          genesisTimestamp: fresh ? genesis : previous?.networks[network]?.genesisTimestamp,
-          logPath:
-            (options.logs ?? persist) ? join(dataDir, `anvil-${network.toLowerCase()}.log`) : undefined,
-        });
-      }),
+  const launch = (genesisOf: (n: DevnetNetworkName) => number | undefined) =>
+    launchAnvils(
+      { dataDir, networks, base, blockTime, persist, logs: options.logs ?? persist, genesisOf },
+      anvils,
     );
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+  const startSolana = async (state: LedgerState | null) => {
+    if (withSolana) solana = await startDevnetSolana({ dataDir, port: solanaPort, persist, state, seed });
   };
 
-  const resumedHeads: Partial<Record<DevnetNetworkName, number>> = {};
+  let resumedHeads: Partial<Record<DevnetNetworkName, number>> = {};
   try {
     if (withGateway) {
       // Built on the first request: a resumed devnet need not build the fixture world at start.
@@ -308,41 +218,34 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     let resumed = false;
     if (previous) {
       try {
-        await launch(false);
+        // A resumed chain restarts with its saved genesis timestamp (see DevnetNetwork).
+        await launch((n) => previous?.networks[n]?.genesisTimestamp);
+        if (withSolana) await startSolana(loadSolanaState(solanaStatePath(dataDir)));
       } catch (e) {
         // An unreadable state file (say, truncated by a crash): start over rather than fail.
         log(`the saved chain state cannot be loaded (${(e as Error).message}): redeploying`);
         await stopAll();
-        clearState();
+        clearDevnetState(dataDir);
         previous = null;
       }
     }
     if (previous) {
       const candidate: DevnetManifest = {
         ...previous,
-        networks: Object.fromEntries(
-          networks.map((n) => [n, { ...previous!.networks[n]!, rpcUrl: anvils[n]!.rpcUrl }]),
-        ),
+        networks: Object.fromEntries([
+          ...networks.map((n) => [n, { ...previous!.networks[n]!, rpcUrl: anvils[n]!.rpcUrl }]),
+          ...(solana ? [["SOLANA", (solana as DevnetSolana).manifestEntry()]] : []),
+        ]),
       };
       resumed = await isManifestLive(candidate);
       if (resumed) {
         previous = candidate;
-        for (const n of networks) {
-          const rpc = devnetRpc(anvils[n]!.rpcUrl);
-          resumedHeads[n] = Number(await rpc.call<Hex>("eth_blockNumber"));
-          // Started with its saved genesis timestamp, anvil's clock would run on from there: put
-          // it back on the wall clock, and never behind the loaded head.
-          const latest = await rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
-          const now = Math.floor(Date.now() / 1000);
-          await rpc.call("anvil_setTime", [Math.max(now, Number(latest.timestamp) + 1)]);
-          savers[n] = createStateSaver(rpc, statePath(dataDir, n), resumedHeads[n]);
-          await resumeMining(rpc, blockTime);
-        }
+        ({ heads: resumedHeads, savers } = await resumeChains(anvils, networks, dataDir, blockTime));
         log(`resumed the devnet from ${dataDir}`);
       } else {
         log("the saved chain state does not hold the deployed contracts: redeploying");
         await stopAll();
-        clearState();
+        clearDevnetState(dataDir);
       }
     }
 
@@ -352,7 +255,9 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     if (resumed && previous) {
       manifest = previous;
     } else {
-      await launch(true);
+      const genesis = uniqueGenesis(seed ? worldGenesisTimestamp(world()) : Math.floor(Date.now() / 1000));
+      await launch(() => genesis);
+      await startSolana(null);
       const entries: Partial<Record<DevnetNetworkName, DevnetNetwork>> = {};
       const chains: DevnetChain[] = [];
       await Promise.all(
@@ -392,18 +297,23 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, blockTime)));
       if (persist) {
         for (const n of networks)
-          savers[n] = createStateSaver(devnetRpc(anvils[n]!.rpcUrl), statePath(dataDir, n), -1);
+          savers[n] = createStateSaver(devnetRpc(anvils[n]!.rpcUrl), anvilStatePath(dataDir, n), -1);
         await saveAll();
       }
       await options.onFresh?.();
+      const sol = solana as DevnetSolana | null;
       manifest = {
         version: 1,
         deployer: DEVNET_DEPLOYER,
         createdAt: new Date().toISOString(),
         build,
         seed: { fixtures: seedReport?.domains ?? 0, bulk: bulkReport?.names ?? 0 },
-        networks: Object.fromEntries(networks.map((n) => [n, entries[n]!])),
+        networks: Object.fromEntries([
+          ...networks.map((n) => [n, entries[n]!]),
+          ...(sol ? [["SOLANA", sol.manifestEntry()]] : []),
+        ]),
       };
+      if (sol) log(`started Solana on ${sol.rpc.url}: ${sol.ledger.accounts().length} SNS accounts`);
       const offchainResolver = entries.ETHEREUM?.contracts.NAMESPACE_C?.addresses.offchainResolver;
       if (gateway && offchainResolver) {
         manifest.ensOffchain = {
@@ -435,11 +345,13 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       bulkReport,
       resumedHeads,
       ensGateway: gateway,
+      solana,
       savedHead: (network) => savers[network as DevnetNetworkName]?.savedHead() ?? null,
       saveThrough: async (network, block) =>
         (await savers[network as DevnetNetworkName]?.saveThrough(block)) ?? null,
       chains: () => chainsOf(manifest),
-      simulate: async (o) => startSimulation(await chainsOf(manifest), o),
+      simulate: async (o) =>
+        startSimulation(await chainsOf(manifest), { ...o, solana: solanaOfManifest(manifest) ?? undefined }),
       stop: stopAll,
     };
   } catch (e) {

@@ -12,6 +12,7 @@ import {
   fixturesOf,
 } from "./fixture-lookups.js";
 import { cidV0, GENESIS_HASH160, p2pkhAddress } from "./fixture-values.js";
+import { SNS_NAMES } from "./sns-fixtures.js";
 import { fixtureWorld, type FixtureDomain, ICANN_TLDS, NOTABLE, fixtureBaseTime } from "./fixtures.js";
 
 const { domains, owners } = fixtureWorld();
@@ -42,6 +43,8 @@ describe("fixture world: shape", () => {
   it("holds at least 200 domains over every active (provider, network) pair and no other", () => {
     expect(domains.length).toBeGreaterThanOrEqual(200);
     for (const { provider, network } of activePairs()) {
+      // The Solana Name Service's names are the devnet's Solana world (sns-fixtures.ts), not chain fixtures.
+      if (network === "SOLANA") continue;
       expect(fixturesOf(provider, network).length, `${provider}/${network}`).toBeGreaterThanOrEqual(20);
     }
     for (const d of domains) {
@@ -260,6 +263,14 @@ describe("fixture world: collisions and TLDs", () => {
       const providers = new Set(domains.filter((d) => tldOf(d) === tld).map((d) => d.provider));
       expect(providers.size, tld).toBeGreaterThanOrEqual(2);
       expect(origins.get(tld), tld).toBe(origin);
+    }
+  });
+
+  it("has FNS .sol names that the devnet's Solana Name Service world holds too", () => {
+    expect(NOTABLE.snsCollisions.length).toBeGreaterThan(0);
+    for (const n of NOTABLE.snsCollisions) {
+      expect(SNS_NAMES as readonly string[]).toContain(n);
+      expect(fixturesByName(n).map((d) => d.provider)).toEqual(["NAMESPACE_A"]);
     }
   });
 

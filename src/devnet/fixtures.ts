@@ -2,6 +2,7 @@ import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import { bulkDrafts } from "./fixture-bulk.js";
+import { SNS_COLLISIONS, snsCollisionDrafts } from "./fixture-sol.js";
 import {
   ANVIL_ACCOUNTS,
   ANVIL_LABELS,
@@ -123,6 +124,11 @@ export const NOTABLE = {
   ensWildcardMissing: "nobody.wild.eth",
   /** TLDs sold by two providers, with the provider whose registration came first. */
   sharedTlds: { x: B, wallet: A } as Record<string, Provider>,
+  /**
+   * FNS `.sol` names (Freename sells a `sol` TLD) that the devnet's Solana Name Service world
+   * (sns-fixtures.ts) also holds: the same name on two providers and two kinds of chain.
+   */
+  snsCollisions: SNS_COLLISIONS,
 } as const;
 
 /** TLDs of the world that also exist in the ICANN root. */
@@ -276,7 +282,8 @@ export function buildFixtureWorld(): FixtureWorld {
   const rng = createRng(0x0a11ce);
   const story = storyDrafts(owners);
   const taken = new Set(story.map((s) => `${s.provider}/${s.network}/${s.name.normalize("NFC")}`));
-  const drafts = [...story, ...bulkDrafts(owners, taken, rng)];
+  // After the generated names, so that adding them moved no earlier registration.
+  const drafts = [...story, ...bulkDrafts(owners, taken, rng), ...snsCollisionDrafts(owners)];
 
   const domains = drafts.map((draft, i): FixtureDomain => {
     const n = draft.provider === C ? normalizeEnsName(draft.name) : normalizeName(draft.name);

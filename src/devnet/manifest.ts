@@ -11,11 +11,14 @@ import type { SourceContracts } from "../providers/provider.js";
 export interface DevnetNetwork {
   chainId: number;
   rpcUrl: string;
+  /** SOLANA: the WebSocket endpoint (programSubscribe); the EVM chains serve both on `rpcUrl`. */
+  wsUrl?: string;
   /** Provider → { addresses: role → address, startBlock }: the crawler's `SourceContracts`. */
   contracts: Partial<Record<Provider, SourceContracts>>;
   /**
    * The hash of block 0: what tells this chain from another devnet's on the same port (every
    * devnet deploys to the same addresses). A manifest without it is not taken as running.
+   * SOLANA: what its getGenesisHash answers (a random one per fresh devnet).
    */
   genesisHash?: string;
   /**
@@ -110,14 +113,25 @@ export function knownStorageResolvers(manifest: DevnetManifest): Partial<Record<
   return out;
 }
 
-/** Every (provider, network) source of a devnet manifest: what the crawler reads of the local chains. */
+/**
+ * Every (provider, network) source of a devnet manifest that the EVM crawler reads: SOLANA is not
+ * one (its SNS source runs beside the crawler: `solanaOfManifest`).
+ */
 export function sourcesFromManifest(manifest: DevnetManifest): CrawlerSource[] {
   const out: CrawlerSource[] = [];
   for (const [network, net] of Object.entries(manifest.networks) as Array<[Network, DevnetNetwork]>) {
+    if (network === "SOLANA") continue;
     // The devnet's chain ids are the mainnet ones (docs/chain-facts.md); a manifest may still say
     // otherwise, and the node is asked at start-up.
     for (const [provider, contracts] of Object.entries(net.contracts) as Array<[Provider, SourceContracts]>)
       out.push(createSource(provider, network, contracts, net.rpcUrl, net.chainId));
   }
   return out;
+}
+
+/** The devnet's Solana endpoint (HTTP and WebSocket), or null when the manifest has none. */
+export function solanaOfManifest(manifest: DevnetManifest): { rpcUrl: string; wsUrl: string } | null {
+  const net = manifest.networks.SOLANA;
+  if (!net) return null;
+  return { rpcUrl: net.rpcUrl, wsUrl: net.wsUrl ?? net.rpcUrl.replace(/^http/, "ws") };
 }

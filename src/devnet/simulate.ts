@@ -5,6 +5,7 @@ import { unsCall } from "./real-uns.js";
 import { realCallData } from "./real-ens.js";
 import type { DevnetChain } from "./seed.js";
 import { fnsTokenId, namehash, namehashId } from "./token-ids.js";
+import { createSnsSimulation } from "./simulate-sns.js";
 import { syntheticOwners } from "./synthetic-owners.js";
 import type { TxRequest } from "./tx-sender.js";
 
@@ -15,6 +16,8 @@ export interface SimulateOptions {
   seed?: number;
   /** Called after each batch is sent (progress output). */
   onBatch?: (report: SimulationReport) => void;
+  /** The devnet's Solana endpoint: its `.sol` names change too (simulate-sns.ts), as one more source. */
+  solana?: { rpcUrl: string };
 }
 
 export interface SimulationReport {
@@ -175,7 +178,8 @@ function opTxs(s: Source, kind: SimOpKind, rng: () => number, counter: number, r
  * Keeps registering and changing names at a steady rate on running chains (which mine on their
  * own: interval mining or automine): registrations, record sets, transfers, resets and reverse
  * records over every deployed source, chosen by a seeded PRNG. Receipts are checked a few
- * seconds later and reverts counted.
+ * seconds later and reverts counted. With `solana`, the devnet's `.sol` names are one more source
+ * (registrations, Records V2 set and deleted, transfers, primary names: simulate-sns.ts).
  */
 export function startSimulation(chains: readonly DevnetChain[], options: SimulateOptions): Simulation {
   const rng = createRng(options.seed ?? 0x5eed);
@@ -188,6 +192,7 @@ export function startSimulation(chains: readonly DevnetChain[], options: Simulat
       names: [],
     })),
   );
+  const sns = options.solana ? createSnsSimulation(options.solana.rpcUrl, runId) : null;
   const report: SimulationReport = {
     ops: 0,
     byKind: { register: 0, record: 0, transfer: 0, reset: 0, reverse: 0 },
@@ -265,8 +270,18 @@ export function startSimulation(chains: readonly DevnetChain[], options: Simulat
   async function tick(): Promise<void> {
     const due = Math.floor(((Date.now() - started) / 1000) * options.rate) - report.ops;
     const perChain = new Map<DevnetChain, TxRequest[]>();
+    const snsOps: Array<() => Promise<number>> = [];
     for (let i = 0; i < due; i++) {
-      const s = sources[Math.floor(rng() * sources.length)];
+      const at = Math.floor(rng() * (sources.length + (sns ? 1 : 0)));
+      if (sns && at === sources.length) {
+        const kind = sns.names.length === 0 ? "register" : drawKind();
+        const counter = report.ops;
+        snsOps.push(() => sns.run(kind, rng, counter));
+        report.ops++;
+        report.byKind[kind]++;
+        continue;
+      }
+      const s = sources[at];
       const kind = s.names.length === 0 ? "register" : drawKind();
       const txs = opTxs(s, kind, rng, report.ops, runId);
       perChain.set(s.chain, [...(perChain.get(s.chain) ?? []), ...txs]);
@@ -277,6 +292,12 @@ export function startSimulation(chains: readonly DevnetChain[], options: Simulat
       const hashes = await chain.sender.send(txs, { track: false });
       for (const hash of hashes) toCheck.push({ rpc: chain.sender.rpc, hash, sentAt: Date.now() });
     }
+    // In order: each op's names and owners were drawn for the state the ones before leave.
+    for (const op of snsOps)
+      await op().catch((e: unknown) => {
+        report.errors++;
+        report.lastError = (e as Error).message;
+      });
     if (due > 0) options.onBatch?.(report);
     await checkReceipts(false);
   }

@@ -56,7 +56,11 @@ export const SNS_HOSTILE = {
   overlongRecord: recordV2KeyOf(domainKeyOf("huge.sol") as Address, "bio"),
 } as const;
 
-export function seedSnsWorld(sns: SnsWriter): void {
+/**
+ * Seeds SNS_NAMES with their records, tokenization and primaries, and (unless `hostile: false`, as
+ * the demo devnet seeds it) the hostile accounts of SNS_HOSTILE.
+ */
+export function seedSnsWorld(sns: SnsWriter, options: { hostile?: boolean } = {}): void {
   const w = SNS_WALLETS;
   sns.register("alice.sol", w.alice);
   sns.register("pay.alice.sol", w.alice);
@@ -87,7 +91,7 @@ export function seedSnsWorld(sns: SnsWriter): void {
   sns.setRecordV1("dave.sol", "discord", utf8("dave#1234"));
   sns.setPrimary(w.dave, "alice.sol");
   sns.setRecordV2("eve.sol", "url", utf8("https://eve.example"));
-  seedSnsHostile(sns);
+  if (options.hostile ?? true) seedSnsHostile(sns);
 }
 
 /** The hostile accounts of SNS_HOSTILE. */

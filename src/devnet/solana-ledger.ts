@@ -59,6 +59,8 @@ const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
  * @example const l = createSolanaLedger(); l.write([{ address, owner, data, lamports: 1n }]);
  */
 export interface SolanaLedger {
+  /** What getGenesisHash answers: tells this ledger from another devnet's on the same port. */
+  genesisHash(): string;
   /** The latest blockhash of the ledger (getLatestBlockhash). */
   latestBlockhash(): string;
   slot(): number;
@@ -68,14 +70,35 @@ export interface SolanaLedger {
   /** Writes (data set) or closes (`data: null`) accounts in one new slot; returns the slot. */
   write(changes: ReadonlyArray<{ address: Address; owner: Address; data: Uint8Array | null }>): number;
   onChange(listener: LedgerListener): () => void;
+  /** Every account written and not closed since the ledger was created or restored (the state to save). */
+  accounts(): LedgerAccount[];
 }
 
-export function createSolanaLedger(): SolanaLedger {
+/** What a ledger starts from: a saved ledger's slot, genesis hash and accounts (solana-devnet.ts). */
+export interface LedgerState {
+  slot: number;
+  genesisHash: string;
+  accounts: ReadonlyArray<LedgerAccount>;
+}
+
+const DEFAULT_GENESIS_HASH = "omninameSolanaDevnet1111111111111111111111";
+
+export function createSolanaLedger(from?: LedgerState): SolanaLedger {
   const { LiteSvm, Account } = loadLiteSvm();
   const codec = getAddressCodec();
   const svm = new LiteSvm();
-  let slot = 1;
+  let slot = from?.slot ?? 1;
   svm.warpToSlot(BigInt(slot));
+  const genesisHash = from?.genesisHash ?? DEFAULT_GENESIS_HASH;
+  // The addresses ever written: LiteSVM lists accounts per program only.
+  const written = new Set<Address>();
+  for (const a of from?.accounts ?? []) {
+    svm.setAccount(
+      codec.encode(a.address) as Uint8Array,
+      new Account(a.lamports, a.data, codec.encode(a.owner) as Uint8Array, false, 0n),
+    );
+    written.add(a.address);
+  }
   const listeners = new Set<LedgerListener>();
   const read = (address: Address, a: NativeAccount): LedgerAccount => ({
     address,
@@ -83,12 +106,22 @@ export function createSolanaLedger(): SolanaLedger {
     data: a.data(),
     lamports: a.lamports(),
   });
+  const get = (address: Address): LedgerAccount | null => {
+    const a = svm.getAccount(codec.encode(address) as Uint8Array);
+    return a === null ? null : read(address, a);
+  };
   return {
+    genesisHash: () => genesisHash,
     latestBlockhash: () => svm.latestBlockhash(),
     slot: () => slot,
-    get(address) {
-      const a = svm.getAccount(codec.encode(address) as Uint8Array);
-      return a === null ? null : read(address, a);
+    get,
+    accounts() {
+      const out: LedgerAccount[] = [];
+      for (const address of written) {
+        const a = get(address);
+        if (a && a.lamports > 0n) out.push(a);
+      }
+      return out;
     },
     programAccounts(program) {
       return svm
@@ -98,7 +131,7 @@ export function createSolanaLedger(): SolanaLedger {
     write(changes) {
       slot += 1;
       svm.warpToSlot(BigInt(slot));
-      const written: Array<LedgerAccount & { exists: boolean }> = [];
+      const changed: Array<LedgerAccount & { exists: boolean }> = [];
       for (const c of changes) {
         const data = c.data ?? new Uint8Array(0);
         // A closed account has no lamports: Solana (and LiteSVM) then treat it as absent.
@@ -108,9 +141,10 @@ export function createSolanaLedger(): SolanaLedger {
           codec.encode(c.address) as Uint8Array,
           new Account(lamports, data, codec.encode(owner) as Uint8Array, false, 0n),
         );
-        written.push({ address: c.address, owner: c.owner, data, lamports, exists: c.data !== null });
+        changed.push({ address: c.address, owner: c.owner, data, lamports, exists: c.data !== null });
+        written.add(c.address);
       }
-      for (const l of listeners) l(slot, written);
+      for (const l of listeners) l(slot, changed);
       return slot;
     },
     onChange(listener) {

@@ -24,7 +24,8 @@ export interface SolanaRpc {
 const b58enc = getBase58Encoder();
 const b58dec = getBase58Decoder();
 
-class RpcError extends Error {
+/** A JSON-RPC error with Solana's code (-32602 invalid params, …): what a devnet method throws for bad input. */
+export class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -189,20 +190,24 @@ function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknow
     case "getHealth":
       return "ok";
     case "getGenesisHash":
-      return "omninameSolanaDevnet1111111111111111111111";
+      return ledger.genesisHash();
     default:
       throw new RpcError(-32601, "Method not found");
   }
 }
 
-function answer(ledger: SolanaLedger, req: unknown): Json {
+/** Methods of the devnet beside Solana's own (solana-devnet.ts's write method), by name. */
+export type ExtraMethods = Readonly<Record<string, (params: unknown[]) => unknown>>;
+
+function answer(ledger: SolanaLedger, req: unknown, extra: ExtraMethods = {}): Json {
   const r = (req ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
   const id = r.id ?? null;
   try {
     if (typeof r.method !== "string") throw new RpcError(-32600, "Invalid request");
     const params = r.params === undefined ? [] : r.params;
     if (!Array.isArray(params)) throw new RpcError(-32602, "Invalid params");
-    return { jsonrpc: "2.0", result: handle(ledger, r.method, params), id };
+    const own = Object.hasOwn(extra, r.method) ? extra[r.method] : undefined;
+    return { jsonrpc: "2.0", result: own ? own(params) : handle(ledger, r.method, params), id };
   } catch (e) {
     const code = e instanceof RpcError ? e.code : -32603;
     return { jsonrpc: "2.0", error: { code, message: (e as Error).message }, id };
@@ -220,8 +225,15 @@ async function body(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Starts the endpoint on 127.0.0.1 (`port` 0: any free port); HTTP and WebSocket share the port. */
-export async function startSolanaRpc(ledger: SolanaLedger, port = 0): Promise<SolanaRpc> {
+/**
+ * Starts the endpoint on 127.0.0.1 (`port` 0: any free port); HTTP and WebSocket share the port.
+ * `extra`: methods of the devnet's own, answered over HTTP beside Solana's.
+ */
+export async function startSolanaRpc(
+  ledger: SolanaLedger,
+  port = 0,
+  extra: ExtraMethods = {},
+): Promise<SolanaRpc> {
   const server: Server = createServer(async (req, res) => {
     let out: unknown;
     try {
@@ -232,7 +244,9 @@ export async function startSolanaRpc(ledger: SolanaLedger, port = 0): Promise<So
       } catch {
         throw new RpcError(-32700, "Parse error");
       }
-      out = Array.isArray(parsed) ? parsed.map((r) => answer(ledger, r)) : answer(ledger, parsed);
+      out = Array.isArray(parsed)
+        ? parsed.map((r) => answer(ledger, r, extra))
+        : answer(ledger, parsed, extra);
     } catch (e) {
       const code = e instanceof RpcError ? e.code : -32603;
       out = { jsonrpc: "2.0", error: { code, message: (e as Error).message }, id: null };
