@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { AppError } from "../domain/errors.js";
 import type { ApiKey, KeyScopes } from "../store/accounts.port.js";
 import { writeAndPublish } from "../store/write-and-publish.js";
@@ -168,6 +169,8 @@ export class ProjectKeys {
       expiresAt = parseExpiry(input.expiresAt, now);
     }
     const next = { ...old, name, scopes, expiresAt };
+    // A save that changes nothing writes nothing and records nothing (the log lists changes only).
+    if (isDeepStrictEqual(auditValue(next), auditValue(old))) return keyView(old, now);
     await this.keyWrite(
       [keyId],
       {

@@ -137,6 +137,8 @@ export class ProjectTeam {
     const current = await this.target(projectId, accountId);
     if (!canManageRole(actor.role, current) || !canManageRole(actor.role, role))
       throw new AppError("FORBIDDEN", `An ${actor.role} cannot change a ${current} into a ${role}.`);
+    // The role it has already: nothing to write or record.
+    if (role === current) return { accountId, role };
     if (role !== "owner") await this.keepAnOwner(projectId, current);
     const email = await this.emailOf(accountId);
     await this.teamWrite(

@@ -204,6 +204,8 @@ export class ProjectService {
     if (patch.description !== undefined) next.description = parseDescription(patch.description);
     const old = await this.mustFind(projectId);
     const before = { name: old.name, description: old.description };
+    // A save that changes nothing writes nothing and records nothing (the log lists changes only).
+    if (isDeepStrictEqual({ ...before, ...next }, before)) return this.view(old, role);
     try {
       await this.projectWrite(
         projectId,
@@ -238,6 +240,8 @@ export class ProjectService {
     if (!parsed.ok) throw new AppError("INVALID_PARAMETER", parsed.error);
     const before = await this.getSettings(projectId);
     const next = parsed.value as Record<string, unknown>;
+    // Settings equal to the saved ones: no write, no audit entry, no winner job.
+    if (isDeepStrictEqual(next, before)) return parsed.value;
     const now = this.d.clock();
     await this.projectWrite(
       projectId,

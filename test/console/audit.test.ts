@@ -223,6 +223,38 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     expect(entries[0].after).toEqual(lists);
   });
 
+  it("records only changes: project, settings, key and role saves that change nothing add no entry", async () => {
+    const owner = await signedIn(t, "audit-noop-all");
+    const member = await createAccount(t, "audit-noop-member");
+    const pr = await createProject(t, [
+      { id: owner.id, role: "owner" },
+      { id: member.id, role: "viewer" },
+    ]);
+    const p = `projects/${pr.id}`;
+    const key = (await owner.agent.post(`${p}/keys`, { name: "steady" })).json().data as { id: number };
+    const saves: Array<[string, () => Promise<{ statusCode: number; body: string }>]> = [
+      ["project.update", () => owner.agent.patch(p, { description: "the same words" })],
+      ["settings.update", () => owner.agent.put(`${p}/settings`, { providerPriority: ["uns", "ens"] })],
+      ["key.update", () => owner.agent.patch(`${p}/keys/${key.id}`, { networks: ["ETHEREUM"] })],
+      ["member.role", () => owner.agent.patch(`${p}/members/${member.id}`, { role: "developer" })],
+    ];
+    for (const [kind, save] of saves) {
+      for (let i = 0; i < 3; i++) {
+        const res = await save();
+        expect(res.statusCode, `${kind}: ${res.body}`).toBe(200);
+      }
+      const entries = (await owner.agent.get(`${p}/audit?kind=${kind}`)).json().data.entries as Entry[];
+      expect(entries, kind).toHaveLength(1);
+    }
+    // A save that changed nothing answers what is saved, as a save that did.
+    const saved = await owner.agent.put(`${p}/settings`, { providerPriority: ["uns", "ens"] });
+    expect(saved.json().data).toEqual((await owner.agent.get(`${p}/settings`)).json().data);
+    // A real change after the no-ops is still recorded.
+    expect((await owner.agent.patch(p, { description: "other words" })).statusCode).toBe(200);
+    const updates = (await owner.agent.get(`${p}/audit?kind=project.update`)).json().data.entries as Entry[];
+    expect(updates.map(descriptionOf)).toEqual(["other words", "the same words"]);
+  });
+
   it("writes the entry in the change's transaction: a refused change leaves none", async () => {
     const owner = await signedIn(t, "audit-tx");
     const pr = await createProject(t, [{ id: owner.id, role: "owner" }]);
