@@ -14,6 +14,7 @@ import { type BlockRef, isBeyondFinality, rollBackReorg, tipReplaced } from "./r
 import { faultOf, RPC_FAULTS } from "./rpc-faults.js";
 import { SourceProgress, type SourceState, type SourceStatus } from "./source-progress.js";
 import { createSourceReader } from "./source-rpc.js";
+import { StepHeadLimit } from "./head-limit.js";
 import { type HeadWatch, watchNewHeads } from "./new-heads.js";
 import { findStartBlock } from "./start-block.js";
 import { waitForRewind } from "./rewind-watch.js";
@@ -259,22 +260,10 @@ export class SourceSync {
 
   /** One unit of work; false when there was nothing to do (caught up). */
   private async step(log: Logger): Promise<boolean> {
-    const started = performance.now();
     // Taken by this step alone: given back below only when it ends normally.
     const spare = this.spare.take();
-    const limit = this.options.maxHead?.() ?? null;
-    const chainHead = await this.reader.head();
-    // Caught up with the limit while the chain is past it (the embedded devnet's last save): the
-    // limit is moved now (the devnet saves through the head) while this step reads the new blocks,
-    // rather than at the next head or poll, a second later; nothing is written before it moved.
-    let raising: Promise<number | null> | null = null;
-    if (limit !== null && limit < chainHead && limit <= this.cp.blockNumber && this.options.awaitMaxHead) {
-      raising = this.options.awaitMaxHead(chainHead).catch((e: unknown) => {
-        log.debug({ err: e }, "the head limit did not move");
-        return null;
-      });
-    }
-    const head = limit === null || raising !== null ? chainHead : Math.min(chainHead, limit);
+    const limits = await StepHeadLimit.open(this.options, this.reader, this.cp.blockNumber, log);
+    const head = limits.head;
     this.head = head;
     const id = { source: this.source.id };
     this.metrics?.head.set(id, head);
@@ -355,38 +344,20 @@ export class SourceSync {
         const h = headers.get(l.blockNumber);
         if (h && h.hash !== l.blockHash) return true;
       }
-      const read = performance.now();
-      if (raising !== null) {
-        // Not moved as far (a save failed): nothing written; the next head or poll tries again.
-        if (((await raising) ?? -1) < to) return false;
-        raising = null;
-      }
-      const limited = performance.now();
+      if (!(await limits.covers(to))) return false;
       rangeLogs += logs.length;
       if (part.to === to) {
         this.range.succeeded(to - from + 1, rangeLogs);
         this.fetcher.prefetch(to + 1, head, finality);
       }
       await this.applyPart(log, part, logs, headers, head);
-      // Where a live block's time goes (docs/crawler.md, "New heads"): reading it, waiting for
-      // the head limit (the embedded devnet's save), writing it.
-      if (this.state === "live")
-        log.debug(
-          {
-            blocks: [part.from, part.to],
-            logs: logs.length,
-            readMs: Math.round(read - started),
-            limitMs: Math.round(limited - read),
-            writeMs: Math.round(performance.now() - limited),
-          },
-          "live part written",
-        );
+      if (this.state === "live") limits.logLivePart(log, [part.from, part.to], logs.length);
     }
     this.spare.keep(later, to + 1);
     return true;
   }
 
-  /** Writes one part (part-writer.ts) and moves the checkpoint, metrics and progress on. */
+  /** Writes one part (part-writer.ts) and moves the checkpoint, metrics, progress and state on. */
   private async applyPart(
     log: Logger,
     part: RangePart,
@@ -395,14 +366,9 @@ export class SourceSync {
     head: number,
   ): Promise<void> {
     this.cp = await writePart(this.context(log), part, logs, headers, head);
-    const id = { source: this.source.id };
-    this.metrics?.rangeSize.set(id, this.range.size);
+    this.metrics?.rangeSize.set({ source: this.source.id }, this.range.size);
     this.progress.applied(logs.length, part.to - part.from + 1);
-    this.afterPart(log);
-  }
-
-  /** Backfill or live by the distance to the head; the backfill's progress line. */
-  private afterPart(log: Logger): void {
+    // Backfill or live by the distance to the head; the backfill's progress line.
     if (this.head === null) return;
     if (this.behind() > this.options.finality) this.setState("backfill");
     else if (this.state === "backfill") this.setState("live");

@@ -1,23 +1,9 @@
-import pino from "pino";
-import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Crawler, createCrawler } from "../../src/crawler/crawler.js";
-import { createCrawlerMetrics } from "../../src/crawler/crawler-metrics.js";
+import type { Crawler } from "../../src/crawler/crawler.js";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
-import { wsUrlOf } from "../../src/crawler/new-heads.js";
-import type { Devnet } from "../../src/devnet/devnet.js";
-import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import type { Store } from "../../src/store/store.js";
-import {
-  FAST_SYNC,
-  NEUTRAL_SIGNALS,
-  rpcCall,
-  senderFor,
-  startPausedDevnet,
-  tempStore,
-  unsMint,
-  waitFor,
-} from "./crawler-harness.js";
+import { rpcCall, senderFor, unsMint, waitFor } from "./crawler-harness.js";
+import { type HeadsWorld, openHeadsWorld } from "./heads-world.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 
@@ -28,9 +14,8 @@ const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
  * as the limit moved, and not one row of it before.
  */
 describe("a source under a head limit", () => {
-  let devnet: Devnet;
+  let world: HeadsWorld;
   let store: Store;
-  let cleanup: () => Promise<void>;
   let crawler: Crawler;
   let sources: CrawlerSource[];
   let polygon: string;
@@ -47,22 +32,10 @@ describe("a source under a head limit", () => {
   const checkpoint = () => crawler.status()[0]?.checkpoint ?? -1;
 
   beforeAll(async () => {
-    const t = await tempStore();
-    store = t.store;
-    cleanup = t.cleanup;
-    devnet = await startPausedDevnet(t.dir, ["POLYGON"]);
-    polygon = devnet.manifest.networks.POLYGON?.rpcUrl ?? "";
-    sources = sourcesFromManifest(devnet.manifest).filter((s) => s.id === "uns-polygon");
+    world = await openHeadsWorld();
+    ({ store, sources, polygon } = world);
     limit = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
-    crawler = createCrawler({
-      sources,
-      store,
-      logger: pino({ level: "silent" }),
-      metrics: createCrawlerMetrics(new Registry()),
-      // Polling every 10 minutes: only a new head can wake the source within the test.
-      sync: { ...FAST_SYNC, pollIntervalMs: 600_000, newHeadsUrl: (s) => wsUrlOf(s.rpcUrl) },
-      finalityOf: () => 10,
-      signals: NEUTRAL_SIGNALS,
+    crawler = await world.follow({
       maxHeadOf: () => limit,
       awaitMaxHeadOf: async (_s, block) => {
         asked.push(block);
@@ -75,14 +48,10 @@ describe("a source under a head limit", () => {
         return limit;
       },
     });
-    crawler.start();
-    await waitFor(async () => crawler.status().every((s) => s.state === "live"), 30_000, "live");
   });
   afterAll(async () => {
     letGo();
-    await crawler?.stop();
-    await devnet?.stop();
-    await cleanup?.();
+    await world?.close();
   });
 
   it("asks for the new head at once, writes nothing of it before the limit moved, then indexes it", async () => {

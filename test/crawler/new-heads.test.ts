@@ -1,22 +1,11 @@
 import { createServer } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
-import type { Crawler } from "../../src/crawler/crawler.js";
 import { watchNewHeads, wsUrlOf } from "../../src/crawler/new-heads.js";
 import { findFreePortRange, randomPortBase, startAnvil, type AnvilInstance } from "../../src/devnet/anvil.js";
-import type { Devnet } from "../../src/devnet/devnet.js";
-import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { devnetRpc } from "../../src/devnet/rpc.js";
-import type { Store } from "../../src/store/store.js";
-import {
-  senderFor,
-  startCrawler,
-  startPausedDevnet,
-  tempStore,
-  unsMint,
-  waitFor,
-} from "./crawler-harness.js";
+import { senderFor, unsMint, waitFor } from "./crawler-harness.js";
+import { type HeadsWorld, openHeadsWorld } from "./heads-world.js";
 
 const SILENT = pino({ level: "silent" });
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -98,37 +87,18 @@ describe("watching new heads", () => {
 });
 
 describe("a caught-up source follows new heads", () => {
-  let devnet: Devnet;
-  let store: Store;
-  let cleanup: () => Promise<void>;
-  let crawler: Crawler;
-  let sources: CrawlerSource[];
-  let polygon: string;
+  let world: HeadsWorld;
 
   beforeAll(async () => {
-    const t = await tempStore();
-    store = t.store;
-    cleanup = t.cleanup;
-    devnet = await startPausedDevnet(t.dir, ["POLYGON"]);
-    polygon = devnet.manifest.networks.POLYGON?.rpcUrl ?? "";
-    sources = sourcesFromManifest(devnet.manifest).filter((s) => s.id === "uns-polygon");
-    // Polling every 10 minutes: only a new head can wake the source within the test.
-    ({ crawler } = startCrawler(store, sources, {
-      sync: { pollIntervalMs: 600_000, newHeadsUrl: (s) => wsUrlOf(s.rpcUrl) },
-    }));
+    world = await openHeadsWorld();
+    await world.follow();
   });
   afterAll(async () => {
-    await crawler?.stop();
-    await devnet?.stop();
-    await cleanup?.();
+    await world?.close();
   });
 
   it("indexes a name minted after it caught up, without waiting for its poll interval", async () => {
-    await waitFor(
-      async () => (crawler.status().every((s) => s.state === "live") ? true : null),
-      30_000,
-      "live",
-    );
+    const { store, sources, polygon } = world;
     const manager = sources[0].contracts.addresses.mintingManager as string;
     const sender = await senderFor(polygon);
     // The first blocks may come before the subscription is up: mint until the name is indexed.
