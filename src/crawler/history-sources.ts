@@ -1,6 +1,6 @@
 import { AppError } from "../domain/errors.js";
 import type { AtPoint, EventOrigin, IndexPosition } from "../domain/history.js";
-import { NETWORK_ORDER } from "../domain/networks.js";
+import { NETWORK_ORDER, NETWORKS } from "../domain/networks.js";
 import { type DomainFilter, matchesFilter } from "../domain/types.js";
 import { ADAPTERS } from "../providers/adapters.js";
 import type {
@@ -154,10 +154,13 @@ export function indexPosition(
   return { block: checkpoint.blockNumber, blockHash: checkpoint.blockHash, lagBlocks, secondsBehind };
 }
 
-/** The provenance form of a journal entry. */
+/**
+ * The provenance form of a journal entry. An SNS entry (SOLANA's journal: a pass's state of a name,
+ * no event log) also names its `slot` and the `account` it was read from (docs/sns.md).
+ */
 export function originOf(entry: JournalEntry): EventOrigin {
   const t = entry.blockTime ?? null;
-  return {
+  const origin: EventOrigin = {
     chainId: entry.chainId,
     blockNumber: entry.blockNumber,
     blockHash: entry.blockHash,
@@ -165,4 +168,9 @@ export function originOf(entry: JournalEntry): EventOrigin {
     logIndex: entry.logIndex,
     blockTime: t === null ? null : new Date(t * 1000).toISOString(),
   };
+  if (entry.chainId === NETWORKS.SOLANA.chainId) {
+    origin.slot = entry.blockNumber;
+    origin.account = entry.contract;
+  }
+  return origin;
 }

@@ -17,6 +17,10 @@ export interface EventOrigin {
   logIndex: number;
   /** ISO 8601 UTC time of the block, or null when the index does not know it. */
   blockTime: string | null;
+  /** SOLANA only: the slot the state was read at (`blockNumber` repeats it; there is no log). */
+  slot?: number;
+  /** SOLANA only: the account the state was read from (the name's account, base58). */
+  account?: string;
 }
 
 /** How far a source's index had got when it answered. */

@@ -183,10 +183,14 @@ describe("SNS names through the API (NAMESPACE_D on SOLANA)", () => {
     expect(r.status).toBe(200);
     const p = r.body.data.provenance;
     const account = domainKeyOf("alice.sol");
-    expect(p.owner).toMatchObject({ chainId: 0, blockNumber: firstSlot, blockHash: `slot:${firstSlot}` });
-    expect(p.owner.slot ?? p.owner.blockNumber).toBe(firstSlot);
-    expect(p.owner.account ?? account).toBe(account);
-    expect(p.records["token.SOL.0"]).toMatchObject({ blockNumber: firstSlot });
+    expect(p.owner).toMatchObject({
+      slot: firstSlot,
+      account,
+      blockNumber: firstSlot,
+      blockHash: `slot:${firstSlot}`,
+    });
+    expect(p.records["token.SOL.0"]).toMatchObject({ slot: firstSlot, account });
+    expect(Date.parse(p.owner.blockTime)).toBeGreaterThan(Date.UTC(2024, 0, 1));
     expect(p.asOf).toMatchObject({ block: firstSlot, blockHash: `slot:${firstSlot}` });
   });
 

@@ -657,21 +657,29 @@ export interface operations {
                                         resolver: string;
                                     };
                                     owner: {
+                                        /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                        account?: string;
                                         blockHash: string;
                                         blockNumber: number;
                                         blockTime: string | null;
                                         chainId: number;
                                         logIndex: number;
+                                        /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                        slot?: number;
                                         transactionHash: string;
                                     } | null;
                                     /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
                                     records: {
                                         [key: string]: {
+                                            /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                            account?: string;
                                             blockHash: string;
                                             blockNumber: number;
                                             blockTime: string | null;
                                             chainId: number;
                                             logIndex: number;
+                                            /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                            slot?: number;
                                             transactionHash: string;
                                         } | null;
                                     };
@@ -856,21 +864,29 @@ export interface operations {
                                         resolver: string;
                                     };
                                     owner: {
+                                        /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                        account?: string;
                                         blockHash: string;
                                         blockNumber: number;
                                         blockTime: string | null;
                                         chainId: number;
                                         logIndex: number;
+                                        /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                        slot?: number;
                                         transactionHash: string;
                                     } | null;
                                     /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
                                     records: {
                                         [key: string]: {
+                                            /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                            account?: string;
                                             blockHash: string;
                                             blockNumber: number;
                                             blockTime: string | null;
                                             chainId: number;
                                             logIndex: number;
+                                            /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                            slot?: number;
                                             transactionHash: string;
                                         } | null;
                                     };
@@ -1053,21 +1069,29 @@ export interface operations {
                                         resolver: string;
                                     };
                                     owner: {
+                                        /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                        account?: string;
                                         blockHash: string;
                                         blockNumber: number;
                                         blockTime: string | null;
                                         chainId: number;
                                         logIndex: number;
+                                        /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                        slot?: number;
                                         transactionHash: string;
                                     } | null;
                                     /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
                                     records: {
                                         [key: string]: {
+                                            /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                            account?: string;
                                             blockHash: string;
                                             blockNumber: number;
                                             blockTime: string | null;
                                             chainId: number;
                                             logIndex: number;
+                                            /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                            slot?: number;
                                             transactionHash: string;
                                         } | null;
                                     };
@@ -1318,21 +1342,29 @@ export interface operations {
                                     resolver: string;
                                 };
                                 owner: {
+                                    /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                    account?: string;
                                     blockHash: string;
                                     blockNumber: number;
                                     blockTime: string | null;
                                     chainId: number;
                                     logIndex: number;
+                                    /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                    slot?: number;
                                     transactionHash: string;
                                 } | null;
                                 /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
                                 records: {
                                     [key: string]: {
+                                        /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                        account?: string;
                                         blockHash: string;
                                         blockNumber: number;
                                         blockTime: string | null;
                                         chainId: number;
                                         logIndex: number;
+                                        /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                        slot?: number;
                                         transactionHash: string;
                                     } | null;
                                 };
@@ -1699,21 +1731,29 @@ export interface operations {
                                     resolver: string;
                                 };
                                 owner: {
+                                    /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                    account?: string;
                                     blockHash: string;
                                     blockNumber: number;
                                     blockTime: string | null;
                                     chainId: number;
                                     logIndex: number;
+                                    /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                    slot?: number;
                                     transactionHash: string;
                                 } | null;
                                 /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
                                 records: {
                                     [key: string]: {
+                                        /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                        account?: string;
                                         blockHash: string;
                                         blockNumber: number;
                                         blockTime: string | null;
                                         chainId: number;
                                         logIndex: number;
+                                        /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                        slot?: number;
                                         transactionHash: string;
                                     } | null;
                                 };
@@ -1876,21 +1916,29 @@ export interface operations {
                                     resolver: string;
                                 };
                                 owner: {
+                                    /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                    account?: string;
                                     blockHash: string;
                                     blockNumber: number;
                                     blockTime: string | null;
                                     chainId: number;
                                     logIndex: number;
+                                    /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                    slot?: number;
                                     transactionHash: string;
                                 } | null;
                                 /** @description Per record key of the answer: the event that set it (null when the journal does not hold it). */
                                 records: {
                                     [key: string]: {
+                                        /** @description SOLANA only: the account the state was read from (the name's account, base58). */
+                                        account?: string;
                                         blockHash: string;
                                         blockNumber: number;
                                         blockTime: string | null;
                                         chainId: number;
                                         logIndex: number;
+                                        /** @description SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass). */
+                                        slot?: number;
                                         transactionHash: string;
                                     } | null;
                                 };

@@ -182,8 +182,19 @@ const EventOrigin = Type.Object(
     blockTime: Nullable(
       Type.String({ format: "date-time", description: "ISO 8601 UTC; null when unknown." }),
     ),
+    slot: Type.Optional(
+      Type.Integer({
+        description:
+          "SOLANA only: the slot the name's state was read at (blockNumber repeats it; Solana names have no event log, so transactionHash is empty and logIndex the place in the pass).",
+      }),
+    ),
+    account: Type.Optional(
+      Type.String({
+        description: "SOLANA only: the account the state was read from (the name's account, base58).",
+      }),
+    ),
   },
-  { description: "The chain event that set the value." },
+  { description: "The chain event that set the value (for SOLANA: the slot and account it was read at)." },
 );
 
 const Provenance = Type.Object(
