@@ -207,6 +207,8 @@ describe("SNS names through the API (NAMESPACE_D on SOLANA)", () => {
     const before = await api(`resolve?domain=eve.sol&atBlock=SOLANA:${firstSlot - 1}`);
     expect(before.status).toBe(400);
     expect(before.body.error.code).toBe("AT_BEFORE_INDEX");
+    const ahead = await api(`resolve?domain=eve.sol&atBlock=SOLANA:${moved.slot + 1000}`);
+    expect([ahead.status, ahead.body.error?.code]).toEqual([400, "AT_AFTER_INDEX"]);
     const past = await api(`reverse-resolve?walletAddress=${SNS_WALLETS.dave}&atBlock=SOLANA:${firstSlot}`);
     expect(past.body.data.map((d: { domain: string }) => d.domain)).not.toContain("eve.sol");
   });
