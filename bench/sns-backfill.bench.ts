@@ -9,41 +9,30 @@
 // SQLite store (the same reads, plus Records V2, primaries and NFT records, the fold of every name,
 // and the journal and map writes). With `--children 1` the pass also reads each domain's children
 // (one getProgramAccounts per parent); the devnet answers each by scanning every account, so keep
-// `--names` small then. Prints one JSON line: accounts/s of each, their ratio, names written, and
-// the process's peak RSS (the endpoint, LiteSVM and the source share it).
+// `--names` small then. The endpoint (LiteSVM and our JSON-RPC) runs in a child process
+// (support/solana-server.ts), so each peak RSS is its own. Prints one JSON line: accounts/s of
+// each, their ratio, names written, the peak RSS of this process (the bare read, then the source's
+// pass and its store) and of the endpoint's.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address } from "@solana/kit";
 import pino from "pino";
 import { createSnsSync } from "../src/crawler/sns-sync.js";
 import { createSolanaReader } from "../src/crawler/solana-reader.js";
 import { createSource } from "../src/crawler/sources.js";
-import { createSolanaLedger } from "../src/devnet/solana-ledger.js";
-import { startSolanaRpc } from "../src/devnet/solana-rpc.js";
-import { snsWallet } from "../src/devnet/sns-fixtures.js";
-import { createSnsWriter } from "../src/devnet/sns-writer.js";
 import { SNS_PROGRAMS } from "../src/providers/sns/sns-program.js";
 import { SNS_MAINNET } from "../src/providers/sns/sns.adapter.js";
 import { createStore } from "../src/store/create-store.js";
 import { numberArg } from "./support/args.js";
+import { peakRssOf, startChild, stopChild } from "./support/child-server.js";
 
 const NAMES = numberArg("names", 100_000);
 const CHILDREN = numberArg("children", 0) !== 0;
 
-const ledger = createSolanaLedger();
-const writer = createSnsWriter(ledger);
-const rpc = await startSolanaRpc(ledger);
-const owners: Address[] = Array.from({ length: 1000 }, (_, i) => snsWallet(`bench-${i}`));
-
 let t = performance.now();
-for (let i = 0; i < NAMES; i += 5000) {
-  const batch = [];
-  for (let j = i; j < Math.min(NAMES, i + 5000); j++)
-    batch.push({ name: `bench-${j}.sol`, owner: owners[j % owners.length] });
-  writer.registerMany(batch);
-}
+const endpoint = await startChild("solana-server.ts", [String(NAMES)]);
 const seedMs = performance.now() - t;
+const rpc = { url: `http://127.0.0.1:${endpoint.port}` };
 
 const reader = createSolanaReader(rpc.url);
 t = performance.now();
@@ -70,7 +59,8 @@ const pass = await sync.scanOnce();
 const passMs = performance.now() - t;
 await store.close();
 rmSync(dir, { recursive: true, force: true });
-await rpc.close();
+const endpointPeakRssMb = await peakRssOf(endpoint.child);
+await stopChild(endpoint.child);
 
 console.log(
   JSON.stringify({
@@ -91,6 +81,7 @@ console.log(
     },
     ratio: Number((bareMs / passMs).toFixed(3)),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    endpointPeakRssMb,
     load: loadavg().map((l) => Number(l.toFixed(2))),
   }),
 );

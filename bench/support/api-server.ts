@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createPostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { boundPort, serveAsChild } from "./child-server.js";
 
 // A child process: the production app over the bench's SQLite file, so the load generator in the
 // parent does not share this event loop. argv: <sqlite file> <pepper>. The app runs the v1 hooks
@@ -29,19 +30,4 @@ const app = await buildApp(ctx, {
   console: false,
 });
 await app.listen({ host: "127.0.0.1", port: 0 });
-const address = app.server.address();
-process.send?.({ port: typeof address === "object" && address ? address.port : 0 });
-// The parent asks for this process's CPU time around each run: CPU per request is the figure
-// that machine load disturbs least.
-process.on("message", (m) => {
-  if (m === "cpu") {
-    const u = process.cpuUsage();
-    process.send?.({ cpu: u.user + u.system });
-  }
-});
-process.on("disconnect", () => {
-  void app
-    .close()
-    .then(() => store.close())
-    .then(() => process.exit(0));
-});
+serveAsChild(boundPort(app.server), () => app.close().then(() => store.close()));

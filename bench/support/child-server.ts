@@ -28,16 +28,51 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The CPU time (user + system, µs) a child server reports for itself (api-server.ts answers "cpu"). */
-export function cpuOf(child: ChildProcess): Promise<number> {
+/** A figure a child server reports for itself when asked (serveAsChild answers "cpu" and "rss"). */
+function askChild(child: ChildProcess, what: "cpu" | "rss"): Promise<number> {
   return new Promise((resolve) => {
     const on = (m: unknown) => {
-      if (typeof m === "object" && m !== null && "cpu" in m) {
+      if (typeof m === "object" && m !== null && what in m) {
         child.off("message", on);
-        resolve((m as { cpu: number }).cpu);
+        resolve((m as Record<string, number>)[what]);
       }
     };
     child.on("message", on);
-    child.send("cpu");
+    child.send(what);
   });
+}
+
+/** The CPU time (user + system, µs) a child server reports for itself. */
+export function cpuOf(child: ChildProcess): Promise<number> {
+  return askChild(child, "cpu");
+}
+
+/** The peak RSS (MB) a child server reports for itself. */
+export function peakRssOf(child: ChildProcess): Promise<number> {
+  return askChild(child, "rss");
+}
+
+/**
+ * The child's side (in the server script): sends `{ port }` over IPC, answers "cpu" with this
+ * process's CPU time (µs) and "rss" with its peak RSS (MB), and on disconnect runs `close`, then exits.
+ */
+export function serveAsChild(port: number, close: () => Promise<unknown>): void {
+  process.send?.({ port });
+  process.on("message", (m) => {
+    if (m === "cpu") {
+      const u = process.cpuUsage();
+      process.send?.({ cpu: u.user + u.system });
+    } else if (m === "rss") {
+      process.send?.({ rss: Math.round(process.resourceUsage().maxRSS / 1024) });
+    }
+  });
+  process.on("disconnect", () => {
+    void close().then(() => process.exit(0));
+  });
+}
+
+/** The port a listening Fastify app (or node server) bound. */
+export function boundPort(server: { address(): unknown }): number {
+  const address = server.address();
+  return typeof address === "object" && address !== null ? (address as { port: number }).port : 0;
 }

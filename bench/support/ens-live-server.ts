@@ -9,6 +9,7 @@ import { loadConfig } from "../../src/config/load-config.js";
 import type { DevnetManifest } from "../../src/devnet/manifest.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { boundPort, serveAsChild } from "./child-server.js";
 
 // A child process: the production app over the ENS live bench's SQLite file, with the live ENS
 // lookups of the devnet whose devnet.json is in <dir> (as `npm start` wires them). argv: <sqlite
@@ -27,17 +28,4 @@ const app = await buildApp(ctx, {
   ensLive: ensLiveFor(config, manifest, logger),
 });
 await app.listen({ host: "127.0.0.1", port: 0 });
-const address = app.server.address();
-process.send?.({ port: typeof address === "object" && address ? address.port : 0 });
-process.on("message", (m) => {
-  if (m === "cpu") {
-    const u = process.cpuUsage();
-    process.send?.({ cpu: u.user + u.system });
-  }
-});
-process.on("disconnect", () => {
-  void app
-    .close()
-    .then(() => store.close())
-    .then(() => process.exit(0));
-});
+serveAsChild(boundPort(app.server), () => app.close().then(() => store.close()));
