@@ -1,7 +1,13 @@
 import { type Address, createSolanaRpcSubscriptions } from "@solana/kit";
 import type { Logger } from "pino";
 import type { DomainEvent } from "../providers/provider.js";
-import { addressOf, RECORDS_V2_CLASS, SNS_PROGRAMS, tokenizedMintOf } from "../providers/sns/sns-program.js";
+import {
+  addressOf,
+  domainKeyOf,
+  RECORDS_V2_CLASS,
+  SNS_PROGRAMS,
+  tokenizedMintOf,
+} from "../providers/sns/sns-program.js";
 import { SNS_RECORDS, type SnsRecord } from "../providers/sns/sns-records.js";
 import {
   type RawAccount,
@@ -16,6 +22,7 @@ import type { JournalEntry } from "../store/crawler-log.port.js";
 import { applyRange } from "./apply-range.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { reverseKey } from "./projection.js";
+import { partialSnapshot, touchedDomains } from "./sns-partial.js";
 import { createSolanaReader, type SolanaReader } from "./solana-reader.js";
 import type { SourceStatus } from "./source-progress.js";
 
@@ -44,6 +51,9 @@ export interface SnsScanStats {
   issues: SnsIssue[];
 }
 
+/** Notified accounts kept for a partial pass; past this, the next pass is a full one. */
+const MAX_PENDING = 1000;
+
 const digestOf = (d: SnsDomainState) => JSON.stringify([d.name, d.owner, d.records]);
 
 /**
@@ -64,6 +74,10 @@ export function createSnsSync(o: SnsSyncOptions) {
   const clock = o.clock ?? Date.now;
   let last: Map<string, string> | null = null;
   let lastPrimary = new Map<string, string>();
+  /** Every named account (second-level names and subdomains) → its second-level name's account. */
+  let topOf = new Map<Address, Address>();
+  /** Name service accounts notified since the last pass (programSubscribe); null: too many, or a full pass is due. */
+  let pending: RawAccount[] | null = [];
   let stopped = false;
   let wake: (() => void) | null = null;
   const issuesSeen = new Set<string>();
@@ -86,8 +100,15 @@ export function createSnsSync(o: SnsSyncOptions) {
           (a, b) => SNS_RECORDS.indexOf(a[0] as SnsRecord) - SNS_RECORDS.indexOf(b[0] as SnsRecord),
         );
         out.set(d.tokenId, JSON.stringify([d.name, d.owner, records]));
+        noteTop(d.name, addressOf(Buffer.from(d.tokenId.slice(2), "hex")));
       }
     return out;
+  }
+
+  function noteTop(name: string, key: Address): void {
+    const labels = name.split(".");
+    const top = labels.length > 2 ? domainKeyOf(labels.slice(1).join(".")) : key;
+    if (top) topOf.set(key, top);
   }
 
   async function snapshot(): Promise<SnsSnapshot> {
@@ -119,21 +140,47 @@ export function createSnsSync(o: SnsSyncOptions) {
     return { slot, domains, reverses, recordsV2, children, primaries, nftHolders };
   }
 
-  /** One pass: read, fold, journal what changed. */
+  /** One pass: read every account, fold, journal what changed. */
   async function scanOnce(): Promise<SnsScanStats> {
     if (last === null) last = await loadLast();
+    pending = [];
     const snap = await snapshot();
-    const state = snsStateOf(snap);
+    return journal(snap.slot, snsStateOf(snap), null);
+  }
+
+  /**
+   * A pass over the names that notified accounts belong to (and their subdomains) only: the
+   * same fold and journal as a full pass, restricted to them. A full pass instead when an account
+   * cannot be placed (touchedDomains) or before the first pass.
+   */
+  async function scanNames(accounts: readonly RawAccount[]): Promise<SnsScanStats & { partial: boolean }> {
+    const domains = last === null ? null : touchedDomains(accounts, topOf);
+    if (domains === null) return { ...(await scanOnce()), partial: false };
+    const snap = await partialSnapshot(reader, [...domains]);
+    const keys: Address[] = [];
+    for (const [key, top] of topOf) if (domains.has(top)) keys.push(key);
+    const scope = { keys, tokens: new Set<string>(keys.map(snsTokenId)) };
+    return { ...(await journal(snap.slot, snsStateOf(snap), scope)), partial: true };
+  }
+
+  /** Journals what changed since the last pass: every name, or (`scope`) those token ids and the state's names. */
+  async function journal(
+    slot: number,
+    state: ReturnType<typeof snsStateOf>,
+    partial: { keys: Address[]; tokens: Set<string> } | null,
+  ): Promise<SnsScanStats> {
+    const previous = last ?? new Map<string, string>();
+    const scope = partial?.tokens ?? null;
     const entries: JournalEntry[] = [];
     const events: DomainEvent[][] = [];
-    const blockHash = `slot:${snap.slot}`;
+    const blockHash = `slot:${slot}`;
     // The slot's time as the source saw it read (seconds): the devnet's endpoint has no getBlockTime.
     const blockTime = Math.floor(clock() / 1000);
     const push = (contract: string, tokenId: string, list: DomainEvent[]) => {
       entries.push({
         sourceId: o.source.id,
         chainId: o.source.chainId,
-        blockNumber: snap.slot,
+        blockNumber: slot,
         blockHash,
         logIndex: entries.length,
         txHash: "",
@@ -145,23 +192,27 @@ export function createSnsSync(o: SnsSyncOptions) {
       events.push(list);
     };
     const next = new Map<string, string>();
+    if (scope !== null) for (const [k, v] of previous) if (!scope.has(k)) next.set(k, v);
+    const nextTop = scope === null ? new Map<Address, Address>() : topOf;
     let changed = 0;
     for (const d of state.domains) {
       const tokenId = snsTokenId(d.key);
       const digest = digestOf(d);
       next.set(tokenId, digest);
-      if (last.get(tokenId) === digest) continue;
+      if (previous.get(tokenId) === digest) continue;
       changed++;
       push(d.key, tokenId, snsEventsOf(d.key, d));
     }
     let released = 0;
-    for (const tokenId of last.keys()) {
-      if (next.has(tokenId)) continue;
+    for (const tokenId of previous.keys()) {
+      if (next.has(tokenId) || (scope !== null && !scope.has(tokenId))) continue;
       released++;
       const key = addressOf(Buffer.from(tokenId.slice(2), "hex"));
       push(key, tokenId, snsEventsOf(key, null));
     }
+    // A partial pass keeps the primaries of wallets it did not see (their name is out of scope).
     const primary = new Map<string, string>();
+    if (scope !== null) for (const [w, t] of lastPrimary) if (!scope.has(t)) primary.set(w, t);
     for (const [wallet, key] of state.primaries) primary.set(wallet, snsTokenId(key));
     for (const [wallet, tokenId] of primary)
       if (lastPrimary.get(wallet) !== tokenId)
@@ -187,7 +238,7 @@ export function createSnsSync(o: SnsSyncOptions) {
         checkpoint: {
           sourceId: o.source.id,
           chainId: o.source.chainId,
-          blockNumber: snap.slot,
+          blockNumber: slot,
           blockHash,
           updatedAt: clock(),
           state: "live",
@@ -200,14 +251,17 @@ export function createSnsSync(o: SnsSyncOptions) {
     );
     last = next;
     lastPrimary = primary;
-    head = Math.max(head ?? 0, snap.slot);
-    synced = snap.slot;
+    for (const key of partial?.keys ?? []) topOf.delete(key);
+    topOf = nextTop;
+    for (const d of state.domains) noteTop(d.name, d.key);
+    head = Math.max(head ?? 0, slot);
+    synced = slot;
     eventsApplied += entries.length;
     passes++;
     passError = null;
     updatedAt = clock();
     return {
-      slot: snap.slot,
+      slot: slot,
       domains: state.domains.length,
       changed,
       released,
@@ -228,6 +282,10 @@ export function createSnsSync(o: SnsSyncOptions) {
           .subscribe({ abortSignal: abort.signal });
         for await (const n of it) {
           head = Math.max(head ?? 0, Number(n.context.slot));
+          const data = new Uint8Array(Buffer.from(n.value.account.data[0], "base64"));
+          if (pending !== null && pending.length < MAX_PENDING)
+            pending.push({ address: n.value.pubkey, data });
+          else pending = null;
           wake?.();
         }
       }
@@ -240,6 +298,7 @@ export function createSnsSync(o: SnsSyncOptions) {
 
   return {
     scanOnce,
+    scanNames,
     /** The source as GET /status shows it: head slot (heard of), synced slot, lag, state. */
     status(): SourceStatus {
       const state = stopped ? "stopped" : passError ? "retrying" : passes > 0 ? "live" : "backfill";
@@ -264,20 +323,30 @@ export function createSnsSync(o: SnsSyncOptions) {
     async run(): Promise<void> {
       const unsubscribe = subscribe();
       try {
+        let notified = false;
         while (!stopped) {
           try {
-            await scanOnce();
+            const touched = pending;
+            // Woken by notifications: re-read only the names they touch; else (the poll) every account.
+            if (notified && touched !== null && touched.length > 0) {
+              pending = [];
+              await scanNames(touched);
+            } else await scanOnce();
           } catch (e) {
             passError = (e as Error).message;
             updatedAt = clock();
             o.log.warn({ err: e, source: o.source.id }, "SNS pass failed; retrying");
           }
           if (stopped) break;
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, o.pollIntervalMs ?? 2000);
+          if (pending !== null && pending.length > 0) {
+            notified = true; // heard during the pass
+            continue;
+          }
+          notified = await new Promise<boolean>((resolve) => {
+            const t = setTimeout(() => resolve(false), o.pollIntervalMs ?? 2000);
             wake = () => {
               clearTimeout(t);
-              resolve();
+              resolve(true);
             };
           });
           wake = null;

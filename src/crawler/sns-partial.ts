@@ -1,0 +1,102 @@
+import type { Address } from "@solana/kit";
+import {
+  decodeNameRegistry,
+  decodeReverse,
+  domainKeyOf,
+  nftRecordOf,
+  primaryKeyOf,
+  RECORDS_V2_CLASS,
+  reverseKeyOf,
+  SNS_PROGRAMS,
+  tokenizedMintOf,
+} from "../providers/sns/sns-program.js";
+import { type RawAccount, type SnsSnapshot, snsStateOf } from "../providers/sns/sns-state.js";
+import type { SolanaReader } from "./solana-reader.js";
+
+const SYSTEM = "11111111111111111111111111111111" as Address;
+
+/**
+ * The `.sol` second-level names that changed name service accounts belong to, for a pass over
+ * those names alone (docs/sns.md); null when one of them cannot be placed (a closed account the
+ * map does not know, data too short for a header), and only a full pass can tell.
+ *
+ * - a name account under the `.sol` root is a second-level name itself;
+ * - a reverse account without parent names its second-level name in its data;
+ * - any other account (a subdomain, its reverse, a V1 or Records V2 record) belongs to its parent,
+ *   itself a second-level name or a subdomain whose second-level name `topOf` knows.
+ */
+export function touchedDomains(
+  accounts: readonly RawAccount[],
+  topOf: ReadonlyMap<Address, Address>,
+): Set<Address> | null {
+  const out = new Set<Address>();
+  for (const a of accounts) {
+    const known = topOf.get(a.address);
+    if (known !== undefined) {
+      out.add(known);
+      if (a.data.length === 0) continue;
+    }
+    const h = decodeNameRegistry(a.data);
+    if ("error" in h) return null;
+    if (h.parent === SNS_PROGRAMS.solRoot) out.add(a.address);
+    else if (h.parent === SYSTEM) {
+      // A top-level reverse account: its name is re-read with the domain's own reverse below.
+      if (h.nameClass !== SNS_PROGRAMS.reverseClass) continue;
+      const label = decodeReverse(h.data);
+      const key = typeof label === "string" ? domainKeyOf(`${label}.sol`) : null;
+      if (key === null) return null;
+      out.add(key);
+    } else out.add(topOf.get(h.parent) ?? h.parent);
+  }
+  return out;
+}
+
+/**
+ * What a full pass's snapshot holds for `domains` and their subdomains only: their accounts,
+ * their reverse accounts, their children (one `getProgramAccounts` by parent each), the Records V2
+ * of their subdomains, the primary-domain accounts of their owners and the holders of the tokenized
+ * ones. Folded by `snsStateOf` exactly as the full snapshot is.
+ */
+export async function partialSnapshot(
+  reader: SolanaReader,
+  domains: readonly Address[],
+): Promise<SnsSnapshot> {
+  const slot = await reader.slot();
+  const ns = SNS_PROGRAMS.nameService;
+  const present = (list: Array<RawAccount | null>) => list.filter((a): a is RawAccount => a !== null);
+  const [own, ownReverses] = await Promise.all([
+    reader.multipleAccounts(domains),
+    reader.multipleAccounts(domains.map((d) => reverseKeyOf(d, null))),
+  ]);
+  const children: RawAccount[] = [];
+  for (const d of domains)
+    children.push(...(await reader.programAccounts(ns, [{ memcmp: { offset: 0, bytes: d } }])));
+  const classOf = (a: RawAccount) => {
+    const h = decodeNameRegistry(a.data);
+    return "error" in h ? null : h.nameClass;
+  };
+  const snap: SnsSnapshot = {
+    slot,
+    domains: present(own),
+    reverses: [...present(ownReverses), ...children.filter((a) => classOf(a) === SNS_PROGRAMS.reverseClass)],
+    recordsV2: children.filter((a) => classOf(a) === RECORDS_V2_CLASS),
+    children,
+    primaries: [],
+    nftHolders: new Map(),
+  };
+  // The names the accounts make (subdomains included), then what hangs on them.
+  const named = snsStateOf(snap).domains;
+  for (const n of named)
+    if (n.name.split(".").length > 2)
+      for (const a of await reader.programAccounts(ns, [{ memcmp: { offset: 0, bytes: n.key } }]))
+        if (classOf(a) === RECORDS_V2_CLASS) snap.recordsV2.push(a);
+  const nftRecords = await reader.multipleAccounts(named.map((n) => nftRecordOf(n.key)));
+  const holders = new Map<Address, Address | null>();
+  for (const [i, rec] of nftRecords.entries())
+    if (rec && rec.data.length === 98 && rec.data[0] === 2)
+      holders.set(named[i].key, await reader.nftHolder(tokenizedMintOf(named[i].key)));
+  snap.nftHolders = holders;
+  const owners = [...new Set(snsStateOf(snap).domains.map((d) => d.owner))];
+  snap.primaries = present(await reader.multipleAccounts(owners.map(primaryKeyOf)));
+  return snap;
+}
