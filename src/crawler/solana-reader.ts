@@ -2,9 +2,12 @@ import {
   type Address,
   type Base58EncodedBytes,
   type Commitment,
-  createSolanaRpc,
+  createSolanaRpcFromTransport,
   isSolanaError,
+  type RpcTransport,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  SolanaError,
 } from "@solana/kit";
 import { addressOf } from "../providers/sns/sns-program.js";
 import type { RawAccount } from "../providers/sns/sns-state.js";
@@ -28,8 +31,35 @@ export interface SolanaReader {
 
 const bytesOf = (data: readonly [string, string]) => new Uint8Array(Buffer.from(data[0], "base64"));
 
+/**
+ * kit's RPC over HTTP, its body parsed by JSON.parse. kit's own transport parses every answer
+ * with exact u64 integers by first copying the body one character at a time into an array: for a
+ * `getProgramAccounts` of 40,000 name accounts that held about 550 MB at once and took most of
+ * the read's time. kit's response transformers still turn every integer into a bigint; an
+ * integer above 2^53 (only an account's `rentEpoch`, which this reader never reads) loses its
+ * last digits.
+ */
+function jsonTransport(url: string): RpcTransport {
+  const transport = async ({ payload, signal }: Parameters<RpcTransport>[0]) => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(payload, (_, v) => (typeof v === "bigint" ? Number(v) : v)),
+      signal,
+    });
+    if (!res.ok)
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+        headers: res.headers,
+        message: res.statusText,
+        statusCode: res.status,
+      });
+    return JSON.parse(await res.text());
+  };
+  return transport as RpcTransport;
+}
+
 export function createSolanaReader(url: string, commitment: Commitment = "finalized"): SolanaReader {
-  const rpc = createSolanaRpc(url);
+  const rpc = createSolanaRpcFromTransport(jsonTransport(url));
   return {
     async slot() {
       return Number(await rpc.getSlot({ commitment }).send());
