@@ -64,7 +64,8 @@ describe("omniname start (embedded defaults)", () => {
     const status = (await (await fetch(`${first.url}/status`)).json()) as {
       data: { sources: Array<{ state: string }> };
     };
-    expect(status.data.sources.length).toBe(6);
+    // Six EVM sources and the SNS source of the devnet's Solana.
+    expect(status.data.sources.length).toBe(7);
     expect(status.data.sources.every((s) => s.state === "live")).toBe(true);
     expect(first.output()).not.toContain(readFileSync(join(dataDir, "pepper"), "utf8").trim());
 
