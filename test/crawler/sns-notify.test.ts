@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Address } from "@solana/kit";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SnsEndpoint, startSnsEndpoint, NEUTRAL_SNS_SIGNALS } from "../helpers/sns-world.js";
+import { NEUTRAL_SNS_SIGNALS, type SnsEndpoint, snsMapOf, startSnsEndpoint } from "../helpers/sns-world.js";
 import { waitFor } from "./crawler-harness.js";
 import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
 import { SNS_PROGRAMS } from "../../src/providers/sns/sns-program.js";
@@ -13,21 +13,6 @@ import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createSnsSync, type SnsSync } from "../../src/crawler/sns-sync.js";
 import { createSolanaReader, type SolanaReader } from "../../src/crawler/solana-reader.js";
-
-/** The SNS part of a store: each name's token id, name, owner, records, and every wallet's primary. */
-async function mapOf(store: Store): Promise<string[]> {
-  const out: string[] = [];
-  const names = new Map<number, string>();
-  for await (const page of store.iterateDomains(500))
-    for (const d of page)
-      if (d.provider === "NAMESPACE_D") {
-        names.set(d.id, d.name);
-        out.push(JSON.stringify([d.tokenId, d.name, d.owner, d.records.map((r) => [r.key, r.value])]));
-      }
-  for (const w of Object.values(SNS_WALLETS))
-    out.push(JSON.stringify([w, (await store.findReverse(w, {})).map((r) => names.get(r.domainId))]));
-  return out.sort();
-}
 
 describe("the SNS source re-reads only the names a notification touches", () => {
   let sns: SnsEndpoint;
@@ -112,8 +97,8 @@ describe("the SNS source re-reads only the names a notification touches", () => 
     }
     const fresh = await newStore();
     await syncOf(fresh).scanOnce();
-    expect(await mapOf(store)).toEqual(await mapOf(fresh));
-    expect(await mapOf(store)).toContain(JSON.stringify([SNS_WALLETS.alice, []]));
+    expect(await snsMapOf(store)).toEqual(await snsMapOf(fresh));
+    expect(await snsMapOf(store)).toContain(JSON.stringify([SNS_WALLETS.alice, []]));
     // And a full pass over the partly maintained map finds nothing to journal.
     const again = await sync.scanOnce();
     expect([again.changed, again.released]).toEqual([0, 0]);
@@ -124,7 +109,7 @@ describe("the SNS source re-reads only the names a notification touches", () => 
     const sync = syncOf(store, counting, sns.rpc.wsUrl);
     const running = sync.run();
     try {
-      await waitFor(async () => ((await mapOf(store)).length > 5 ? true : null), 10_000, "the first pass");
+      await waitFor(async () => ((await snsMapOf(store)).length > 5 ? true : null), 10_000, "the first pass");
       const before = rootReads;
       sns.writer.transfer("eve.sol", SNS_WALLETS.carol as Address);
       await waitFor(

@@ -12,25 +12,10 @@ import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createSnsSync } from "../../src/crawler/sns-sync.js";
 import { createSource } from "../../src/crawler/sources.js";
+import { snsMapOf } from "../helpers/sns-world.js";
 
 const NEUTRAL = () => ({ baseScore: 50, spam: false, csamOk: true, kyc: false, tags: [] as string[] });
 const log = pino({ level: "silent" });
-
-/** The SNS domains of a store, comparable across stores. */
-async function mapOf(store: Store): Promise<string[]> {
-  const out: string[] = [];
-  const names = new Map<number, string>();
-  for await (const page of store.iterateDomains(500))
-    for (const d of page)
-      if (d.provider === "NAMESPACE_D") {
-        names.set(d.id, d.name);
-        out.push(JSON.stringify([d.tokenId, d.name, d.owner, d.records.map((r) => [r.key, r.value])]));
-      }
-  // Primary names, by name (domain ids are each store's own).
-  for (const w of Object.values(SNS_WALLETS))
-    out.push(JSON.stringify([w, (await store.findReverse(w, {})).map((r) => names.get(r.domainId))]));
-  return out.sort();
-}
 
 describe("the SNS source across restarts", () => {
   let rpc: SolanaRpc;
@@ -76,8 +61,8 @@ describe("the SNS source across restarts", () => {
     expect(first.released).toBe(1);
     const uninterrupted = await newStore();
     await syncOf(uninterrupted).scanOnce();
-    expect(await mapOf(interrupted)).toEqual(await mapOf(uninterrupted));
-    expect((await mapOf(uninterrupted)).length).toBeGreaterThan(5);
+    expect(await snsMapOf(interrupted)).toEqual(await snsMapOf(uninterrupted));
+    expect((await snsMapOf(uninterrupted)).length).toBeGreaterThan(5);
   });
 
   it("journals nothing again after a restart over unchanged accounts (the map is its memory)", async () => {

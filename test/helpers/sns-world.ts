@@ -4,10 +4,11 @@ import { createSnsSync, type SnsScanStats, type SnsSync } from "../../src/crawle
 import { createSource } from "../../src/crawler/sources.js";
 import { createSolanaLedger, type SolanaLedger } from "../../src/devnet/solana-ledger.js";
 import { type SolanaRpc, startSolanaRpc } from "../../src/devnet/solana-rpc.js";
-import { seedSnsWorld } from "../../src/devnet/sns-fixtures.js";
+import { SNS_WALLETS, seedSnsWorld } from "../../src/devnet/sns-fixtures.js";
 import { createSnsWriter, type SnsWriter } from "../../src/devnet/sns-writer.js";
 import { SNS_MAINNET } from "../../src/providers/sns/sns.adapter.js";
 import type { CrawlerStore } from "../../src/crawler/crawler-source.js";
+import type { Store } from "../../src/store/store.js";
 
 /** Signals that neither raise nor lower a name: the tests compare answers, not scores. */
 export const NEUTRAL_SNS_SIGNALS: SignalsFn = () => ({
@@ -69,4 +70,22 @@ export async function snsPass(
 ): Promise<{ sync: SnsSync; stats: SnsScanStats }> {
   const sync = sns.syncFor(store);
   return { sync, stats: await sync.scanOnce() };
+}
+
+/**
+ * The SNS map of a store, comparable across stores: each name's token id, name, owner and records,
+ * and the primary name of every wallet of the SNS world (by name: domain ids are each store's own).
+ */
+export async function snsMapOf(store: Store): Promise<string[]> {
+  const out: string[] = [];
+  const names = new Map<number, string>();
+  for await (const page of store.iterateDomains(500))
+    for (const d of page)
+      if (d.provider === "NAMESPACE_D") {
+        names.set(d.id, d.name);
+        out.push(JSON.stringify([d.tokenId, d.name, d.owner, d.records.map((r) => [r.key, r.value])]));
+      }
+  for (const w of Object.values(SNS_WALLETS))
+    out.push(JSON.stringify([w, (await store.findReverse(w, {})).map((r) => names.get(r.domainId))]));
+  return out.sort();
 }
