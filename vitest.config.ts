@@ -1,7 +1,17 @@
 import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The shared tables (packages/wire) from their source: tests need no build of the package.
+  resolve: {
+    alias: [
+      {
+        find: /^@omniname\/wire\/(.*)$/,
+        replacement: fileURLToPath(new URL("./packages/wire/src/$1.ts", import.meta.url)),
+      },
+    ],
+  },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     testTimeout: 60_000,

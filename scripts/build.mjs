@@ -30,7 +30,13 @@ function typescriptSources() {
  * of the dependencies) and the compiler's version.
  */
 export function typescriptInputHash() {
-  const files = [...typescriptSources(), join(root, "tsconfig.json"), join(root, "package-lock.json")];
+  // The shared package's sources too: the server compiles against its types.
+  const files = [
+    ...typescriptSources(),
+    ...wireSources(),
+    join(root, "tsconfig.json"),
+    join(root, "package-lock.json"),
+  ];
   return hashInputs(root, files, [`typescript ${packageVersion(root, "typescript")}`]);
 }
 
@@ -57,6 +63,37 @@ function buildContracts(force) {
   const started = Date.now();
   const written = compileContracts();
   return `contracts compiled (${check.reason}; ${written.length} contracts, ${seconds(Date.now() - started)})`;
+}
+
+const wireDir = join(root, "packages", "wire");
+
+/** What the shared package compiles: packages/wire/src and its tsconfig. */
+function wireSources() {
+  return [...listFiles(join(wireDir, "src"), (name) => name.endsWith(".ts")), join(wireDir, "tsconfig.json")];
+}
+
+/**
+ * The shared tables and types (packages/wire, @omniname/wire): the server imports the built
+ * package (dist/), so it is compiled first; the console bundles the same files.
+ */
+function buildWire(force) {
+  if (!existsSync(join(wireDir, "package.json"))) return null;
+  const stamp = join(wireDir, "dist", STAMP_FILE);
+  const hash = hashInputs(root, wireSources(), [`typescript ${packageVersion(root, "typescript")}`]);
+  const check = force ? { current: false, reason: "--force" } : checkStamp(stamp, hash);
+  if (check.current) return "wire current";
+  const started = Date.now();
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  const run = spawnSync(process.execPath, [tsc, "-p", join(wireDir, "tsconfig.json")], { cwd: root, stdio: "inherit" });
+  if (run.status !== 0) {
+    process.stderr.write(`build: tsc failed on packages/wire (exit ${run.status ?? run.signal})\n`);
+    process.exit(run.status ?? 1);
+  }
+  const outputs = listFiles(join(wireDir, "src"), (name) => name.endsWith(".ts")).map((f) =>
+    relative(join(wireDir, "src"), f).split(sep).join("/").replace(/\.ts$/, ".js"),
+  );
+  writeStamp(stamp, hash, outputs);
+  return `wire compiled (${check.reason}, ${seconds(Date.now() - started)})`;
 }
 
 function buildTypescript(force) {
@@ -249,7 +286,13 @@ async function buildWeb(force) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const force = process.argv.includes("--force");
   const started = Date.now();
-  const steps = [buildContracts(force), buildTypescript(force), buildUdpBatch(force), await buildWeb(force)].filter(Boolean);
+  const steps = [
+    buildContracts(force),
+    buildWire(force),
+    buildTypescript(force),
+    buildUdpBatch(force),
+    await buildWeb(force),
+  ].filter(Boolean);
   if (!existsSync(join(distDir, "main.js"))) {
     process.stderr.write("build: dist/main.js was not produced\n");
     process.exit(1);

@@ -2,6 +2,7 @@ import { PostgresAdapter, type Selectable, sql } from "kysely";
 import type { AccountsDb } from "../store/accounts.port.js";
 import type { WebhookMessagesTable } from "../store/accounts.schema.js";
 import { safeText } from "../store/kysely/rows.js";
+import type { AttemptRow } from "@omniname/wire/webhooks";
 
 export interface QueuedMessage {
   id: number;
@@ -20,21 +21,8 @@ export interface QueuedMessage {
 
 export type MessageInsert = Omit<QueuedMessage, "id" | "attempts">;
 
-export interface AttemptRow {
-  id: number;
-  webhookId: number;
-  messageId: number;
-  msgId: string;
-  eventType: string;
-  attempt: number;
-  at: number;
-  statusCode: number | null;
-  /** delivered, failed (will retry), gave_up (retries exhausted), refused (address refused). */
-  outcome: string;
-  latencyMs: number;
-  responseStart: string;
-  error: string | null;
-}
+/** One attempt of the delivery log: defined in packages/wire, which the console imports too. */
+export type { AttemptRow };
 
 function toMessage(r: Selectable<WebhookMessagesTable>): QueuedMessage {
   return {

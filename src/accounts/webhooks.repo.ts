@@ -1,25 +1,10 @@
 import type { AccountsDb } from "../store/accounts.port.js";
 import type { Selectable } from "kysely";
 import type { WebhooksTable } from "../store/accounts.schema.js";
+import type { Webhook } from "@omniname/wire/webhooks";
 
-/** A webhook as the console shows it (never its secret). */
-export interface Webhook {
-  id: number;
-  projectId: number;
-  url: string;
-  description: string;
-  /** Event types delivered; empty: every type. */
-  eventTypes: string[];
-  /** The change feed's filters (docs/api.md), each a list of values; absent: no filter. */
-  filters: Record<string, string[]>;
-  enabled: boolean;
-  createdAt: number;
-  updatedAt: number;
-  /** Since when every delivery has failed (null: the last one succeeded). */
-  failingSince: number | null;
-  disabledAt: number | null;
-  disabledReason: string | null;
-}
+/** A webhook as the console shows it: defined in packages/wire, which the console imports too. */
+export type { Webhook };
 
 export interface WebhookWithSecret extends Webhook {
   secretEnc: string;

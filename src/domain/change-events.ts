@@ -1,23 +1,9 @@
 import type { Network } from "./networks.js";
 import type { Provider } from "./providers.js";
+import type { ChangeType } from "@omniname/wire/change-types";
 
-/**
- * The change feed's event types (docs/api.md, "Change feed"). `domain.*` describe a change of the
- * map, `winner.changed` a change of which domain a colliding name resolves to under a project's
- * settings, `change.retracted` an earlier event a reorg undid.
- */
-export const CHANGE_TYPES = [
-  "domain.created",
-  "domain.updated",
-  "domain.removed",
-  "winner.changed",
-  "change.retracted",
-] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
-
-export function isChangeType(s: string): s is ChangeType {
-  return (CHANGE_TYPES as readonly string[]).includes(s);
-}
+// The event types are defined once in packages/wire (@omniname/wire), which the console imports too.
+export { CHANGE_TYPES, type ChangeType, isChangeType } from "@omniname/wire/change-types";
 
 /** A record as the feed shows it: canonical key and value (docs/records.md). */
 export interface ChangedRecord {

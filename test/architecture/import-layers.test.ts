@@ -83,6 +83,22 @@ const ROWS: Array<[string, string, boolean]> = [
   ["src/crawler/sources.ts", "../devnet/manifest.js", true],
   ["src/crawler/sources.ts", "../devnet/devnet.js", true],
   ["src/crawler/sources.ts", "../api/app.js", true],
+  // The console (docs/console.md): app → features → shared modules (api, ui, session, types, …),
+  // and nothing outside web/ but the shared package @omniname/wire.
+  ["web/src/features/a/components/x.tsx", "../../../ui", false],
+  ["web/src/features/a/components/x.tsx", "../../b/components/y", false],
+  ["web/src/features/a/components/x.tsx", "@omniname/wire/networks", false],
+  ["web/src/features/a/components/x.tsx", "../../../pages/project", true],
+  ["web/src/features/a/components/x.tsx", "../../../app", true],
+  ["web/src/features/a/components/x.tsx", "../../../../../src/domain/networks", true],
+  ["web/src/ui.tsx", "./messages", false],
+  ["web/src/ui.tsx", "./features/keys/components/keys-page", true],
+  ["web/src/types.ts", "../../src/api/routes/console/console.types", true],
+  ["web/src/app.tsx", "./features/projects/components/projects-page", false],
+  ["web/src/app.tsx", "../../src/accounts/permissions", true],
+  // The shared package imports nothing of the server or the console.
+  ["packages/wire/src/a.ts", "./networks.js", false],
+  ["packages/wire/src/a.ts", "../../../src/domain/names.js", true],
 ];
 
 describe("import direction (biome noRestrictedImports, docs/architecture.md)", () => {
@@ -102,13 +118,17 @@ describe("import direction (biome noRestrictedImports, docs/architecture.md)", (
         `${lines.join("\n")}\nexport const all = [${specs.map((_, i) => `x${i}`).join(", ")}];\n`,
       );
     }
-    const run = spawnSync(BIOME, ["lint", "--max-diagnostics=none", "--colors=off", "src"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
+    const run = spawnSync(
+      BIOME,
+      ["lint", "--max-diagnostics=none", "--colors=off", "src", "web", "packages"],
+      {
+        cwd: dir,
+        encoding: "utf8",
+      },
+    );
     const output = `${run.stdout}${run.stderr}`;
     const refused = new Set(
-      [...output.matchAll(/^(src\/\S+?):(\d+):\d+ lint\/style\/noRestrictedImports/gm)].map(
+      [...output.matchAll(/^((?:src|web|packages)\/\S+?):(\d+):\d+ lint\/style\/noRestrictedImports/gm)].map(
         (m) => `${m[1]} ${files.get(m[1] as string)?.[Number(m[2]) - 1]}`,
       ),
     );

@@ -30,9 +30,15 @@ const Auth = {
 const TwoFactor = lazy(() =>
   import("./features/two-factor/components/two-factor-page").then((m) => ({ default: m.TwoFactorPage })),
 );
-const Projects = lazy(() => import("./pages/projects").then((m) => ({ default: m.ProjectsPage })));
-const ProjectLayout = lazy(() => import("./pages/project").then((m) => ({ default: m.ProjectLayout })));
-const Dashboard = lazy(() => import("./pages/dashboard").then((m) => ({ default: m.DashboardPage })));
+const Projects = lazy(() =>
+  import("./features/projects/components/projects-page").then((m) => ({ default: m.ProjectsPage })),
+);
+const ProjectLayout = lazy(() =>
+  import("./features/projects/components/project-layout").then((m) => ({ default: m.ProjectLayout })),
+);
+const Dashboard = lazy(() =>
+  import("./features/projects/components/dashboard-page").then((m) => ({ default: m.DashboardPage })),
+);
 const Resolution = lazy(() =>
   import("./features/settings/components/resolution-page").then((m) => ({ default: m.ResolutionPage })),
 );
@@ -45,12 +51,16 @@ const Audit = lazy(() =>
 const Webhooks = lazy(() =>
   import("./features/webhooks/components/webhooks-page").then((m) => ({ default: m.WebhooksPage })),
 );
-const TryIt = lazy(() => import("./pages/try").then((m) => ({ default: m.TryPage })));
-const Team = lazy(() => import("./pages/team").then((m) => ({ default: m.TeamPage })));
+const TryIt = lazy(() => import("./features/try/components/try-page").then((m) => ({ default: m.TryPage })));
+const Team = lazy(() =>
+  import("./features/team/components/team-page").then((m) => ({ default: m.TeamPage })),
+);
 const Keys = lazy(() =>
   import("./features/keys/components/keys-page").then((m) => ({ default: m.KeysPage })),
 );
-const Security = lazy(() => import("./pages/security").then((m) => ({ default: m.SecurityPage })));
+const Security = lazy(() =>
+  import("./features/security/components/security-page").then((m) => ({ default: m.SecurityPage })),
+);
 
 /**
  * Marks the page's announcement as due after each navigation (ui.tsx, `PageTitle`): its heading

@@ -1,6 +1,6 @@
 /**
- * The console API's types, derived on the server from its TypeBox schemas
- * (src/api/routes/console/console.types.ts): never written twice.
+ * The console API's types, derived from the TypeBox schemas the server validates with
+ * (packages/wire, @omniname/wire/console-types): never written twice.
  */
 export type {
   Account,
@@ -38,4 +38,4 @@ export type {
   TwoFactorSetup,
   TwoFactorStatus,
   UsageStats,
-} from "../../src/api/routes/console/console.types";
+} from "@omniname/wire/console-types";

@@ -2,7 +2,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { API_BASE, get } from "../../../api";
 
 /** The kinds of change the audit log records (src/accounts/audit-log.ts). */
-export { AUDIT_KINDS } from "../../../../../src/accounts/audit-log-kinds";
+export { AUDIT_KINDS } from "@omniname/wire/audit-kinds";
 
 export interface AuditEntry {
   id: number;

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, get } from "../../../api";
-import { useProject } from "../../../pages/project";
+import { useProject } from "../../../project-context";
 import type { MembersAnswer } from "../../../types";
 import {
   Card,

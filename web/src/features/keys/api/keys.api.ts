@@ -1,7 +1,7 @@
 import { fieldName } from "../../../api";
 
 /** Names a key's scope may list (src/accounts/key-scope-names.ts): the API's endpoint names. */
-export { KEY_ENDPOINTS, MAX_ROTATION_OVERLAP_MS } from "../../../../../src/accounts/key-scope-names";
+export { KEY_ENDPOINTS, MAX_ROTATION_OVERLAP_MS } from "@omniname/wire/key-scopes";
 
 /** The limits as the form holds them: ticked names (none ticked: no limit) and a local time. */
 export interface LimitsDraft {

@@ -1,6 +1,6 @@
 import { useId } from "react";
-import { NETWORK_ORDER, NETWORKS } from "../../../../../src/domain/networks";
-import { PROVIDER_ORDER, PROVIDERS } from "../../../../../src/domain/providers";
+import { NETWORK_ORDER, NETWORKS } from "@omniname/wire/networks";
+import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
 import { Field } from "../../../ui";
 import { KEY_ENDPOINTS, type LimitsDraft } from "../api/keys.api";
 

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { get, post } from "../../../api";
-import { useProject } from "../../../pages/project";
+import { useProject } from "../../../project-context";
 import type { ApiKeyItem, CreatedKey, RotatedKey } from "../../../types";
 import {
   Badge,

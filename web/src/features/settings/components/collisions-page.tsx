@@ -1,6 +1,6 @@
 import { useMemo } from "react";
-import { PROVIDER_ORDER, PROVIDERS } from "../../../../../src/domain/providers";
-import { useProject } from "../../../pages/project";
+import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
+import { useProject } from "../../../project-context";
 import type { CollisionException } from "../../../types";
 import { Card, Empty, ErrorMessage, Loading, Notice, PageHeader, TableWrap } from "../../../ui";
 import { useServerError, useSettingsDraft } from "../api/settings-draft";

@@ -1,4 +1,4 @@
-import { PROVIDER_ORDER, PROVIDERS } from "../../../../../src/domain/providers";
+import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
 import type { ApiError } from "../../../api";
 import type { CollisionException, Network, Provider } from "../../../types";
 import { networkLabel, providerLabel } from "./labels";

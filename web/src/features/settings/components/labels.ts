@@ -1,4 +1,4 @@
-import { PROVIDERS } from "../../../../../src/domain/providers";
+import { PROVIDERS } from "@omniname/wire/providers";
 import type { Network, Provider } from "../../../types";
 
 // How namespaces and networks are named on every page of the console.

@@ -1,6 +1,6 @@
-import { NETWORK_ORDER, NETWORKS } from "../../../../../src/domain/networks";
-import { PROVIDER_ORDER, PROVIDERS } from "../../../../../src/domain/providers";
-import { useProject } from "../../../pages/project";
+import { NETWORK_ORDER, NETWORKS } from "@omniname/wire/networks";
+import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
+import { useProject } from "../../../project-context";
 import type { Network, Provider, Settings } from "../../../types";
 import { Badge, Card, ErrorMessage, Loading, Notice, PageHeader, Switch } from "../../../ui";
 import { isOn, setOn, useServerError, useSettingsDraft } from "../api/settings-draft";

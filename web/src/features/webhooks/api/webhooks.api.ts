@@ -1,7 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import type { AttemptRow } from "../../../../../src/accounts/webhook-queue.repo";
-import type { Webhook } from "../../../../../src/accounts/webhooks.repo";
-import { CHANGE_TYPES } from "../../../../../src/domain/change-events";
+import type { AttemptRow, Webhook } from "@omniname/wire/webhooks";
+import { CHANGE_TYPES } from "@omniname/wire/change-types";
 import { ApiError, get } from "../../../api";
 
 /** The event types a webhook may take (docs/api.md, "Change feed"); none checked is refused here. */

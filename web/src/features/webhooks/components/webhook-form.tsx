@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useProject } from "../../../pages/project";
+import { useProject } from "../../../project-context";
 import { ErrorMessage, Field } from "../../../ui";
 import {
   checkDraft,

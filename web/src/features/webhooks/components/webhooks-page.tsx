@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { del, patch, post } from "../../../api";
-import { useProject } from "../../../pages/project";
+import { useProject } from "../../../project-context";
 import {
   Badge,
   Card,

@@ -2,10 +2,20 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { type UseFormReturn, useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
-import { can } from "../../../src/accounts/permissions";
-import { ApiError, del, get, post } from "../api";
-import type { ProjectAllowance, ProjectListItem } from "../types";
-import { Badge, Dialog, Empty, ErrorMessage, Field, formatDate, Loading, PageHeader, TableWrap } from "../ui";
+import { can } from "@omniname/wire/permissions";
+import { ApiError, del, get, post } from "../../../api";
+import type { ProjectAllowance, ProjectListItem } from "../../../types";
+import {
+  Badge,
+  Dialog,
+  Empty,
+  ErrorMessage,
+  Field,
+  formatDate,
+  Loading,
+  PageHeader,
+  TableWrap,
+} from "../../../ui";
 
 export const PROJECTS_KEY = ["projects"] as const;
 

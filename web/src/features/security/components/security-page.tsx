@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { ApiError, get, put } from "../api";
-import type { Security } from "../types";
-import { Card, ErrorMessage, Field, formatDateTime, Loading, Notice, nf, PageHeader } from "../ui";
-import { TwoFactorRuleCard } from "../features/two-factor/components/two-factor-rule-card";
-import { useProject } from "./project";
+import { ApiError, get, put } from "../../../api";
+import type { Security } from "../../../types";
+import { Card, ErrorMessage, Field, formatDateTime, Loading, Notice, nf, PageHeader } from "../../../ui";
+import { TwoFactorRuleCard } from "../../two-factor/components/two-factor-rule-card";
+import { useProject } from "../../../project-context";
 
 const lines = (s: string) =>
   s

@@ -12,10 +12,10 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import { get } from "../api";
-import type { Dashboard } from "../types";
-import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader, TableWrap } from "../ui";
-import { useProject } from "./project";
+import { get } from "../../../api";
+import type { Dashboard } from "../../../types";
+import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader, TableWrap } from "../../../ui";
+import { useProject } from "../../../project-context";
 import { ProjectAbout } from "./project-about";
 import { UsageAlerts } from "./usage-alerts";
 

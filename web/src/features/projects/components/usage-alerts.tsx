@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
-import { get } from "../api";
-import { Card, formatDateTime, Notice, nf } from "../ui";
-import { useProject } from "./project";
+import { get } from "../../../api";
+import { Card, formatDateTime, Notice, nf } from "../../../ui";
+import { useProject } from "../../../project-context";
 
 /** One alert of GET /projects/:id/alerts (docs/console-api.md, "Usage alerts"). */
 interface UsageAlert {

@@ -1,23 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { Suspense } from "react";
-import { Link, NavLink, Outlet, useOutletContext, useParams } from "react-router";
-import { can as canRole, type Permission } from "../../../src/accounts/permissions";
-import { ApiError, get } from "../api";
-import type { ProjectDetail } from "../types";
-import { Badge, ErrorMessage, Loading, Notice, PageTitle } from "../ui";
-
-export interface ProjectContext {
-  project: ProjectDetail;
-  /** Whether the signed-in member's role holds a permission (docs/permissions.md). */
-  can: (p: Permission) => boolean;
-  base: string;
-}
-
-export function useProject(): ProjectContext {
-  return useOutletContext<ProjectContext>();
-}
-
-export const projectKey = (id: string | number) => ["project", Number(id)] as const;
+import { Link, NavLink, Outlet, useParams } from "react-router";
+import { can as canRole, type Permission } from "@omniname/wire/permissions";
+import { ApiError, get } from "../../../api";
+import type { ProjectDetail } from "../../../types";
+import { type ProjectContext, projectKey } from "../../../project-context";
+import { Badge, ErrorMessage, Loading, Notice, PageTitle } from "../../../ui";
 
 const TABS: Array<{ to: string; label: string; end?: boolean; permission?: Permission }> = [
   { to: "", label: "Overview", end: true },

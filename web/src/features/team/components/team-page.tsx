@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { canManageRole, ROLES } from "../../../src/accounts/permissions";
-import { ApiError, del, get, patch, post } from "../api";
-import { useSession } from "../session";
-import type { Member, MemberAddedAnswer, MembersAnswer, Role } from "../types";
+import { canManageRole, ROLES } from "@omniname/wire/permissions";
+import { ApiError, del, get, patch, post } from "../../../api";
+import { useSession } from "../../../session";
+import type { Member, MemberAddedAnswer, MembersAnswer, Role } from "../../../types";
 import {
   Badge,
   Card,
@@ -18,8 +18,8 @@ import {
   Notice,
   PageHeader,
   TableWrap,
-} from "../ui";
-import { useProject } from "./project";
+} from "../../../ui";
+import { useProject } from "../../../project-context";
 
 const ROLE_HELP: Record<Role, string> = {
   owner: "everything, including deleting the project",

@@ -1,11 +1,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { NETWORK_ORDER, NETWORKS } from "../../../src/domain/networks";
-import { post } from "../api";
-import type { TryAnswer, TryBody, TryMethod } from "../types";
-import { Card, Empty, ErrorMessage, Field, PageHeader, TableWrap } from "../ui";
-import { useProject } from "./project";
-import { providerLabel } from "../features/settings/components/labels";
+import { NETWORK_ORDER, NETWORKS } from "@omniname/wire/networks";
+import { post } from "../../../api";
+import type { TryAnswer, TryBody, TryMethod } from "../../../types";
+import { Card, Empty, ErrorMessage, Field, PageHeader, TableWrap } from "../../../ui";
+import { useProject } from "../../../project-context";
+import { providerLabel } from "../../settings/components/labels";
 
 const METHODS: { value: TryMethod; label: string; help: string }[] = [
   {

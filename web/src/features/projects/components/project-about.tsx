@@ -2,11 +2,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
-import { get, patch, post } from "../api";
-import type { MembersAnswer, ProjectListItem } from "../types";
-import { Card, Dialog, ErrorMessage, Notice } from "../ui";
-import { projectKey, useProject } from "./project";
-import { nameErrorOf, PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects";
+import { get, patch, post } from "../../../api";
+import type { MembersAnswer, ProjectListItem } from "../../../types";
+import { Card, Dialog, ErrorMessage, Notice } from "../../../ui";
+import { projectKey, useProject } from "../../../project-context";
+import { nameErrorOf, PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects-page";
 
 /**
  * The project's name and description, editable by owners and admins (`project.update`), and
