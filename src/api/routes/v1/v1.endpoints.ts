@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../../../domain/errors.js";
 import { shapeRecord, type WireRecord } from "../../../resolution/record-shape.js";
+import type { HistoryOptions } from "../../../domain/history.js";
+import type { RankContext, RankedDomain } from "../../../resolution/rank.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import {
   type CacheLookup,
@@ -20,6 +22,7 @@ import {
   rankContext,
 } from "./v1.params.js";
 import { ForwardRecord, ReverseRecord } from "./v1.schemas.js";
+import type { V1AnswerCache } from "../../v1-answer-cache.js";
 
 /**
  * A v1 answer: `{"result":true,"data":…}` as bytes (record-json.ts), or the envelope as an object
@@ -45,7 +48,12 @@ export type V1Endpoint<Q> = (query: Q, request: FastifyRequest, reply: FastifyRe
  * const endpoints = createV1Endpoints(resolution, rank);
  * const answer = await endpoints.resolve({ domain: "alice.wallet" }, request, reply);
  */
-export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, onCacheLookup?: CacheLookup) {
+export function createV1Endpoints(
+  resolution: Resolution,
+  inputs: RankInputs,
+  onCacheLookup?: CacheLookup,
+  answers?: V1AnswerCache,
+) {
   let forward: ForwardAnswers | null = null;
   let reverse: ReverseAnswers | null = null;
   // Built on the first answer: the record schema's serializer comes from the routes' own
@@ -59,16 +67,55 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
     return forward;
   };
 
+  /**
+   * Whether the answer may come from (and go to) the answer cache (v1-answer-cache.ts): not with
+   * explain, provenance or time travel, whose answers are not the plain bytes.
+   */
+  const cacheable = (q: NameParams | ReverseParams, history: HistoryOptions): boolean =>
+    answers !== undefined && q.explain !== true && !history.provenance && history.at === undefined;
+
+  /** The cached bytes of a query, or the answer computed now (and kept when it may be). */
+  async function cached(
+    endpoint: string,
+    input: string,
+    q: NameParams | ReverseParams,
+    ctx: RankContext,
+    reply: FastifyReply,
+    compute: () => Promise<{ ranked: readonly RankedDomain[]; body: Buffer }>,
+  ): Promise<Buffer> {
+    const cache = answers as V1AnswerCache;
+    const key = cache.keyOf(endpoint, ctx.projectSettings, ctx.country, q.network, q.provider, input);
+    const hit = cache.get(key, ctx.now);
+    if (hit !== undefined) {
+      reply.header("content-type", JSON_CONTENT_TYPE);
+      return hit;
+    }
+    const version = cache.version();
+    const { ranked, body } = await compute();
+    cache.put(key, version, ranked, body, ctx.now);
+    return body;
+  }
+
+  const rankedByName = (q: NameParams, ctx: RankContext, history?: HistoryOptions) =>
+    resolution.deepResolve(q.domain, filterOf(q), ctx, history);
+
+  const notFound = (q: NameParams) =>
+    new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
+
   const resolve: V1Endpoint<NameParams> = async (q, request, reply) => {
     const explain = q.explain === true;
     const history = historyOptionsOf(q);
-    const best = await resolution.resolve(
-      q.domain,
-      filterOf(q),
-      rankContext(request, inputs, explain),
-      history,
-    );
-    if (best === null) throw new AppError("DOMAIN_NOT_FOUND", `No domain matches ${quote(q.domain)}.`);
+    const ctx = rankContext(request, inputs, explain);
+    if (cacheable(q, history))
+      // The whole ranking, not only its first: another candidate can overtake it by the clock.
+      return cached("resolve", q.domain, q, ctx, reply, async () => {
+        const ranked = await rankedByName(q, ctx);
+        const best = ranked[0];
+        if (best === undefined) throw notFound(q);
+        return { ranked, body: forwardFor(reply).resolveBody(best) };
+      });
+    const best = await resolution.resolve(q.domain, filterOf(q), ctx, history);
+    if (best === null) throw notFound(q);
     if (explain || history.provenance) return { result: true, data: shapeRecord(best, "forward", explain) };
     return forwardFor(reply).resolveBody(best);
   };
@@ -76,33 +123,39 @@ export function createV1Endpoints(resolution: Resolution, inputs: RankInputs, on
   const deepResolve: V1Endpoint<NameParams> = async (q, request, reply) => {
     const explain = q.explain === true;
     const history = historyOptionsOf(q);
-    const ranked = await resolution.deepResolve(
-      q.domain,
-      filterOf(q),
-      rankContext(request, inputs, explain),
-      history,
-    );
+    const ctx = rankContext(request, inputs, explain);
+    if (cacheable(q, history))
+      return cached("deep-resolve", q.domain, q, ctx, reply, async () => {
+        const ranked = await rankedByName(q, ctx);
+        return { ranked, body: forwardFor(reply).deepResolveBody(ranked) };
+      });
+    const ranked = await rankedByName(q, ctx, history);
     if (explain || history.provenance)
       return { result: true, data: ranked.map((r) => shapeRecord(r, "forward", explain)) };
     return forwardFor(reply).deepResolveBody(ranked);
   };
 
-  const reverseResolve: V1Endpoint<ReverseParams> = async (q, request, reply) => {
-    const history = historyOptionsOf(q);
-    const ranked = await resolution.reverseResolve(
-      q.walletAddress,
-      filterOf(q),
-      rankContext(request, inputs, false),
-      history,
-    );
-    if (history.provenance)
-      return { result: true, data: ranked.map((r) => shapeRecord(r, "reverse", false)) };
+  const reverseFor = (reply: FastifyReply): ReverseAnswers => {
     reply.header("content-type", JSON_CONTENT_TYPE);
     reverse ??= createReverseAnswers(
       reply.compileSerializationSchema(ReverseRecord) as unknown as (record: WireRecord) => string,
       onCacheLookup,
     );
-    return reverse.listBody(ranked);
+    return reverse;
+  };
+
+  const reverseResolve: V1Endpoint<ReverseParams> = async (q, request, reply) => {
+    const history = historyOptionsOf(q);
+    const ctx = rankContext(request, inputs, false);
+    const ranked = () => resolution.reverseResolve(q.walletAddress, filterOf(q), ctx, history);
+    if (cacheable(q, history))
+      return cached("reverse-resolve", q.walletAddress, q, ctx, reply, async () => {
+        const list = await ranked();
+        return { ranked: list, body: reverseFor(reply).listBody(list) };
+      });
+    const list = await ranked();
+    if (history.provenance) return { result: true, data: list.map((r) => shapeRecord(r, "reverse", false)) };
+    return reverseFor(reply).listBody(list);
   };
 
   return { resolve, deepResolve, reverseResolve };

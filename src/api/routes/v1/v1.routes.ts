@@ -16,6 +16,7 @@ import { createV1Endpoints } from "./v1.endpoints.js";
 import { v1ValidatorCompiler } from "./v1.keywords.js";
 import type { RankInputs } from "./v1.params.js";
 import type { V1Extension } from "../../plugins/v1-extension.js";
+import { V1AnswerCache } from "../../v1-answer-cache.js";
 
 interface V1Options {
   ctx: AppContext;
@@ -37,7 +38,9 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
   // The package's default export is the plugin wrapped by fastify-plugin (so its route hook applies
   // to this scope's routes); its type declarations describe the CommonJS module object instead.
   await scope.register(fastifySse as unknown as FastifyPluginAsync);
-  const endpoints = createV1Endpoints(opts.resolution, opts.rank, opts.metrics.answerCache);
+  // The answers themselves, exact to the map's read version (v1-answer-cache.ts).
+  const answers = new V1AnswerCache(opts.ctx.store);
+  const endpoints = createV1Endpoints(opts.resolution, opts.rank, opts.metrics.answerCache, answers);
   resolveRoutes(scope, endpoints);
   reverseResolveRoutes(scope, endpoints);
   batchRoutes(scope, endpoints, opts.metrics);
