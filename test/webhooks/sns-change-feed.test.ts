@@ -100,8 +100,10 @@ describe("SNS changes on the change feed and at webhooks", () => {
   it("streams a transfer and a record set of .sol names, and signs them to the webhook", async () => {
     const all = feed("?types=domain.updated");
     const oneName = feed("?domains=eve.sol");
+    // eve's base58 address as given: the new owner of dave.sol and the owner of eve.sol.
+    const eves = feed(`?networks=SOL&providers=SNS&addresses=${SNS_WALLETS.eve}`);
     const blind = feed("", noSolanaKey);
-    await Promise.all([all.opened, oneName.opened, blind.opened]);
+    await Promise.all([all.opened, oneName.opened, eves.opened, blind.opened]);
 
     const transferSlot = sns.writer.transfer("dave.sol", SNS_WALLETS.eve as Address);
     const [moved] = await until(all.events, 1, "the transfer");
@@ -124,6 +126,8 @@ describe("SNS changes on the change feed and at webhooks", () => {
     });
     await until(oneName.events, 1, "the one-name stream");
     expect(oneName.events.map((e) => e.data.domain)).toEqual(["eve.sol"]);
+    await until(eves.events, 2, "the address stream");
+    expect(eves.events.map((e) => e.data.domain)).toEqual(["dave.sol", "eve.sol"]);
 
     const atHook = await untilTrue("both at the webhook", () => hooked().length >= 2 && hooked(), 10_000);
     expect(atHook.map((r) => [r.json.type, r.json.data.id, r.json.data.domain, r.verified])).toEqual([
