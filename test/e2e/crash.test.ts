@@ -1,12 +1,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { findDevnetManifest, sourcesFromManifest } from "../../src/devnet/manifest.js";
+import { createSnsSync } from "../../src/crawler/sns-sync.js";
+import { createSource } from "../../src/crawler/sources.js";
+import { findDevnetManifest, solanaOfManifest, sourcesFromManifest } from "../../src/devnet/manifest.js";
+import { SNS_MAINNET } from "../../src/providers/sns/sns.adapter.js";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
 import { crawlToHead, rpcCall, tempStore, waitFor } from "../crawler/crawler-harness.js";
 import { type OutputProcess, spawnWithOutput } from "../helpers/processes.js";
+import { NEUTRAL_SNS_SIGNALS } from "../helpers/sns-world.js";
 
 const main = new URL("../../src/main.ts", import.meta.url).pathname;
 // Seconds of simulation before each kill: early, mid-way, and late enough that a chain which saves
@@ -99,6 +104,10 @@ describe("a crash of the whole `omniname start` during a simulation", () => {
     // Synced: every source live and at (or past) the head each chain had once the restart was up.
     const heads = new Map<string, number>();
     for (const s of sources) heads.set(s.id, Number(await rpcCall<string>(s.rpcUrl, "eth_blockNumber")));
+    // The devnet's Solana and its SNS source (the simulation changes .sol names too).
+    const solana = solanaOfManifest(manifest);
+    const sns = solana && createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, solana.rpcUrl);
+    if (sns) heads.set(sns.id, await rpcCall<number>(sns.rpcUrl, "getSlot"));
     const status = await waitFor(
       async () => {
         const body = (await (await fetch(`${instance.url}/status`)).json()) as {
@@ -119,6 +128,13 @@ describe("a crash of the whole `omniname start` during a simulation", () => {
     const served = createSqliteStore(join(dataDir, "omniname.db"));
     try {
       await crawlToHead(fresh.store, sources);
+      if (sns)
+        await createSnsSync({
+          source: sns,
+          store: fresh.store,
+          signals: NEUTRAL_SNS_SIGNALS,
+          log: pino({ level: "silent" }),
+        }).scanOnce();
       const expected = await namesOf(fresh.store);
       expect(expected.length).toBeGreaterThan(100);
       expect(await namesOf(served)).toEqual(expected);
