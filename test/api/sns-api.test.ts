@@ -9,6 +9,7 @@ import type { Devnet } from "../../src/devnet/devnet.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
 import { domainKeyOf } from "../../src/providers/sns/sns-program.js";
+import { parseProjectRules } from "../../src/scoring/project-rules.js";
 import { crawlToHead, senderFor, startPausedDevnet } from "../crawler/crawler-harness.js";
 import { type SnsEndpoint, startSnsEndpoint } from "../helpers/sns-world.js";
 import type { SnsSync } from "../../src/crawler/sns-sync.js";
@@ -78,7 +79,9 @@ describe.each<Backend>(["sqlite", "postgres"])(
       const r = await t.get(`${V1}/${path}`);
       return { status: r.statusCode, body: r.json() };
     };
+    /** Saves project settings the console's settings page would accept (the same validation). */
     const settings = async (s: Record<string, unknown>) => {
+      expect(parseProjectRules(s), JSON.stringify(s)).toMatchObject({ ok: true });
       await t.store.updateProjectSettings(t.projectId, s);
       t.app.apiKeys.invalidateProject(t.projectId);
     };
@@ -135,6 +138,9 @@ describe.each<Backend>(["sqlite", "postgres"])(
         await settings({ networks: { disabled: ["SOLANA"] } });
         expect(await winner()).toBe(`NAMESPACE_A/${FNS_OWNER}`);
         expect((await api("resolve?domain=bob.sol")).status).toBe(404);
+        await settings({ providers: { disabled: ["NAMESPACE_D"] } });
+        expect(await winner()).toBe(`NAMESPACE_A/${FNS_OWNER}`);
+        expect((await api("resolve?domain=carol.sol&network=SOLANA")).status).toBe(404);
         await settings({ providers: { enabled: ["NAMESPACE_D"] } });
         expect(await winner()).toBe(`NAMESPACE_D/${SNS_WALLETS.alice}`);
         const rev = await api(`reverse-resolve?walletAddress=${FNS_OWNER}`);
