@@ -9,7 +9,8 @@ import { randomPortBase } from "./anvil.js";
 import { type Devnet, startDevnet } from "./devnet.js";
 import type { DevnetManifest } from "./manifest.js";
 import { SNS_HOSTILE, SNS_NAMES, SNS_WALLETS, snsWallet } from "./sns-fixtures.js";
-import { loadSolanaState, SNS_WRITE_METHOD, solanaStatePath } from "./solana-devnet.js";
+import { loadSolanaState, SNS_WRITE_METHOD, saveSolanaState, solanaStatePath } from "./solana-devnet.js";
+import { createSolanaLedger } from "./solana-ledger.js";
 
 /** One JSON-RPC call to the devnet's Solana endpoint; the whole answer (result or error). */
 async function call(url: string, method: string, params: unknown[] = []) {
@@ -128,12 +129,24 @@ describe("the devnet's Solana", () => {
     expect(await sdkOwner(after.rpcUrl, "alice.sol")).toBe(SNS_WALLETS.alice);
   }, 120_000);
 
+  it("redeploys when the saved ledger is another devnet's (another genesis hash than devnet.json's)", async () => {
+    await devnet!.stop();
+    const saved = loadSolanaState(solanaStatePath(dataDir))!;
+    const other = createSolanaLedger({ ...saved, genesisHash: snsWallet("another devnet") });
+    saveSolanaState(solanaStatePath(dataDir), other);
+    devnet = await startDevnet({ ...options(), networks: ["POLYGON"] });
+    expect(devnet.resumed).toBe(false);
+    expect(devnet.manifest.networks.SOLANA!.genesisHash).not.toBe(snsWallet("another devnet"));
+    expect(await sdkOwner(devnet.manifest.networks.SOLANA!.rpcUrl, "restart-check.sol")).toBeNull();
+  }, 240_000);
+
   it("starts over when its state file is unreadable", async () => {
+    const before = devnet!.manifest.networks.SOLANA!.genesisHash;
     await devnet!.stop();
     writeFileSync(solanaStatePath(dataDir), "not gzip");
     devnet = await startDevnet({ ...options(), networks: ["POLYGON"] });
     expect(devnet.resumed).toBe(false);
-    expect(await sdkOwner(devnet.manifest.networks.SOLANA!.rpcUrl, "restart-check.sol")).toBeNull();
+    expect(devnet.manifest.networks.SOLANA!.genesisHash).not.toBe(before);
     expect(await sdkOwner(devnet.manifest.networks.SOLANA!.rpcUrl, "alice.sol")).toBe(SNS_WALLETS.alice);
   }, 240_000);
 });

@@ -234,7 +234,18 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         ...previous,
         networks: Object.fromEntries([
           ...networks.map((n) => [n, { ...previous!.networks[n]!, rpcUrl: anvils[n]!.rpcUrl }]),
-          ...(solana ? [["SOLANA", (solana as DevnetSolana).manifestEntry()]] : []),
+          // The recorded genesis hash, not the loaded ledger's: the check below tells them apart.
+          ...(solana
+            ? [
+                [
+                  "SOLANA",
+                  {
+                    ...(solana as DevnetSolana).manifestEntry(),
+                    genesisHash: previous.networks.SOLANA?.genesisHash,
+                  },
+                ],
+              ]
+            : []),
         ]),
       };
       resumed = await isManifestLive(candidate);
