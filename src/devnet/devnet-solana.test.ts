@@ -92,6 +92,7 @@ describe("the devnet's Solana", () => {
       ["register", "Not A Name", owner],
       ["register", "x.sol", "0xnot-base58"],
       ["transfer", "nobody-registered-this.sol", owner],
+      ["register", "alice.sol", owner],
       ["explode"],
     ]) {
       const answer = await call(url, SNS_WRITE_METHOD, params);

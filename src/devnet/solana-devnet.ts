@@ -3,6 +3,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, w
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type Address, getBase58Decoder, isAddress } from "@solana/kit";
+import { NETWORKS } from "../domain/networks.js";
 import { SNS_MAINNET } from "../providers/sns/sns.adapter.js";
 import type { DevnetNetwork } from "./manifest.js";
 import { seedSnsWorld } from "./sns-fixtures.js";
@@ -99,8 +100,12 @@ export function saveSolanaState(path: string, ledger: SolanaLedger): void {
   renameSync(tmp, path);
 }
 
-/** SNS_WRITE_METHOD over `writer`: checks each argument, answers the slot written. */
-export function snsWriteMethod(writer: SnsWriter): (params: unknown[]) => number {
+/**
+ * SNS_WRITE_METHOD over `writer` on `ledger`: checks each argument (a registration of a name that
+ * exists is refused, as the name service refuses to create an account twice), answers the slot
+ * written.
+ */
+export function snsWriteMethod(writer: SnsWriter, ledger: SolanaLedger): (params: unknown[]) => number {
   const text = (v: unknown, what: string): string => {
     if (typeof v !== "string" || v.length === 0 || v.length > 256)
       throw new RpcError(-32602, `Invalid params: ${what} must be a non-empty string`);
@@ -121,8 +126,12 @@ export function snsWriteMethod(writer: SnsWriter): (params: unknown[]) => number
     const [op, a, b, c] = params;
     try {
       switch (op) {
-        case "register":
-          return writer.register(name(a), wallet(b, "owner"));
+        case "register": {
+          const n = name(a);
+          if (ledger.get(writer.keyOf(n)))
+            throw new RpcError(-32602, `Invalid params: ${n} is already registered`);
+          return writer.register(n, wallet(b, "owner"));
+        }
         case "transfer":
           return writer.transfer(name(a), wallet(b, "to"));
         case "remove":
@@ -177,14 +186,16 @@ export async function startDevnetSolana(o: StartDevnetSolanaOptions): Promise<De
     saveSolanaState(path, ledger);
     ledger.onChange(() => saveSolanaState(path, ledger));
   }
-  const rpc = await startSolanaRpc(ledger, o.port, { [SNS_WRITE_METHOD]: snsWriteMethod(writer) });
+  const rpc = await startSolanaRpc(ledger, o.port, {
+    [SNS_WRITE_METHOD]: snsWriteMethod(writer, ledger),
+  });
   return {
     ledger,
     writer,
     rpc,
     resumed: !fresh,
     manifestEntry: () => ({
-      chainId: 0,
+      chainId: NETWORKS.SOLANA.chainId,
       rpcUrl: rpc.url,
       wsUrl: rpc.wsUrl,
       contracts: { NAMESPACE_D: SNS_MAINNET.SOLANA },
