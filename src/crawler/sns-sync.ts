@@ -270,26 +270,32 @@ export function createSnsSync(o: SnsSyncOptions) {
     };
   }
 
-  /** Wakes the loop on the name service's program notifications; returns the unsubscriber. */
+  /**
+   * Wakes the loop on program notifications; returns the unsubscriber. The name service's accounts
+   * are kept for a pass over the names they touch; a primary-domain account (name offers program,
+   * 33 bytes) cannot be placed without its wallet, so it asks for a full pass at once.
+   */
   function subscribe(): () => void {
     if (!o.wsUrl) return () => {};
     const abort = new AbortController();
     const subs = createSolanaRpcSubscriptions(o.wsUrl);
-    void (async () => {
-      for (const program of [SNS_PROGRAMS.nameService] as const) {
-        const it = await subs
-          .programNotifications(program, { commitment: "finalized", encoding: "base64" })
-          .subscribe({ abortSignal: abort.signal });
-        for await (const n of it) {
-          head = Math.max(head ?? 0, Number(n.context.slot));
-          const data = new Uint8Array(Buffer.from(n.value.account.data[0], "base64"));
-          if (pending !== null && pending.length < MAX_PENDING)
-            pending.push({ address: n.value.pubkey, data });
-          else pending = null;
-          wake?.();
-        }
+    const follow = async (program: Address, filters: Array<{ dataSize: bigint }>, partial: boolean) => {
+      const it = await subs
+        .programNotifications(program, { commitment: "finalized", encoding: "base64", filters })
+        .subscribe({ abortSignal: abort.signal });
+      for await (const n of it) {
+        head = Math.max(head ?? 0, Number(n.context.slot));
+        const data = new Uint8Array(Buffer.from(n.value.account.data[0], "base64"));
+        if (partial && pending !== null && pending.length < MAX_PENDING)
+          pending.push({ address: n.value.pubkey, data });
+        else pending = null;
+        wake?.();
       }
-    })().catch((e) => {
+    };
+    Promise.all([
+      follow(SNS_PROGRAMS.nameService, [], true),
+      follow(SNS_PROGRAMS.nameOffers, [{ dataSize: 33n }], false),
+    ]).catch((e) => {
       if (!abort.signal.aborted)
         o.log.warn({ err: e, source: o.source.id }, "SNS subscription lost; polling");
     });
@@ -338,7 +344,7 @@ export function createSnsSync(o: SnsSyncOptions) {
             o.log.warn({ err: e, source: o.source.id }, "SNS pass failed; retrying");
           }
           if (stopped) break;
-          if (pending !== null && pending.length > 0) {
+          if (pending === null || pending.length > 0) {
             notified = true; // heard during the pass
             continue;
           }
