@@ -9,7 +9,7 @@ import { type Crawler, createCrawler } from "../crawler/crawler.js";
 import { createCrawlerMetrics } from "../crawler/crawler-metrics.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "../crawler/crawler-source.js";
 import { createRpcClient } from "../crawler/rpc-client.js";
-import { holderIdOf } from "../crawler/source-lease.js";
+import { holderIdOf, LeasedSource, type LeaseOptions } from "../crawler/source-lease.js";
 import { createSnsSync, type SnsSync } from "../crawler/sns-sync.js";
 import { createSource, mainnetSources } from "../crawler/sources.js";
 import { type Devnet, startDevnet } from "../devnet/devnet.js";
@@ -224,6 +224,15 @@ export async function startCrawlerRole(
   let index: ScoringFacts = options.rescore ? await buildScoringIndex(ctx.store, lists) : EMPTY_INDEX;
   const registry = new Registry();
   const chains = devnet;
+  // One writer per source across crawler processes on one store (docs/operations.md), the SNS
+  // source's included.
+  const lease: LeaseOptions = {
+    holder: holderIdOf(config.instanceId),
+    ttlMs: config.crawlerLeaseTtlMs,
+    renewMs: config.crawlerLeaseRenewMs,
+    // PostgreSQL: the advisory lock on top of the row (takeover in ~one renewal after a kill -9).
+    locks: ctx.store.sourceLocks,
+  };
   const crawler = createCrawler({
     sources,
     store: ctx.store,
@@ -237,14 +246,7 @@ export async function startCrawlerRole(
     // A new head is saved at once rather than at the next periodic save (about a second later).
     awaitMaxHeadOf: chains ? (s, block) => chains.saveThrough(s.network, block) : undefined,
     signals: crawlSignals(lists, () => index),
-    // One writer per source across crawler processes on one store (docs/operations.md).
-    lease: {
-      holder: holderIdOf(config.instanceId),
-      ttlMs: config.crawlerLeaseTtlMs,
-      renewMs: config.crawlerLeaseRenewMs,
-      // PostgreSQL: the advisory lock on top of the row (takeover in ~one renewal after a kill -9).
-      locks: ctx.store.sourceLocks,
-    },
+    lease,
   });
   crawler.start();
   // Without a real chain configured, the SNS source reads the devnet's Solana (devnet.json).
@@ -259,6 +261,7 @@ export async function startCrawlerRole(
     crawlSignals(lists, () => index),
     options.exitWhenSynced === true,
     devnetSolana,
+    lease,
   );
 
   const rescorer = options.rescore ? startRescoring(ctx, log, (i) => (index = i)) : null;
@@ -268,7 +271,7 @@ export async function startCrawlerRole(
     while (Date.now() < until) {
       const states = crawler.status().map((s) => s.state);
       // The SNS source is ready after its first pass (or its first failure: it retries).
-      if (sns) states.push(sns.sync.status().state);
+      if (sns) states.push(sns.status().state);
       // A standby source is not ready: its writer may be this process's own killed predecessor,
       // whose lease expires within seconds; a true standby waits out READY_TIMEOUT_MS.
       if (states.every((s) => s === "live" || s === "halted" || s === "stopped")) break;
@@ -282,10 +285,10 @@ export async function startCrawlerRole(
     registry,
     ready,
     snsDone: sns?.running ?? Promise.resolve(),
-    status: () => [...crawler.status(), ...(sns ? [sns.sync.status()] : [])],
+    status: () => [...crawler.status(), ...(sns ? [sns.status()] : [])],
     async stop() {
       await rescorer?.stop();
-      sns?.sync.stop();
+      sns?.stop();
       await sns?.running;
       await crawler.stop();
       await devnet?.stop();
@@ -297,37 +300,61 @@ export async function startCrawlerRole(
  * The Solana Name Service source of RPC_URL_SOLANA, else of the devnet's Solana (`devnet`, from
  * devnet.json) (docs/sns.md), beside the EVM crawler: passes over the SNS accounts, woken by
  * programSubscribe over RPC_WS_URL_SOLANA (default: the devnet's WebSocket, else the RPC URL with
- * ws://) or every CRAWLER_POLL_INTERVAL_MS; one pass only with `once` (crawl --exit-when-synced).
- * Null when there is neither.
+ * ws://) or every CRAWLER_POLL_INTERVAL_MS, under the source's lease like every EVM source (one
+ * writer across crawler processes; a standby takes over when the writer's lease expires); one pass
+ * only with `once` (crawl --exit-when-synced, without a lease). Null when there is neither.
  */
-function startSnsSource(
-  ctx: RuntimeContext,
+export function startSnsSource(
+  ctx: Pick<RuntimeContext, "config" | "store">,
   log: Logger,
   signals: SignalsFn,
   once: boolean,
   devnet: { rpcUrl: string; wsUrl: string } | null,
-): { sync: SnsSync; running: Promise<void> } | null {
+  lease: LeaseOptions,
+): { status(): SourceStatus; stop(): void; running: Promise<void> } | null {
   const url = ctx.config.rpcUrlSolana ?? devnet?.rpcUrl;
   if (!url) return null;
-  const sync = createSnsSync({
-    source: createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, url),
-    store: ctx.store,
-    signals,
+  const source = createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, url);
+  const syncOn = (store: CrawlerStore): SnsSync =>
+    createSnsSync({
+      source,
+      store,
+      signals,
+      log,
+      pollIntervalMs: ctx.config.crawlerPollIntervalMs,
+      wsUrl: ctx.config.crawlerNewHeads
+        ? (ctx.config.rpcWsUrlSolana ??
+          (ctx.config.rpcUrlSolana ? wsUrlOf(url) : devnet?.wsUrl) ??
+          wsUrlOf(url))
+        : null,
+    });
+  if (once) {
+    const sync = syncOn(ctx.store);
+    const running = sync.scanOnce().then(
+      () => undefined,
+      (e) => log.error({ err: e, source: source.id }, "SNS pass failed"),
+    );
+    return { status: () => sync.status(), stop: () => sync.stop(), running };
+  }
+  const leased = new LeasedSource(
+    source.id,
+    ctx.store,
+    (store) => {
+      const sync = syncOn(store);
+      return {
+        run: async () => {
+          await sync.run();
+          return sync.status().state;
+        },
+        stop: () => sync.stop(),
+        status: () => sync.status(),
+      };
+    },
+    lease,
     log,
-    pollIntervalMs: ctx.config.crawlerPollIntervalMs,
-    wsUrl: ctx.config.crawlerNewHeads
-      ? (ctx.config.rpcWsUrlSolana ??
-        (ctx.config.rpcUrlSolana ? wsUrlOf(url) : devnet?.wsUrl) ??
-        wsUrlOf(url))
-      : null,
-  });
-  const running = once
-    ? sync.scanOnce().then(
-        () => undefined,
-        (e) => log.error({ err: e, source: "sns-solana" }, "SNS pass failed"),
-      )
-    : sync.run();
-  return { sync, running };
+  );
+  const running = leased.run().then(() => undefined);
+  return { status: () => leased.status(), stop: () => leased.stop(), running };
 }
 
 /**
