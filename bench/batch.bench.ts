@@ -78,7 +78,7 @@ try {
   const store = createSqliteStore(file);
   await store.migrate();
   const world = seedBulk(store, DOMAINS);
-  const project = await store.createProject({ name: "bench", plan: "internal" });
+  const project = await store.projects.createProject({ name: "bench", plan: "internal" });
   const { key } = await createApiKey(store, pepper, project.id, "bench");
   await store.close();
 

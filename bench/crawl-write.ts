@@ -138,7 +138,7 @@ const store = POSTGRES
 try {
   await store.migrate();
   const signals = crawlSignals(
-    await loadScoringLists(loadConfig({}, { dataDir: dir }), await store.findKycOwners()),
+    await loadScoringLists(loadConfig({}, { dataDir: dir }), await store.scoring.findKycOwners()),
   );
   const contexts = new Map<string, SourceContext>();
   for (const source of sources)
@@ -182,7 +182,7 @@ try {
       store: POSTGRES ? "postgres" : "sqlite",
       events,
       parts,
-      domains: await store.countDomains(),
+      domains: await store.domainMap.countDomains(),
       seconds: +seconds.toFixed(2),
       eventsPerSecond: Math.round(events / seconds),
       cpuMicrosPerEvent: +((cpu.user + cpu.system) / events).toFixed(1),

@@ -150,7 +150,7 @@ try {
   } else store = createSqliteStore(join(dir, "bench.db"));
   await store.migrate();
   const signals = crawlSignals(
-    await loadScoringLists(loadConfig({}, { dataDir: dir }), await store.findKycOwners()),
+    await loadScoringLists(loadConfig({}, { dataDir: dir }), await store.scoring.findKycOwners()),
   );
   const crawler = createCrawler({
     sources,
@@ -188,7 +188,7 @@ try {
   const serverCrawlCpu = POSTGRES ? serverCpu() - serverBeforeCrawl : 0;
   clearInterval(sampler);
   const crawled = crawler.status().reduce((n, s) => n + s.eventsApplied, 0);
-  const domains = await store.countDomains();
+  const domains = await store.domainMap.countDomains();
   await store.close();
 
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);

@@ -72,7 +72,7 @@ try {
   const store = createSqliteStore(file);
   await store.migrate();
   const world = seedBulk(store, DOMAINS);
-  await store.setCheckpoint({
+  await store.crawlerLog.setCheckpoint({
     sourceId: "bench",
     chainId: 1,
     blockNumber: DOMAINS,

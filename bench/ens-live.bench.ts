@@ -60,8 +60,8 @@ try {
   const store = createSqliteStore(file);
   await store.migrate();
   await crawlToHead(store, sourcesFromManifest(devnet.manifest));
-  const project = await store.createProject({ name: "bench" });
-  await store.accountsDb
+  const project = await store.projects.createProject({ name: "bench" });
+  await store.accounts
     .updateTable("projects")
     .set({ plan: "internal" })
     .where("id", "=", project.id)

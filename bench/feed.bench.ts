@@ -61,10 +61,10 @@ const receiver = createServer((req, res) => {
 });
 await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
 const port = (receiver.address() as { port: number }).port;
-await new WebhooksRepo(world.store.accountsDb).create(
+await new WebhooksRepo(world.store.accounts).create(
   world.projectId,
   { url: `http://127.0.0.1:${port}/hook`, description: "", eventTypes: [], filters: {}, enabled: true },
-  (await world.store.changeLogBounds()).newest,
+  (await world.store.changeLog.changeLogBounds()).newest,
   Date.now(),
   (id) => sealSecret(world.ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
 );

@@ -16,7 +16,7 @@ const t = await createConsoleTestApp({
   config: { plans: { free: { rps: 1e9, monthlyQuota: 1e12, maxProjects: 5, maxKeys: 10, maxMembers: 5 } } },
 });
 try {
-  const project = await t.store.createProject({ name: "bench" });
+  const project = await t.store.projects.createProject({ name: "bench" });
   const keys = {
     unlimited: (await t.services.projects.createKey(project.id, { name: "plain" })).key,
     endpointsAndExpiry: (

@@ -127,7 +127,7 @@ try {
   const t = performance.now();
   const world = seedBulk(store, DOMAINS);
   console.log(
-    `seeded ${await store.countDomains()} domains (6 records each) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    `seeded ${await store.domainMap.countDomains()} domains (6 records each) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
   // The hot set of names, and their history in the journal (the time-travel row).
   const hot = shuffled(world.names).slice(0, 20_000);
@@ -136,10 +136,10 @@ try {
     store,
     world.placements.filter((p) => hotSet.has(p.name)),
   );
-  const project = await store.createProject({ name: "bench" });
+  const project = await store.projects.createProject({ name: "bench" });
   // The limits+usage row counts every request against the plan's rate and quota: on `internal`
   // they are far above what the load can reach, so no answer is a 429.
-  await store.accountsDb
+  await store.accounts
     .updateTable("projects")
     .set({ plan: "internal" })
     .where("id", "=", project.id)

@@ -32,7 +32,7 @@ try {
   await store.migrate();
   const token = (i: number) => `0x${i.toString(16).padStart(64, "0")}`;
   const ids = await store.transaction((tx) =>
-    tx.upsertDomains(
+    tx.domainMap.upsertDomains(
       Array.from({ length: ADDRESSES * 2 * ROUNDS }, (_, i) => ({
         provider: "NAMESPACE_B" as const,
         network: "POLYGON" as const,
@@ -73,12 +73,12 @@ try {
     const a = batch();
     let t = performance.now();
     await store.transaction(async (tx) => {
-      for (const c of a) await tx.setReverse({ ...c, domainId: c.domainId as number });
+      for (const c of a) await tx.domainMap.setReverse({ ...c, domainId: c.domainId as number });
     });
     const oneByOne = ((performance.now() - t) * 1000) / ADDRESSES;
     const b = batch();
     t = performance.now();
-    await store.transaction((tx) => tx.applyReverses(b));
+    await store.transaction((tx) => tx.domainMap.applyReverses(b));
     const batched = ((performance.now() - t) * 1000) / ADDRESSES;
     rounds.push({ oneByOne: Number(oneByOne.toFixed(2)), batched: Number(batched.toFixed(2)) });
   }

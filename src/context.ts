@@ -28,7 +28,7 @@ export async function createContext(
     dataDir: config.dataDir,
     ...storeOptions,
   });
-  const scoringLists = await loadScoringLists(config, await store.findKycOwners());
+  const scoringLists = await loadScoringLists(config, await store.scoring.findKycOwners());
   return {
     config,
     logger: log,

@@ -24,7 +24,10 @@ const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as DevnetManifes
 const store = target.startsWith("postgres://") ? createPostgresStore(target) : createSqliteStore(target);
 await store.migrate();
 const signals = crawlSignals(
-  await loadScoringLists(loadConfig({}, { dataDir: dirname(manifestFile) }), await store.findKycOwners()),
+  await loadScoringLists(
+    loadConfig({}, { dataDir: dirname(manifestFile) }),
+    await store.scoring.findKycOwners(),
+  ),
 );
 const crawler = createCrawler({
   sources: sourcesFromManifest(manifest),

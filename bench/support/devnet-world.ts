@@ -98,7 +98,7 @@ export async function startDevnetWorld(o: DevnetWorldOptions) {
     pepper: randomBytes(16).toString("hex"),
     clock: Date.now,
   };
-  const project = await store.createProject({ name: "fresh", plan: "internal" });
+  const project = await store.projects.createProject({ name: "fresh", plan: "internal" });
   const { key } = await createApiKey(store, ctx.pepper, project.id, "k");
   const services = createConsoleServices(ctx);
   const registry = new Registry();

@@ -43,7 +43,7 @@ export async function copyToPostgres(
   const t = performance.now();
   await importSnapshot(store, snap);
   console.log(`copied the map to PostgreSQL in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const project = await store.createProject({ name: "bench", plan: "internal" });
+  const project = await store.projects.createProject({ name: "bench", plan: "internal" });
   const { key } = await createApiKey(store, pepper, project.id, "bench");
   await store.close();
   return { url, key };

@@ -12,7 +12,7 @@ await store.migrate();
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const ranker = createScoringRanker();
-const result = await exportZones(store, createResolution({ store, ranker }), {
+const result = await exportZones(store, createResolution({ store: store.domainMap, ranker }), {
   ranker,
   outDir: dir,
   nameServers: ["ns1.omniname.test", "ns2.omniname.test"],

@@ -68,8 +68,8 @@ export class AccountService {
   private readonly pendingMail = new Set<Promise<void>>();
 
   constructor(private readonly d: AccountServiceDeps) {
-    this.repo = new AccountsRepo(d.store.accountsDb);
-    this.projects = new ProjectsRepo(d.store.accountsDb);
+    this.repo = new AccountsRepo(d.store.accounts);
+    this.projects = new ProjectsRepo(d.store.accounts);
   }
 
   private link(path: string, token: string): string {
@@ -151,7 +151,7 @@ export class AccountService {
       ? await this.repo.findLiveToken(TOKEN_KINDS.invite, hashToken(token), this.d.clock())
       : null;
     if (t === null) throw new AppError("TOKEN_INVALID");
-    const project = t.projectId === null ? null : await this.d.store.findProjectById(t.projectId);
+    const project = t.projectId === null ? null : await this.d.store.projects.findProjectById(t.projectId);
     const inviter = t.createdBy === null ? null : await this.repo.findAccountById(t.createdBy);
     return {
       email: t.email,
@@ -187,7 +187,7 @@ export class AccountService {
     // The slow hash runs before the transaction, so the transaction holds no lock for 0.3 s.
     const passwordHash = await hashPassword(input.password);
     const account = await this.d.store.transaction(async (tx) => {
-      const repo = new AccountsRepo(tx.accountsDb);
+      const repo = new AccountsRepo(tx.accounts);
       const now = this.d.clock();
       // Single use under races: only one request flips used_at.
       const used = await repo.consumeToken(TOKEN_KINDS.invite, tokenHash, now);
@@ -200,7 +200,7 @@ export class AccountService {
           cause: e,
         });
       }
-      await joinByInvitation(tx.accountsDb, used, created, now);
+      await joinByInvitation(tx.accounts, used, created, now);
       return created;
     });
     await this.sendVerification(account.id, email);

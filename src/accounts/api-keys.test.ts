@@ -58,9 +58,9 @@ describe("api keys in the store", () => {
   });
 
   it("stores only the keyed hash, never the plaintext", async () => {
-    const p = await store.createProject({ name: "hashing" });
+    const p = await store.projects.createProject({ name: "hashing" });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "ci");
-    const rows = await store.accountsDb
+    const rows = await store.accounts
       .selectFrom("api_keys")
       .selectAll()
       .where("id", "=", apiKey.id)
@@ -72,8 +72,8 @@ describe("api keys in the store", () => {
   });
 
   it("verifies a key, caches it, and stops accepting it within the TTL of a revocation", async () => {
-    const p = await store.createProject({ name: "revocation" });
-    await store.updateProjectSettings(p.id, { providerPriority: ["NAMESPACE_C"] });
+    const p = await store.projects.createProject({ name: "revocation" });
+    await store.projects.updateProjectSettings(p.id, { providerPriority: ["NAMESPACE_C"] });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");
     const v = createApiKeyVerifier({ store, pepper: PEPPER, clock, ttlMs: 2000 });
     expect(v.verifyCached(key)).toBeUndefined();
@@ -84,7 +84,7 @@ describe("api keys in the store", () => {
     });
     // Cached: the same parsed settings object, no lookup.
     expect(v.verifyCached(key)?.project.settings).toBe(first?.project.settings);
-    await store.revokeApiKey(apiKey.id, now);
+    await store.projects.revokeApiKey(apiKey.id, now);
     expect(v.verifyCached(key)).not.toBeNull(); // still within the TTL
     now += 2001;
     expect(v.verifyCached(key)).toBeUndefined();
@@ -92,7 +92,7 @@ describe("api keys in the store", () => {
   });
 
   it("applies a TTL that shrinks while the key is cached (the change channel going down)", async () => {
-    const p = await store.createProject({ name: "channel down" });
+    const p = await store.projects.createProject({ name: "channel down" });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");
     let channelUp = true;
     const v = createApiKeyVerifier({
@@ -102,7 +102,7 @@ describe("api keys in the store", () => {
       ttlMs: () => (channelUp ? 60_000 : 1_000),
     });
     await v.verify(key);
-    await store.revokeApiKey(apiKey.id, now);
+    await store.projects.revokeApiKey(apiKey.id, now);
     now += 1_001;
     expect(v.verifyCached(key)).not.toBeNull(); // the channel is up: the cache answers
     channelUp = false;
@@ -111,7 +111,7 @@ describe("api keys in the store", () => {
   });
 
   it("does not cache a lookup that an invalidation overtook", async () => {
-    const p = await store.createProject({ name: "race" });
+    const p = await store.projects.createProject({ name: "race" });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");
     const v = createApiKeyVerifier({ store, pepper: PEPPER, clock, ttlMs: 60_000 });
     const pending = v.verify(key);
@@ -121,16 +121,16 @@ describe("api keys in the store", () => {
   });
 
   it("forgets a key at once on invalidateKey / invalidateProject", async () => {
-    const p = await store.createProject({ name: "invalidate" });
+    const p = await store.projects.createProject({ name: "invalidate" });
     const { key, apiKey } = await createApiKey(store, PEPPER, p.id, "k");
     const v = createApiKeyVerifier({ store, pepper: PEPPER, clock, ttlMs: 60_000 });
     await v.verify(key);
-    await store.revokeApiKey(apiKey.id, now);
+    await store.projects.revokeApiKey(apiKey.id, now);
     v.invalidateKey(apiKey.id);
     expect(await v.verify(key)).toBeNull();
     const { key: k2 } = await createApiKey(store, PEPPER, p.id, "k2");
     await v.verify(k2);
-    await store.updateProjectSettings(p.id, { includeExpired: true });
+    await store.projects.updateProjectSettings(p.id, { includeExpired: true });
     v.invalidateProject(p.id);
     expect((await v.verify(k2))?.project.settings).toEqual({ includeExpired: true });
   });
@@ -145,7 +145,7 @@ describe("api keys in the store", () => {
   });
 
   it("shares one lookup between concurrent first requests", async () => {
-    const p = await store.createProject({ name: "concurrent" });
+    const p = await store.projects.createProject({ name: "concurrent" });
     const { key } = await createApiKey(store, PEPPER, p.id, "k");
     const v = createApiKeyVerifier({ store, pepper: PEPPER, clock });
     const all = await Promise.all(Array.from({ length: 20 }, () => v.verify(key)));
@@ -159,12 +159,12 @@ describe("api keys in the store", () => {
     const b = await ensureDemoProject({ store, pepper: PEPPER, config });
     expect(a.project.id).toBe(b.project.id);
     expect(a.registered && b.registered).toBe(true);
-    expect(await store.listApiKeys(a.project.id)).toHaveLength(1);
+    expect(await store.projects.listApiKeys(a.project.id)).toHaveLength(1);
     const v = createApiKeyVerifier({ store, pepper: PEPPER, clock });
     expect((await v.verify("demo-key-0123456789"))?.project.name).toBe("demo");
     // Revoked by an operator: it stays revoked.
-    const [demo] = await store.listApiKeys(a.project.id);
-    await store.revokeApiKey(demo.id, now);
+    const [demo] = await store.projects.listApiKeys(a.project.id);
+    await store.projects.revokeApiKey(demo.id, now);
     expect((await ensureDemoProject({ store, pepper: PEPPER, config })).registered).toBe(false);
     const noKey = await ensureDemoProject({
       store,
@@ -178,9 +178,9 @@ describe("api keys in the store", () => {
     const config = loadConfig({}, { dataDir: dir });
     const { project } = await ensureDemoProject({ store, pepper: PEPPER, config });
     expect(project.plan).toBe("demo");
-    await new ProjectsRepo(store.accountsDb).setPlan(project.id, "free");
+    await new ProjectsRepo(store.accounts).setPlan(project.id, "free");
     expect((await ensureDemoProject({ store, pepper: PEPPER, config })).project.plan).toBe("demo");
-    expect((await store.findProjectByName("demo"))?.plan).toBe("demo");
+    expect((await store.projects.findProjectByName("demo"))?.plan).toBe("demo");
     const { demo: _, ...withoutDemo } = config.plans;
     const other = { ...config, plans: withoutDemo, defaultPlan: "pro" };
     expect((await ensureDemoProject({ store, pepper: PEPPER, config: other })).project.plan).toBe("pro");

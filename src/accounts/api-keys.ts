@@ -57,7 +57,7 @@ export async function createApiKey(
   limits: { scopes?: KeyScopes; expiresAt?: number | null } = {},
 ): Promise<{ key: string; apiKey: ApiKey }> {
   const { key, prefix } = generateApiKey();
-  const apiKey = await store.insertApiKey({
+  const apiKey = await store.projects.insertApiKey({
     projectId,
     name,
     prefix,
@@ -80,29 +80,38 @@ export async function ensureDemoProject(
 ): Promise<{ project: Project; registered: boolean }> {
   const { store } = ctx;
   const plan = demoPlanOf(ctx.config).name;
-  let project = await store.findProjectByName("demo");
+  let project = await store.projects.findProjectByName("demo");
   if (project === null) {
     try {
-      project = await store.createProject({ name: "demo", description: "Built-in demo project", plan });
+      project = await store.projects.createProject({
+        name: "demo",
+        description: "Built-in demo project",
+        plan,
+      });
     } catch (e) {
-      project = await store.findProjectByName("demo");
+      project = await store.projects.findProjectByName("demo");
       if (project === null) throw e;
     }
   }
   if (project.plan !== plan) {
-    await new ProjectsRepo(store.accountsDb).setPlan(project.id, plan);
+    await new ProjectsRepo(store.accounts).setPlan(project.id, plan);
     project = { ...project, plan };
   }
   const demoKey = ctx.config.demoApiKey;
   if (!demoKey) return { project, registered: false };
   const hash = hashApiKey(ctx.pepper, demoKey);
-  if ((await store.findApiKeyByHash(hash)) !== null) return { project, registered: true };
+  if ((await store.projects.findApiKeyByHash(hash)) !== null) return { project, registered: true };
   try {
-    await store.insertApiKey({ projectId: project.id, name: "demo", prefix: keyPrefix(demoKey), hash });
+    await store.projects.insertApiKey({
+      projectId: project.id,
+      name: "demo",
+      prefix: keyPrefix(demoKey),
+      hash,
+    });
     return { project, registered: true };
   } catch {
     // The hash is unique: either another process registered it a moment ago, or it was revoked.
-    return { project, registered: (await store.findApiKeyByHash(hash)) !== null };
+    return { project, registered: (await store.projects.findApiKeyByHash(hash)) !== null };
   }
 }
 
@@ -193,18 +202,18 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
   async function load(key: string): Promise<VerifiedKey | null> {
     const gen = generation;
     const hash = hashApiKey(pepper, key);
-    const found = await store.findApiKeyByHash(hash);
+    const found = await store.projects.findApiKeyByHash(hash);
     let value: VerifiedKey | null = null;
     if (found !== null) {
       // The lookup matched under the database's comparison; compare the stored bytes in constant
       // time as well, so a looser comparison (collation, padding) can never admit a near miss.
-      const row = await store.accountsDb
+      const row = await store.accounts
         .selectFrom("api_keys")
         .select("hash")
         .where("id", "=", found.id)
         .executeTakeFirst();
       const stored = Buffer.from(row?.hash ?? "", "hex");
-      const project = await store.findProjectById(found.projectId);
+      const project = await store.projects.findProjectById(found.projectId);
       if (project !== null && safeEqualHex(hash, stored)) {
         value = {
           key: {

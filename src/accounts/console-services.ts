@@ -98,19 +98,19 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
   const throttle = new LoginThrottle(backend, { ...DEFAULT_THROTTLE, ...opts.throttle });
   const accounts = new AccountService({ store, config, logger, mailer, throttle, clock });
   const twoFactor = new TwoFactorService({
-    db: store.accountsDb,
+    db: store.accounts,
     accounts,
     throttle,
     pepper: ctx.pepper,
     clock,
   });
-  const usage = new UsageRecorder(store.accountsDb, logger, config.usageFlushMs, (m) =>
-    store.touchApiKeys(m),
+  const usage = new UsageRecorder(store.accounts, logger, config.usageFlushMs, (m) =>
+    store.projects.touchApiKeys(m),
   );
   const limits = new ApiLimits({
     backend,
     clock,
-    loadQuotaUsed: (projectId, from, to) => loadQuotaUsed(store.accountsDb, projectId, from, to),
+    loadQuotaUsed: (projectId, from, to) => loadQuotaUsed(store.accounts, projectId, from, to),
   });
   // Real time, not ctx.clock: the TTL bounds how late an allowlist change applies, whatever
   // time the rest of the app is told it is.
@@ -131,7 +131,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
     ranker: ctx.ranker,
   });
   const alerts = createUsageAlerts({
-    db: store.accountsDb,
+    db: store.accounts,
     projects: projects.repo,
     backend,
     config,
@@ -142,7 +142,7 @@ export function createConsoleServices(ctx: AppContext, opts: ConsoleServicesOpti
   usage.start();
   const purge = setInterval(() => {
     accounts.purgeSessions().catch((e: unknown) => logger.warn({ err: e }, "session purge failed"));
-    pruneAudit(store.accountsDb, clock() - config.auditRetentionDays * 86_400_000).catch((e: unknown) =>
+    pruneAudit(store.accounts, clock() - config.auditRetentionDays * 86_400_000).catch((e: unknown) =>
       logger.warn({ err: e }, "audit log prune failed"),
     );
   }, 3_600_000);

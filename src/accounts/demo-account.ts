@@ -29,7 +29,7 @@ export async function ensureDemoAccount(
   if (account === null) {
     if (await accounts.repo.hasAnyAccount()) return { kind: "none" };
     account = await store.transaction(async (tx) => {
-      const repo = new AccountsRepo(tx.accountsDb);
+      const repo = new AccountsRepo(tx.accounts);
       const a = await repo.insertAccount({
         email: DEMO_EMAIL,
         fullName: "Demo",
@@ -37,7 +37,7 @@ export async function ensureDemoAccount(
         now,
       });
       await repo.markEmailVerified(a.id, now);
-      await new ProjectsRepo(tx.accountsDb).addMember(demoProjectId, a.id, "owner", now);
+      await new ProjectsRepo(tx.accounts).addMember(demoProjectId, a.id, "owner", now);
       return a;
     });
   }

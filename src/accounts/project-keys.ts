@@ -82,7 +82,7 @@ export class ProjectKeys {
   private readonly repo: ProjectsRepo;
 
   constructor(private readonly d: ProjectKeysDeps) {
-    this.repo = new ProjectsRepo(d.store.accountsDb);
+    this.repo = new ProjectsRepo(d.store.accounts);
   }
 
   private async keyWrite<T>(ids: number[], change: AuditChange, write: (tx: Store) => Promise<T>) {
@@ -91,7 +91,7 @@ export class ProjectKeys {
       ids.map((id) => `key:${id}`),
       async (tx) => {
         const out = await write(tx);
-        await recordAudit(tx.accountsDb, change, this.d.clock());
+        await recordAudit(tx.accounts, change, this.d.clock());
         return out;
       },
     );
@@ -100,7 +100,7 @@ export class ProjectKeys {
   }
 
   private async mustFindLive(projectId: number, keyId: number): Promise<ApiKey> {
-    const key = (await this.d.store.listApiKeys(projectId)).find(
+    const key = (await this.d.store.projects.listApiKeys(projectId)).find(
       (k) => k.id === keyId && k.revokedAt === null,
     );
     if (!key) throw new AppError("NOT_FOUND", "No such live key.");
@@ -118,8 +118,8 @@ export class ProjectKeys {
     await this.d.usage.flush().catch(() => {});
     const now = this.d.clock();
     const [keys, requests] = await Promise.all([
-      this.d.store.listApiKeys(projectId),
-      loadKeyRequests(this.d.store.accountsDb, projectId, dayOf(now).slice(0, 7)),
+      this.d.store.projects.listApiKeys(projectId),
+      loadKeyRequests(this.d.store.accounts, projectId, dayOf(now).slice(0, 7)),
     ]);
     const live = keys.filter((k) => k.revokedAt === null);
     const revoked = keys
@@ -138,7 +138,7 @@ export class ProjectKeys {
     const { key, apiKey } = await this.d.store.transaction(async (tx) => {
       const created = await createApiKey(tx, this.d.pepper, projectId, name, { scopes, expiresAt });
       await recordAudit(
-        tx.accountsDb,
+        tx.accounts,
         {
           projectId,
           kind: "key.create",
@@ -181,7 +181,7 @@ export class ProjectKeys {
         after: auditValue(next),
       },
       (tx) =>
-        tx.accountsDb
+        tx.accounts
           .updateTable("api_keys")
           .set({ name, scopes: scopesColumn(scopes), expires_at: expiresAt })
           .where("id", "=", keyId)
@@ -219,13 +219,13 @@ export class ProjectKeys {
           scopes: old.scopes,
           expiresAt,
         });
-        await tx.accountsDb
+        await tx.accounts
           .updateTable("api_keys")
           .set({ rotated_to: c.apiKey.id, expires_at: oldEnd })
           .where("id", "=", keyId)
           .execute();
         await recordAudit(
-          tx.accountsDb,
+          tx.accounts,
           {
             projectId,
             kind: "key.create",
@@ -256,7 +256,7 @@ export class ProjectKeys {
         before: { id: key.id, name: key.name, prefix: key.prefix, status: "active" },
         after: { id: key.id, name: key.name, prefix: key.prefix, status: "revoked" },
       },
-      (tx) => tx.revokeApiKey(keyId, this.d.clock()),
+      (tx) => tx.projects.revokeApiKey(keyId, this.d.clock()),
     );
   }
 }

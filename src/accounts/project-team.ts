@@ -30,14 +30,14 @@ export class ProjectTeam {
   readonly repo: ProjectsRepo;
 
   constructor(private readonly d: ProjectTeamDeps) {
-    this.repo = new ProjectsRepo(d.store.accountsDb);
+    this.repo = new ProjectsRepo(d.store.accounts);
   }
 
   /** A write of the team (no cache to drop) with its audit entry, in one transaction. */
   private teamWrite<T>(change: AuditChange, write: (repo: ProjectsRepo) => Promise<T>): Promise<T> {
     return this.d.store.transaction(async (tx) => {
-      const r = await write(new ProjectsRepo(tx.accountsDb));
-      await recordAudit(tx.accountsDb, change, this.d.clock());
+      const r = await write(new ProjectsRepo(tx.accounts));
+      await recordAudit(tx.accounts, change, this.d.clock());
       return r;
     });
   }
@@ -112,7 +112,7 @@ export class ProjectTeam {
     // The invitation's token is written by AccountService.invite (shared with the CLI's
     // registration invitations): its entry follows in a write of its own.
     await recordAudit(
-      this.d.store.accountsDb,
+      this.d.store.accounts,
       { projectId, kind: "member.invite", subject: String(invitation.id), after: { email, role } },
       this.d.clock(),
     );
@@ -185,10 +185,10 @@ export class ProjectTeam {
       (i) => i.id === invitationId,
     );
     await this.d.store.transaction(async (tx) => {
-      if (!(await new AccountsRepo(tx.accountsDb).deleteProjectInvitation(projectId, invitationId)))
+      if (!(await new AccountsRepo(tx.accounts).deleteProjectInvitation(projectId, invitationId)))
         throw new AppError("NOT_FOUND", "No such pending invitation.");
       await recordAudit(
-        tx.accountsDb,
+        tx.accounts,
         {
           projectId,
           kind: "invitation.cancel",

@@ -68,7 +68,7 @@ export class ProjectService {
   readonly keys: ProjectKeys;
 
   constructor(private readonly d: ProjectServiceDeps) {
-    this.repo = new ProjectsRepo(d.store.accountsDb);
+    this.repo = new ProjectsRepo(d.store.accounts);
     this.team = new ProjectTeam({
       ...d,
       mustFind: (id) => this.mustFind(id),
@@ -114,7 +114,7 @@ export class ProjectService {
 
   /** Appends the audit entry of a change, in the change's transaction (accounts/audit-log.ts). */
   private audit(tx: Store, change: AuditChange): Promise<void> {
-    return recordAudit(tx.accountsDb, change, this.d.clock());
+    return recordAudit(tx.accounts, change, this.d.clock());
   }
 
   planOf(p: { plan: string }): Plan {
@@ -159,8 +159,8 @@ export class ProjectService {
       );
     try {
       const project = await this.d.store.transaction(async (tx) => {
-        const p = await tx.createProject({ name, description, plan: this.d.config.defaultPlan });
-        await new ProjectsRepo(tx.accountsDb).addMember(p.id, accountId, "owner", this.d.clock());
+        const p = await tx.projects.createProject({ name, description, plan: this.d.config.defaultPlan });
+        await new ProjectsRepo(tx.accounts).addMember(p.id, accountId, "owner", this.d.clock());
         await this.audit(tx, {
           projectId: p.id,
           kind: "project.create",
@@ -193,7 +193,7 @@ export class ProjectService {
   }
 
   private async mustFind(projectId: number): Promise<ProjectRow> {
-    const p = await this.d.store.findProjectById(projectId);
+    const p = await this.d.store.projects.findProjectById(projectId);
     if (p === null) throw new AppError("NOT_FOUND", "No such project.");
     return p;
   }
@@ -209,7 +209,7 @@ export class ProjectService {
     try {
       await this.projectWrite(
         projectId,
-        (tx) => new ProjectsRepo(tx.accountsDb).updateProject(projectId, next),
+        (tx) => new ProjectsRepo(tx.accounts).updateProject(projectId, next),
         { kind: "project.update", before, after: { ...before, ...next } },
       );
     } catch (e) {
@@ -223,7 +223,7 @@ export class ProjectService {
   /** Deletes the project and its keys; the keys stop working on the next request. */
   async delete(projectId: number): Promise<void> {
     const p = await this.mustFind(projectId);
-    await this.projectWrite(projectId, (tx) => new ProjectsRepo(tx.accountsDb).deleteProject(projectId), {
+    await this.projectWrite(projectId, (tx) => new ProjectsRepo(tx.accounts).deleteProject(projectId), {
       kind: "project.delete",
       before: { name: p.name, description: p.description, plan: p.plan },
     });
@@ -246,9 +246,9 @@ export class ProjectService {
     await this.projectWrite(
       projectId,
       async (tx) => {
-        await tx.updateProjectSettings(projectId, next);
+        await tx.projects.updateProjectSettings(projectId, next);
         // Its winner.changed events come after, page by page (src/workers/settings-winner-jobs.ts).
-        await tx.appendSettingsWinnerJob({
+        await tx.winnerJobs.appendSettingsWinnerJob({
           projectId,
           settingsBefore: before,
           settingsAfter: next,
@@ -287,7 +287,7 @@ export class ProjectService {
       return this.getSecurity(projectId);
     await this.projectWrite(
       projectId,
-      (tx) => new ProjectsRepo(tx.accountsDb).setAccess(projectId, lists, this.d.clock()),
+      (tx) => new ProjectsRepo(tx.accounts).setAccess(projectId, lists, this.d.clock()),
       {
         kind: "security.update",
         before: { allowedIps: old.allowedIps, allowedOrigins: old.allowedOrigins },
@@ -351,7 +351,7 @@ export class ProjectService {
     await this.d.usage.flush();
     const now = this.d.clock();
     const [usage, used] = await Promise.all([
-      loadUsage(this.d.store.accountsDb, projectId, now, 30),
+      loadUsage(this.d.store.accounts, projectId, now, 30),
       this.d.limits.quotaUsed(projectId, now),
     ]);
     const monthEnd = new Date(now);

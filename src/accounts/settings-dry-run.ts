@@ -113,7 +113,7 @@ async function* affectedNames(
   if (start.phase === 0 && (a.pairs.length > 0 || a.expiredBy !== null)) {
     let after = start.name;
     for (;;) {
-      const names = await store.findNamesOnPairs(a.pairs, a.expiredBy, { after, limit: pageSize });
+      const names = await store.scoring.findNamesOnPairs(a.pairs, a.expiredBy, { after, limit: pageSize });
       if (names.length === 0) break;
       after = names[names.length - 1]!;
       yield { names, cursor: { phase: 0, name: after } };
@@ -125,7 +125,7 @@ async function* affectedNames(
   if (a.priority && a.suffixes.length === 0) {
     // Only domain exceptions changed: their names, if held more than once (at most 10,000 of them).
     const sorted = [...a.domains].sort(byCodeUnits).filter((n) => from === null || n > from);
-    const holders = await store.findNameHolders(sorted);
+    const holders = await store.scoring.findNameHolders(sorted);
     const shared = sorted.filter((n) => (holders.get(n) ?? 0) > 1);
     for (let i = 0; i < shared.length; i += pageSize) {
       const names = shared.slice(i, i + pageSize);
@@ -133,7 +133,7 @@ async function* affectedNames(
     }
     return;
   }
-  for await (const page of store.iterateSharedNames(pageSize, from)) {
+  for await (const page of store.scoring.iterateSharedNames(pageSize, from)) {
     const names = page.filter(
       (name) => !a.priority || a.domains.has(name) || a.suffixes.some((s) => name.endsWith(s)),
     );
@@ -190,7 +190,7 @@ export async function* winnerChangePages(
   const pages = affectedNames(deps.store, affected, opts.start ?? START, opts.pageSize ?? CHUNK);
   for await (const { names, cursor } of pages) {
     const byName = new Map<string, DomainWithRecords[]>();
-    for (const d of names.length > 0 ? await deps.store.findRankingCandidates(names) : []) {
+    for (const d of names.length > 0 ? await deps.store.scoring.findRankingCandidates(names) : []) {
       const list = byName.get(d.name);
       if (list) list.push(d);
       else byName.set(d.name, [d]);

@@ -164,7 +164,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   if (serveConsole) noStoreUnder(app, CONSOLE_PREFIX);
 
   const resolution = createResolution({
-    store: ctx.store,
+    store: ctx.store.domainMap,
     ranker: ctx.ranker,
     live: opts.ensLive,
     history: createDomainHistory(ctx.store),
@@ -195,7 +195,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     metrics,
     changes: {
       hub,
-      store: ctx.store,
+      store: ctx.store.changeLog,
       verifier,
       heartbeatMs: ctx.config.changesHeartbeatMs,
       maxClients: ctx.config.changesMaxClients,

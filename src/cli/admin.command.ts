@@ -43,8 +43,8 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
     }
     if (action === "plan" && (args.length === 1 || args.length === 2)) {
       const project = /^\d+$/.test(args[0])
-        ? await ctx.store.findProjectById(Number(args[0]))
-        : await ctx.store.findProjectByName(args[0]);
+        ? await ctx.store.projects.findProjectById(Number(args[0]))
+        : await ctx.store.projects.findProjectByName(args[0]);
       if (project === null) {
         io.err(`no project ${JSON.stringify(args[0])}\n`);
         return 1;
@@ -62,14 +62,14 @@ export async function runAdmin(ctx: AppContext, argv: string[], io: Out): Promis
       }
       // The NOTIFY is sent with the commit: API processes apply the plan within milliseconds.
       await writeAndPublish(ctx.store, [`project:${project.id}`], async (tx) => {
-        await new ProjectsRepo(tx.accountsDb).setPlan(project.id, plan.name);
+        await new ProjectsRepo(tx.accounts).setPlan(project.id, plan.name);
         const change = {
           projectId: project.id,
           kind: "project.plan",
           before: { plan: project.plan },
           after: { plan: plan.name },
         } as const;
-        await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+        await recordAudit(tx.accounts, change, Date.now(), CLI_ACTOR);
       });
       io.out(
         `${project.id} ${project.name}: ${project.plan} -> ${plan.name} (API processes apply it within seconds)\n`,

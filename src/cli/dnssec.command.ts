@@ -46,7 +46,7 @@ async function servedZones(config: Config): Promise<string[]> {
   try {
     const icann = buildIcannZones(ctx.scoringLists.icannTlds);
     const zones = new Set<string>();
-    for (const { tld } of await ctx.store.listTldFirstRegistrations()) {
+    for (const { tld } of await ctx.store.scoring.listTldFirstRegistrations()) {
       const dns = buildDnsName(tld);
       if (dns.ok && !icann.has(dns.name)) zones.add(dns.name);
     }

@@ -11,8 +11,7 @@ import {
   redisLiveCache,
   storeLiveCache,
 } from "../resolution/ens-live-cache.js";
-import type { AccountsTables } from "../store/accounts.port.js";
-import type { Dialect } from "../store/store.js";
+import type { Store } from "../store/store.js";
 
 /**
  * The live ENS lookups of an API process (docs/ens-offchain.md): on the ETHEREUM RPC of the
@@ -28,7 +27,7 @@ export function ensLiveFor(
   devnet: DevnetManifest | null,
   logger: Logger,
   registry?: Registry,
-  store?: AccountsTables & { readonly dialect: Dialect },
+  store?: Pick<Store, "accounts" | "dialect">,
 ): EnsLive | undefined {
   const storage = new Set(
     config.ensStorageResolvers
@@ -93,7 +92,7 @@ export function ensLiveFor(
     cache = layeredLiveCache(cache, redisLiveCache(redis, config.redisKeyPrefix));
   } else if (store?.dialect === "postgres") {
     // PostgreSQL without Redis: the answers shared through the store (ens_live_answers).
-    cache = layeredLiveCache(cache, storeLiveCache(store));
+    cache = layeredLiveCache(cache, storeLiveCache(store.accounts));
   }
   const connection = redis;
   return createEnsLive({

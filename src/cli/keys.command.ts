@@ -81,13 +81,13 @@ export const keysCommand: Command = {
     const limits = keyLimitsOf(action === "create" ? options : {}, Date.now());
     const ctx = await createContext(loadConfig());
     try {
-      let project = await ctx.store.findProjectByName(projectName);
+      let project = await ctx.store.projects.findProjectByName(projectName);
       if (!project && action === "create" && options["create-project"]) {
         project = await ctx.store.transaction(async (tx) => {
-          const p = await tx.createProject({ name: projectName });
+          const p = await tx.projects.createProject({ name: projectName });
           const after = { name: p.name, description: p.description, plan: p.plan };
           await recordAudit(
-            tx.accountsDb,
+            tx.accounts,
             { projectId: p.id, kind: "project.create", after },
             Date.now(),
             CLI_ACTOR,
@@ -115,7 +115,7 @@ export const keysCommand: Command = {
             subject: String(id),
             after: { id, name, prefix, endpoints, networks, providers, expiresAt },
           } as const;
-          await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+          await recordAudit(tx.accounts, change, Date.now(), CLI_ACTOR);
           return created;
         });
         process.stdout.write(`${key}\n`);
@@ -126,7 +126,7 @@ export const keysCommand: Command = {
       }
       if (action === "list") {
         const now = Date.now();
-        for (const k of await ctx.store.listApiKeys(project.id)) {
+        for (const k of await ctx.store.projects.listApiKeys(project.id)) {
           const state = k.revokedAt
             ? `revoked ${new Date(k.revokedAt).toISOString()}`
             : k.expiresAt !== null && k.expiresAt <= now
@@ -141,7 +141,7 @@ export const keysCommand: Command = {
         return 0;
       }
       const id = Number(options.id);
-      const key = (await ctx.store.listApiKeys(project.id)).find((k) => k.id === id);
+      const key = (await ctx.store.projects.listApiKeys(project.id)).find((k) => k.id === id);
       if (!key) {
         process.stderr.write(`omniname: project "${project.name}" has no key ${String(options.id)}\n`);
         return 1;
@@ -149,7 +149,7 @@ export const keysCommand: Command = {
       // Told to every API process on PostgreSQL with the commit (change channel).
       const projectId = project.id;
       await writeAndPublish(ctx.store, [`key:${key.id}`], async (tx) => {
-        await tx.revokeApiKey(key.id, Date.now());
+        await tx.projects.revokeApiKey(key.id, Date.now());
         const { id, name, prefix } = key;
         const change = {
           projectId,
@@ -158,7 +158,7 @@ export const keysCommand: Command = {
           before: { id, name, prefix, status: "active" },
           after: { id, name, prefix, status: "revoked" },
         } as const;
-        await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+        await recordAudit(tx.accounts, change, Date.now(), CLI_ACTOR);
       });
       process.stdout.write(`revoked ${key.prefix}\n`);
       return 0;

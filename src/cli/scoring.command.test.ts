@@ -64,7 +64,7 @@ beforeEach(() => {
 });
 
 async function signals(name: string) {
-  return (await store.findDomainsByName([name], {})).map((d) => ({
+  return (await store.domainMap.findDomainsByName([name], {})).map((d) => ({
     provider: d.provider,
     kyc: d.kyc,
     tags: d.tags,
@@ -136,12 +136,12 @@ describe("omniname tlds refresh", () => {
 
 describe("omniname project rules", () => {
   it("sets (normalizing aliases), shows and clears a project's rules", async () => {
-    const p = await store.createProject({ name: "acme" });
+    const p = await store.projects.createProject({ name: "acme" });
     const cmd = createProjectRulesCommand(deps);
     expect(
       await cmd.run(["rules", "set", "acme", '{"providerPriority":["ens"],"networks":{"disabled":["bnb"]}}']),
     ).toBe(0);
-    expect((await store.findProjectById(p.id))?.settings).toEqual({
+    expect((await store.projects.findProjectById(p.id))?.settings).toEqual({
       providerPriority: ["NAMESPACE_C"],
       networks: { disabled: ["BSC"] },
     });
@@ -154,16 +154,16 @@ describe("omniname project rules", () => {
     const file = join(dir, "rules.json");
     writeFileSync(file, JSON.stringify({ exceptions: [{ tld: "wallet", provider: "uns" }] }));
     expect(await cmd.run(["rules", "set", "acme", "--file", file])).toBe(0);
-    expect((await store.findProjectById(p.id))?.settings).toEqual({
+    expect((await store.projects.findProjectById(p.id))?.settings).toEqual({
       exceptions: [{ tld: "wallet", provider: "NAMESPACE_B" }],
     });
     expect(await cmd.run(["rules", "clear", "acme"])).toBe(0);
-    expect((await store.findProjectById(p.id))?.settings).toEqual({});
+    expect((await store.projects.findProjectById(p.id))?.settings).toEqual({});
   });
 
   it("refuses invalid rules with the reason and leaves the settings alone", async () => {
-    const p = await store.createProject({ name: "strict" });
-    await store.updateProjectSettings(p.id, { includeExpired: true });
+    const p = await store.projects.createProject({ name: "strict" });
+    await store.projects.updateProjectSettings(p.id, { includeExpired: true });
     expect(
       await createProjectRulesCommand(deps).run([
         "rules",
@@ -173,7 +173,7 @@ describe("omniname project rules", () => {
       ]),
     ).toBe(1);
     expect(printed(stderr)).toMatch(/providers.disabled\[0\]: unknown provider "NOPE"/);
-    expect((await store.findProjectById(p.id))?.settings).toEqual({ includeExpired: true });
+    expect((await store.projects.findProjectById(p.id))?.settings).toEqual({ includeExpired: true });
   });
 
   it("names a missing project", async () => {

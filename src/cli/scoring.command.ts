@@ -98,7 +98,10 @@ export function createTldsCommand(deps: ScoringCommandDeps = {}): Command {
         out(`  note: the list in force is ${icannTldsPath(config)} (ICANN_TLDS_FILE)`);
       if (options["no-rescore"] === true) return 0;
       return withStore({ ...deps, config }, async (store) => {
-        const stats = await rescoreAll(store, await loadScoringLists(config, await store.findKycOwners()));
+        const stats = await rescoreAll(
+          store,
+          await loadScoringLists(config, await store.scoring.findKycOwners()),
+        );
         out(`rescored: ${stats.updated} of ${stats.scanned} domains changed`);
         return 0;
       });
@@ -107,7 +110,9 @@ export function createTldsCommand(deps: ScoringCommandDeps = {}): Command {
 }
 
 async function findProject(store: Store, ref: string): Promise<Project> {
-  const p = /^\d+$/.test(ref) ? await store.findProjectById(Number(ref)) : await store.findProjectByName(ref);
+  const p = /^\d+$/.test(ref)
+    ? await store.projects.findProjectById(Number(ref))
+    : await store.projects.findProjectByName(ref);
   if (!p) throw new AppError("NOT_FOUND", `no project ${JSON.stringify(ref)}`);
   return p;
 }
@@ -149,9 +154,9 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
           const settings = next;
           const now = Date.now();
           await writeAndPublish(store, [`project:${project.id}`], async (tx) => {
-            await tx.updateProjectSettings(project.id, settings);
+            await tx.projects.updateProjectSettings(project.id, settings);
             // The winner.changed events: appended by whichever API process runs the job.
-            await tx.appendSettingsWinnerJob({
+            await tx.winnerJobs.appendSettingsWinnerJob({
               projectId: project.id,
               settingsBefore: project.settings,
               settingsAfter: settings,
@@ -164,7 +169,7 @@ export function createProjectRulesCommand(deps: ScoringCommandDeps = {}): Comman
               before: project.settings,
               after: settings,
             } as const;
-            await recordAudit(tx.accountsDb, change, Date.now(), CLI_ACTOR);
+            await recordAudit(tx.accounts, change, Date.now(), CLI_ACTOR);
           });
         }
         out(JSON.stringify(next ?? project.settings, null, 2));
@@ -186,7 +191,10 @@ export function createScoringCommand(deps: ScoringCommandDeps = {}): Command {
       if (positional[0] !== "rescore") return usage("omniname scoring rescore");
       return withStore(deps, async (store, config) => {
         const started = Date.now();
-        const stats = await rescoreAll(store, await loadScoringLists(config, await store.findKycOwners()));
+        const stats = await rescoreAll(
+          store,
+          await loadScoringLists(config, await store.scoring.findKycOwners()),
+        );
         out(
           `rescored: ${stats.updated} of ${stats.scanned} domains changed in ${Date.now() - started} ms ` +
             `(${stats.index.tldOrigins.size} TLDs, ${stats.collisions} collisions, ${stats.index.imitated.size} lookalikes)`,

@@ -138,7 +138,7 @@ export const startCommand: Command = {
     // on seeing "omniname is up" (a supervisor's, a test's) is a clean stop, not the default kill.
     let ready = "";
     try {
-      if (options.fixtures && (await ctx.store.countDomains()) === 0) {
+      if (options.fixtures && (await ctx.store.domainMap.countDomains()) === 0) {
         // API-only demo without chains: the fixture world written straight into the store.
         await importFixtures(ctx.store, fixtureWorld());
         await rescoreAll(ctx.store, ctx.scoringLists);

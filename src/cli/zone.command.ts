@@ -42,8 +42,8 @@ export const zoneCommand: Command = {
       if (typeof options.project === "string") {
         const ref = options.project;
         const project = /^\d+$/.test(ref)
-          ? await ctx.store.findProjectById(Number(ref))
-          : await ctx.store.findProjectByName(ref);
+          ? await ctx.store.projects.findProjectById(Number(ref))
+          : await ctx.store.projects.findProjectByName(ref);
         if (project === null) {
           process.stderr.write(`no project ${JSON.stringify(ref)}\n`);
           return 1;
@@ -54,7 +54,7 @@ export const zoneCommand: Command = {
       const started = Date.now();
       const result = await exportZones(
         ctx.store,
-        createResolution({ store: ctx.store, ranker: ctx.ranker }),
+        createResolution({ store: ctx.store.domainMap, ranker: ctx.ranker }),
         {
           outDir: out,
           tlds: tlds.length > 0 ? tlds : undefined,

@@ -38,7 +38,7 @@ export async function applyRange(
     // written again.
     const seen = new Set<string>();
     const seenTokens = new Set<string>();
-    for (const e of await tx.findJournalByTokens(source.id, keys)) {
+    for (const e of await tx.crawlerLog.findJournalByTokens(source.id, keys)) {
       seen.add(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`);
       seenTokens.add(e.tokenId as string);
       const list = known.get(e.tokenId as string);
@@ -61,7 +61,7 @@ export async function applyRange(
       txHash: null,
       blockTime: null,
     };
-    const inserted = await tx.appendJournal(write.entries);
+    const inserted = await tx.crawlerLog.appendJournal(write.entries);
     const stats = await reproject(tx, source, keys, signals, known, {
       now: write.checkpoint.updatedAt,
       since: write.changesSince ?? null,
@@ -77,9 +77,9 @@ export async function applyRange(
         };
       },
     });
-    if (write.recentBlocks.length > 0) await tx.putRecentBlocks(source.id, write.recentBlocks);
-    await tx.deleteRecentBlocks(source.id, { below: write.pruneBelow });
-    await tx.setCheckpoint(write.checkpoint);
+    if (write.recentBlocks.length > 0) await tx.crawlerLog.putRecentBlocks(source.id, write.recentBlocks);
+    await tx.crawlerLog.deleteRecentBlocks(source.id, { below: write.pruneBelow });
+    await tx.crawlerLog.setCheckpoint(write.checkpoint);
     return { ...stats, inserted };
   });
 }
@@ -97,20 +97,20 @@ export async function rollbackTo(
   signals: SignalsFn,
 ): Promise<ReprojectStats & { entriesDeleted: number; tokens: number }> {
   return store.transaction(async (tx) => {
-    const keys = await tx.findJournalTokensAfter(source.id, ancestor.blockNumber);
-    const entriesDeleted = await tx.deleteJournalAfter(source.id, ancestor.blockNumber);
-    await tx.deleteRecentBlocks(source.id, { above: ancestor.blockNumber });
+    const keys = await tx.crawlerLog.findJournalTokensAfter(source.id, ancestor.blockNumber);
+    const entriesDeleted = await tx.crawlerLog.deleteJournalAfter(source.id, ancestor.blockNumber);
+    await tx.crawlerLog.deleteRecentBlocks(source.id, { above: ancestor.blockNumber });
     // The events of the orphaned blocks are retracted; the corrected state follows as events.
     const at: ChangePosition = { ...ancestor, txHash: null, blockTime: null };
-    const orphaned = await tx.findRetractableChangeEvents(source.id, ancestor.blockNumber);
-    await tx.appendChangeEvents(orphaned.map((e) => retraction(e, at, now)));
+    const orphaned = await tx.changeLog.findRetractableChangeEvents(source.id, ancestor.blockNumber);
+    await tx.changeLog.appendChangeEvents(orphaned.map((e) => retraction(e, at, now)));
     const stats = await reproject(tx, source, keys, signals, new Map(), {
       now,
       since: null,
       fresh: new Set(),
       positionOf: () => at,
     });
-    await tx.setCheckpoint({
+    await tx.crawlerLog.setCheckpoint({
       sourceId: source.id,
       chainId: source.chainId,
       blockNumber: ancestor.blockNumber,

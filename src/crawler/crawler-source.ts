@@ -3,10 +3,7 @@ import type { Network } from "../domain/networks.js";
 import type { Provider } from "../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../domain/types.js";
 import type { ProviderAdapter, SourceContracts } from "../providers/provider.js";
-import type { CrawlerLog } from "../store/crawler-log.port.js";
-import type { ChangeLog } from "../store/change-log.port.js";
-import type { DomainMap } from "../store/domain-map.port.js";
-import type { StoreConnection } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import type { ChainReader } from "./chain-reader.js";
 import type { CrawlerMetrics } from "./crawler-metrics.js";
 
@@ -34,7 +31,7 @@ export type SignalsFn = (
  * The store parts the crawler uses: its log (checkpoints, journal, recent blocks), the map it
  * writes, and transactions.
  */
-export type CrawlerStore = CrawlerLog & DomainMap & ChangeLog & Pick<StoreConnection, "transaction">;
+export type CrawlerStore = Pick<Store, "crawlerLog" | "domainMap" | "changeLog" | "transaction">;
 
 /** What the parts of one source's sync loop share: the source, its store, chain and rules. */
 export interface SourceContext {

@@ -43,15 +43,19 @@ const NEUTRAL = replayContext({
  *
  * @example const history = createDomainHistory(store); await history.viewAt(at, {}, Date.now());
  */
-export function createDomainHistory(store: HistoryLog & Pick<DomainMap, "findDomainByToken">): DomainHistory {
-  const coverage = createCoverage(store);
+export function createDomainHistory(store: {
+  crawlerLog: HistoryLog;
+  domainMap: Pick<DomainMap, "findDomainByToken">;
+}): DomainHistory {
+  const coverage = createCoverage(store.crawlerLog);
   const readerOf = (bound: JournalBound, seen?: Map<string, JournalEntry>): FoldReader => ({
     async journalOf(sourceId, keys) {
-      const entries = await store.findJournalUpTo(sourceId, keys, bound);
+      const entries = await store.crawlerLog.findJournalUpTo(sourceId, keys, bound);
       if (seen) for (const e of entries) seen.set(entryKey(e.tokenId, e.blockNumber, e.logIndex), e);
       return entries;
     },
-    findDomainByToken: (network, provider, tokenId) => store.findDomainByToken(network, provider, tokenId),
+    findDomainByToken: (network, provider, tokenId) =>
+      store.domainMap.findDomainByToken(network, provider, tokenId),
   });
 
   return {
@@ -62,7 +66,7 @@ export function createDomainHistory(store: HistoryLog & Pick<DomainMap, "findDom
       if (at.kind === "block") {
         // The block's own time is not in the index: the time of its source's last event at or before it.
         for (const s of covered) {
-          const t = await store.findJournalTimeAt(s.source.id, at.block);
+          const t = await store.crawlerLog.findJournalTimeAt(s.source.id, at.block);
           if (t !== null) time = Math.max(time ?? 0, t * 1000);
         }
       }
@@ -70,8 +74,8 @@ export function createDomainHistory(store: HistoryLog & Pick<DomainMap, "findDom
     },
 
     async provenanceOf(domains, at, now) {
-      const sources = indexedSources(await store.listCheckpoints());
-      const leases = new Map((await store.listSourceLeases()).map((l) => [l.sourceId, l]));
+      const sources = indexedSources(await store.crawlerLog.listCheckpoints());
+      const leases = new Map((await store.crawlerLog.listSourceLeases()).map((l) => [l.sourceId, l]));
       const seen = new Map<string, JournalEntry>();
       const reader = readerOf(at === null ? ALL : boundOf(at), seen);
       const out: Provenance[] = [];
@@ -116,7 +120,10 @@ function createView(
   covered: IndexedSource[],
   bound: JournalBound,
   reader: FoldReader,
-  store: Pick<DomainMap, "findDomainByToken"> & Pick<HistoryLog, "findJournalKeysMentioning">,
+  store: {
+    crawlerLog: Pick<HistoryLog, "findJournalKeysMentioning">;
+    domainMap: Pick<DomainMap, "findDomainByToken">;
+  },
 ): MapView {
   const byId = new Map<number, DomainWithRecords>();
   const byToken = new Map<string, DomainWithRecords>();
@@ -127,7 +134,7 @@ function createView(
     const key = `${s.source.id}|${p.tokenId}`;
     const known = byToken.get(key);
     if (known) return known;
-    const current = await store.findDomainByToken(s.source.network, s.source.provider, p.tokenId);
+    const current = await store.domainMap.findDomainByToken(s.source.network, s.source.provider, p.tokenId);
     const base = domainWriteOf(s.source, p);
     const signals = computeBaseSignals(base, p.records, current ? replayContext(current) : NEUTRAL);
     const d: DomainWithRecords = {
@@ -205,7 +212,7 @@ function createView(
 
   // The tokens whose journal names the address up to the point: every token it can have owned then.
   async function candidatesOf(s: IndexedSource, address: string): Promise<string[]> {
-    const keys = await store.findJournalKeysMentioning(s.source.id, address, bound);
+    const keys = await store.crawlerLog.findJournalKeysMentioning(s.source.id, address, bound);
     return keys.filter((k) => !isReverseKey(k));
   }
 }

@@ -16,7 +16,7 @@ export interface BlockRef {
 
 /** The stored hash of block `n` of a source, or null when it is not among the recent blocks. */
 async function storedHashOf(store: CrawlerStore, sourceId: string, n: number): Promise<string | null> {
-  const [b] = await store.findRecentBlocks(sourceId, n);
+  const [b] = await store.crawlerLog.findRecentBlocks(sourceId, n);
   return b && b.blockNumber === n ? b.blockHash : null;
 }
 
@@ -48,7 +48,7 @@ async function findCommonAncestor(
   head: number,
   finality: number,
 ): Promise<BlockRef | null> {
-  const stored = (await store.findRecentBlocks(sourceId, checkpoint - finality))
+  const stored = (await store.crawlerLog.findRecentBlocks(sourceId, checkpoint - finality))
     .filter((b) => b.blockNumber <= Math.min(head, checkpoint))
     .reverse();
   for (let i = 0; i < stored.length; i += 25) {

@@ -1,7 +1,6 @@
 import type { DomainRecord, DomainWithRecords, DomainWrite } from "../domain/types.js";
-import type { ChangeLog } from "../store/change-log.port.js";
-import type { CrawlerLog } from "../store/crawler-log.port.js";
-import type { DomainMap, ReverseChange } from "../store/domain-map.port.js";
+import type { Store } from "../store/store.js";
+import type { ReverseChange } from "../store/domain-map.port.js";
 import { type ChangeLogging, changeEventsOf, isLogged } from "./change-events.js";
 import type { CrawlerSource, SignalsFn } from "./crawler-source.js";
 import { domainWriteOf, type FoldReader, foldKeys } from "./fold-keys.js";
@@ -21,7 +20,7 @@ export interface ReprojectStats {
  * truth and the domain tables are its projection. Must run inside the caller's transaction.
  */
 export async function reproject(
-  tx: CrawlerLog & DomainMap & ChangeLog,
+  tx: Pick<Store, "crawlerLog" | "domainMap" | "changeLog">,
   source: CrawlerSource,
   keys: Iterable<string>,
   signals: SignalsFn,
@@ -32,8 +31,9 @@ export async function reproject(
 ): Promise<ReprojectStats> {
   const stats: ReprojectStats = { domainsWritten: 0, domainsDeleted: 0, reverseWritten: 0, issues: [] };
   const reader: FoldReader = {
-    journalOf: (sourceId, list) => tx.findJournalByTokens(sourceId, list),
-    findDomainByToken: (network, provider, tokenId) => tx.findDomainByToken(network, provider, tokenId),
+    journalOf: (sourceId, list) => tx.crawlerLog.findJournalByTokens(sourceId, list),
+    findDomainByToken: (network, provider, tokenId) =>
+      tx.domainMap.findDomainByToken(network, provider, tokenId),
   };
   const { projected, dead, reverseTargets: targets, issues } = await foldKeys(reader, source, keys, known);
   stats.issues = issues;
@@ -60,22 +60,25 @@ export async function reproject(
     const read = [...projected.map((p) => p.tokenId), ...dead].filter(
       (tokenId) => !logging.fresh.has(tokenId) && isLogged(logging, logging.positionOf(tokenId)),
     );
-    if (read.length > 0) before = await tx.findDomainsByTokens(source.network, source.provider, read);
+    if (read.length > 0)
+      before = await tx.domainMap.findDomainsByTokens(source.network, source.provider, read);
   }
-  const ids = await tx.upsertDomains(writes);
-  await tx.replaceRecordsMany(ids.map((domainId, i) => ({ domainId, records: projected[i].records })));
+  const ids = await tx.domainMap.upsertDomains(writes);
+  await tx.domainMap.replaceRecordsMany(
+    ids.map((domainId, i) => ({ domainId, records: projected[i].records })),
+  );
   stats.domainsWritten = ids.length;
 
   if (dead.length > 0) {
-    const existing = await tx.findDomainIdsByTokens(source.network, source.provider, dead);
-    for (const id of existing.values()) await tx.deleteDomain(id);
+    const existing = await tx.domainMap.findDomainIdsByTokens(source.network, source.provider, dead);
+    for (const id of existing.values()) await tx.domainMap.deleteDomain(id);
     stats.domainsDeleted = existing.size;
   }
-  if (logging) await tx.appendChangeEvents(changeEventsOf(source, logging, before, writes, dead));
+  if (logging) await tx.changeLog.appendChangeEvents(changeEventsOf(source, logging, before, writes, dead));
 
   if (targets.size > 0) {
     const wanted = [...new Set([...targets.values()].filter((t): t is string => t !== null))];
-    const idOf = await tx.findDomainIdsByTokens(source.network, source.provider, wanted);
+    const idOf = await tx.domainMap.findDomainIdsByTokens(source.network, source.provider, wanted);
     const changes: ReverseChange[] = [];
     for (const [address, tokenId] of targets) {
       // A claim naming a domain not indexed (yet) stays in the journal; it is not served.
@@ -84,7 +87,7 @@ export async function reproject(
       if (domainId !== null) stats.reverseWritten++;
     }
     // One write for the range's addresses (a round trip each on PostgreSQL was one per address).
-    await tx.applyReverses(changes);
+    await tx.domainMap.applyReverses(changes);
   }
   return stats;
 }

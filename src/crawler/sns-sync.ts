@@ -91,7 +91,7 @@ export function createSnsSync(o: SnsSyncOptions) {
 
   async function loadLast(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for await (const page of o.store.iterateDomains(1000))
+    for await (const page of o.store.domainMap.iterateDomains(1000))
       for (const d of page) {
         if (d.provider !== o.source.provider || d.network !== o.source.network) continue;
         const natives = new Map<string, string>();

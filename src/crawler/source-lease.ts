@@ -50,11 +50,12 @@ export function fencedStore(
   const fenced = Object.create(store) as CrawlerStore;
   fenced.transaction = (fn) =>
     store.transaction(async (tx) => {
-      if (!(await tx.holdsSourceLease(sourceId, holder, clock()))) throw new LeaseLostError(sourceId, holder);
+      if (!(await tx.crawlerLog.holdsSourceLease(sourceId, holder, clock())))
+        throw new LeaseLostError(sourceId, holder);
       return fn(tx);
     });
   // A checkpoint written alone (a halt) goes through the fence too.
-  fenced.setCheckpoint = (c) => fenced.transaction((tx) => tx.setCheckpoint(c));
+  fenced.crawlerLog.setCheckpoint = (c) => fenced.transaction((tx) => tx.crawlerLog.setCheckpoint(c));
   return fenced;
 }
 
@@ -130,7 +131,9 @@ export class LeasedSource {
         if (!(await locks.tryLock(this.sourceId))) {
           // Another process holds the lock (alive, if slow) or the lock connection is down: the
           // row is not ours to take, even expired. Only read who holds it.
-          const l = (await this.store.listSourceLeases()).find((x) => x.sourceId === this.sourceId);
+          const l = (await this.store.crawlerLog.listSourceLeases()).find(
+            (x) => x.sourceId === this.sourceId,
+          );
           this.holderNow = l?.holder ?? null;
           return this.holderNow === this.options.holder ? null : this.holderNow;
         }
@@ -139,7 +142,7 @@ export class LeasedSource {
         // not seen the end yet) while a standby already took the lock and the row.
         takeUnexpired = this.current === null;
       }
-      const l = await this.store.acquireSourceLease(
+      const l = await this.store.crawlerLog.acquireSourceLease(
         this.sourceId,
         this.options.holder,
         this.clock(),
@@ -232,7 +235,7 @@ export class LeasedSource {
       this.heads.splice(0, i);
     }
     if (this.heads.length > 3_600) this.heads.splice(0, this.heads.length - 3_600);
-    await this.store
+    await this.store.crawlerLog
       .reportSourceProgress(this.sourceId, this.options.holder, {
         head: s.head,
         syncedAt: this.syncedAt,
@@ -244,7 +247,7 @@ export class LeasedSource {
   }
 
   private async release(): Promise<void> {
-    await this.store.releaseSourceLease(this.sourceId, this.options.holder).catch(() => {});
+    await this.store.crawlerLog.releaseSourceLease(this.sourceId, this.options.holder).catch(() => {});
     await this.options.locks?.unlock(this.sourceId);
   }
 }

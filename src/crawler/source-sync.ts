@@ -181,7 +181,12 @@ export class SourceSync {
    */
   private async awaitRewind(log: Logger, signal: AbortSignal): Promise<boolean> {
     if (this.options.exitWhenSynced || !this.checkpointHalted) return false;
-    const rewound = await waitForRewind(this.store, this.source.id, this.options.pollIntervalMs, signal);
+    const rewound = await waitForRewind(
+      this.store.crawlerLog,
+      this.source.id,
+      this.options.pollIntervalMs,
+      signal,
+    );
     if (!rewound) return false;
     log.info({ block: rewound.blockNumber }, `source ${this.source.id} was rewound: resuming`);
     this.checkpointHalted = false;
@@ -206,7 +211,7 @@ export class SourceSync {
       log.error(`source ${this.source.id} is halted: ${this.error}; to resume: ${this.advice()}`);
       return false;
     }
-    const saved = await this.store.getCheckpoint(this.source.id);
+    const saved = await this.store.crawlerLog.getCheckpoint(this.source.id);
     if (saved) this.cp = { blockNumber: saved.blockNumber, blockHash: saved.blockHash };
     else
       this.cp = {
@@ -247,7 +252,7 @@ export class SourceSync {
       { checkpoint: this.cp.blockNumber },
       `source ${this.source.id} is halted: ${message}; to resume: ${this.advice()}`,
     );
-    await this.store.setCheckpoint({
+    await this.store.crawlerLog.setCheckpoint({
       sourceId: this.source.id,
       chainId: this.source.chainId,
       blockNumber: this.cp.blockNumber,

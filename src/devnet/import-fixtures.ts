@@ -43,7 +43,7 @@ export async function importFixtures(store: Store, world: FixtureWorld): Promise
       const adapter = adapterFor(d.provider);
       if (!adapter) continue;
       const { sld, tld } = splitName(d.name);
-      const id = await tx.upsertDomain({
+      const id = await tx.domainMap.upsertDomain({
         provider: d.provider,
         network: d.network,
         tokenId: adapter.tokenIdOf(d.name),
@@ -65,9 +65,14 @@ export async function importFixtures(store: Store, world: FixtureWorld): Promise
         tags: [],
       });
       block++;
-      await tx.replaceRecords(id, fixtureRecords(d));
+      await tx.domainMap.replaceRecords(id, fixtureRecords(d));
       if (d.reverse)
-        await tx.setReverse({ network: d.network, provider: d.provider, address: d.owner, domainId: id });
+        await tx.domainMap.setReverse({
+          network: d.network,
+          provider: d.provider,
+          address: d.owner,
+          domainId: id,
+        });
       count++;
     }
   });

@@ -39,7 +39,7 @@ export function createPublicZoneLookup(
     // Every process (each DNS worker, each DNS role of a scale-out, the API's DoH) answers the
     // one serial of the store (shared-serial.ts, docs/dns.md "One serial for every process").
     serial,
-    resolution: createResolution({ store: ctx.store, ranker: ctx.ranker }),
+    resolution: createResolution({ store: ctx.store.domainMap, ranker: ctx.ranker }),
     store: ctx.store,
     nameServers: nameServersOf(ctx.config.dnsNameServers),
     hostmaster: ctx.config.dnsHostmaster,

@@ -26,8 +26,8 @@ async function addDomain(
   records: Record<string, string>,
 ): Promise<void> {
   const [sld, tld] = [name.slice(0, name.lastIndexOf(".")), name.slice(name.lastIndexOf(".") + 1)];
-  const id = await store.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld }));
-  await store.replaceRecords(
+  const id = await store.domainMap.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld }));
+  await store.domainMap.replaceRecords(
     id,
     Object.entries(records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
   );
@@ -63,7 +63,7 @@ describe("DNS server over UDP and TCP, judged by dig and kdig", () => {
     await addDomain(store, 3, "acme.com", { "record.A.0": "203.0.113.5" });
     await addDomain(store, 4, "shop.org", { "record.A.0": "203.0.113.6" });
     const lookup = createStoreZoneLookup({
-      resolution: createResolution({ store, ranker: createScoringRanker() }),
+      resolution: createResolution({ store: store.domainMap, ranker: createScoringRanker() }),
       store,
       nameServers: ["ns1.omniname.test"],
       hostmaster: "hostmaster.omniname.test",

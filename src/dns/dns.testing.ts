@@ -94,11 +94,11 @@ export function decodeTestAnswer(buf: Buffer): DecodedAnswer {
 
 /** Sets one source's checkpoint: the index's progress the zone serial derives from (serial.ts). */
 export async function setTestProgress(
-  store: Pick<Store, "setCheckpoint">,
+  store: Pick<Store, "crawlerLog">,
   block: number,
   sourceId = "s",
 ): Promise<void> {
-  await store.setCheckpoint({
+  await store.crawlerLog.setCheckpoint({
     sourceId,
     chainId: 1,
     blockNumber: block,

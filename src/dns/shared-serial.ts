@@ -69,8 +69,8 @@ export function createSharedSerial(opts: SharedSerialOptions): ZoneSerialSource 
     // The clock before the read: a record committed after this moment takes effect at least
     // delayMs − WRITE_MARGIN_MS later.
     const readAt = opts.clock();
-    const progress = await readProgress(opts.store);
-    let record = await findSerialRecord(opts.store);
+    const progress = await readProgress(opts.store.crawlerLog);
+    let record = await findSerialRecord(opts.store.accounts);
     if (proposeSerial(record, progress, opts.clock(), delayMs) !== null)
       record = await advanceSerialRecord(opts.store, progress, opts.clock, delayMs);
     if (record === null) throw new Error("dns_zone_serial: no record after writing one");

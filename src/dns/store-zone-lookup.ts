@@ -13,9 +13,11 @@ import { type AnswerMeta, buildApex, type ZoneApex, type ZoneLookup } from "./zo
 
 export interface StoreZoneLookupOptions {
   resolution: Resolution;
-  store: Pick<ScoringData, "listTldFirstRegistrations"> &
-    Pick<CrawlerLog, "listCheckpoints"> &
-    Pick<DomainMap, "hasDescendant" | "readVersion">;
+  store: {
+    scoring: Pick<ScoringData, "listTldFirstRegistrations">;
+    crawlerLog: Pick<CrawlerLog, "listCheckpoints">;
+    domainMap: Pick<DomainMap, "hasDescendant" | "readVersion">;
+  };
   nameServers: readonly string[];
   hostmaster: string;
   /** The project's settings (the public endpoints: {}). */
@@ -92,10 +94,10 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
 
   async function load(): Promise<void> {
     // Read before the queries: a commit between the two makes the next miss read again.
-    const version = opts.store.readVersion();
+    const version = opts.store.domainMap.readVersion();
     const [tlds, checkpoints] = await Promise.all([
-      opts.store.listTldFirstRegistrations(),
-      opts.store.listCheckpoints(),
+      opts.store.scoring.listTldFirstRegistrations(),
+      opts.store.crawlerLog.listCheckpoints(),
     ]);
     serial = nextSerial(serial, indexProgress(checkpoints));
     const served = opts.serial === undefined ? serial.serial : await opts.serial.ensure();
@@ -175,7 +177,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
     // Not a zone as last read: if the map changed since, the TLD may be new. Read again (shared
     // with concurrent misses and with a due refresh) and answer from the new set; a failed read
     // leaves the answer to the set as it was.
-    const version = opts.store.readVersion();
+    const version = opts.store.domainMap.readVersion();
     if (
       loading === null &&
       (version === null || version === loadedVersion || performance.now() - loadedAtMono < missRefreshMs)
@@ -197,12 +199,12 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
       meta,
     );
     // No data of its own but names below it: it exists (NODATA), it is no NXDOMAIN.
-    if (best === null) return (await hasNamesBelow(opts.store, name)) ? [] : null;
+    if (best === null) return (await hasNamesBelow(opts.store.domainMap, name)) ? [] : null;
     // Built for each answer: kept on the domain object (a WeakMap) they cost the scavenger more
     // than they saved (docs/dns.md, "Latency"); repeated queries are the answer cache's.
     const rrsets = buildNodeRRsets(best.domain.records, name).rrsets;
     // A domain with nothing to serve is no DNS name, as in the zone files (where it has no line).
-    return rrsets.length === 0 && !(await hasNamesBelow(opts.store, name)) ? null : rrsets;
+    return rrsets.length === 0 && !(await hasNamesBelow(opts.store.domainMap, name)) ? null : rrsets;
   }
 
   function lookupWith(projectSettings: Record<string, unknown>): ZoneLookup {
@@ -210,7 +212,7 @@ export function createStoreZoneLookup(opts: StoreZoneLookupOptions): StoreZoneLo
   }
 
   function answerStamp(): AnswerStamp | null {
-    const map = opts.store.readVersion();
+    const map = opts.store.domainMap.readVersion();
     if (map === null || loadedAt === Number.NEGATIVE_INFINITY) return null;
     refreshIfDue();
     // A serial not read recently enough: computed answers wait for it, none is cached meanwhile.

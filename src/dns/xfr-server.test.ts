@@ -57,8 +57,8 @@ function rrLines(out: string): string[] {
 
 async function addName(store: Store, n: number, name: string, a: string): Promise<void> {
   const [sld, tld] = [name.slice(0, name.lastIndexOf(".")), name.slice(name.lastIndexOf(".") + 1)];
-  const id = await store.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld }));
-  await store.replaceRecords(id, [{ key: "record.A.0", value: a, nativeKey: "a", nativeValue: a }]);
+  const id = await store.domainMap.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld }));
+  await store.domainMap.replaceRecords(id, [{ key: "record.A.0", value: a, nativeKey: "a", nativeValue: a }]);
 }
 
 /** Sends raw bytes on a TCP connection; resolves with every byte received until it closes or goes quiet. */
@@ -202,8 +202,8 @@ describe("zone transfers: TSIG, AXFR, IXFR, hostile input", () => {
   it("IXFR: the differences from a serial in the history; from a future or the current serial, our SOA alone", async () => {
     await addName(store, 8, "fresh.wallet", "10.9.9.9");
     await store.transaction(async (tx) => {
-      const [d] = await tx.findDomainsByName(["n1.wallet"], {});
-      await tx.replaceRecords(d.id, [
+      const [d] = await tx.domainMap.findDomainsByName(["n1.wallet"], {});
+      await tx.domainMap.replaceRecords(d.id, [
         { key: "record.A.0", value: "10.0.0.111", nativeKey: "a", nativeValue: "a" },
       ]);
     });

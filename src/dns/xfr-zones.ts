@@ -28,7 +28,7 @@ export interface ZoneDiff {
 }
 
 export interface XfrZonesOptions {
-  store: Pick<Store, "readSnapshot" | "listCheckpoints">;
+  store: Pick<Store, "readSnapshot" | "crawlerLog">;
   ranker: Ranker;
   apex: Omit<ApexSettings, "serial">;
   icannTlds?: ReadonlySet<string>;
@@ -137,7 +137,7 @@ export class XfrZones {
 
   /** This process's own serial: a new version when the index's progress moved. */
   private async ownSerial(): Promise<{ serial: number; read: ZonesRead } | null> {
-    const progress = indexProgress(await this.opts.store.listCheckpoints());
+    const progress = indexProgress(await this.opts.store.crawlerLog.listCheckpoints());
     if (this.serialState !== null && progress === this.serialState.progress) return null;
     const read = await this.opts.store.readSnapshot((snap) => this.readAll(snap));
     return { serial: nextSerial(this.serialState, read.progress).serial, read };
@@ -171,19 +171,19 @@ export class XfrZones {
 
   /** Every zone's nodes, read on one snapshot of the store. */
   private async readAll(snap: Store): Promise<ZonesRead> {
-    const progress = indexProgress(await snap.listCheckpoints());
+    const progress = indexProgress(await snap.crawlerLog.listCheckpoints());
     const zones = new Map<string, Map<string, Buffer[]>>();
-    for (const { tld } of await snap.listTldFirstRegistrations()) {
+    for (const { tld } of await snap.scoring.listTldFirstRegistrations()) {
       const dns = buildDnsName(tld);
       if (dns.ok && !this.icann.has(dns.name)) zones.set(dns.name, new Map());
     }
     const winners = createZoneWinners({
       ranker: this.opts.ranker,
       // Names asked of the ranking itself are read on the same snapshot.
-      resolution: createResolution({ store: snap, ranker: this.opts.ranker }),
+      resolution: createResolution({ store: snap.domainMap, ranker: this.opts.ranker }),
       ctx: dnsRankContext({}, this.opts.clock()),
     });
-    for await (const page of snap.iterateDomainsByName(1000, { recordKeys: ZONE_RECORD_KEYS })) {
+    for await (const page of snap.domainMap.iterateDomainsByName(1000, { recordKeys: ZONE_RECORD_KEYS })) {
       for (let i = 0; i < page.length; ) {
         let end = i + 1;
         while (end < page.length && page[end].name === page[i].name) end++;

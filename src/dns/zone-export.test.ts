@@ -52,10 +52,10 @@ describe("exportZones", () => {
     dir = mkdtempSync(join(tmpdir(), "omniname-zone-"));
     out = join(dir, "zones");
     store = await createStore({ databaseUrl: undefined, dataDir: dir });
-    resolution = createResolution({ store, ranker: createScoringRanker() });
+    resolution = createResolution({ store: store.domainMap, ranker: createScoringRanker() });
     let n = 1;
     for (const [name, score, records, over] of WORLD) {
-      const id = await store.upsertDomain(
+      const id = await store.domainMap.upsertDomain(
         testDomain({
           tokenId: tokenIdOf(n++),
           name,
@@ -65,12 +65,12 @@ describe("exportZones", () => {
           ...over,
         }),
       );
-      await store.replaceRecords(
+      await store.domainMap.replaceRecords(
         id,
         Object.entries(records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
       );
     }
-    await store.setCheckpoint({
+    await store.crawlerLog.setCheckpoint({
       sourceId: "fns-polygon",
       chainId: 137,
       blockNumber: 100,
@@ -167,7 +167,7 @@ describe("exportZones", () => {
     const serial = async () =>
       (await exportZones(store, resolution, { ...SETTINGS, outDir: out, tlds: ["x"] })).zones[0].serial;
     expect(await serial()).toBe(100);
-    await store.setCheckpoint({
+    await store.crawlerLog.setCheckpoint({
       sourceId: "fns-polygon",
       chainId: 137,
       blockNumber: 150,
@@ -178,7 +178,7 @@ describe("exportZones", () => {
     });
     expect(await serial()).toBe(150);
     // A reorg rolls the checkpoint back: the serial still moves forward.
-    await store.setCheckpoint({
+    await store.crawlerLog.setCheckpoint({
       sourceId: "fns-polygon",
       chainId: 137,
       blockNumber: 140,

@@ -110,7 +110,7 @@ export async function exportZones(
 ): Promise<ZoneExportResult> {
   mkdirSync(opts.outDir, { recursive: true });
   const zoneOf = createZoneOf();
-  const progress = indexProgress(await store.listCheckpoints());
+  const progress = indexProgress(await store.crawlerLog.listCheckpoints());
   const wanted = opts.tlds
     ? new Set(opts.tlds.map((t) => buildDnsName(t)).flatMap((r) => (r.ok ? [r.name] : [])))
     : null;
@@ -131,7 +131,7 @@ export async function exportZones(
   const icannZones = buildIcannZones(opts.icannTlds);
   /** Domains seen under each ICANN TLD that was asked for (or under any, without --tld). */
   const icann = new Map<string, number>();
-  for (const { tld } of await store.listTldFirstRegistrations()) {
+  for (const { tld } of await store.scoring.listTldFirstRegistrations()) {
     const dns = buildDnsName(tld);
     if (!dns.ok || zones.has(dns.name) || (wanted && !wanted.has(dns.name))) continue;
     if (icannZones.has(dns.name)) {
@@ -191,7 +191,7 @@ export async function exportZones(
     });
     // A page holds whole names (every candidate of a name), in name order: each name's winner is
     // picked in process, and the files list names in the stored names' order.
-    for await (const page of store.iterateDomainsByName(opts.pageSize ?? 250, {
+    for await (const page of store.domainMap.iterateDomainsByName(opts.pageSize ?? 250, {
       recordKeys: ZONE_RECORD_KEYS,
       readAhead: true,
     })) {

@@ -1,6 +1,6 @@
-import type { AccountsTables } from "../store/accounts.port.js";
+import type { AccountsDb } from "../store/accounts.port.js";
 import type { CrawlerLog } from "../store/crawler-log.port.js";
-import type { StoreConnection } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { indexProgress, proposeSerial, type SerialRecord } from "./serial.js";
 
 /**
@@ -9,9 +9,9 @@ import { indexProgress, proposeSerial, type SerialRecord } from "./serial.js";
  * store port has no part for one row of DNS state yet; the store's files were another stream's
  * when it was added (a `DnsSerial` part of the port is the natural home).
  */
-export type SerialStore = Pick<StoreConnection, "transaction"> &
-  AccountsTables &
-  Pick<CrawlerLog, "listCheckpoints">;
+export type SerialStore = Pick<Store, "transaction" | "accounts"> & {
+  crawlerLog: Pick<CrawlerLog, "listCheckpoints">;
+};
 
 // A type, not an interface: Kysely's `withTables` wants an index signature.
 type SerialTable = {
@@ -25,13 +25,13 @@ type SerialTable = {
   };
 };
 
-function serialTable(store: AccountsTables) {
-  return store.accountsDb.withTables<SerialTable>();
+function serialTable(db: AccountsDb) {
+  return db.withTables<SerialTable>();
 }
 
 /** The shared serial record, or null before the first one is written. */
-export async function findSerialRecord(store: AccountsTables): Promise<SerialRecord | null> {
-  const row = await serialTable(store)
+export async function findSerialRecord(db: AccountsDb): Promise<SerialRecord | null> {
+  const row = await serialTable(db)
     .selectFrom("dns_zone_serial")
     .select(["serial", "previous", "progress", "effective_at"])
     .where("id", "=", 1)
@@ -61,13 +61,13 @@ export async function advanceSerialRecord(
   delayMs: number,
 ): Promise<SerialRecord | null> {
   return store.transaction(async (tx) => {
-    const db = serialTable(tx);
+    const db = serialTable(tx.accounts);
     await db
       .updateTable("dns_zone_serial")
       .set((eb) => ({ serial: eb.ref("serial") }))
       .where("id", "=", 1)
       .execute();
-    const record = await findSerialRecord(tx);
+    const record = await findSerialRecord(tx.accounts);
     const next = proposeSerial(record, progress, clock(), delayMs);
     if (next === null) return record;
     const values = {
@@ -84,7 +84,7 @@ export async function advanceSerialRecord(
         .execute();
     else await db.updateTable("dns_zone_serial").set(values).where("id", "=", 1).execute();
     // Another process inserted the first record meanwhile: it stands, as written.
-    return findSerialRecord(tx);
+    return findSerialRecord(tx.accounts);
   });
 }
 

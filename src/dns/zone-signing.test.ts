@@ -53,14 +53,14 @@ describe("signed zone export (DNSSEC=on)", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "omniname-signed-zone-"));
     store = await createStore({ databaseUrl: undefined, dataDir: dir });
-    resolution = createResolution({ store, ranker: createScoringRanker() });
+    resolution = createResolution({ store: store.domainMap, ranker: createScoringRanker() });
     let n = 1;
     for (const [name, records] of WORLD) {
       const dot = name.lastIndexOf(".");
-      const id = await store.upsertDomain(
+      const id = await store.domainMap.upsertDomain(
         testDomain({ tokenId: tokenIdOf(n++), name, sld: name.slice(0, dot), tld: name.slice(dot + 1) }),
       );
-      await store.replaceRecords(
+      await store.domainMap.replaceRecords(
         id,
         Object.entries(records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
       );

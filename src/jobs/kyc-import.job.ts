@@ -15,10 +15,10 @@ export async function importKycList(
   addresses: readonly string[],
   opts: { replace?: boolean; source?: string } = {},
 ): Promise<KycImportResult & { rescored: RescoreStats }> {
-  const result = await store.importKycAddresses(addresses, opts);
-  const lists = await loadScoringLists(config, await store.findKycOwners());
+  const result = await store.scoring.importKycAddresses(addresses, opts);
+  const lists = await loadScoringLists(config, await store.scoring.findKycOwners());
   const facts = await buildScoringIndex(store, lists);
-  const ids = await store.findDomainIdsByOwners([...result.added, ...result.removed]);
+  const ids = await store.scoring.findDomainIdsByOwners([...result.added, ...result.removed]);
   const rescored = await rescoreDomains(store, ids, lists, facts);
   return { ...result, rescored };
 }

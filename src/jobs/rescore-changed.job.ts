@@ -41,7 +41,7 @@ export async function rescoreChanged(
   opts: { onIndex?: (facts: ScoringFacts) => void; signal?: AbortSignal } = {},
 ): Promise<RescoreChangedStats> {
   const { signal } = opts;
-  const state = await loadScoringState(store);
+  const state = await loadScoringState(store.scoring);
   const facts = await buildScoringIndex(store, lists);
   opts.onIndex?.(facts);
   let mode: RescoreChangedStats["mode"] = "changed";
@@ -50,7 +50,7 @@ export async function rescoreChanged(
   if (
     state.facts === null ||
     state.fingerprint !== listsFingerprint(lists) ||
-    originsMoved(state.facts.tldOrigins, facts.tldOrigins, await store.listTldFirstRegistrations())
+    originsMoved(state.facts.tldOrigins, facts.tldOrigins, await store.scoring.listTldFirstRegistrations())
   ) {
     mode = "full";
     const all = await rescoreAll(store, lists, { signal });
@@ -66,7 +66,7 @@ export async function rescoreChanged(
   }
   const drained = await rescoreUnscoredNames(store, lists, facts, signal);
   // An interrupted pass records nothing: the next one does its work again.
-  if (!signal?.aborted) await saveScoringState(store, lists, facts);
+  if (!signal?.aborted) await saveScoringState(store.scoring, lists, facts);
   return { mode, scanned: scanned + drained.scanned, updated: updated + drained.updated, index: facts };
 }
 
@@ -80,7 +80,7 @@ async function rescoreUnscoredNames(
   let scanned = 0;
   let updated = 0;
   for (let page = 0; page < MAX_UNSCORED_PAGES; page++) {
-    const unscored = await store.findUnscoredNames(UNSCORED_PAGE);
+    const unscored = await store.scoring.findUnscoredNames(UNSCORED_PAGE);
     for (let i = 0; i < unscored.length && !signal?.aborted; i += NAME_PAGE) {
       const chunk = unscored.slice(i, i + NAME_PAGE);
       const r = await rescoreNames(
@@ -91,7 +91,7 @@ async function rescoreUnscoredNames(
       );
       scanned += r.scanned;
       updated += r.updated;
-      await store.markNamesScored(chunk);
+      await store.scoring.markNamesScored(chunk);
     }
     if (unscored.length < UNSCORED_PAGE || signal?.aborted) break;
   }
@@ -105,7 +105,7 @@ async function rescoreNames(
   facts: ScoringFacts,
 ): Promise<{ scanned: number; updated: number }> {
   if (names.length === 0) return { scanned: 0, updated: 0 };
-  const domains: DomainWithRecords[] = await store.findDomainsByName([...names], {});
+  const domains: DomainWithRecords[] = await store.domainMap.findDomainsByName([...names], {});
   return { scanned: domains.length, updated: await rescorePage(store, domains, lists, facts) };
 }
 

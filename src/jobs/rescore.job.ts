@@ -9,13 +9,12 @@ import {
 import type { ScoringLists } from "../scoring/scoring-lists.js";
 import type { BaseSignals } from "../scoring/scoring.types.js";
 import { skeleton } from "../scoring/skeleton.js";
-import type { DomainMap } from "../store/domain-map.port.js";
 import type { ScoringData } from "../store/scoring-data.port.js";
 import type { Store } from "../store/store.js";
 import { saveScoringState } from "./scoring-state.js";
 
 /** What the rescore job reads and writes: the map, the scoring data, and transactions. */
-export type RescoreStore = DomainMap & ScoringData & Pick<Store, "transaction">;
+export type RescoreStore = Pick<Store, "domainMap" | "scoring" | "transaction">;
 
 /** Names whose skeleton is filled per round trip. */
 const SKELETON_PAGE = 5000;
@@ -69,7 +68,7 @@ function rankGroup(
 
 /** Ranks the groups of one page, reading their domains a few hundred names at a time. */
 async function rankGroups(
-  store: DomainMap & ScoringData,
+  store: Pick<Store, "domainMap" | "scoring">,
   groups: readonly string[][],
   lists: ScoringLists,
   tldOrigins: ScoringFacts["tldOrigins"],
@@ -85,11 +84,11 @@ async function rankGroups(
     const names = batch.flat();
     const ctx = scoringContext(lists, {
       tldOrigins,
-      holders: await store.findNameHolders(names),
+      holders: await store.scoring.findNameHolders(names),
       imitated: new Map(),
     });
     const domains = new Map<string, DomainWithRecords[]>();
-    for (const d of await store.findDomainsByName(names, {})) {
+    for (const d of await store.domainMap.findDomainsByName(names, {})) {
       const list = domains.get(d.name);
       if (list) list.push(d);
       else domains.set(d.name, [d]);
@@ -105,10 +104,10 @@ async function rankGroups(
  * many domains hold a name is looked up per page of domains (withHolders) instead.
  */
 export async function buildScoringIndex(
-  store: DomainMap & ScoringData,
+  store: Pick<Store, "domainMap" | "scoring">,
   lists: ScoringLists,
 ): Promise<ScoringFacts> {
-  const firsts = await store.listTldFirstRegistrations();
+  const firsts = await store.scoring.listTldFirstRegistrations();
   const tldOrigins = earliestTldOrigins(
     firsts.map((f) => ({
       tld: f.tld,
@@ -117,9 +116,9 @@ export async function buildScoringIndex(
       registeredAt: f.firstRegisteredAt,
     })),
   );
-  await fillSkeletons(store);
+  await fillSkeletons(store.scoring);
   const imitated = new Map<string, string>();
-  for await (const groups of store.iterateLookalikeGroups(GROUP_PAGE))
+  for await (const groups of store.scoring.iterateLookalikeGroups(GROUP_PAGE))
     await rankGroups(store, groups, lists, tldOrigins, imitated);
   return { tldOrigins, imitated };
 }
@@ -160,13 +159,13 @@ export async function rescorePage(
   lists: ScoringLists,
   facts: ScoringFacts,
 ): Promise<number> {
-  const ctx = scoringContext(lists, await withHolders(store, facts, page));
+  const ctx = scoringContext(lists, await withHolders(store.scoring, facts, page));
   const changes = page
     .map((d) => ({ id: d.id, s: computeBaseSignals(d, d.records, ctx), d }))
     .filter((c) => !sameSignals(c.d, c.s));
   if (changes.length === 0) return 0;
   await store.transaction((tx) =>
-    tx.updateDomainSignalsMany(changes.map((c) => ({ id: c.id, signals: signalsOf(c.s) }))),
+    tx.domainMap.updateDomainSignalsMany(changes.map((c) => ({ id: c.id, signals: signalsOf(c.s) }))),
   );
   return changes.length;
 }
@@ -187,15 +186,15 @@ export async function rescoreAll(
   const index = await buildScoringIndex(store, lists);
   let scanned = 0;
   let updated = 0;
-  for await (const page of store.iterateDomains(opts.pageSize ?? 1000)) {
+  for await (const page of store.domainMap.iterateDomains(opts.pageSize ?? 1000)) {
     // Stopped (the process is shutting down): what is written stays, the next pass starts over.
     if (opts.signal?.aborted) return { scanned, updated, index, collisions: 0 };
     scanned += page.length;
     updated += await rescorePage(store, page, lists, index);
   }
   // What this pass scored with: a later pass with the same lists scores only what changed.
-  await saveScoringState(store, lists, index);
-  return { scanned, updated, index, collisions: await store.countSharedNames() };
+  await saveScoringState(store.scoring, lists, index);
+  return { scanned, updated, index, collisions: await store.scoring.countSharedNames() };
 }
 
 /**
@@ -214,8 +213,8 @@ export async function rescoreDomains(
   for (let i = 0; i < ids.length; i += size) {
     const page: DomainWithRecords[] = [];
     for (const id of ids.slice(i, i + size)) {
-      const d = await store.findDomainById(id);
-      if (d) page.push({ ...d, records: await store.findRecords(id) });
+      const d = await store.domainMap.findDomainById(id);
+      if (d) page.push({ ...d, records: await store.domainMap.findRecords(id) });
     }
     updated += await rescorePage(store, page, lists, facts);
   }

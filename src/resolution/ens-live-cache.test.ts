@@ -62,7 +62,7 @@ describe("live answer caches", () => {
     },
     ...STORE_BACKENDS.map((b) => ({
       name: `the store's table (${b.name})`,
-      make: () => storeLiveCache(stores[b.name]!.store, clock),
+      make: () => storeLiveCache(stores[b.name]!.store.accounts, clock),
     })),
   ];
 
@@ -117,8 +117,8 @@ describe("live answer caches", () => {
   it("one process's answer reaches another through PostgreSQL's table", async () => {
     now = T0;
     const pg = stores.postgres!.store;
-    const first = layeredLiveCache(memoryLiveCache(clock), storeLiveCache(pg, clock));
-    const second = layeredLiveCache(memoryLiveCache(clock), storeLiveCache(pg, clock));
+    const first = layeredLiveCache(memoryLiveCache(clock), storeLiveCache(pg.accounts, clock));
+    const second = layeredLiveCache(memoryLiveCache(clock), storeLiveCache(pg.accounts, clock));
     const a = answer(now);
     await first.set("bob.wild.eth", "r|4", a);
     expect(await second.get("bob.wild.eth", "r|4")).toEqual(a);

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { DomainRecord } from "../domain/types.js";
-import type { AccountsTables } from "../store/accounts.port.js";
+import type { AccountsDb } from "../store/accounts.port.js";
 
 /** A live answer: the name's records as its resolver (and gateway) gave them. */
 export interface LiveAnswer {
@@ -112,8 +112,8 @@ const PRUNE_EVERY = 256;
  * store port has no part for it; zone-serial-record.ts does the same for DNS's one row). A store
  * error is a miss, as Redis's is.
  */
-export function storeLiveCache(store: AccountsTables, clock: () => number = Date.now): LiveAnswerCache {
-  const db = () => store.accountsDb.withTables<AnswersTable>();
+export function storeLiveCache(accounts: AccountsDb, clock: () => number = Date.now): LiveAnswerCache {
+  const db = () => accounts.withTables<AnswersTable>();
   let sets = 0;
   return {
     async get(name, stamp) {

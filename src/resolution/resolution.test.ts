@@ -58,7 +58,7 @@ describe("resolution over SQLite", () => {
     dir = mkdtempSync(join(tmpdir(), "omniname-resolution-"));
     store = await createStore({ databaseUrl: undefined, dataDir: dir });
     ids = await seedWorld(store);
-    resolution = createResolution({ store, ranker: createScoringRanker() });
+    resolution = createResolution({ store: store.domainMap, ranker: createScoringRanker() });
   });
   afterAll(async () => {
     await store.close();
@@ -96,7 +96,7 @@ describe("resolution over SQLite", () => {
 
   it("turns an unreachable store into STORE_UNAVAILABLE", async () => {
     const down = createPostgresStore("postgres://nobody@127.0.0.1:1/none");
-    const r = createResolution({ store: down, ranker: createScoringRanker() });
+    const r = createResolution({ store: down.domainMap, ranker: createScoringRanker() });
     await expect(r.resolve("alice.wallet", {}, ctx)).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await expect(r.reverseResolve(ADDR.bob, {}, ctx)).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await down.close().catch(() => {});
@@ -203,7 +203,7 @@ describe("reverse-resolve forward verification of ENS primary names (ENSIP-3)", 
         reverseOf: ADDR.bob,
       }),
     ]);
-    resolution = createResolution({ store, ranker: createScoringRanker() });
+    resolution = createResolution({ store: store.domainMap, ranker: createScoringRanker() });
   });
   afterAll(async () => {
     await store.close();

@@ -5,6 +5,7 @@ import {
   type ReverseRecord,
 } from "../domain/types.js";
 import { OldestEntries } from "../domain/oldest-entries.js";
+import type { DomainMap } from "./domain-map.port.js";
 
 /** Entries each map of the read cache keeps at most (names, owners, addresses). */
 const CACHE_ENTRIES = 50_000;
@@ -197,4 +198,70 @@ export function joinEntries(entries: NameEntry[], filter: DomainFilter): DomainW
   for (const e of entries) out = out.concat(narrowed(e, filter));
   if (entries.length > 1) out.sort((a, b) => a.id - b.id);
   return out;
+}
+
+/** How a backend feeds the cached map (cachedDomainMap). */
+export interface CachedReads {
+  /**
+   * Called before each cached read: empties the cache when the map may have changed since, and
+   * says whether the cache answers now (false: the map's own reads answer, uncached).
+   */
+  fresh(): boolean;
+  /**
+   * Loads on a miss that answer at once (SQLite's prepared statements); without them a miss is
+   * the map's own read, awaited, with no filter.
+   */
+  load?: {
+    byName(name: string): DomainWithRecords[];
+    byOwner(address: string): DomainWithRecords[];
+    reverse(address: string): ReverseRecord[];
+  };
+}
+
+/**
+ * The domain map with the read cache in front of its three hot reads (by name, by owner, reverse)
+ * and its change signal (`readVersion`); every other function is the map's own. For one name the
+ * answer is the cached (frozen) array itself until the cache is emptied, so a caller may key
+ * derived values (a serialized answer) on its identity; several names: a new array of the cached
+ * domains.
+ */
+export function cachedDomainMap(map: DomainMap, cache: DomainReadCache, reads: CachedReads): DomainMap {
+  const load = reads.load;
+  const byName = (name: string): NameEntry | Promise<NameEntry> =>
+    load
+      ? cache.remember(cache.byName, name, () => frozenEntry(load.byName(name)))
+      : cache.rememberAsync(cache.byName, name, async () =>
+          frozenEntry(await map.findDomainsByName([name], {})),
+        );
+  return {
+    ...map,
+    readVersion: () => (reads.fresh() ? cache.version : null),
+    async findDomainsByName(names, filter) {
+      if (!reads.fresh()) return map.findDomainsByName(names, filter);
+      if (names.length === 1) {
+        const entry = byName(names[0]);
+        return narrowed(entry instanceof Promise ? await entry : entry, filter) as DomainWithRecords[];
+      }
+      return joinEntries(await Promise.all([...new Set(names)].map(byName)), filter);
+    },
+    async findDomainsByOwner(address, filter) {
+      if (!reads.fresh()) return map.findDomainsByOwner(address, filter);
+      const hit = load
+        ? cache.remember(cache.byOwner, address, () => frozenEntry(load.byOwner(address)))
+        : await cache.rememberAsync(cache.byOwner, address, async () =>
+            frozenEntry(await map.findDomainsByOwner(address, {})),
+          );
+      return narrowed(hit, filter) as DomainWithRecords[];
+    },
+    async findReverse(address, filter) {
+      if (!reads.fresh()) return map.findReverse(address, filter);
+      const all = load
+        ? cache.remember(cache.reverseBy, address, () => frozenReverse(load.reverse(address)))
+        : await cache.rememberAsync(cache.reverseBy, address, async () =>
+            frozenReverse(await map.findReverse(address, {})),
+          );
+      if (!filter.network && !filter.provider) return all as ReverseRecord[];
+      return all.filter((r) => matchesFilter(r, filter));
+    },
+  };
 }

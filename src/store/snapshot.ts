@@ -77,13 +77,13 @@ export async function exportSnapshot(
       format: SNAPSHOT_FORMAT,
       version: SNAPSHOT_VERSION,
       exportedAt: new Date().toISOString(),
-      domains: await store.countDomains(),
+      domains: await store.domainMap.countDomains(),
       journal: withJournal,
     };
     await write(out, `${JSON.stringify(header)}\n`);
-    for await (const page of store.iterateDomains(EXPORT_PAGE)) {
+    for await (const page of store.domainMap.iterateDomains(EXPORT_PAGE)) {
       const reverseOf = new Map<number, string[]>();
-      for (const r of await store.findReverseByDomainIds(page.map((d) => d.id))) {
+      for (const r of await store.domainMap.findReverseByDomainIds(page.map((d) => d.id))) {
         const list = reverseOf.get(r.domainId);
         if (list) list.push(r.address);
         else reverseOf.set(r.domainId, [r.address]);
@@ -112,13 +112,13 @@ export async function exportSnapshot(
       if (text !== "") await write(out, text);
     }
     if (withJournal) {
-      for await (const page of store.iterateJournal(JOURNAL_BATCH)) {
+      for await (const page of store.crawlerLog.iterateJournal(JOURNAL_BATCH)) {
         let text = "";
         for (const e of page) text += `${JSON.stringify({ type: "journal", ...e } satisfies JournalLine)}\n`;
         counts.journal += page.length;
         await write(out, text);
       }
-      for (const c of await store.listCheckpoints()) {
+      for (const c of await store.crawlerLog.listCheckpoints()) {
         await write(out, `${JSON.stringify({ type: "checkpoint", ...c } satisfies CheckpointLine)}\n`);
         counts.checkpoints++;
       }
@@ -136,20 +136,20 @@ export async function exportSnapshot(
 function portSink(tx: Store): SnapshotSink {
   return {
     async writeDomains(batch) {
-      const ids = await tx.upsertDomains(batch.map((b) => b.domain));
-      await tx.replaceRecordsMany(batch.map((b, i) => ({ domainId: ids[i], records: b.records })));
+      const ids = await tx.domainMap.upsertDomains(batch.map((b) => b.domain));
+      await tx.domainMap.replaceRecordsMany(batch.map((b, i) => ({ domainId: ids[i], records: b.records })));
       for (const [i, b] of batch.entries())
         for (const address of b.reverse)
-          await tx.setReverse({
+          await tx.domainMap.setReverse({
             network: b.domain.network,
             provider: b.domain.provider,
             address,
             domainId: ids[i],
           });
     },
-    writeJournal: (entries) => tx.appendJournal(entries),
+    writeJournal: (entries) => tx.crawlerLog.appendJournal(entries),
     async writeCheckpoints(checkpoints) {
-      for (const c of checkpoints) await tx.setCheckpoint(c);
+      for (const c of checkpoints) await tx.crawlerLog.setCheckpoint(c);
     },
   };
 }

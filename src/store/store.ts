@@ -1,5 +1,5 @@
 import type { ChangeFeed } from "./change-feed.port.js";
-import type { AccountsTables, ProjectsStore } from "./accounts.port.js";
+import type { AccountsDb, ProjectsStore } from "./accounts.port.js";
 import type { ChangeLog } from "./change-log.port.js";
 import type { CrawlerLog, SourceLocks } from "./crawler-log.port.js";
 import type { DomainMap } from "./domain-map.port.js";
@@ -10,13 +10,43 @@ import type { SnapshotSink } from "./snapshot-sink.port.js";
 export type Dialect = "sqlite" | "postgres";
 
 /**
- * The store's own lifecycle: migrations, health, transactions. Every backend has it.
+ * The store's parts, each a plain object of functions over the backend's one handle (a connection
+ * pool, or a transaction). A caller takes the part it uses: resolution the map, the crawler its
+ * log, the console its tables.
+ *
+ * - `domainMap` (domain-map.port.ts): domains, records, reverse records. Resolution reads it.
+ * - `crawlerLog` (crawler-log.port.ts): checkpoints, journal, recent blocks, source leases.
+ * - `changeLog` (change-log.port.ts): the ordered log of map changes the change feed streams.
+ * - `scoring` (scoring-data.port.ts): index-wide facts and the KYC list. The scoring jobs'.
+ * - `winnerJobs` (settings-winner-jobs.port.ts): settings changes whose winner.changed events the
+ *   API processes append, page by page.
+ * - `projects` (accounts.port.ts): projects and API keys, the one owner of project lookups.
+ * - `accounts` (accounts.port.ts): the accounts feature's tables, for its repositories.
+ */
+export interface StoreParts {
+  readonly domainMap: DomainMap;
+  readonly crawlerLog: CrawlerLog;
+  readonly changeLog: ChangeLog;
+  readonly scoring: ScoringData;
+  readonly winnerJobs: SettingsWinnerJobs;
+  readonly projects: ProjectsStore;
+  readonly accounts: AccountsDb;
+}
+
+/**
+ * The store: its parts, and its own lifecycle (migrations, health, transactions). Two real
+ * backends build it (sqlite/sqlite-store.ts, postgres/postgres-store.ts) on one Kysely query layer
+ * (kysely/kysely-parts.ts).
  *
  * @example
- * await store.migrate();
- * await store.transaction(async (tx) => { await tx.upsertDomain(d); await tx.appendJournal(entries); });
+ * const store = await createStore({ databaseUrl: undefined, dataDir: "./data" });
+ * const [alice] = await store.domainMap.findDomainsByName(["alice.wallet"], {});
+ * await store.transaction(async (tx) => {
+ *   await tx.domainMap.upsertDomain(d);
+ *   await tx.crawlerLog.appendJournal(entries);
+ * });
  */
-export interface StoreConnection {
+export interface Store extends StoreParts {
   readonly dialect: Dialect;
   migrate(): Promise<void>;
   ping(): Promise<boolean>;
@@ -42,35 +72,10 @@ export interface StoreConnection {
   /**
    * Runs `fn` with the backend's bulk writer of a snapshot import (snapshot-sink.port.ts), in one
    * transaction: committed when `fn` resolves, rolled back when it throws. Both backends have it;
-   * a store without it is written through the port in `transaction` (slower, same result).
+   * a store without it is written through the parts in `transaction` (slower, same result).
    */
   withSnapshotSink?<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T>;
 }
 
-/**
- * The store port: the parts below, one interface each, implemented by two real backends (SQLite
- * and PostgreSQL) on one Kysely query layer. A caller that needs one part takes that part's type;
- * the context holds the whole store.
- *
- * - `DomainMap` (domain-map.port.ts): domains, records, reverse records. Resolution reads it.
- * - `CrawlerLog` (crawler-log.port.ts): checkpoints, journal, recent blocks. The crawler's.
- * - `ChangeLog` (change-log.port.ts): the ordered log of map changes the change feed streams.
- * - `ScoringData` (scoring-data.port.ts): index-wide facts and the KYC list. The scoring jobs'.
- * - `SettingsWinnerJobs` (settings-winner-jobs.port.ts): settings changes whose winner.changed
- *   events the API processes append, page by page.
- * - `ProjectsStore` (accounts.port.ts): projects and API keys, the one owner of project lookups.
- * - `AccountsTables` (accounts.port.ts): the accounts feature's tables, for its repositories.
- *
- * @example
- * const store = await createStore({ databaseUrl: undefined, dataDir: "./data" });
- * const [alice] = await store.findDomainsByName(["alice.wallet"], {});
- */
-export interface Store
-  extends StoreConnection,
-    DomainMap,
-    CrawlerLog,
-    ChangeLog,
-    ScoringData,
-    SettingsWinnerJobs,
-    ProjectsStore,
-    AccountsTables {}
+/** The store's lifecycle alone, without its parts. */
+export type StoreConnection = Omit<Store, keyof StoreParts>;

@@ -93,7 +93,7 @@ export async function runSettingsWinnerJobs(
   const run: SettingsWinnerRun = { pages: 0, events: 0, failures: 0 };
   for (;;) {
     if (stopped() || run.pages >= maxPages) return run;
-    const job = await store.findNextSettingsWinnerJob(clock());
+    const job = await store.winnerJobs.findNextSettingsWinnerJob(clock());
     if (!job) return run;
     const at = { version: job.pages, cursor: job.cursor };
     let outcome: JobOutcome;
@@ -104,7 +104,7 @@ export async function runSettingsWinnerJobs(
       // A page that commits clears the attempts: count from the job's own only if none did here.
       const attempts = (at.version === job.pages ? job.attempts : 0) + 1;
       const failure = failureOf(e, attempts, clock(), opts.retry);
-      if (await store.failSettingsWinnerJob(job.id, at.version, failure)) {
+      if (await store.winnerJobs.failSettingsWinnerJob(job.id, at.version, failure)) {
         run.failures++;
         opts.onFailure?.({ jobId: job.id, projectId: job.projectId, attempts, ...failure, err: e });
       }
@@ -113,7 +113,7 @@ export async function runSettingsWinnerJobs(
     if (outcome === "return") return run;
     // Another process moved the job: read it again (it goes on from there, or it is finished).
     if (outcome === "lost" || stopped()) continue;
-    await store.advanceSettingsWinnerJob(job.id, at.version, at.cursor, clock());
+    await store.winnerJobs.advanceSettingsWinnerJob(job.id, at.version, at.cursor, clock());
   }
 }
 
@@ -133,7 +133,7 @@ async function appendJobPages(
 ): Promise<JobOutcome> {
   const { store, clock } = deps;
   // A deleted project's job has no one to tell: it is finished without events.
-  if (!(await store.findProjectById(job.projectId))) return "done";
+  if (!(await store.projects.findProjectById(job.projectId))) return "done";
   const pg = store.dialect === "postgres";
   const pages = winnerChangePages(deps, job.settingsBefore, job.settingsAfter, job.rankAt, {
     start: job.cursor,
@@ -155,9 +155,10 @@ async function appendJobPages(
       if (next.done) return "done" as const;
       const page = next.value;
       const events = page.changes.map((c) => settingsEvent(c, job.projectId, clock()));
-      if (!(await tx.advanceSettingsWinnerJob(job.id, from, page.cursor, null))) return "lost" as const;
+      if (!(await tx.winnerJobs.advanceSettingsWinnerJob(job.id, from, page.cursor, null)))
+        return "lost" as const;
       if (events.length > 0) {
-        await tx.appendChangeEvents(events);
+        await tx.changeLog.appendChangeEvents(events);
         await tx.changes?.publish(CHANGES_TOPIC);
       }
       return { cursor: page.cursor, events: events.length };
@@ -178,7 +179,7 @@ async function appendJobPages(
  */
 async function lockJob(tx: Store, id: number, pages: number): Promise<"held" | "busy" | "lost"> {
   const r = await sql<{ pages: number | string; finished_at: number | string | null }>`select pages,
-    finished_at from settings_winner_jobs where id = ${id} for update skip locked`.execute(tx.accountsDb);
+    finished_at from settings_winner_jobs where id = ${id} for update skip locked`.execute(tx.accounts);
   const row = r.rows[0];
   if (!row) return "busy";
   return Number(row.pages) === pages && row.finished_at === null ? "held" : "lost";
@@ -222,7 +223,7 @@ export class SettingsWinnerRunner {
     const now = this.o.clock();
     if (now - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = now;
-      await this.o.store.pruneSettingsWinnerJobs(now - this.o.retentionMs);
+      await this.o.store.winnerJobs.pruneSettingsWinnerJobs(now - this.o.retentionMs);
     }
     return runSettingsWinnerJobs(this.o, {
       stopped: () => this.loop.stopped,

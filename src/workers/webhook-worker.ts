@@ -99,8 +99,8 @@ export class WebhookWorker {
   constructor(private readonly o: WebhookWorkerOptions) {
     this.loop = new PollLoop(() => this.tick(), o.pollMs ?? 100, o.ctx.logger, "webhook worker pass");
     const registers = o.registry ? [o.registry] : [];
-    this.hooks = new WebhooksRepo(o.ctx.store.accountsDb);
-    this.queue = new WebhookQueueRepo(o.ctx.store.accountsDb);
+    this.hooks = new WebhooksRepo(o.ctx.store.accounts);
+    this.queue = new WebhookQueueRepo(o.ctx.store.accounts);
     this.deliveries = new Counter({
       name: "omniname_webhook_deliveries_total",
       help: "Webhook delivery attempts by outcome (delivered, failed, refused, gave_up)",
@@ -152,9 +152,9 @@ export class WebhookWorker {
   private async fanOut(): Promise<void> {
     const { store } = this.o.ctx;
     for (const hook of await this.hooks.listEnabled()) {
-      const events = await store.findChangeEventsAfter(hook.cursor, FANOUT_PAGE);
+      const events = await store.changeLog.findChangeEventsAfter(hook.cursor, FANOUT_PAGE);
       if (events.length === 0) continue;
-      const project = await store.findProjectById(hook.projectId);
+      const project = await store.projects.findProjectById(hook.projectId);
       if (!project) continue;
       const rules = compiledRulesOf(project.settings);
       const filter = parseChangeFilter(filterQuery(hook));
@@ -175,8 +175,8 @@ export class WebhookWorker {
       const last = events[events.length - 1]!.id;
       await store
         .transaction(async (tx) => {
-          await new WebhookQueueRepo(tx.accountsDb).enqueue(messages);
-          if (!(await new WebhooksRepo(tx.accountsDb).advanceCursor(hook.id, hook.cursor, last)))
+          await new WebhookQueueRepo(tx.accounts).enqueue(messages);
+          if (!(await new WebhooksRepo(tx.accounts).advanceCursor(hook.id, hook.cursor, last)))
             throw new CursorMoved();
         })
         .catch((e: unknown) => {
@@ -245,7 +245,7 @@ export class WebhookWorker {
     const { config, store, logger } = this.o.ctx;
     const reason = `every delivery failed for ${config.webhookRetryHours} h; last error: ${lastError}`;
     if (!(await this.hooks.disableIfFailing(hook.id, now - retryMs, now, reason))) return;
-    const project = await store.findProjectById(hook.projectId);
+    const project = await store.projects.findProjectById(hook.projectId);
     const members = (await this.o.listMembers(hook.projectId)).filter((x) => MAILED_ROLES.has(x.role));
     const link = `${config.publicUrl}/console/projects/${hook.projectId}`;
     for (const member of members)

@@ -33,7 +33,7 @@ export interface WinnerDeriverOptions {
 /** The scopes a map change is ranked under: the defaults (shared) and each project with its own settings. */
 export async function rankScopes(store: Store): Promise<RankScope[]> {
   const rows = await sql<{ id: number | string; settings: string }>`select id, settings from projects
-    where settings <> '{}' order by id`.execute(store.accountsDb);
+    where settings <> '{}' order by id`.execute(store.accounts);
   const scopes: RankScope[] = [{ projectId: null, settings: {}, rules: compileProjectRules({}) }];
   for (const r of rows.rows) {
     let settings: Record<string, unknown>;
@@ -102,12 +102,12 @@ export class WinnerDeriver {
   }
 
   private async cursor(): Promise<number> {
-    const db = this.o.store.accountsDb;
+    const db = this.o.store.accounts;
     const r = await sql<{ value: number | string }>`select value from change_log_state
       where key = ${CURSOR_KEY}`.execute(db);
     if (r.rows[0]) return Number(r.rows[0].value);
     // First start: from the log's head (earlier changes are not derived).
-    const { newest } = await this.o.store.changeLogBounds();
+    const { newest } = await this.o.store.changeLog.changeLogBounds();
     await sql`insert into change_log_state (key, value) values (${CURSOR_KEY}, ${newest})
       on conflict (key) do nothing`.execute(db);
     return this.cursor();
@@ -132,15 +132,15 @@ export class WinnerDeriver {
    */
   private async racedPage(): Promise<{ read: number; appended: number } | null> {
     const from = await this.cursor();
-    const page = await this.o.store.findChangeEventsAfter(from, PAGE);
+    const page = await this.o.store.changeLog.findChangeEventsAfter(from, PAGE);
     if (page.length === 0 || this.loop.stopped) return null;
     const events = await this.derive(page);
     const to = page[page.length - 1]!.id;
     const moved = await this.o.store.transaction(async (tx) => {
       const r = await sql`update change_log_state set value = ${to}
-          where key = ${CURSOR_KEY} and value = ${from}`.execute(tx.accountsDb);
+          where key = ${CURSOR_KEY} and value = ${from}`.execute(tx.accounts);
       if (Number(r.numAffectedRows ?? 0) !== 1) return false;
-      await tx.appendChangeEvents(events);
+      await tx.changeLog.appendChangeEvents(events);
       if (events.length > 0) await tx.changes?.publish(CHANGES_TOPIC);
       return true;
     });
@@ -156,14 +156,14 @@ export class WinnerDeriver {
   private lockedPage(): Promise<{ read: number; appended: number } | null> {
     return this.o.store.transaction(async (tx) => {
       const r = await sql<{ value: number | string }>`select value from change_log_state
-        where key = ${CURSOR_KEY} for update skip locked`.execute(tx.accountsDb);
+        where key = ${CURSOR_KEY} for update skip locked`.execute(tx.accounts);
       if (!r.rows[0]) return null;
-      const page = await this.o.store.findChangeEventsAfter(Number(r.rows[0].value), PAGE);
+      const page = await this.o.store.changeLog.findChangeEventsAfter(Number(r.rows[0].value), PAGE);
       if (page.length === 0 || this.loop.stopped) return null;
       const events = await this.derive(page);
       await sql`update change_log_state set value = ${page[page.length - 1]!.id}
-        where key = ${CURSOR_KEY}`.execute(tx.accountsDb);
-      await tx.appendChangeEvents(events);
+        where key = ${CURSOR_KEY}`.execute(tx.accounts);
+      await tx.changeLog.appendChangeEvents(events);
       if (events.length > 0) await tx.changes?.publish(CHANGES_TOPIC);
       return { read: page.length, appended: events.length };
     });
@@ -174,14 +174,14 @@ export class WinnerDeriver {
     const { store, ranker } = this.o;
     const byName = mapEventsByName(page);
     if (byName.size === 0) return [];
-    const holders = await store.findNameHolders([...byName.keys()]);
+    const holders = await store.scoring.findNameHolders([...byName.keys()]);
     const shared = [...byName].filter(([name, events]) => {
       const now = holders.get(name) ?? 0;
       return now > 1 || holdersBefore(now, name, events) > 1;
     });
     if (shared.length === 0) return [];
     const candidates = new Map<string, DomainWithRecords[]>();
-    for (const d of await store.findRankingCandidates(shared.map(([n]) => n))) {
+    for (const d of await store.scoring.findRankingCandidates(shared.map(([n]) => n))) {
       const list = candidates.get(d.name);
       if (list) list.push(d);
       else candidates.set(d.name, [d]);

@@ -35,18 +35,20 @@ describe.each<Backend>(["sqlite", "postgres"])("answers stay exact to the last c
     expect(first.json().data.ownerAddress).toBe(ADDR.alice);
 
     const id = t.ids.get("alice-fns-polygon")!;
-    const before = (await t.store.findDomainById(id))!;
-    await t.store.upsertDomain({ ...before, owner: ADDR.carol });
+    const before = (await t.store.domainMap.findDomainById(id))!;
+    await t.store.domainMap.upsertDomain({ ...before, owner: ADDR.carol });
     expect((await t.get(`${V1}/resolve?domain=alice.wallet`)).json().data.ownerAddress).toBe(ADDR.carol);
     expect((await t.get(`${V1}/resolve?domain=alice.wallet&network=POLYGON`)).json().data.ownerAddress).toBe(
       ADDR.carol,
     );
 
-    await t.store.setNativeRecord(id, "record.TXT.0", "changed", [{ key: "record.TXT.0", value: "changed" }]);
+    await t.store.domainMap.setNativeRecord(id, "record.TXT.0", "changed", [
+      { key: "record.TXT.0", value: "changed" },
+    ]);
     const deep = (await t.get(`${V1}/deep-resolve?domain=alice.wallet`)).json().data;
     expect(deep[0].records["record.TXT.0"]).toBe("changed");
 
-    await t.store.updateDomainSignals(id, {
+    await t.store.domainMap.updateDomainSignals(id, {
       baseScore: 10,
       spam: true,
       csamOk: true,
@@ -58,7 +60,7 @@ describe.each<Backend>(["sqlite", "postgres"])("answers stay exact to the last c
     const moved = (await t.get(`${V1}/deep-resolve?domain=alice.wallet`)).json().data;
     expect(moved.at(-1)).toMatchObject({ ownerAddress: ADDR.carol, spam: true, info: { tags: ["x"] } });
 
-    await t.store.deleteDomain(id);
+    await t.store.domainMap.deleteDomain(id);
     const left = (await t.get(`${V1}/deep-resolve?domain=alice.wallet`)).json().data;
     expect(left.map((d: { network: string }) => d.network)).not.toContain("POLYGON");
     expect(left.length).toBe(deep.length - 1);
@@ -102,8 +104,8 @@ describe.each<Backend>(["sqlite", "postgres"])(
 
       // The domain moves to Carol: it leaves Alice's answer and joins Carol's.
       const id = t.ids.get("alice-fns-polygon")!;
-      const before = (await t.store.findDomainById(id))!;
-      await t.store.upsertDomain({ ...before, owner: ADDR.carol });
+      const before = (await t.store.domainMap.findDomainById(id))!;
+      await t.store.domainMap.upsertDomain({ ...before, owner: ADDR.carol });
       const aliceAfter = networksOf(await reverse(ADDR.alice));
       expect(aliceAfter).not.toContain("alice.wallet@POLYGON");
       expect(aliceAfter.length).toBe(aliceBefore.length - 1);
@@ -114,14 +116,14 @@ describe.each<Backend>(["sqlite", "postgres"])(
       expect(moved().ownerAddress).toBe(ADDR.carol);
 
       // A record, then the signals, change.
-      await t.store.setNativeRecord(id, "record.TXT.0", "changed", [
+      await t.store.domainMap.setNativeRecord(id, "record.TXT.0", "changed", [
         { key: "record.TXT.0", value: "changed" },
       ]);
       const withRecord = (await reverse(ADDR.carol)).find(
         (d) => d.domain === "alice.wallet" && d.network === "POLYGON",
       )!;
       expect(withRecord.records["record.TXT.0"]).toBe("changed");
-      await t.store.updateDomainSignals(id, {
+      await t.store.domainMap.updateDomainSignals(id, {
         baseScore: 10,
         spam: true,
         csamOk: true,
@@ -135,17 +137,17 @@ describe.each<Backend>(["sqlite", "postgres"])(
       expect(flagged.score).toBeLessThan(moved().score);
 
       // Carol's reverse record names it: it becomes her primary name, first in the answer.
-      await t.store.setReverse({
+      await t.store.domainMap.setReverse({
         network: "POLYGON",
         provider: "NAMESPACE_A",
         address: ADDR.carol,
         domainId: id,
       });
       expect(networksOf(await reverse(ADDR.carol))[0]).toBe("alice.wallet@POLYGON");
-      await t.store.removeReverse(ADDR.carol, "POLYGON", "NAMESPACE_A");
+      await t.store.domainMap.removeReverse(ADDR.carol, "POLYGON", "NAMESPACE_A");
       expect(networksOf(await reverse(ADDR.carol))[0]).not.toBe("alice.wallet@POLYGON");
 
-      await t.store.deleteDomain(id);
+      await t.store.domainMap.deleteDomain(id);
       const left = networksOf(await reverse(ADDR.carol));
       expect(left).not.toContain("alice.wallet@POLYGON");
       expect(left.length).toBe(carolBefore.length);
@@ -179,7 +181,7 @@ describe("answers follow the clock", () => {
       tags: [],
     };
     // The better-scored domain expires at NOW + 1 s; the other one gains age points over time.
-    await store.upsertDomain({
+    await store.domainMap.upsertDomain({
       ...base,
       provider: "NAMESPACE_A",
       network: "POLYGON",
@@ -188,7 +190,7 @@ describe("answers follow the clock", () => {
       expiresAt: NOW + 1000,
       baseScore: 70,
     });
-    await store.upsertDomain({
+    await store.domainMap.upsertDomain({
       ...base,
       provider: "NAMESPACE_B",
       network: "ETHEREUM",
@@ -198,7 +200,7 @@ describe("answers follow the clock", () => {
       baseScore: 50,
     });
     const pepper = randomBytes(16).toString("hex");
-    const project = await store.createProject({ name: "clock", plan: "internal" });
+    const project = await store.projects.createProject({ name: "clock", plan: "internal" });
     const { key } = await createApiKey(store, pepper, project.id, "k");
     const ctx: AppContext = {
       config: loadConfig({}, { dataDir: "." }),

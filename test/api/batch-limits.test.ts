@@ -126,7 +126,7 @@ describe.each([
     expect(remaining(refused.headers.ratelimit).quota).toBe(2);
     expect(await t.services.limits.quotaUsed(t.projectId)).toBe(usageBefore);
     await t.services.usage.flush();
-    const row = await t.store.accountsDb
+    const row = await t.store.accounts
       .selectFrom("usage_counters")
       .select((eb) => eb.fn.sum<number>("count").as("n"))
       .where("project_id", "=", t.projectId)

@@ -114,7 +114,7 @@ describe.each<Backend>(["sqlite", "postgres"])("batch calls: %s", (backend) => {
     expect(await t.services.limits.quotaUsed(t.projectId)).toBe(before + 3);
     await t.get(`${V1}/resolve?domain=alice.wallet`);
     await t.services.usage.flush();
-    const usage = await loadUsage(t.store.accountsDb, t.projectId, NOW);
+    const usage = await loadUsage(t.store.accounts, t.projectId, NOW);
     const batch = usage.endpoints.find((e) => e.endpoint === "batch-resolve");
     expect(batch).toMatchObject({ batches: batch?.requests });
     expect(batch?.names).toBeGreaterThanOrEqual(3);

@@ -15,7 +15,7 @@ describe("the change feed's refusals and limits", () => {
       config: { changesHeartbeatMs: 500, changesStallMs: 300, changesMaxClients: 10 },
     });
     base = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    await t.store.appendChangeEvents([1, 2, 3].map((i) => event(i)));
+    await t.store.changeLog.appendChangeEvents([1, 2, 3].map((i) => event(i)));
   });
   afterAll(async () => t?.close());
 
@@ -56,13 +56,13 @@ describe("the change feed's refusals and limits", () => {
   });
 
   it("sends a feed.error event for a cursor from the future or older than the retention window", async () => {
-    const { newest } = await t.store.changeLogBounds();
+    const { newest } = await t.store.changeLog.changeLogBounds();
     const future = openFeed(`${base}${V1}?after=${newest + 1_000}`, { "api-key": t.key });
     const e1 = await waitFor(async () => future.events[0] ?? null, 5_000, "the future cursor's error");
     future.close();
     expect(e1).toMatchObject({ type: "feed.error", data: { code: "CURSOR_FROM_FUTURE" } });
 
-    expect(await t.store.pruneChangeEvents(Date.now() + 1, 1)).toBe(1);
+    expect(await t.store.changeLog.pruneChangeEvents(Date.now() + 1, 1)).toBe(1);
     const expired = openFeed(`${base}${V1}`, { "api-key": t.key, "last-event-id": "0" });
     const e2 = await waitFor(async () => expired.events[0] ?? null, 5_000, "the expired cursor's error");
     expired.close();
@@ -71,7 +71,7 @@ describe("the change feed's refusals and limits", () => {
   });
 
   it("sends heartbeats carrying the cursor on an idle stream", async () => {
-    const { newest } = await t.store.changeLogBounds();
+    const { newest } = await t.store.changeLog.changeLogBounds();
     const text = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(`${base}${V1}?tlds=none`, { headers: { "api-key": t.key } }, (res) => {
         let body = "";

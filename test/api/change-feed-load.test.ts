@@ -36,7 +36,7 @@ describe("the change feed under load", () => {
     // (loopback autotunes the receiver's up to tcp_rmem's 32 MB here, and the sender's 4 MB; the
     // kernel's accounting lets more in than that, so the margin is wide).
     for (let i = 0; i < 16; i++)
-      await t.store.appendChangeEvents(Array.from({ length: 125 }, (_, k) => event(k, 64_000)));
+      await t.store.changeLog.appendChangeEvents(Array.from({ length: 125 }, (_, k) => event(k, 64_000)));
     await waitFor(
       async () => ((await metric("omniname_feed_clients")) === 0 ? true : null),
       60_000,
@@ -84,7 +84,7 @@ describe("the change feed under load", () => {
       "1,000 clients",
     );
     const held = process.memoryUsage().rss - before;
-    await t.store.appendChangeEvents([{ ...event(9), type: "domain.removed" }]);
+    await t.store.changeLog.appendChangeEvents([{ ...event(9), type: "domain.removed" }]);
     const sent = Date.now();
     await Promise.all(clients);
     console.log(

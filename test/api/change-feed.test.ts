@@ -86,18 +86,18 @@ describe("the change feed on the devnet", () => {
       pepper: randomBytes(16).toString("hex"),
       clock: Date.now,
     };
-    const project = await store.createProject({ name: "feed", plan: "internal" });
+    const project = await store.projects.createProject({ name: "feed", plan: "internal" });
     key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
-    const bscOff = await store.createProject({ name: "feed-polygon", plan: "internal" });
-    await store.updateProjectSettings(bscOff.id, { networks: { disabled: ["POLYGON"] } });
+    const bscOff = await store.projects.createProject({ name: "feed-polygon", plan: "internal" });
+    await store.projects.updateProjectSettings(bscOff.id, { networks: { disabled: ["POLYGON"] } });
     polygonOnlyKey = (await createApiKey(store, ctx.pepper, bscOff.id, "k")).key;
     receiver = await startReceiver(() => ({ status: 200 }));
     const secret = newWebhookSecret();
     receiver.secrets.set("/devnet", secret);
-    await new WebhooksRepo(store.accountsDb).create(
+    await new WebhooksRepo(store.accounts).create(
       project.id,
       { url: receiver.url("/devnet"), description: "", eventTypes: [], filters: {}, enabled: true },
-      (await store.changeLogBounds()).newest,
+      (await store.changeLog.changeLogBounds()).newest,
       Date.now(),
       (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
     );
@@ -205,7 +205,7 @@ describe("the change feed on the devnet", () => {
   });
 
   it("resumes from Last-Event-ID or ?after= with every event after the cursor", async () => {
-    const page = await store.findChangeEventsAfter(0, 100);
+    const page = await store.changeLog.findChangeEventsAfter(0, 100);
     const first = page[0].id;
     const viaQuery = feed(`?after=${first}`);
     const viaHeader = feed("", { "last-event-id": String(first) });

@@ -130,7 +130,7 @@ describe("a project's own DoH at /svc/api/v1/dns-query", () => {
   beforeAll(async () => {
     t = await createTestApp({ ranker: createScoringRanker(), app: { console: true } });
     // The project serves no FNS names: alice.wallet is then its UNS domain (owned by bob).
-    await t.store.updateProjectSettings(t.projectId, { providers: { disabled: ["NAMESPACE_A"] } });
+    await t.store.projects.updateProjectSettings(t.projectId, { providers: { disabled: ["NAMESPACE_A"] } });
   });
   afterAll(async () => {
     await t.close();
@@ -159,7 +159,7 @@ describe("a project's own DoH at /svc/api/v1/dns-query", () => {
     expect(pub.json().Answer).toHaveLength(3);
 
     await t.app.close(); // flushes the usage counters
-    const rows = await t.store.accountsDb
+    const rows = await t.store.accounts
       .selectFrom("usage_counters")
       .selectAll()
       .where("project_id", "=", t.projectId)

@@ -340,7 +340,7 @@ describe.each<Backend>(["sqlite", "postgres"])("API v1 on %s", (backend) => {
       const { createApiKey } = await import("../../src/accounts/api-keys.js");
       const { key, apiKey } = await createApiKey(t.store, t.ctx.pepper, t.projectId, "to revoke");
       expect((await t.get(`${V1}/resolve?domain=alice.wallet`, { "api-key": key })).statusCode).toBe(200);
-      await t.store.revokeApiKey(apiKey.id, Date.now());
+      await t.store.projects.revokeApiKey(apiKey.id, Date.now());
       const started = Date.now();
       let status = 200;
       while (status === 200 && Date.now() - started < 5000) {

@@ -48,7 +48,7 @@ describe("the v1 extension point", () => {
     try {
       const before = await t.get(`${V1}/deep-resolve?domain=alice.wallet`);
       expect(before.json().data[0].network).toBe("POLYGON");
-      await t.store.updateProjectSettings(t.projectId, { networks: { disabled: ["POLYGON"] } });
+      await t.store.projects.updateProjectSettings(t.projectId, { networks: { disabled: ["POLYGON"] } });
       t.app.apiKeys.invalidateProject(t.projectId);
       const after = await t.get(`${V1}/deep-resolve?domain=alice.wallet`);
       expect(after.json().data.map((r: { network: string }) => r.network)).not.toContain("POLYGON");

@@ -70,9 +70,9 @@ function journal(): JournalEntry[] {
 
 async function seed(store: Store): Promise<void> {
   await store.transaction(async (tx) => {
-    await tx.appendJournal(journal());
+    await tx.crawlerLog.appendJournal(journal());
     await reproject(tx, FNS, [ALICE_WALLET, BOB_WALLET], NEUTRAL_SIGNALS);
-    await tx.setCheckpoint({
+    await tx.crawlerLog.setCheckpoint({
       sourceId: FNS.id,
       chainId: 137,
       blockNumber: CHECKPOINT,
@@ -82,8 +82,12 @@ async function seed(store: Store): Promise<void> {
       error: null,
     });
   });
-  await store.acquireSourceLease(FNS.id, "crawler-1", NOW, 3_600_000);
-  await store.reportSourceProgress(FNS.id, "crawler-1", { head: HEAD, syncedAt: NOW - 30_000, now: NOW });
+  await store.crawlerLog.acquireSourceLease(FNS.id, "crawler-1", NOW, 3_600_000);
+  await store.crawlerLog.reportSourceProgress(FNS.id, "crawler-1", {
+    head: HEAD,
+    syncedAt: NOW - 30_000,
+    now: NOW,
+  });
 }
 
 interface Rec {

@@ -58,10 +58,10 @@ describe("the HTTP server with TLS_CERT_FILE and TLS_KEY_FILE: HTTPS, HTTP/2 and
     t = await createTestApp({
       config: { tlsCertFile: cert.certFile, tlsKeyFile: cert.keyFile, tlsHandshakeTimeoutMs: HANDSHAKE_MS },
     });
-    const id = await t.store.upsertDomain(
+    const id = await t.store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(9_001), name: "api.wallet", sld: "api", tld: "wallet" }),
     );
-    await t.store.replaceRecords(id, [
+    await t.store.domainMap.replaceRecords(id, [
       { key: "record.A.0", value: "127.0.0.1", nativeKey: "record.A.0", nativeValue: "127.0.0.1" },
     ]);
     await t.app.listen({ host: "127.0.0.1", port: 0 });

@@ -41,33 +41,37 @@ describe.each(STORE_BACKENDS)("GET /readyz on $name", ({ open }) => {
 
   it("reports per source the writer's head, the indexed block, the lag and the seconds behind, read from the store", async () => {
     // Caught up: head 100, indexed 100.
-    await store.setCheckpoint(checkpoint("uns-polygon", 100));
-    await store.acquireSourceLease("uns-polygon", "crawler-a", NOW - 500, 3_000);
-    await store.reportSourceProgress("uns-polygon", "crawler-a", {
+    await store.crawlerLog.setCheckpoint(checkpoint("uns-polygon", 100));
+    await store.crawlerLog.acquireSourceLease("uns-polygon", "crawler-a", NOW - 500, 3_000);
+    await store.crawlerLog.reportSourceProgress("uns-polygon", "crawler-a", {
       head: 100,
       syncedAt: NOW - 500,
       now: NOW - 500,
     });
     // Behind: head 250, indexed 200, last at the head 12.3 s ago.
-    await store.setCheckpoint(checkpoint("fns-polygon", 200));
-    await store.acquireSourceLease("fns-polygon", "crawler-b", NOW - 1_000, 3_000);
-    await store.reportSourceProgress("fns-polygon", "crawler-b", {
+    await store.crawlerLog.setCheckpoint(checkpoint("fns-polygon", 200));
+    await store.crawlerLog.acquireSourceLease("fns-polygon", "crawler-b", NOW - 1_000, 3_000);
+    await store.crawlerLog.reportSourceProgress("fns-polygon", "crawler-b", {
       head: 250,
       syncedAt: NOW - 12_300,
       now: NOW - 1_000,
     });
     // A report by another process than the holder is ignored.
-    await store.reportSourceProgress("fns-polygon", "intruder", { head: 1, syncedAt: NOW, now: NOW });
+    await store.crawlerLog.reportSourceProgress("fns-polygon", "intruder", {
+      head: 1,
+      syncedAt: NOW,
+      now: NOW,
+    });
     // A writer that died: its lease expired, its last report stays.
-    await store.setCheckpoint(checkpoint("ens-ethereum", 40));
-    await store.acquireSourceLease("ens-ethereum", "crawler-c", NOW - 60_000, 3_000);
-    await store.reportSourceProgress("ens-ethereum", "crawler-c", {
+    await store.crawlerLog.setCheckpoint(checkpoint("ens-ethereum", 40));
+    await store.crawlerLog.acquireSourceLease("ens-ethereum", "crawler-c", NOW - 60_000, 3_000);
+    await store.crawlerLog.reportSourceProgress("ens-ethereum", "crawler-c", {
       head: 45,
       syncedAt: null,
       now: NOW - 60_000,
     });
     // No writer ever reported.
-    await store.setCheckpoint(checkpoint("sid-bsc", 7));
+    await store.crawlerLog.setCheckpoint(checkpoint("sid-bsc", 7));
 
     const data = await readyz();
     expect(data.status).toBe("ready");

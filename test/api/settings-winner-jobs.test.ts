@@ -35,15 +35,16 @@ const on = (name: string, provider: DomainWrite["provider"], network: DomainWrit
 /** 21 A/B collisions, 6 BSC/B collisions, 3 names held on BSC only, 5 single holders nothing moves. */
 async function seed(store: Store): Promise<void> {
   for (let i = 0; i < 21; i++) {
-    await store.upsertDomain(on(`n${i}.wallet`, "NAMESPACE_A", "POLYGON"));
-    await store.upsertDomain(on(`n${i}.wallet`, "NAMESPACE_B", "ETHEREUM"));
+    await store.domainMap.upsertDomain(on(`n${i}.wallet`, "NAMESPACE_A", "POLYGON"));
+    await store.domainMap.upsertDomain(on(`n${i}.wallet`, "NAMESPACE_B", "ETHEREUM"));
   }
   for (let i = 0; i < 6; i++) {
-    await store.upsertDomain(on(`m${i}.wallet`, "NAMESPACE_A", "BSC"));
-    await store.upsertDomain(on(`m${i}.wallet`, "NAMESPACE_B", "ETHEREUM"));
+    await store.domainMap.upsertDomain(on(`m${i}.wallet`, "NAMESPACE_A", "BSC"));
+    await store.domainMap.upsertDomain(on(`m${i}.wallet`, "NAMESPACE_B", "ETHEREUM"));
   }
-  for (let i = 0; i < 3; i++) await store.upsertDomain(on(`s${i}.wallet`, "NAMESPACE_A", "BSC"));
-  for (let i = 0; i < 5; i++) await store.upsertDomain(on(`q${i}.wallet`, "NAMESPACE_A", "POLYGON"));
+  for (let i = 0; i < 3; i++) await store.domainMap.upsertDomain(on(`s${i}.wallet`, "NAMESPACE_A", "BSC"));
+  for (let i = 0; i < 5; i++)
+    await store.domainMap.upsertDomain(on(`q${i}.wallet`, "NAMESPACE_A", "POLYGON"));
 }
 
 /** What an event says, without its id and write time. */
@@ -61,7 +62,7 @@ const shown = (e: ChangeEvent) => ({
 async function eventsOf(store: Store, projectId: number): Promise<ChangeEvent[]> {
   const out: ChangeEvent[] = [];
   for (let after = 0; ; ) {
-    const page = await store.findChangeEventsAfter(after, 500);
+    const page = await store.changeLog.findChangeEventsAfter(after, 500);
     if (page.length === 0) return out;
     out.push(...page.filter((e) => e.type === "winner.changed" && e.projectId === projectId));
     after = page[page.length - 1]!.id;
@@ -77,7 +78,7 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
   let reference: ReturnType<typeof shown>[];
 
   const job = async (projectId: number) => {
-    await store.appendSettingsWinnerJob({
+    await store.winnerJobs.appendSettingsWinnerJob({
       projectId,
       settingsBefore: A_FIRST,
       settingsAfter: B_FIRST_NO_BSC,
@@ -90,12 +91,12 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     ({ store, cleanup, second } = await backend.open());
     await seed(store);
     // The reference: one runner, uninterrupted.
-    const p = await store.createProject({ name: "reference" });
+    const p = await store.projects.createProject({ name: "reference" });
     await job(p.id);
     const run = await runSettingsWinnerJobs(deps(store), { pageSize: PAGE });
     reference = (await eventsOf(store, p.id)).map(shown);
     expect(run.events).toBe(reference.length);
-    expect(await store.findNextSettingsWinnerJob()).toBeNull();
+    expect(await store.winnerJobs.findNextSettingsWinnerJob()).toBeNull();
   });
   afterAll(async () => {
     await cleanup();
@@ -123,7 +124,7 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
   });
 
   it("resumes after a crash between pages and one in a page: each event once, as an uninterrupted run", async () => {
-    const p = await store.createProject({ name: "crashed" });
+    const p = await store.projects.createProject({ name: "crashed" });
     await job(p.id);
     // The first runner appends one page and is dropped.
     expect(await runSettingsWinnerJobs(deps(store), { pageSize: PAGE, maxPages: 1 })).toEqual({
@@ -131,13 +132,13 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
       events: expect.any(Number),
       failures: 0,
     });
-    const after1 = await store.findNextSettingsWinnerJob();
+    const after1 = await store.winnerJobs.findNextSettingsWinnerJob();
     expect(after1).toMatchObject({ projectId: p.id, pages: 1, finishedAt: null });
     // The second ranks a page and dies before its transaction.
     let asked = 0;
     const killed = await runSettingsWinnerJobs(deps(store), { pageSize: PAGE, stopped: () => ++asked > 1 });
     expect(killed.pages).toBe(0);
-    expect((await store.findNextSettingsWinnerJob())?.pages).toBe(1);
+    expect((await store.winnerJobs.findNextSettingsWinnerJob())?.pages).toBe(1);
     // A restarted process, on a connection of its own, finishes the job.
     const other = await second();
     try {
@@ -145,12 +146,12 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     } finally {
       await other.close();
     }
-    expect(await store.findNextSettingsWinnerJob()).toBeNull();
+    expect(await store.winnerJobs.findNextSettingsWinnerJob()).toBeNull();
     expect((await eventsOf(store, p.id)).map(shown)).toEqual(reference);
   });
 
   it("three runners racing on one job append each page once", async () => {
-    const p = await store.createProject({ name: "raced" });
+    const p = await store.projects.createProject({ name: "raced" });
     await job(p.id);
     // PostgreSQL: three connections, as three processes. SQLite serves one process (its writers
     // on other connections wait on the file lock, which a synchronous driver cannot wait out in
@@ -164,7 +165,7 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
       expect(runs.reduce((n, r) => n + r.events, 0)).toBe(reference.length);
       const [row] = (
         await sql<{ pages: number | string }>`select pages from settings_winner_jobs
-          where project_id = ${p.id}`.execute(store.accountsDb)
+          where project_id = ${p.id}`.execute(store.accounts)
       ).rows;
       // Every page committed once, plus the finish.
       expect(runs.reduce((n, r) => n + r.pages, 0) + 1).toBe(Number(row!.pages));
@@ -174,19 +175,19 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
   });
 
   it("runs the jobs of one project in order, and a deleted project's job ends without events", async () => {
-    const p = await store.createProject({ name: "twice" });
+    const p = await store.projects.createProject({ name: "twice" });
     const back = { before: B_FIRST_NO_BSC, after: A_FIRST };
     await job(p.id);
-    await store.appendSettingsWinnerJob({
+    await store.winnerJobs.appendSettingsWinnerJob({
       projectId: p.id,
       settingsBefore: back.before,
       settingsAfter: back.after,
       rankAt: NOW,
       createdAt: NOW,
     });
-    const gone = await store.createProject({ name: "gone" });
+    const gone = await store.projects.createProject({ name: "gone" });
     await job(gone.id);
-    await store.transaction((tx) => tx.accountsDb.deleteFrom("projects").where("id", "=", gone.id).execute());
+    await store.transaction((tx) => tx.accounts.deleteFrom("projects").where("id", "=", gone.id).execute());
     await runSettingsWinnerJobs(deps(store), { pageSize: PAGE });
     const events = await eventsOf(store, p.id);
     // The first change's 30 events, then the way back's 30, each name's pair in that order.
@@ -194,34 +195,34 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     expect(events.slice(30).map((e) => e.payload.winner?.to?.provider ?? null)).not.toContain("NAMESPACE_B");
     expect(events).toHaveLength(60);
     expect(await eventsOf(store, gone.id)).toEqual([]);
-    expect(await store.findNextSettingsWinnerJob()).toBeNull();
+    expect(await store.winnerJobs.findNextSettingsWinnerJob()).toBeNull();
   });
 
   it("prunes finished jobs older than the cut, never an unfinished one", async () => {
-    const p = await store.createProject({ name: "pruned" });
+    const p = await store.projects.createProject({ name: "pruned" });
     await job(p.id);
     const count = async () =>
       Number(
         (
           await sql<{ n: number | string }>`select count(*) as n from settings_winner_jobs`.execute(
-            store.accountsDb,
+            store.accounts,
           )
         ).rows[0]!.n,
       );
     const all = await count();
-    expect(await store.pruneSettingsWinnerJobs(NOW + 6)).toBe(all - 1);
+    expect(await store.winnerJobs.pruneSettingsWinnerJobs(NOW + 6)).toBe(all - 1);
     expect(await count()).toBe(1);
-    expect((await store.findNextSettingsWinnerJob())?.projectId).toBe(p.id);
+    expect((await store.winnerJobs.findNextSettingsWinnerJob())?.projectId).toBe(p.id);
     await runSettingsWinnerJobs(deps(store), { pageSize: PAGE });
-    expect(await store.pruneSettingsWinnerJobs(NOW + 6)).toBe(1);
+    expect(await store.winnerJobs.pruneSettingsWinnerJobs(NOW + 6)).toBe(1);
   });
 
   it("a page that always throws is retried later, other projects' jobs go on, and it gives up after its last attempt", async () => {
-    const poisoned = await store.createProject({ name: "poisoned" });
-    const other = await store.createProject({ name: "other" });
+    const poisoned = await store.projects.createProject({ name: "poisoned" });
+    const other = await store.projects.createProject({ name: "other" });
     const POISON = { ...B_FIRST_NO_BSC, poison: true };
     // The poisoned project's job throws on every page; its second job and another project's do not.
-    await store.appendSettingsWinnerJob({
+    await store.winnerJobs.appendSettingsWinnerJob({
       projectId: poisoned.id,
       settingsBefore: A_FIRST,
       settingsAfter: POISON,
@@ -263,7 +264,7 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     now += 1;
     expect((await pass()).failures).toBe(1);
     expect(failed[1]).toMatchObject({ attempts: 2, retryAt: now + 1_500, failedAt: null });
-    const waiting = await store.findNextSettingsWinnerJob();
+    const waiting = await store.winnerJobs.findNextSettingsWinnerJob();
     expect(waiting).toMatchObject({ projectId: poisoned.id, attempts: 2, finishedAt: null, failedAt: null });
     expect(waiting?.lastError).toContain("poisoned settings");
     // The last attempt gives up: the job is finished as failed, and the project's next job runs.
@@ -271,11 +272,11 @@ describe.each(STORE_BACKENDS)("settings winner.changed jobs ($name)", (backend) 
     expect((await pass()).failures).toBe(1);
     expect(failed[2]).toMatchObject({ attempts: 3, retryAt: null, failedAt: now });
     expect((await eventsOf(store, poisoned.id)).map(shown)).toEqual(reference);
-    expect(await store.findNextSettingsWinnerJob()).toBeNull();
+    expect(await store.winnerJobs.findNextSettingsWinnerJob()).toBeNull();
     const [row] = (
       await sql<{ failed_at: number | string | null; finished_at: number | string | null }>`select failed_at,
         finished_at from settings_winner_jobs where project_id = ${poisoned.id} order by id limit 1`.execute(
-        store.accountsDb,
+        store.accounts,
       )
     ).rows;
     expect(Number(row!.failed_at)).toBe(now);
@@ -294,7 +295,7 @@ describe("settings saves append a job, bad input none", () => {
   const jobs = async () =>
     (
       await sql<{ project_id: number | string; settings_after: string }>`select project_id, settings_after
-        from settings_winner_jobs order by id`.execute(t.store.accountsDb)
+        from settings_winner_jobs order by id`.execute(t.store.accounts)
     ).rows.map((r) => [Number(r.project_id), JSON.parse(r.settings_after)]);
 
   it("a valid PUT appends one job with the settings before and after; a refused one, or one that changes nothing, appends none", async () => {

@@ -32,10 +32,10 @@ describe.each(STORE_BACKENDS)("GET /status with source leases on $name", ({ open
 
   it("shows per source who holds it and whether this process writes or stands by", async () => {
     const now = Date.now();
-    await store.acquireSourceLease("uns-polygon", "crawler-a", now, 60_000);
-    await store.acquireSourceLease("fns-polygon", "crawler-b", now, 60_000);
-    await store.acquireSourceLease("ens-ethereum", "crawler-c", now - 120_000, 60_000); // expired
-    await store.setCheckpoint({
+    await store.crawlerLog.acquireSourceLease("uns-polygon", "crawler-a", now, 60_000);
+    await store.crawlerLog.acquireSourceLease("fns-polygon", "crawler-b", now, 60_000);
+    await store.crawlerLog.acquireSourceLease("ens-ethereum", "crawler-c", now - 120_000, 60_000); // expired
+    await store.crawlerLog.setCheckpoint({
       sourceId: "ens-ethereum",
       chainId: 1,
       blockNumber: 3,

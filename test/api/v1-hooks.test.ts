@@ -8,7 +8,7 @@ describe("the v1 hooks run in every app, console API served or not", () => {
   it.each([false, true])("rate-limits a project on its plan, with the console API %s", async (console) => {
     const t = await createTestApp({ app: { console } });
     try {
-      const project = await t.store.createProject({ name: "small", plan: "free" });
+      const project = await t.store.projects.createProject({ name: "small", plan: "free" });
       const { key } = await createApiKey(t.store, t.ctx.pepper, project.id, "k");
       const { rps } = t.ctx.config.plans.free!;
       // The app's clock stands still: every request falls in one rate window.

@@ -270,7 +270,7 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     const changed = dry.json().data.changed as number;
     const stream = feed(custom.key);
     await stream.opened;
-    const { newest } = await t.store.changeLogBounds();
+    const { newest } = await t.store.changeLog.changeLogBounds();
     const mark = bySettings(stream.events).length;
     const put = await owner.put(`projects/${custom.id}/settings`, {});
     expect(put.statusCode).toBe(200);
@@ -280,7 +280,7 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
       () => bySettings(stream.events).length >= mark + changed,
     );
     await new Promise((r) => setTimeout(r, 300));
-    const appended = (await t.store.findChangeEventsAfter(newest, 100)).filter(
+    const appended = (await t.store.changeLog.findChangeEventsAfter(newest, 100)).filter(
       (e) => e.type === "winner.changed" && e.projectId === custom.id,
     );
     // clash.x and forked.x collide, and the defaults pick UNS for them (the settings test above).
@@ -294,7 +294,7 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
 
     // The command line's `project rules set` appends them the same way.
     const rules = createProjectRulesCommand({ store: t.store, config: t.ctx.config });
-    const before = (await t.store.changeLogBounds()).newest;
+    const before = (await t.store.changeLog.changeLogBounds()).newest;
     const quiet = process.stdout.write;
     process.stdout.write = (() => true) as typeof process.stdout.write;
     try {
@@ -304,7 +304,7 @@ describe.each(["sqlite", "postgres"] as const)("winner.changed on the devnet (%s
     }
     // The command line appends the job; the app's runner (this API process) appends the events.
     const byCliNow = async () =>
-      (await t.store.findChangeEventsAfter(before, 100)).filter(
+      (await t.store.changeLog.findChangeEventsAfter(before, 100)).filter(
         (e) => e.type === "winner.changed" && e.projectId === custom.id,
       );
     await waitFor(

@@ -56,9 +56,9 @@ describe("operator commands", { timeout: 180_000 }, () => {
     const store = await createStore({ dataDir: a });
     try {
       const pepper = readFileSync(join(a, "pepper"), "utf8").trim();
-      const found = await store.findApiKeyByHash(hashApiKey(pepper, key));
+      const found = await store.projects.findApiKeyByHash(hashApiKey(pepper, key));
       expect(found?.name).toBe("ci");
-      const rows = await store.accountsDb.selectFrom("api_keys").selectAll().execute();
+      const rows = await store.accounts.selectFrom("api_keys").selectAll().execute();
       expect(JSON.stringify(rows)).not.toContain(key);
     } finally {
       await store.close();
@@ -73,13 +73,13 @@ describe("operator commands", { timeout: 180_000 }, () => {
     // The audit log: the project, the key and its revocation, by the CLI, without the key or its hash.
     const audited = await createStore({ dataDir: a });
     try {
-      const rows = await audited.accountsDb.selectFrom("audit_log").selectAll().orderBy("id").execute();
+      const rows = await audited.accounts.selectFrom("audit_log").selectAll().orderBy("id").execute();
       expect(rows.map((r) => [r.kind, r.actor_type, r.actor_account_id])).toEqual([
         ["project.create", "cli", null],
         ["key.create", "cli", null],
         ["key.revoke", "cli", null],
       ]);
-      const hash = (await audited.accountsDb.selectFrom("api_keys").select("hash").executeTakeFirstOrThrow())
+      const hash = (await audited.accounts.selectFrom("api_keys").select("hash").executeTakeFirstOrThrow())
         .hash;
       for (const secret of [key, hash]) expect(JSON.stringify(rows)).not.toContain(secret);
     } finally {
@@ -114,7 +114,7 @@ describe("operator commands", { timeout: 180_000 }, () => {
     const store = await createStore({ dataDir: dir });
     try {
       const pepper = readFileSync(join(dir, "pepper"), "utf8").trim();
-      const found = await store.findApiKeyByHash(hashApiKey(pepper, created.stdout.trim()));
+      const found = await store.projects.findApiKeyByHash(hashApiKey(pepper, created.stdout.trim()));
       expect(found).toMatchObject({
         scopes: {
           endpoints: ["resolve", "batch-resolve"],
@@ -123,7 +123,7 @@ describe("operator commands", { timeout: 180_000 }, () => {
         },
         expiresAt: Date.parse(expires),
       });
-      const audit = await store.accountsDb
+      const audit = await store.accounts
         .selectFrom("audit_log")
         .selectAll()
         .where("kind", "=", "key.create")
@@ -139,7 +139,7 @@ describe("operator commands", { timeout: 180_000 }, () => {
 
   it("snapshot export and import move the map between nodes", async () => {
     const seeded = await createStore({ dataDir: a });
-    await seeded.upsertDomain({
+    await seeded.domainMap.upsertDomain({
       provider: "NAMESPACE_B",
       network: "ETHEREUM",
       tokenId: `0x${"ab".repeat(32)}`,
@@ -169,7 +169,7 @@ describe("operator commands", { timeout: 180_000 }, () => {
     expect(imported.code).toBe(0);
     const target = await createStore({ dataDir: b });
     try {
-      expect((await target.findDomainsByName(["moved.crypto"], {})).map((d) => d.owner)).toEqual([
+      expect((await target.domainMap.findDomainsByName(["moved.crypto"], {})).map((d) => d.owner)).toEqual([
         "0x00000000000000000000000000000000000a11ce",
       ]);
     } finally {

@@ -39,16 +39,18 @@ describe("omniname zone export", () => {
     const store = await createStore({ databaseUrl: undefined, dataDir: data });
     const add = async (n: number, name: string, provider: "NAMESPACE_A" | "NAMESPACE_B", a: string) => {
       const [sld, tld] = name.split(".");
-      const id = await store.upsertDomain(testDomain({ tokenId: tokenIdOf(n), name, sld, tld, provider }));
-      await store.replaceRecords(id, [
+      const id = await store.domainMap.upsertDomain(
+        testDomain({ tokenId: tokenIdOf(n), name, sld, tld, provider }),
+      );
+      await store.domainMap.replaceRecords(id, [
         { key: "record.A.0", value: a, nativeKey: "record.A.0", nativeValue: a },
       ]);
     };
     await add(1, "alice.wallet", "NAMESPACE_A", "10.0.0.1");
     await add(2, "alice.wallet", "NAMESPACE_B", "10.0.0.2");
     await add(3, "bob.crypto", "NAMESPACE_A", "10.0.0.3");
-    const project = await store.createProject({ name: "acme" });
-    await store.updateProjectSettings(project.id, { providers: { disabled: ["NAMESPACE_A"] } });
+    const project = await store.projects.createProject({ name: "acme" });
+    await store.projects.updateProjectSettings(project.id, { providers: { disabled: ["NAMESPACE_A"] } });
     await store.close();
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -45,7 +45,7 @@ describe("omniname admin", () => {
     expect(await runAdmin(t.ctx, ["plan", String(p.id)], o.io)).toBe(0);
     expect(o.out.join("")).toContain(": free");
     expect(await runAdmin(t.ctx, ["plan", p.name, "metered"], o.io)).toBe(0);
-    expect((await t.store.findProjectById(p.id))?.plan).toBe("metered");
+    expect((await t.store.projects.findProjectById(p.id))?.plan).toBe("metered");
     const { key } = await t.services.projects.createKey(p.id, "k");
     const res = await t.app.inject({ url: `${V1}/resolve?domain=alice.wallet`, headers: { "api-key": key } });
     expect(res.headers["ratelimit-policy"]).toMatch(/"quota";q=25;/);

@@ -117,7 +117,7 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     expect(consoleRules.before).toEqual({});
     expect(consoleRules.after?.providerPriority).toHaveLength(1);
     expect(cliRules.before).toEqual(consoleRules.after);
-    expect(cliRules.after).toEqual((await t.store.findProjectById(id))?.settings);
+    expect(cliRules.after).toEqual((await t.store.projects.findProjectById(id))?.settings);
     expect(cliRules.after).not.toEqual(cliRules.before);
     expect(byKind("project.plan")[0]).toMatchObject({ before: { plan: "free" }, after: { plan: "metered" } });
     expect(byKind("security.update")[0]).toMatchObject({
@@ -358,7 +358,7 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     await t.store.transaction(async (tx) => {
       for (let i = 0; i < n; i++)
         await recordAudit(
-          tx.accountsDb,
+          tx.accounts,
           { projectId: pr.id, kind: "project.update", after: { description: `d${i}` } },
           t.clock.now,
           CLI_ACTOR,
@@ -415,7 +415,7 @@ describe.each(STORE_BACKENDS.map((b) => b.name as "sqlite" | "postgres"))("audit
     await owner.agent.patch(`projects/${pr.id}`, { description: "old" });
     t.clock.now += 1000;
     await owner.agent.patch(`projects/${pr.id}`, { description: "new" });
-    expect(await pruneAudit(t.store.accountsDb, t.clock.now - 500)).toBeGreaterThanOrEqual(1);
+    expect(await pruneAudit(t.store.accounts, t.clock.now - 500)).toBeGreaterThanOrEqual(1);
     const left = (await owner.agent.get(`projects/${pr.id}/audit`)).json().data.entries;
     expect(left.map(descriptionOf)).toEqual(["new"]);
   });

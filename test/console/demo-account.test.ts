@@ -39,7 +39,7 @@ describe.each(["sqlite", "postgres"] as const)(
 
     beforeAll(async () => {
       t = await createConsoleTestApp({ backend });
-      projectId = (await t.store.createProject({ name: "demo", plan: "free" })).id;
+      projectId = (await t.store.projects.createProject({ name: "demo", plan: "free" })).id;
     });
     afterAll(async () => {
       await t?.close();
@@ -131,7 +131,7 @@ describe.each(["sqlite", "postgres"] as const)(
       const other = await createConsoleTestApp({ backend });
       try {
         await createAccount(other, "someone");
-        const p = await other.store.createProject({ name: "demo", plan: "free" });
+        const p = await other.store.projects.createProject({ name: "demo", plan: "free" });
         expect(
           (await ensureDemoAccount(other.services.accounts, other.store, p.id, other.clock.now)).kind,
         ).toBe("none");

@@ -175,7 +175,7 @@ describe.each(["sqlite", "postgres"] as const)("console end to end on %s", (back
     ).toBe(401);
     expect((await browser.get(`projects/${p.id}`)).statusCode).toBe(404);
     expect((await browser.get("projects")).json().data).toEqual([]);
-    const rows = await t.store.accountsDb
+    const rows = await t.store.accounts
       .selectFrom("api_keys")
       .select("id")
       .where("project_id", "=", p.id)

@@ -57,7 +57,7 @@ describe("hostile input on every console route", () => {
       prefix: CONSOLE_PREFIX,
       services: t.services,
       config: t.ctx.config,
-      resolution: createResolution({ store: t.store, ranker: t.ctx.ranker }),
+      resolution: createResolution({ store: t.store.domainMap, ranker: t.ctx.ranker }),
       // Only the routes are collected here: no handler runs.
       webhooks: {} as WebhookService,
     });

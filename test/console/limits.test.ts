@@ -150,14 +150,14 @@ describe("rate limit per key and monthly quota per project", () => {
     } = await keys("free");
     await t.services.usage.flush();
     for (let i = 0; i < 50; i++) await get(key, i % 5 === 0 ? `${V1}/resolve?domain=nobody.wallet` : RESOLVE);
-    const before = await t.store.accountsDb
+    const before = await t.store.accounts
       .selectFrom("usage_counters")
       .selectAll()
       .where("project_id", "=", projectId)
       .execute();
     expect(before).toEqual([]);
     await t.services.usage.flush();
-    const rows = await t.store.accountsDb
+    const rows = await t.store.accounts
       .selectFrom("usage_counters")
       .selectAll()
       .where("project_id", "=", projectId)

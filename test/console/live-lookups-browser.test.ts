@@ -19,7 +19,7 @@ describe.skipIf(!hasChromium)("the live lookups toggle in Chromium", () => {
     const owner = await createAccount(h.t, "live-owner");
     const p = await createProject(h.t, [{ id: owner.id, role: "owner" }]);
     const page = await h.signedInPage(owner.email);
-    const stored = async () => (await h.t.store.findProjectById(p.id))?.settings ?? {};
+    const stored = async () => (await h.t.store.projects.findProjectById(p.id))?.settings ?? {};
     await page.goto(`${h.base}/console/projects/${p.id}/resolution`);
     await page.getByRole("heading", { name: "Resolution settings" }).waitFor();
     const toggle = page.getByRole("switch", { name: "Look up offchain ENS names" });

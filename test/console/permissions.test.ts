@@ -88,7 +88,7 @@ async function collectRoutes(t: ConsoleTestApp): Promise<Collected[]> {
     prefix: CONSOLE_PREFIX,
     services: t.services,
     config: t.ctx.config,
-    resolution: createResolution({ store: t.store, ranker: t.ctx.ranker }),
+    resolution: createResolution({ store: t.store.domainMap, ranker: t.ctx.ranker }),
     // Only the routes are collected here: no handler runs.
     webhooks: {} as WebhookService,
   });
@@ -177,7 +177,7 @@ describe("the permission matrix (docs/permissions.md)", () => {
         role: "viewer",
       });
       // A receiver nobody listens on (127.0.0.1 port 9): the test event is sent and fails at once.
-      const hook = await new WebhooksRepo(t.store.accountsDb).create(p.id, WEBHOOK, 0, t.clock.now, (id) =>
+      const hook = await new WebhooksRepo(t.store.accounts).create(p.id, WEBHOOK, 0, t.clock.now, (id) =>
         sealSecret(t.ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, newWebhookSecret()),
       );
       return { project: p, key, invitationId: invitation.id, webhookId: hook.id, secretEnc: hook.secretEnc };
@@ -227,11 +227,11 @@ describe("the permission matrix (docs/permissions.md)", () => {
             expect(res.statusCode, res.body).toBe(403);
             expect(res.json().error.code).toBe("FORBIDDEN");
             // Refused means nothing happened.
-            const still = await t.store.findProjectById(f.project.id);
+            const still = await t.store.projects.findProjectById(f.project.id);
             expect(still?.description).toBe("");
             expect((await t.services.projects.listKeys(f.project.id)).map((k) => k.id)).toEqual([f.key.id]);
             expect(await t.services.projects.repo.findRole(f.project.id, target.id)).toBe("developer");
-            const hooks = await new WebhooksRepo(t.store.accountsDb).listByProject(f.project.id);
+            const hooks = await new WebhooksRepo(t.store.accounts).listByProject(f.project.id);
             expect(hooks.map((h) => [h.id, h.description, h.secretEnc === f.secretEnc])).toEqual([
               [f.webhookId, "", true],
             ]);
@@ -254,7 +254,7 @@ describe("the permission matrix (docs/permissions.md)", () => {
           result: false,
           error: { code: "NOT_FOUND", message: "No such project." },
         });
-        expect(await t.store.findProjectById(f.project.id)).not.toBeNull();
+        expect(await t.store.projects.findProjectById(f.project.id)).not.toBeNull();
         expect((await t.services.projects.listKeys(f.project.id)).map((k) => k.id)).toEqual([f.key.id]);
       });
     }

@@ -83,7 +83,7 @@ describe("console security", () => {
       await t.services.usage.flush();
       await t.services.accounts.drainMail();
 
-      const row = await t.store.accountsDb
+      const row = await t.store.accounts
         .selectFrom("accounts")
         .select("password_hash")
         .where("email", "=", email)

@@ -20,7 +20,7 @@ async function addDomain(
   extra: { registeredAt?: number; expiresAt?: number | null; baseScore?: number } = {},
 ): Promise<void> {
   const [sld, ...rest] = name.split(".");
-  await store.upsertDomain({
+  await store.domainMap.upsertDomain({
     provider,
     network,
     tokenId: `0x${(++tokenCounter).toString(16).padStart(64, "0")}`,
@@ -294,13 +294,13 @@ describe.each(["sqlite", "postgres"] as const)("try it and the settings dry run 
     const d = res.json().data;
     // Brute force: rank every indexed name under both settings.
     const names = new Set<string>();
-    for await (const page of t.store.iterateDomainNames(1000)) for (const x of page) names.add(x);
+    for await (const page of t.store.scoring.iterateDomainNames(1000)) for (const x of page) names.add(x);
     const rank = (settings: Record<string, unknown>, cands: Parameters<typeof t.ctx.ranker.rank>[0]) =>
       t.ctx.ranker.rank(cands, { projectSettings: settings, country: null, now, explain: false })[0]?.domain
         .id;
     let changed = 0;
     for (const name of names) {
-      const cands = await t.store.findDomainsByName([name], {});
+      const cands = await t.store.domainMap.findDomainsByName([name], {});
       if (
         rank({}, cands) !==
         rank({ providerPriority: ["NAMESPACE_B"], networks: { disabled: ["BSC"] } }, cands)

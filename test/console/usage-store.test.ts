@@ -31,10 +31,10 @@ describe.each(["sqlite", "postgres"] as const)("usage counters on %s", (backend)
   it("adds up batches flushed by several processes, and reads back 30 days with percentiles", async () => {
     const logger = pino({ level: "silent" });
     const touched: Array<Map<number, number>> = [];
-    const a = new UsageRecorder(store.accountsDb, logger, 60_000, async (m) => {
+    const a = new UsageRecorder(store.accounts, logger, 60_000, async (m) => {
       touched.push(m);
     });
-    const b = new UsageRecorder(store.accountsDb, logger, 60_000);
+    const b = new UsageRecorder(store.accounts, logger, 60_000);
     const day = Date.UTC(2026, 10, 21, 10);
     const yesterday = day - 86_400_000;
     // 100 requests: latencies 1..100 ms, every tenth a 404, split over two recorders and two flushes each.
@@ -63,7 +63,7 @@ describe.each(["sqlite", "postgres"] as const)("usage counters on %s", (backend)
     // The keys' last use went out with each batch.
     expect(touched.map((m) => m.get(3))).toEqual([day, day]);
 
-    const u = await loadUsage(store.accountsDb, 9, day, 30);
+    const u = await loadUsage(store.accounts, 9, day, 30);
     expect(u.days).toHaveLength(30);
     expect(u.to).toBe("2026-11-21");
     const today = u.days.at(-1)!;
@@ -75,15 +75,15 @@ describe.each(["sqlite", "postgres"] as const)("usage counters on %s", (backend)
     expect(u.days.at(-2)).toMatchObject({ requests: 1, byStatus: { "429": 1 }, latencyMs: { p50: 0.5 } });
     expect(u.totals.requests).toBe(101);
     expect(u.endpoints.map((e) => e.endpoint)).toEqual(["resolve", "reverse-resolve"]);
-    expect(await loadQuotaUsed(store.accountsDb, 9, Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1))).toBe(100);
-    expect(await loadQuotaUsed(store.accountsDb, 9, Date.UTC(2026, 9, 1), Date.UTC(2026, 10, 1))).toBe(0);
+    expect(await loadQuotaUsed(store.accounts, 9, Date.UTC(2026, 10, 1), Date.UTC(2026, 11, 1))).toBe(100);
+    expect(await loadQuotaUsed(store.accounts, 9, Date.UTC(2026, 9, 1), Date.UTC(2026, 10, 1))).toBe(0);
     // Per key and month, from the same batches: both recorders' requests of key 3 add up.
-    expect(await loadKeyRequests(store.accountsDb, 9, "2026-11")).toEqual(new Map([[3, 100]]));
-    expect(await loadKeyRequests(store.accountsDb, 9, "2026-10")).toEqual(new Map());
+    expect(await loadKeyRequests(store.accounts, 9, "2026-11")).toEqual(new Map([[3, 100]]));
+    expect(await loadKeyRequests(store.accounts, 9, "2026-10")).toEqual(new Map());
   });
 
   it("keeps the counts of a failed flush for the next one", async () => {
-    const r = new UsageRecorder(store.accountsDb, pino({ level: "silent" }), 60_000);
+    const r = new UsageRecorder(store.accounts, pino({ level: "silent" }), 60_000);
     r.record({
       projectId: 11,
       keyId: 12,
@@ -94,15 +94,15 @@ describe.each(["sqlite", "postgres"] as const)("usage counters on %s", (backend)
       at: Date.UTC(2026, 0, 1),
     });
     // A real failure: the table is away while the first flush runs.
-    await sql`alter table usage_counters rename to usage_counters_away`.execute(store.accountsDb);
+    await sql`alter table usage_counters rename to usage_counters_away`.execute(store.accounts);
     try {
       await expect(r.flush()).rejects.toThrow();
     } finally {
-      await sql`alter table usage_counters_away rename to usage_counters`.execute(store.accountsDb);
+      await sql`alter table usage_counters_away rename to usage_counters`.execute(store.accounts);
     }
     await r.flush();
-    expect(await loadQuotaUsed(store.accountsDb, 11, Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1))).toBe(1);
+    expect(await loadQuotaUsed(store.accounts, 11, Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1))).toBe(1);
     // The key's count rolled back with the batch and went out with the next one, once.
-    expect(await loadKeyRequests(store.accountsDb, 11, "2026-01")).toEqual(new Map([[12, 1]]));
+    expect(await loadKeyRequests(store.accounts, 11, "2026-01")).toEqual(new Map([[12, 1]]));
   });
 });

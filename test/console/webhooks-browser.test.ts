@@ -65,7 +65,7 @@ describe.skipIf(!hasChromium)("the webhooks page in Chromium", () => {
     await page.getByText("Choose at least one event type.").waitFor();
     expect(await page.getByText("Choose at least one event type.").getAttribute("role")).toBe("alert");
     await h.shot(page, "34-webhook-field-errors", /webhooks/);
-    expect(await new WebhooksRepo(h.t.store.accountsDb).listByProject(p.id)).toEqual([]);
+    expect(await new WebhooksRepo(h.t.store.accounts).listByProject(p.id)).toEqual([]);
 
     // A valid one: the secret is shown once.
     await page.getByLabel("domain.updated").check();
@@ -107,7 +107,7 @@ describe.skipIf(!hasChromium)("the webhooks page in Chromium", () => {
     await dialog.getByLabel("Domains", { exact: true }).fill("alice.wallet, bob.crypto");
     await dialog.getByRole("button", { name: "Save" }).click();
     await dialog.waitFor({ state: "hidden" });
-    const [stored] = await new WebhooksRepo(h.t.store.accountsDb).listByProject(p.id);
+    const [stored] = await new WebhooksRepo(h.t.store.accounts).listByProject(p.id);
     expect(stored!.filters).toEqual({ domains: ["alice.wallet", "bob.crypto"] });
     await page.getByRole("button", { name: `Disable ${receiver.url("/console")}` }).click();
     await endpoints.locator(".badge", { hasText: "disabled" }).waitFor();

@@ -108,12 +108,12 @@ describe("bad chain data", () => {
       expect(status[0].checkpoint).toBe(status[0].head);
       expect(status[0].error).toBeNull();
 
-      const [good] = await store.findDomainsByName(["good.x"], {});
+      const [good] = await store.domainMap.findDomainsByName(["good.x"], {});
       expect(good.owner).toBe(ALICE);
       // The oversized value and the NUL value were refused: the good record stays, nothing else.
       expect(Object.fromEntries(good.records.map((r) => [r.key, r.value]))).toEqual({ "token.ETH.0": ALICE });
       // The token whose name failed normalization is kept under its placeholder.
-      const bad = await store.findDomainByToken("POLYGON", "NAMESPACE_B", namehash("bad name.x"));
+      const bad = await store.domainMap.findDomainByToken("POLYGON", "NAMESPACE_B", namehash("bad name.x"));
       expect(bad?.name).toBe(`[${namehash("bad name.x").slice(2)}]`);
 
       const rows = await rawDb(store).selectFrom("records").select(["value", "native_value"]).execute();

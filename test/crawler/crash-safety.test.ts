@@ -45,7 +45,7 @@ describe("crash safety", () => {
     try {
       // The same scoring as `omniname crawl` applies, so that the two stores can be compared.
       const signals = crawlSignals(
-        await loadScoringLists(loadConfig({}, { dataDir }), await reference.store.findKycOwners()),
+        await loadScoringLists(loadConfig({}, { dataDir }), await reference.store.scoring.findKycOwners()),
       );
       await crawlToHead(reference.store, sourcesFromManifest(devnet.manifest), {
         sync: { maxRange: 1 },

@@ -76,7 +76,7 @@ describe("crawling the seeded devnet", () => {
     const problems: string[] = [];
     for (const d of fixtureWorld().domains) {
       const tag = `${d.provider}/${d.network}/${d.name}`;
-      const dom = await store.findDomainByToken(
+      const dom = await store.domainMap.findDomainByToken(
         d.network,
         d.provider,
         adapterFor(d.provider)!.tokenIdOf(d.name),
@@ -87,14 +87,19 @@ describe("crawling the seeded devnet", () => {
       }
       if (dom.name !== d.name) problems.push(`${tag}: name ${dom.name}`);
       if (dom.owner !== d.owner) problems.push(`${tag}: owner ${dom.owner}`);
-      const records = Object.fromEntries((await store.findRecords(dom.id)).map((r) => [r.key, r.value]));
+      const records = Object.fromEntries(
+        (await store.domainMap.findRecords(dom.id)).map((r) => [r.key, r.value]),
+      );
       expect.soft(records, tag).toEqual(expectedRecords(d));
       if (dom.registeredAt !== d.registeredAt) problems.push(`${tag}: registeredAt ${dom.registeredAt}`);
       const expiry =
         d.expiresAt === null || d.provider === "NAMESPACE_A" ? null : Math.floor(d.expiresAt / 1000) * 1000;
       if (d.provider !== "NAMESPACE_A" && dom.expiresAt !== expiry)
         problems.push(`${tag}: expiresAt ${dom.expiresAt}`);
-      const reverse = await store.findReverse(d.owner, { network: d.network, provider: d.provider });
+      const reverse = await store.domainMap.findReverse(d.owner, {
+        network: d.network,
+        provider: d.provider,
+      });
       if (d.reverse && !reverse.some((r) => r.domainId === dom.id))
         problems.push(`${tag}: reverse record missing`);
     }
@@ -104,14 +109,18 @@ describe("crawling the seeded devnet", () => {
     // are domains (not the UNS TLD tokens, nor the burned names).
     const cns = CNS_NAMES.filter((c) => cnsFinal(c) !== null).length;
     const offchain = fixtureWorld().ensOffchain.registered.length;
-    expect(await store.countDomains()).toBe(fixtureWorld().domains.length + 1 + offchain + cns);
+    expect(await store.domainMap.countDomains()).toBe(fixtureWorld().domains.length + 1 + offchain + cns);
   });
 
   it("indexes the legacy CNS names: registry Transfer/NewURI/Resolve and the resolver's Set/ResetRecords", async () => {
     const adapter = adapterFor("NAMESPACE_B")!;
     const problems: string[] = [];
     for (const c of CNS_NAMES) {
-      const dom = await store.findDomainByToken("ETHEREUM", "NAMESPACE_B", adapter.tokenIdOf(c.name));
+      const dom = await store.domainMap.findDomainByToken(
+        "ETHEREUM",
+        "NAMESPACE_B",
+        adapter.tokenIdOf(c.name),
+      );
       const want = cnsFinal(c);
       if (want === null) {
         if (dom) problems.push(`${c.name}: burned but indexed`);
@@ -125,7 +134,9 @@ describe("crawling the seeded devnet", () => {
       if (dom.owner !== want.owner) problems.push(`${c.name}: owner ${dom.owner}, expected ${want.owner}`);
       const cnsRegistry = devnet.manifest.networks.ETHEREUM!.contracts.NAMESPACE_B!.addresses.cnsRegistry;
       if (dom.contractAddress !== cnsRegistry) problems.push(`${c.name}: contract ${dom.contractAddress}`);
-      const records = Object.fromEntries((await store.findRecords(dom.id)).map((r) => [r.key, r.value]));
+      const records = Object.fromEntries(
+        (await store.domainMap.findRecords(dom.id)).map((r) => [r.key, r.value]),
+      );
       const expected: Record<string, string> = {};
       for (const [k, v] of want.records) for (const m of adapter.mapRecord(k, v)) expected[m.key] = m.value;
       expect.soft(records, c.name).toEqual(expected);
@@ -142,7 +153,7 @@ describe("crawling the seeded devnet", () => {
       pepper: randomBytes(16).toString("hex"),
       clock: () => NOW,
     };
-    const project = await store.createProject({ name: "crawler-check", plan: "internal" });
+    const project = await store.projects.createProject({ name: "crawler-check", plan: "internal" });
     const { key } = await createApiKey(store, ctx.pepper, project.id, "k");
     const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     try {

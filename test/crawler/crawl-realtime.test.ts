@@ -61,7 +61,7 @@ describe("following the head", () => {
   const blockHash = async (rpcUrl: string, n: number) =>
     (await rpcCall<{ hash: string }>(rpcUrl, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash;
   const domainOf = async (name: string, network: "POLYGON" | "BSC") => {
-    const [d] = await store.findDomainsByName([name], { network });
+    const [d] = await store.domainMap.findDomainsByName([name], { network });
     return d ?? null;
   };
 
@@ -95,7 +95,7 @@ describe("following the head", () => {
       pepper: randomBytes(16).toString("hex"),
       clock: Date.now,
     };
-    const project = await store.createProject({ name: "realtime", plan: "internal" });
+    const project = await store.projects.createProject({ name: "realtime", plan: "internal" });
     key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
     app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
     await app.register(statusRoutes, { store, crawler });
@@ -162,13 +162,15 @@ describe("following the head", () => {
       5_000,
       "the new branch",
     );
-    const records = Object.fromEntries((await store.findRecords(d.id)).map((r) => [r.key, r.value]));
+    const records = Object.fromEntries(
+      (await store.domainMap.findRecords(d.id)).map((r) => [r.key, r.value]),
+    );
     expect(records).toEqual({ "token.BTC.0": "bc1qreorg" });
     // Both POLYGON sources (FNS had nothing in those blocks) reach the new head before the checks.
     const head = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
     await waitFor(
       async () =>
-        (await store.listCheckpoints())
+        (await store.crawlerLog.listCheckpoints())
           .filter((c) => c.sourceId.endsWith("-polygon"))
           .every((c) => c.blockNumber >= head),
       5_000,
@@ -186,7 +188,7 @@ describe("following the head", () => {
         .where("block_hash", "in", orphans)
         .execute(),
     ).toEqual([]);
-    expect(orphans).not.toContain((await store.getCheckpoint("uns-polygon"))!.blockHash);
+    expect(orphans).not.toContain((await store.crawlerLog.getCheckpoint("uns-polygon"))!.blockHash);
     const reorgs = await metrics.registry.getSingleMetricAsString("omniname_crawler_reorgs_total");
     expect(reorgs).toMatch(/source="uns-polygon"\} [1-9]/);
     expect(crawler.status().find((s) => s.id === "uns-polygon")!.state).not.toBe("halted");
@@ -205,7 +207,7 @@ describe("following the head", () => {
     await waitFor(
       async () => {
         for (const s of sources.filter((x) => x.network === "POLYGON"))
-          if ((await store.getCheckpoint(s.id))?.blockNumber !== head) return false;
+          if ((await store.crawlerLog.getCheckpoint(s.id))?.blockNumber !== head) return false;
         return true;
       },
       10_000,
@@ -216,7 +218,7 @@ describe("following the head", () => {
     for (let i = 0; i < FINALITY + 5; i++) await mine(polygon);
     const halted = await waitFor(
       async () => {
-        const c = await store.getCheckpoint("uns-polygon");
+        const c = await store.crawlerLog.getCheckpoint("uns-polygon");
         return c?.state === "halted" ? c : null;
       },
       8_000,
@@ -276,13 +278,14 @@ describe("following the head", () => {
       "both POLYGON sources halted",
     );
     for (const s of polygonSources) await rewindSource(store, s, 1, NEUTRAL_SIGNALS);
-    for (const s of polygonSources) expect((await store.getCheckpoint(s.id))!.state).not.toBe("halted");
+    for (const s of polygonSources)
+      expect((await store.crawlerLog.getCheckpoint(s.id))!.state).not.toBe("halted");
     const ready = await app.inject({ url: "/readyz" });
     expect(ready.statusCode, ready.body).toBe(200);
     // No restart: the crawler that halted sees the rewound checkpoints and goes on from them.
     const head = Number(await rpcCall<string>(polygon, "eth_blockNumber"));
     await waitFor(
-      async () => (await store.getCheckpoint("uns-polygon"))!.blockNumber >= head,
+      async () => (await store.crawlerLog.getCheckpoint("uns-polygon"))!.blockNumber >= head,
       10_000,
       "uns-polygon at the head again",
     );

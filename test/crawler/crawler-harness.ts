@@ -109,7 +109,7 @@ export async function crawlToHead(
 export async function dumpStore(store: Store): Promise<string[]> {
   const out: string[] = [];
   const tokenOf = new Map<number, string>();
-  for await (const page of store.iterateDomains(500)) {
+  for await (const page of store.domainMap.iterateDomains(500)) {
     for (const d of page) {
       const { id, records, ...rest } = d;
       const key = `${d.network}/${d.provider}/${d.tokenId}`;
@@ -128,7 +128,7 @@ export async function dumpStore(store: Store): Promise<string[]> {
       `journal ${JSON.stringify({ ...rest, block_number: Number(rest.block_number), block_time: Number(rest.block_time) })}`,
     );
   }
-  for (const c of await store.listCheckpoints())
+  for (const c of await store.crawlerLog.listCheckpoints())
     out.push(`checkpoint ${c.sourceId} ${c.blockNumber} ${c.blockHash}`);
   return out.sort();
 }

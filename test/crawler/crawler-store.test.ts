@@ -104,14 +104,14 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
     try {
       await apply(a.store, rangeA(), 2);
       const afterA = await dumpStore(a.store);
-      const [d] = await a.store.findDomainsByName(["replay.crypto"], {});
+      const [d] = await a.store.domainMap.findDomainsByName(["replay.crypto"], {});
       expect(d).toMatchObject({ owner: ALICE, registeredBlock: 1, lastUpdateBlock: 2 });
-      expect(await a.store.findReverse(ALICE, {})).toEqual([
+      expect(await a.store.domainMap.findReverse(ALICE, {})).toEqual([
         { network: "ETHEREUM", provider: "NAMESPACE_B", address: ALICE, domainId: d.id },
       ]);
 
       await apply(a.store, rangeB(), 4);
-      const [moved] = await a.store.findDomainsByName(["replay.crypto"], {});
+      const [moved] = await a.store.domainMap.findDomainsByName(["replay.crypto"], {});
       expect(moved.owner).toBe(BOB);
       expect(Object.fromEntries(moved.records.map((r) => [r.key, r.value]))).toEqual({
         "token.ETH.0": BOB,
@@ -133,16 +133,18 @@ describe.each(backends)("journal projection and rollback (%s)", (_name, open) =>
       );
       expect(r).toMatchObject({ entriesDeleted: 3, tokens: 1 });
       expect(await dumpStore(a.store)).toEqual(afterA);
-      expect((await a.store.findRecentBlocks(source.id, 0)).map((x) => x.blockNumber)).toEqual([1, 2]);
-      expect(await a.store.findJournalTokensAfter(source.id, 2)).toEqual([]);
+      expect((await a.store.crawlerLog.findRecentBlocks(source.id, 0)).map((x) => x.blockNumber)).toEqual([
+        1, 2,
+      ]);
+      expect(await a.store.crawlerLog.findJournalTokensAfter(source.id, 2)).toEqual([]);
       // The same as a store that never saw range B.
       await apply(b.store, rangeA(), 2);
       expect(await dumpStore(b.store)).toEqual(afterA);
 
       // Rolling back past the mint removes the domain and its reverse record.
       await rollbackTo(a.store, source, { blockNumber: 0, blockHash: hashOf(0) }, "live", 0, NEUTRAL_SIGNALS);
-      expect(await a.store.countDomains()).toBe(0);
-      expect(await a.store.findReverse(ALICE, {})).toEqual([]);
+      expect(await a.store.domainMap.countDomains()).toBe(0);
+      expect(await a.store.domainMap.findReverse(ALICE, {})).toEqual([]);
     } finally {
       await a.cleanup();
       await b.cleanup();
@@ -170,7 +172,7 @@ describe.each(backends)("a range of another branch at journaled positions (%s)",
       };
       await apply(a.store, otherBranch(), 4);
       expect(await dumpStore(a.store)).toEqual(afterB);
-      expect((await a.store.findJournalAfter(source.id, 2)).map((e) => e.blockHash)).toEqual([
+      expect((await a.store.crawlerLog.findJournalAfter(source.id, 2)).map((e) => e.blockHash)).toEqual([
         hashOf(3),
         hashOf(3),
         hashOf(4),
@@ -178,7 +180,7 @@ describe.each(backends)("a range of another branch at journaled positions (%s)",
       // Once the rollback has deleted the old branch, the other one is written and folded.
       await rollbackTo(a.store, source, { blockNumber: 2, blockHash: hashOf(2) }, "live", 0, NEUTRAL_SIGNALS);
       await apply(a.store, otherBranch(), 4);
-      const [d] = await a.store.findDomainsByName(["replay.crypto"], {});
+      const [d] = await a.store.domainMap.findDomainsByName(["replay.crypto"], {});
       expect(d.owner).toBe(ALICE);
       expect(Object.fromEntries(d.records.map((r) => [r.key, r.value]))).toMatchObject({
         "token.BTC.0": "bc1z",
@@ -195,10 +197,12 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
     try {
       const blockTimeOf2 = (1_700_000_000 + 2 * 12) * 1000;
       await apply(a.store, rangeA(), 2, blockTimeOf2 + 1);
-      expect(await a.store.countDomains()).toBe(1);
-      expect(await a.store.findChangeEventsAfter(0, 100)).toEqual([]);
+      expect(await a.store.domainMap.countDomains()).toBe(1);
+      expect(await a.store.changeLog.findChangeEventsAfter(0, 100)).toEqual([]);
       await apply(a.store, rangeB(), 4, blockTimeOf2 + 1);
-      expect((await a.store.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual(["domain.updated"]);
+      expect((await a.store.changeLog.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual([
+        "domain.updated",
+      ]);
     } finally {
       await a.cleanup();
     }
@@ -208,7 +212,7 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
     const a = await open();
     try {
       await apply(a.store, rangeA(), 2);
-      const created = await a.store.findChangeEventsAfter(0, 100);
+      const created = await a.store.changeLog.findChangeEventsAfter(0, 100);
       expect(created).toHaveLength(1);
       expect(created[0]).toMatchObject({
         type: "domain.created",
@@ -226,7 +230,7 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
       expect(created[0].blockTime).toBe((1_700_000_000 + 2 * 12) * 1000);
 
       await apply(a.store, rangeB(), 4);
-      const [updated] = await a.store.findChangeEventsAfter(created[0].id, 100);
+      const [updated] = await a.store.changeLog.findChangeEventsAfter(created[0].id, 100);
       expect(updated).toMatchObject({
         type: "domain.updated",
         blockNumber: 4,
@@ -241,10 +245,10 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
       });
       // A range applied again (a resume after a crash) changes nothing: no event.
       await apply(a.store, rangeB(), 4);
-      expect(await a.store.findChangeEventsAfter(updated.id, 100)).toEqual([]);
+      expect(await a.store.changeLog.findChangeEventsAfter(updated.id, 100)).toEqual([]);
 
       await rollbackTo(a.store, source, { blockNumber: 2, blockHash: hashOf(2) }, "live", 7, NEUTRAL_SIGNALS);
-      const [retracted, corrected, ...rest] = await a.store.findChangeEventsAfter(updated.id, 100);
+      const [retracted, corrected, ...rest] = await a.store.changeLog.findChangeEventsAfter(updated.id, 100);
       expect(rest).toEqual([]);
       expect(retracted).toMatchObject({ type: "change.retracted", retracts: updated.id, blockNumber: 2 });
       expect(corrected).toMatchObject({
@@ -255,7 +259,7 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
       // Rolling back past the mint: the creation is retracted, the removal follows; the retracted
       // update is not retracted twice.
       await rollbackTo(a.store, source, { blockNumber: 0, blockHash: hashOf(0) }, "live", 8, NEUTRAL_SIGNALS);
-      const tail = await a.store.findChangeEventsAfter(corrected.id, 100);
+      const tail = await a.store.changeLog.findChangeEventsAfter(corrected.id, 100);
       expect(tail.map((e) => [e.type, e.retracts])).toEqual([
         ["change.retracted", created[0].id],
         ["change.retracted", corrected.id],
@@ -265,17 +269,17 @@ describe.each(backends)("change log written with the map (%s)", (_name, open) =>
       expect(tail[2].payload.prior).toMatchObject({ csamOk: true });
 
       const newest = tail[2].id;
-      expect(await a.store.changeLogBounds()).toEqual({ prunedThrough: 0, newest });
+      expect(await a.store.changeLog.changeLogBounds()).toEqual({ prunedThrough: 0, newest });
       // Pruning: everything written before t=8 (the events of t=0 and t=7) goes, a page at a time.
-      expect(await a.store.pruneChangeEvents(8, 2)).toBe(2);
-      expect(await a.store.pruneChangeEvents(8, 100)).toBe(2);
-      expect(await a.store.pruneChangeEvents(8, 100)).toBe(0);
-      expect((await a.store.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual([
+      expect(await a.store.changeLog.pruneChangeEvents(8, 2)).toBe(2);
+      expect(await a.store.changeLog.pruneChangeEvents(8, 100)).toBe(2);
+      expect(await a.store.changeLog.pruneChangeEvents(8, 100)).toBe(0);
+      expect((await a.store.changeLog.findChangeEventsAfter(0, 100)).map((e) => e.type)).toEqual([
         "change.retracted",
         "change.retracted",
         "domain.removed",
       ]);
-      expect(await a.store.changeLogBounds()).toEqual({ prunedThrough: corrected.id, newest });
+      expect(await a.store.changeLog.changeLogBounds()).toEqual({ prunedThrough: corrected.id, newest });
     } finally {
       await a.cleanup();
     }

@@ -72,12 +72,12 @@ describe("a source under a head limit", () => {
     expect(asked[0]).toBeGreaterThan(start);
     // Held back: the source is at its step's write, and wrote none of the new blocks.
     await new Promise((r) => setTimeout(r, 300));
-    expect(await store.findDomainsByOwner(ALICE, {})).toEqual([]);
+    expect(await store.domainMap.findDomainsByOwner(ALICE, {})).toEqual([]);
     expect(checkpoint()).toBe(start);
     letGo();
     const [found] = await waitFor(
       async () => {
-        const ds = await store.findDomainsByOwner(ALICE, {});
+        const ds = await store.domainMap.findDomainsByOwner(ALICE, {});
         return ds.length > 0 ? ds : null;
       },
       10_000,
@@ -93,7 +93,7 @@ describe("a source under a head limit", () => {
   it("a raise that fails writes nothing, and the next head tries again", async () => {
     const manager = sources[0].contracts.addresses.mintingManager as string;
     const sender = await senderFor(polygon);
-    const before = (await store.findDomainsByOwner(ALICE, {})).length;
+    const before = (await store.domainMap.findDomainsByOwner(ALICE, {})).length;
     failNext = true;
     await sender.send([unsMint(manager, ALICE, `failed${Date.now()}.x`, {})]);
     const first = (await sender.mine()).blockNumber;
@@ -106,7 +106,7 @@ describe("a source under a head limit", () => {
     await waitFor(async () => asked.length > asks, 10_000, "asked again");
     await waitFor(async () => checkpoint() > first, 10_000, "past the failed block");
     await waitFor(
-      async () => (await store.findDomainsByOwner(ALICE, {})).length > before,
+      async () => (await store.domainMap.findDomainsByOwner(ALICE, {})).length > before,
       10_000,
       "the name of the failed raise's block indexed",
     );

@@ -106,7 +106,7 @@ describe("a caught-up source follows new heads", () => {
       async () => {
         await sender.send([unsMint(manager, ALICE, `heads${Date.now()}.x`, {})]);
         await sender.mine();
-        const [d] = await store.findDomainsByOwner(ALICE, {});
+        const [d] = await store.domainMap.findDomainsByOwner(ALICE, {});
         return d ?? null;
       },
       30_000,

@@ -45,13 +45,13 @@ describe("omniname crawl with RPC_URL_SOLANA", () => {
     expect(code, err).toBe(0);
     const store = await createStore({ databaseUrl: `sqlite:${join(dir, "sns.db")}`, dataDir: dir });
     try {
-      const [alice] = await store.findDomainsByName(["alice.sol"], {
+      const [alice] = await store.domainMap.findDomainsByName(["alice.sol"], {
         network: "SOLANA",
         provider: "NAMESPACE_D",
       });
       expect(alice?.owner).toBe(SNS_WALLETS.alice);
       expect(alice?.records.find((r) => r.key === "redirect.WEBSITE.0")?.value).toBe("https://alice.example");
-      const [bob] = await store.findDomainsByName(["bob.sol"], { network: "SOLANA" });
+      const [bob] = await store.domainMap.findDomainsByName(["bob.sol"], { network: "SOLANA" });
       expect(bob?.owner).toBe(SNS_WALLETS.carol);
     } finally {
       await store.close();

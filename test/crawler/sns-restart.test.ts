@@ -86,10 +86,11 @@ describe("the SNS source across restarts", () => {
     });
     const running = sync.run();
     try {
-      await until(async () => (await store.findDomainsByName(["alice.sol"], {})).length > 0);
+      await until(async () => (await store.domainMap.findDomainsByName(["alice.sol"], {})).length > 0);
       writer.transfer("alice.sol", SNS_WALLETS.dave);
       await until(
-        async () => (await store.findDomainsByName(["alice.sol"], {}))[0]?.owner === SNS_WALLETS.dave,
+        async () =>
+          (await store.domainMap.findDomainsByName(["alice.sol"], {}))[0]?.owner === SNS_WALLETS.dave,
       );
     } finally {
       sync.stop();

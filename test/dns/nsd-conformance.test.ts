@@ -109,7 +109,7 @@ describe("our server and NSD serving our exported zones answer alike", () => {
     let n = 1;
     for (const d of world()) {
       const tld = d.name.slice(d.name.lastIndexOf(".") + 1);
-      const id = await store.upsertDomain(
+      const id = await store.domainMap.upsertDomain(
         testDomain({
           tokenId: tokenIdOf(n++),
           name: d.name,
@@ -118,12 +118,12 @@ describe("our server and NSD serving our exported zones answer alike", () => {
           baseScore: d.score,
         }),
       );
-      await store.replaceRecords(
+      await store.domainMap.replaceRecords(
         id,
         Object.entries(d.records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
       );
     }
-    await store.setCheckpoint({
+    await store.crawlerLog.setCheckpoint({
       sourceId: "s",
       chainId: 1,
       blockNumber: 77,
@@ -132,7 +132,7 @@ describe("our server and NSD serving our exported zones answer alike", () => {
       state: "live",
       error: null,
     });
-    const resolution = createResolution({ store, ranker: createScoringRanker() });
+    const resolution = createResolution({ store: store.domainMap, ranker: createScoringRanker() });
     const zonesDir = join(dir, "zones");
     const exported = await exportZones(store, resolution, { ...APEX, outDir: zonesDir, now: NOW });
     names = [...new Set(world().map((d) => d.name))].map((x) =>

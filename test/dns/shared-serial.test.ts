@@ -93,7 +93,7 @@ describe.each(BACKENDS)("the zone serial shared by every process ($name)", (back
     const answered = await before.ensure();
     const restarted = createSharedSerial({ store: await open(), clock, delayMs: 1_000 });
     expect(await restarted.ensure()).toBe(answered);
-    const record = await findSerialRecord(stores[0]);
+    const record = await findSerialRecord(stores[0].accounts);
     expect(record?.serial).toBeGreaterThanOrEqual(answered);
   });
 

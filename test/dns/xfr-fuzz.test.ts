@@ -91,10 +91,10 @@ describe("zone transfers under hostile requests", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "omniname-xfr-fuzz-"));
     store = await createStore({ databaseUrl: undefined, dataDir: dir });
-    const id = await store.upsertDomain(
+    const id = await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(1), name: "a.wallet", sld: "a", tld: "wallet" }),
     );
-    await store.replaceRecords(id, [
+    await store.domainMap.replaceRecords(id, [
       { key: "record.A.0", value: "10.0.0.1", nativeKey: "a", nativeValue: "a" },
     ]);
     const zones = new XfrZones({

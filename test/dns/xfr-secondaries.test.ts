@@ -118,7 +118,7 @@ describe("NSD and Knot as secondaries of omniname (TSIG, NOTIFY, IXFR)", () => {
       unsMint(manager, ALICE, "gamma.crypto", { "crypto.ETH.address": ALICE }),
     ]);
     await waitFor(
-      async () => (await store.findDomainsByName(["gamma.crypto"], {})).length > 0,
+      async () => (await store.domainMap.findDomainsByName(["gamma.crypto"], {})).length > 0,
       10_000,
       "the first names",
     );
@@ -126,14 +126,16 @@ describe("NSD and Knot as secondaries of omniname (TSIG, NOTIFY, IXFR)", () => {
     // every one. Written straight into the store (as an import would), before the DNS role reads it.
     await store.transaction(async (tx) => {
       for (let i = 0; i < 1500; i++) {
-        const id = await tx.upsertDomain(
+        const id = await tx.domainMap.upsertDomain(
           testDomain({ tokenId: tokenIdOf(900_000 + i), name: `b${i}.bulk`, sld: `b${i}`, tld: "bulk" }),
         );
         const a = `10.2.${i >> 8}.${i & 255}`;
-        await tx.replaceRecords(id, [{ key: "record.A.0", value: a, nativeKey: "a", nativeValue: a }]);
+        await tx.domainMap.replaceRecords(id, [
+          { key: "record.A.0", value: a, nativeKey: "a", nativeValue: a },
+        ]);
       }
     });
-    zones = (await store.listTldFirstRegistrations()).map((r) => r.tld).sort();
+    zones = (await store.scoring.listTldFirstRegistrations()).map((r) => r.tld).sort();
     expect(zones).toEqual(["bulk", "crypto", "wallet", "x"]);
 
     [nsdPort, knotPort] = [await freePort(), await freePort()];

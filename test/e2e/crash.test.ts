@@ -50,7 +50,7 @@ async function startInstance(dataDir: string): Promise<Proc & { url: string }> {
 /** Every domain with its owner and records, as sorted lines. */
 async function namesOf(store: Store): Promise<string[]> {
   const out: string[] = [];
-  for await (const page of store.iterateDomains(500))
+  for await (const page of store.domainMap.iterateDomains(500))
     for (const d of page)
       out.push(
         `${d.network}/${d.provider}/${d.name} owner=${d.owner} records=${JSON.stringify([...d.records].map((r) => [r.key, r.value]).sort())}`,

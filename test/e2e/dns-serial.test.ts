@@ -72,11 +72,13 @@ describe.each(BACKENDS)("the SOA serial over two DNS workers never goes back ($n
       await setTestProgress(store, block);
       if (step % 10 === 0) {
         const name = `m${step}`;
-        const id = await store.upsertDomain(
+        const id = await store.domainMap.upsertDomain(
           testDomain({ tokenId: tokenIdOf(700_000 + step), name: `${name}.x`, sld: name, tld: "x" }),
         );
         const a = `10.7.${(step >> 8) & 255}.${step & 255}`;
-        await store.replaceRecords(id, [{ key: "record.A.0", value: a, nativeKey: "a", nativeValue: a }]);
+        await store.domainMap.replaceRecords(id, [
+          { key: "record.A.0", value: a, nativeKey: "a", nativeValue: a },
+        ]);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -160,10 +160,10 @@ describe.each(BACKENDS)("the dns role over DNS_WORKERS=2 processes ($name)", (ba
     for (let i = 0; i < 10; i++) expect((await ask(name, "A")).rcode).toBe("NXDOMAIN");
     const writer = await createStore({ databaseUrl: db.databaseUrl, dataDir });
     try {
-      const id = await writer.upsertDomain(
+      const id = await writer.domainMap.upsertDomain(
         testDomain({ tokenId: tokenIdOf(Date.now()), name, sld: name.slice(0, -2), tld: "x" }),
       );
-      await writer.replaceRecords(id, [
+      await writer.domainMap.replaceRecords(id, [
         { key: "record.A.0", value: "192.0.2.77", nativeKey: "record.A.0", nativeValue: "192.0.2.77" },
       ]);
     } finally {

@@ -1,7 +1,7 @@
 import { type KyselyPlugin, type QueryResult, type RootOperationNode, sql, type UnknownRow } from "kysely";
-import type { KyselyStore } from "../../src/store/kysely-store.js";
+import type { KyselyBacked } from "./raw-db.js";
 
-type Db = KyselyStore["db"];
+type Db = KyselyBacked["db"];
 
 /**
  * Records the SQL and parameters of every query run through the Kysely instance it returns: the

@@ -1,15 +1,20 @@
 import { type Kysely, sql } from "kysely";
-import { KyselyStore } from "../../src/store/kysely-store.js";
 import type { Database } from "../../src/store/schema.js";
 import type { Store } from "../../src/store/store.js";
+
+/** A backend store (sqlite/sqlite-store.ts, postgres/postgres-store.ts): its handle is not part of the port. */
+export interface KyselyBacked extends Store {
+  readonly db: Kysely<Database>;
+}
 
 /**
  * The backend's own query builder, for tests that check rows the port does not expose (journal
  * rows of orphaned blocks, raw record columns). Production code goes through the port.
  */
 export function rawDb(store: Store): Kysely<Database> {
-  if (!(store instanceof KyselyStore)) throw new Error("rawDb: not a Kysely-backed store");
-  return store.db;
+  const db = (store as Partial<KyselyBacked>).db;
+  if (db === undefined) throw new Error("rawDb: not a Kysely-backed store");
+  return db;
 }
 
 /** A table's indexes with their definitions (SQLite's DDL, PostgreSQL's `indexdef`), by name. */

@@ -64,7 +64,11 @@ describe("ENS judge: eth_call on the real contracts against the API", () => {
       const sorted = (r: Record<string, string>) => JSON.stringify(Object.entries(r).sort());
       if (sorted(api.records) !== sorted(chain.records))
         differences.push(`${d.name}: records API ${sorted(api.records)}, chain ${sorted(chain.records)}`);
-      const dom = await w.store.findDomainByToken("ETHEREUM", "NAMESPACE_C", ensAdapter.tokenIdOf(d.name));
+      const dom = await w.store.domainMap.findDomainByToken(
+        "ETHEREUM",
+        "NAMESPACE_C",
+        ensAdapter.tokenIdOf(d.name),
+      );
       const indexed = dom?.expiresAt === null || dom === null ? null : dom.expiresAt / 1000;
       if (indexed !== chain.expiresAt)
         differences.push(`${d.name}: expiry index ${indexed}, chain ${chain.expiresAt}`);

@@ -70,9 +70,9 @@ export async function startEnsJudgeWorld(options: { clock?: () => number } = {})
       pepper: randomBytes(16).toString("hex"),
       clock: options.clock ?? (() => Date.now()),
     };
-    const withExpired = await t.store.createProject({ name: "judge-expired", plan: "internal" });
-    await t.store.updateProjectSettings(withExpired.id, { includeExpired: true });
-    const plain = await t.store.createProject({ name: "judge-default", plan: "internal" });
+    const withExpired = await t.store.projects.createProject({ name: "judge-expired", plan: "internal" });
+    await t.store.projects.updateProjectSettings(withExpired.id, { includeExpired: true });
+    const plain = await t.store.projects.createProject({ name: "judge-default", plan: "internal" });
     const keyExpired = (await createApiKey(t.store, ctx.pepper, withExpired.id, "k")).key;
     const keyDefault = (await createApiKey(t.store, ctx.pepper, plain.id, "k")).key;
     const built = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });

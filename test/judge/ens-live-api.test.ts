@@ -69,7 +69,7 @@ describe.each(STORE_BACKENDS)(
         pepper: randomBytes(16).toString("hex"),
         clock: () => Date.now(),
       };
-      const project = await store.createProject({ name: "ens-live", plan: "internal" });
+      const project = await store.projects.createProject({ name: "ens-live", plan: "internal" });
       key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
       const app = async (ensLive: ReturnType<typeof ensLiveFor>) => {
         const a = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true, ensLive });

@@ -120,10 +120,10 @@ describe.each(VARIANTS)("ENS live names and the map ($name)", (backend) => {
       },
     );
     const pepper = randomBytes(16).toString("hex");
-    const project = await stores[0]!.createProject({ name: "ens-live", plan: "internal" });
+    const project = await stores[0]!.projects.createProject({ name: "ens-live", plan: "internal" });
     key = (await createApiKey(stores[0]!, pepper, project.id, "k")).key;
-    const off = await stores[0]!.createProject({ name: "ens-live-off", plan: "internal" });
-    await stores[0]!.updateProjectSettings(off.id, { liveLookups: false });
+    const off = await stores[0]!.projects.createProject({ name: "ens-live-off", plan: "internal" });
+    await stores[0]!.projects.updateProjectSettings(off.id, { liveLookups: false });
     offKey = (await createApiKey(stores[0]!, pepper, off.id, "k")).key;
     const app = async (store: Store, liveConfig = config) => {
       const ctx: AppContext = {

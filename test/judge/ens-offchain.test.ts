@@ -148,15 +148,15 @@ describe("ENS offchain judge: ethers v6 through the devnet's CCIP-Read gateway",
   it("leaves the records of an offchain name out of the map: the crawler indexes the name and its resolver", async () => {
     const resolverAddress = w.devnet.manifest.ensOffchain!.resolver;
     for (const r of offchain.registered) {
-      const dom = await w.store.findDomainByToken("ETHEREUM", "NAMESPACE_C", namehash(r.name));
+      const dom = await w.store.domainMap.findDomainByToken("ETHEREUM", "NAMESPACE_C", namehash(r.name));
       expect(dom, r.name).not.toBeNull();
       expect(dom!.owner).toBe(r.owner);
       expect(dom!.resolver).toBe(resolverAddress);
-      expect(await w.store.findRecords(dom!.id)).toEqual([]);
+      expect(await w.store.domainMap.findRecords(dom!.id)).toEqual([]);
     }
     // Gateway-only subnames are not in the map at all.
     for (const name of NOTABLE.ensWildcardSubnames)
-      expect(await w.store.findDomainByToken("ETHEREUM", "NAMESPACE_C", namehash(name))).toBeNull();
+      expect(await w.store.domainMap.findDomainByToken("ETHEREUM", "NAMESPACE_C", namehash(name))).toBeNull();
     // The storage resolvers the map answers for do not include the OffchainResolver.
     expect(knownStorageResolvers(w.devnet.manifest).ETHEREUM).not.toContain(resolverAddress);
   });

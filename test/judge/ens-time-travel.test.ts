@@ -25,9 +25,12 @@ describe("ENS names at past blocks: eth_call at the block against omniname's atB
     const problems: string[] = [];
     let compared = 0;
     let changed = 0;
-    const first = (await w.store.findJournalStart("ens-ethereum"))!.blockNumber;
+    const first = (await w.store.crawlerLog.findJournalStart("ens-ethereum"))!.blockNumber;
     for (const { d } of w.names) {
-      const events = await w.store.findJournalByToken("ens-ethereum", ensAdapter.tokenIdOf(d.name));
+      const events = await w.store.crawlerLog.findJournalByToken(
+        "ens-ethereum",
+        ensAdapter.tokenIdOf(d.name),
+      );
       const blocks = [...new Set(events.map((e) => e.blockNumber))];
       if (blocks.length < 2) continue;
       changed++;

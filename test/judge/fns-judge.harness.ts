@@ -72,7 +72,7 @@ export async function startFnsJudgeWorld(): Promise<FnsJudgeWorld> {
     // The chains' clock is the wall clock once seeded.
     const t = await createTestApp({ seed: crawl, now: Date.now() });
     const indexed: IndexedFnsName[] = [];
-    for await (const page of t.store.iterateDomains(500)) {
+    for await (const page of t.store.domainMap.iterateDomains(500)) {
       for (const d of page) {
         if (d.provider !== "NAMESPACE_A") continue;
         indexed.push({ network: d.network as FnsNetwork, name: d.name, tokenId: d.tokenId, owner: d.owner });

@@ -120,7 +120,7 @@ describe("FNS names: Freename's web3-domain-resolver against omniname's API", ()
     let reverses = 0;
     for (const network of FNS_NETWORKS) {
       const stored = new Map(
-        (await w.store.listReverseRecords())
+        (await w.store.domainMap.listReverseRecords())
           .filter((r) => r.provider === "NAMESPACE_A" && r.network === network)
           .map((r) => [r.address.toLowerCase(), r.domainId]),
       );
@@ -196,7 +196,7 @@ describe("FNS names: Freename's web3-domain-resolver against omniname's API", ()
     await w.crawl();
     expect((await judge()).owner).toBe(buyer);
     expect((await reverseOf(owner)).sdk).toBeNull();
-    const stored = await w.store.listReverseRecords();
+    const stored = await w.store.domainMap.listReverseRecords();
     expect(stored.filter((r) => r.network === network && r.address.toLowerCase() === owner)).toEqual([]);
   }, 120_000);
 

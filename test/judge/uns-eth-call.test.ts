@@ -118,7 +118,7 @@ describe("UNS and CNS names: eth_call on ProxyReader and the registries against 
           `reverse-resolve?walletAddress=${address}&network=${network}&provider=NAMESPACE_B`,
         );
         const first = Array.isArray(res.body.data) ? res.body.data[0]?.domain : undefined;
-        const stored = await w.store.findReverse(address, { network, provider: "NAMESPACE_B" });
+        const stored = await w.store.domainMap.findReverse(address, { network, provider: "NAMESPACE_B" });
         if (token !== 0n) {
           seen++;
           if (first !== byToken?.name)

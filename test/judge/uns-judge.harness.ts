@@ -108,7 +108,7 @@ export async function startUnsJudgeWorld(): Promise<UnsJudgeWorld> {
       // The chains' clock is the wall clock once seeded.
       clock: () => Date.now(),
     };
-    const project = await t.store.createProject({ name: "uns-judge", plan: "internal" });
+    const project = await t.store.projects.createProject({ name: "uns-judge", plan: "internal" });
     const { key } = await createApiKey(t.store, ctx.pepper, project.id, "k");
     const app = await buildApp(ctx, { services: createConsoleServices(ctx), closeServices: true });
 

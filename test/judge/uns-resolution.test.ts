@@ -188,7 +188,7 @@ describe("UNS and CNS names: @unstoppabledomains/resolution against omniname's A
           `reverse-resolve?walletAddress=${address}&network=${network}&provider=NAMESPACE_B`,
         );
         const first = Array.isArray(res.body.data) ? res.body.data[0]?.domain : undefined;
-        const stored = await w.store.findReverse(address, { network, provider: "NAMESPACE_B" });
+        const stored = await w.store.domainMap.findReverse(address, { network, provider: "NAMESPACE_B" });
         if (lib !== null) {
           seen++;
           if (first !== lib)

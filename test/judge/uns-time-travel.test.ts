@@ -30,9 +30,11 @@ describe("UNS and CNS names at past blocks: eth_call at the block against omnina
   const tokenHex = (n: JudgedName) => `0x${namehashId(n.ascii).toString(16).padStart(64, "0")}`;
   /** The blocks where the journal holds an event of the key. */
   const blocksOf = async (network: JudgedName["network"], key: string) =>
-    [...new Set((await w.store.findJournalByToken(sourceOf(network), key)).map((e) => e.blockNumber))].sort(
-      (a, b) => a - b,
-    );
+    [
+      ...new Set(
+        (await w.store.crawlerLog.findJournalByToken(sourceOf(network), key)).map((e) => e.blockNumber),
+      ),
+    ].sort((a, b) => a - b);
 
   beforeAll(async () => {
     w = await startUnsJudgeWorld();
@@ -49,7 +51,7 @@ describe("UNS and CNS names at past blocks: eth_call at the block against omnina
       const blocks = await blocksOf(n.network, tokenHex(n));
       if (blocks.length < 2) continue;
       changedNames++;
-      const first = (await w.store.findJournalStart(sourceOf(n.network)))!.blockNumber;
+      const first = (await w.store.crawlerLog.findJournalStart(sourceOf(n.network)))!.blockNumber;
       const probes = [...new Set(blocks.flatMap((b) => [b - 1, b]))].filter((b) => b >= first);
       for (const b of probes) {
         const tag = `${n.kind} ${n.network}/${n.name} @${b}`;
@@ -102,7 +104,7 @@ describe("UNS and CNS names at past blocks: eth_call at the block against omnina
     let compared = 0;
     let primaries = 0;
     for (const network of ["ETHEREUM", "POLYGON"] as const) {
-      const first = (await w.store.findJournalStart(sourceOf(network)))!.blockNumber;
+      const first = (await w.store.crawlerLog.findJournalStart(sourceOf(network)))!.blockNumber;
       for (const address of w.addresses) {
         const blocks = await blocksOf(network, `reverse:${address}`);
         for (const b of [...new Set(blocks.flatMap((x) => [x - 1, x]))].filter((x) => x >= first)) {

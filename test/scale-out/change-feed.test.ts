@@ -62,10 +62,10 @@ describe("the change feed on two API processes and a crawler process (one Postgr
       stdio: ["ignore", "ignore", "inherit"],
     });
     store = await createStore({ databaseUrl: db.url, dataDir });
-    const project = await store.createProject({ name: "feed", plan: "internal" });
+    const project = await store.projects.createProject({ name: "feed", plan: "internal" });
     key = (await createApiKey(store, pepper, project.id, "k")).key;
     await waitFor(
-      async () => ((await store.listCheckpoints()).length >= 2 ? true : null),
+      async () => ((await store.crawlerLog.listCheckpoints()).length >= 2 ? true : null),
       60_000,
       "the crawler's first checkpoints",
     );

@@ -119,7 +119,7 @@ describe("six processes started together on a new database", () => {
         const s = store;
         // The crawlers: running, and every source of the chain checkpointed by one of them.
         await until(
-          async () => (await s.listCheckpoints()).length > 0,
+          async () => (await s.crawlerLog.listCheckpoints()).length > 0,
           "the crawlers' first checkpoints",
           60_000,
         );

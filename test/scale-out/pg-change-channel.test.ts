@@ -71,7 +71,7 @@ describe("the PostgreSQL change channel between two API processes on one databas
     a = await startProcess(db.url, pepper);
     b = await startProcess(db.url, pepper);
     await seedWorld(a.store);
-    projectId = (await a.store.createProject({ name: "channel", plan: "internal" })).id;
+    projectId = (await a.store.projects.createProject({ name: "channel", plan: "internal" })).id;
   });
 
   afterAll(async () => {
@@ -116,7 +116,7 @@ describe("the PostgreSQL change channel between two API processes on one databas
     expect((await resolveOn(b, key, "newcomer.wallet")).statusCode).toBe(404);
     expect((await resolveOn(b, key, "newcomer.wallet")).statusCode).toBe(404);
     await a.store.transaction(async (tx) => {
-      await tx.upsertDomain({
+      await tx.domainMap.upsertDomain({
         provider: "NAMESPACE_A",
         network: "POLYGON",
         tokenId: `0x${"ab".repeat(32)}`,
@@ -174,11 +174,11 @@ describe("without the change channel, the PostgreSQL store's map cache is bounde
     try {
       await reader.changes.close();
       expect(reader.changes.up).toBe(false);
-      expect(await reader.findDomainsByName(["alice.wallet"], {})).toEqual([]);
+      expect(await reader.domainMap.findDomainsByName(["alice.wallet"], {})).toEqual([]);
       await seedWorld(writer);
       const ms = await within(
         CHANNEL_DOWN_TTL_MS + 500,
-        async () => (await reader.findDomainsByName(["alice.wallet"], {})).length > 0,
+        async () => (await reader.domainMap.findDomainsByName(["alice.wallet"], {})).length > 0,
       );
       expect(ms).toBeLessThanOrEqual(CHANNEL_DOWN_TTL_MS + 500);
     } finally {

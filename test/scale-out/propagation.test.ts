@@ -106,15 +106,15 @@ describe("changes made on API process A reach API process B (two OS processes, o
     // An owner account and its project, written straight to the shared database.
     store = await createStore({ databaseUrl: db.url, dataDir: dirs[0] });
     const now = Date.now();
-    const account = await new AccountsRepo(store.accountsDb).insertAccount({
+    const account = await new AccountsRepo(store.accounts).insertAccount({
       email: "owner@example.test",
       fullName: "Owner",
       passwordHash: await hashPassword(PASSWORD),
       now,
     });
-    await new AccountsRepo(store.accountsDb).markEmailVerified(account.id, now);
-    projectId = (await store.createProject({ name: "propagation", plan: "internal" })).id;
-    await new ProjectsRepo(store.accountsDb).addMember(projectId, account.id, "owner", now);
+    await new AccountsRepo(store.accounts).markEmailVerified(account.id, now);
+    projectId = (await store.projects.createProject({ name: "propagation", plan: "internal" })).id;
+    await new ProjectsRepo(store.accounts).addMember(projectId, account.id, "owner", now);
     browser = new Browser(a.url);
     await browser.login("owner@example.test");
   }, 120_000);

@@ -50,23 +50,23 @@ describe.each(["postgres", "sqlite"] as const)(
     });
     /** Until the derivers' shared cursor is at the log's head (some deriver derived every page). */
     const derived = async () => {
-      const { newest } = await t.store.changeLogBounds();
+      const { newest } = await t.store.changeLog.changeLogBounds();
       await until("the winner cursor at the log's head", async () => {
         const r = await sql<{ value: number | string }>`select value from change_log_state
-          where key = 'winner_cursor'`.execute(t.store.accountsDb);
+          where key = 'winner_cursor'`.execute(t.store.accounts);
         return Number(r.rows[0]?.value ?? 0) >= newest;
       });
     };
 
     it("appends one winner.changed per scope for a new collision, however many derivers race", async () => {
-      const custom = await t.store.createProject({ name: `winner-${backend}`, plan: "internal" });
-      await t.store.updateProjectSettings(custom.id, {
+      const custom = await t.store.projects.createProject({ name: `winner-${backend}`, plan: "internal" });
+      await t.store.projects.updateProjectSettings(custom.id, {
         exceptions: [{ tld: "wallet", provider: "NAMESPACE_B" }],
       });
       const derivers = [1, 2].map(() => new WinnerDeriver(options()));
       // Both start from the head (the first start sets the shared cursor).
       await Promise.all(derivers.map((d) => d.tick()));
-      const { newest } = await t.store.changeLogBounds();
+      const { newest } = await t.store.changeLog.changeLogBounds();
 
       // alice.wallet (seeded on NAMESPACE_A) gets a second holder on NAMESPACE_B.
       const now = t.clock.now;
@@ -91,16 +91,16 @@ describe.each(["postgres", "sqlite"] as const)(
         kyc: false,
         tags: [],
       };
-      await t.store.upsertDomain(domain);
+      await t.store.domainMap.upsertDomain(domain);
       const created = mapEvent();
-      await t.store.appendChangeEvents([created]);
+      await t.store.changeLog.appendChangeEvents([created]);
       const appended = await Promise.all(derivers.map((d) => d.tick()));
       // On PostgreSQL a tick skips a page another deriver (the app's own) holds: wait for it.
       await derived();
       // Let the app's own deriver have its go too.
       await new Promise((r) => setTimeout(r, 300));
 
-      const events = (await t.store.findChangeEventsAfter(newest, 100)).filter(
+      const events = (await t.store.changeLog.findChangeEventsAfter(newest, 100)).filter(
         (e) => e.type === "winner.changed",
       );
       const mine = events.filter((e) => e.projectId === custom.id);
@@ -122,11 +122,11 @@ describe.each(["postgres", "sqlite"] as const)(
       expect(new Set(scopes).size).toBe(scopes.length);
       expect(appended.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(events.length);
       // Two holders arriving in one page, from two sources: the event is the second arrival's.
-      const mark = (await t.store.changeLogBounds()).newest;
+      const mark = (await t.store.changeLog.changeLogBounds()).newest;
       const TOKEN_C = `0x${"ce".repeat(32)}`;
       const TOKEN_D = `0x${"de".repeat(32)}`;
       const carol = (provider: "NAMESPACE_A" | "NAMESPACE_B", tokenId: string, block: number) =>
-        t.store.upsertDomain({
+        t.store.domainMap.upsertDomain({
           ...domain,
           provider,
           network: provider === "NAMESPACE_A" ? "POLYGON" : "ETHEREUM",
@@ -139,13 +139,13 @@ describe.each(["postgres", "sqlite"] as const)(
       await carol("NAMESPACE_A", TOKEN_C, 20);
       await carol("NAMESPACE_B", TOKEN_D, 30);
       const fromFns = { sourceId: "fns-polygon", network: "POLYGON", provider: "NAMESPACE_A" } as const;
-      await t.store.appendChangeEvents([
+      await t.store.changeLog.appendChangeEvents([
         { ...created, ...fromFns, tokenId: TOKEN_C, name: "carol.wallet", blockNumber: 20 },
         { ...created, tokenId: TOKEN_D, name: "carol.wallet", blockNumber: 30 },
       ]);
       await Promise.all(derivers.map((d) => d.tick()));
       await derived();
-      const carols = (await t.store.findChangeEventsAfter(mark, 100)).filter(
+      const carols = (await t.store.changeLog.findChangeEventsAfter(mark, 100)).filter(
         (e) => e.type === "winner.changed" && e.projectId === custom.id,
       );
       expect(carols.map((e) => [e.name, e.sourceId, e.blockNumber, e.payload.winner?.from?.tokenId])).toEqual(
@@ -178,7 +178,7 @@ describe.each(["postgres", "sqlite"] as const)(
           name: `lone${i}.wallet`,
           blockNumber: 100 + i,
         }));
-        await t.store.appendChangeEvents(events);
+        await t.store.changeLog.appendChangeEvents(events);
         // Three at once (the app's own deriver may take the page first: then these see none).
         await Promise.all(derivers.map((d) => d.tick()));
         expect(derived).toBeLessThanOrEqual(events.length);

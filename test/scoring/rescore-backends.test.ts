@@ -83,7 +83,7 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
       registeredAt: T0,
     });
     expect(index.tldOrigins.get("com")?.provider).toBe("NAMESPACE_A");
-    expect(await store.findNameHolders(["first.web3", "paypal.web3", "nope.web3"])).toEqual(
+    expect(await store.scoring.findNameHolders(["first.web3", "paypal.web3", "nope.web3"])).toEqual(
       new Map([
         ["first.web3", 2],
         ["paypal.web3", 1],
@@ -93,13 +93,13 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
   });
 
   it("writes the signals, then nothing on a second pass", async () => {
-    await store.importKycAddresses([OWNER]);
-    const kyc = await store.findKycOwners();
+    await store.scoring.importKycAddresses([OWNER]);
+    const kyc = await store.scoring.findKycOwners();
     expect([...kyc]).toEqual([OWNER]);
     const first = await rescoreAll(store, lists(kyc), { pageSize: 2 });
     expect(first).toMatchObject({ scanned: 5, updated: 5 });
     const byName = async (n: string) =>
-      (await store.findDomainsByName([n], {})).map((d) => [
+      (await store.domainMap.findDomainsByName([n], {})).map((d) => [
         d.provider,
         d.baseScore,
         d.spam,
@@ -137,8 +137,8 @@ describe.each(STORE_BACKENDS)("rescoring on $name", (backend) => {
   });
 
   it("replaces the KYC list and reports what changed", async () => {
-    const r = await store.importKycAddresses([OTHER], { replace: true });
+    const r = await store.scoring.importKycAddresses([OTHER], { replace: true });
     expect(r).toEqual({ added: [OTHER], removed: [OWNER], total: 1 });
-    expect([...(await store.findKycOwners())]).toEqual([OTHER]);
+    expect([...(await store.scoring.findKycOwners())]).toEqual([OTHER]);
   });
 });

@@ -95,7 +95,7 @@ describe.each(STORE_BACKENDS)("incremental rescoring on $name", (backend) => {
   let store: Store;
   let cleanup: () => Promise<void>;
   const tagsOf = async (name: string) =>
-    (await store.findDomainsByName([name], {})).map((d) => d.tags).sort();
+    (await store.domainMap.findDomainsByName([name], {})).map((d) => d.tags).sort();
 
   beforeAll(async () => {
     ({ store, cleanup } = await backend.open());
@@ -116,28 +116,28 @@ describe.each(STORE_BACKENDS)("incremental rescoring on $name", (backend) => {
     await seedDomains(store, [
       domain("x.web3", { provider: "NAMESPACE_B", network: "POLYGON", registeredAt: T0 + 5 }),
     ]);
-    expect(await store.findUnscoredNames(10)).toEqual([{ name: "x.web3", version: 1 }]);
+    expect(await store.scoring.findUnscoredNames(10)).toEqual([{ name: "x.web3", version: 1 }]);
     const r = await rescoreChanged(store, lists());
     expect(r).toMatchObject({ mode: "changed", scanned: 2, updated: 2 });
     for (const tags of await tagsOf("x.web3")) expect(tags).toContain("collision");
-    expect(await store.findUnscoredNames(10)).toEqual([]);
+    expect(await store.scoring.findUnscoredNames(10)).toEqual([]);
   });
 
   it("a third holder changes nothing the scoring sees: the name stays scored", async () => {
     await seedDomains(store, [domain("x.web3", { network: "AURORA", registeredAt: T0 + 6 })]);
-    expect(await store.findUnscoredNames(10)).toEqual([]);
+    expect(await store.scoring.findUnscoredNames(10)).toEqual([]);
   });
 
   it("down to one holder: unscored again, and the pass drops the tag", async () => {
-    for (const d of await store.findDomainsByName(["x.web3"], {}))
-      if (d.network !== "BSC") await store.deleteDomain(d.id);
-    expect((await store.findUnscoredNames(10)).map((u) => u.name)).toEqual(["x.web3"]);
+    for (const d of await store.domainMap.findDomainsByName(["x.web3"], {}))
+      if (d.network !== "BSC") await store.domainMap.deleteDomain(d.id);
+    expect((await store.scoring.findUnscoredNames(10)).map((u) => u.name)).toEqual(["x.web3"]);
     await rescoreChanged(store, lists());
     expect(await tagsOf("x.web3")).toEqual([expect.not.arrayContaining(["collision"])]);
   });
 
   it("two holders written in one statement start unscored", async () => {
-    const base = (await store.findDomainsByName(["y.web3"], {}))[0];
+    const base = (await store.domainMap.findDomainsByName(["y.web3"], {}))[0];
     const w = (network: "POLYGON" | "AURORA", tokenId: string) => ({
       ...base,
       network,
@@ -145,20 +145,22 @@ describe.each(STORE_BACKENDS)("incremental rescoring on $name", (backend) => {
       name: "w.web3",
       sld: "w",
     });
-    await store.upsertDomains([w("POLYGON", "0x01"), w("AURORA", "0x02")]);
-    expect((await store.findUnscoredNames(10)).map((u) => u.name)).toEqual(["w.web3"]);
+    await store.domainMap.upsertDomains([w("POLYGON", "0x01"), w("AURORA", "0x02")]);
+    expect((await store.scoring.findUnscoredNames(10)).map((u) => u.name)).toEqual(["w.web3"]);
     await rescoreChanged(store, lists());
     for (const tags of await tagsOf("w.web3")) expect(tags).toContain("collision");
   });
 
   it("a version that moved after it was read is not marked scored", async () => {
     await seedDomains(store, [domain("v.web3"), domain("v.web3", { network: "POLYGON" })]);
-    const [read] = await store.findUnscoredNames(10);
+    const [read] = await store.scoring.findUnscoredNames(10);
     expect(read.name).toBe("v.web3");
-    const polygon = (await store.findDomainsByName(["v.web3"], {})).find((d) => d.network === "POLYGON");
-    await store.deleteDomain(polygon?.id ?? -1);
-    await store.markNamesScored([read]);
-    expect((await store.findUnscoredNames(10)).map((u) => u.name)).toEqual(["v.web3"]);
+    const polygon = (await store.domainMap.findDomainsByName(["v.web3"], {})).find(
+      (d) => d.network === "POLYGON",
+    );
+    await store.domainMap.deleteDomain(polygon?.id ?? -1);
+    await store.scoring.markNamesScored([read]);
+    expect((await store.scoring.findUnscoredNames(10)).map((u) => u.name)).toEqual(["v.web3"]);
     await rescoreChanged(store, lists());
   });
 
@@ -176,13 +178,13 @@ describe.each(STORE_BACKENDS)("incremental rescoring on $name", (backend) => {
   it("a changed list scores everything; an interrupted pass records nothing", async () => {
     const stopped = new AbortController();
     stopped.abort();
-    const before = await store.findScoringState("lists");
+    const before = await store.scoring.findScoringState("lists");
     const interrupted = await rescoreChanged(store, lists(["z.web3"]), { signal: stopped.signal });
     expect(interrupted.mode).toBe("full");
-    expect(await store.findScoringState("lists")).toBe(before);
+    expect(await store.scoring.findScoringState("lists")).toBe(before);
     const r = await rescoreChanged(store, lists(["z.web3"]));
     expect(r.mode).toBe("full");
-    expect(r.scanned).toBe(await store.countDomains());
+    expect(r.scanned).toBe(await store.domainMap.countDomains());
     expect((await tagsOf("z.web3"))[0]).toContain("spam:blocklist");
     expect(await rescoreChanged(store, lists(["z.web3"]))).toMatchObject({ mode: "changed", scanned: 0 });
   });

@@ -18,7 +18,7 @@ import { type SeedDomain, seedDomains } from "./helpers/seed-fixtures.js";
  * Map, every name's skeleton into a Map, then every domain scored with both.
  */
 async function referenceSignals(store: Store, lists: ScoringLists): Promise<Map<number, BaseSignals>> {
-  const firsts = await store.listTldFirstRegistrations();
+  const firsts = await store.scoring.listTldFirstRegistrations();
   const partial: ScoringIndex = {
     tldOrigins: earliestTldOrigins(
       firsts.map((f) => ({
@@ -28,17 +28,17 @@ async function referenceSignals(store: Store, lists: ScoringLists): Promise<Map<
         registeredAt: f.firstRegisteredAt,
       })),
     ),
-    holders: await store.findSharedNames(),
+    holders: await store.scoring.findSharedNames(),
     imitated: new Map(),
   };
   const bySkeleton = new Map<string, Set<string>>();
-  for await (const names of store.iterateDomainNames(7))
+  for await (const names of store.scoring.iterateDomainNames(7))
     for (const n of names) bySkeleton.set(skeleton(n), (bySkeleton.get(skeleton(n)) ?? new Set()).add(n));
   const ctx = scoringContext(lists, partial);
   const imitated = new Map<string, string>();
   for (const group of [...bySkeleton.values()].filter((g) => g.size > 1)) {
     const best = new Map<string, { score: number; at: number }>();
-    for (const d of await store.findDomainsByName([...group], {})) {
+    for (const d of await store.domainMap.findDomainsByName([...group], {})) {
       const s = computeBaseSignals(d, d.records, ctx).baseScore;
       const at = d.registeredAt ?? Number.MAX_SAFE_INTEGER;
       const b = best.get(d.name);
@@ -51,7 +51,7 @@ async function referenceSignals(store: Store, lists: ScoringLists): Promise<Map<
   }
   const full = scoringContext(lists, { ...partial, imitated });
   const out = new Map<number, BaseSignals>();
-  for await (const page of store.iterateDomains(50)) {
+  for await (const page of store.domainMap.iterateDomains(50)) {
     for (const d of page) {
       const s = computeBaseSignals(d, d.records, full);
       out.set(d.id, { baseScore: s.baseScore, spam: s.spam, csamOk: s.csamOk, kyc: s.kyc, tags: s.tags });
@@ -62,7 +62,7 @@ async function referenceSignals(store: Store, lists: ScoringLists): Promise<Map<
 
 async function storedSignals(store: Store): Promise<Map<number, BaseSignals>> {
   const out = new Map<number, BaseSignals>();
-  for await (const page of store.iterateDomains(50))
+  for await (const page of store.domainMap.iterateDomains(50))
     for (const d of page)
       out.set(d.id, { baseScore: d.baseScore, spam: d.spam, csamOk: d.csamOk, kyc: d.kyc, tags: d.tags });
   return out;
@@ -121,7 +121,7 @@ describe.each(STORE_BACKENDS)("paged rescoring on $name", (backend) => {
     const l = lists(new Set([OWNER]));
     const first = await rescoreAll(store, l, { pageSize: 3 });
     expect(first.updated).toBeGreaterThan(0);
-    expect(first.collisions).toBe((await store.findSharedNames()).size);
+    expect(first.collisions).toBe((await store.scoring.findSharedNames()).size);
     expect(await storedSignals(store)).toEqual(await referenceSignals(store, l));
     expect((await rescoreAll(store, l, { pageSize: 5 })).updated).toBe(0);
   });

@@ -31,7 +31,7 @@ let resolution: Resolution;
 
 beforeAll(async () => {
   world = await createScenarioWorld();
-  resolution = createResolution({ store: world.store, ranker });
+  resolution = createResolution({ store: world.store.domainMap, ranker });
 });
 afterAll(async () => {
   await world?.close();
@@ -59,7 +59,7 @@ describe("resolve is deep-resolve's first element, and deep-resolve is ordered b
             // The order never contradicts the scores a partner sees (collision rules raise the scores).
             for (let i = 1; i < all.length; i++) expect(all[i].score).toBeLessThanOrEqual(all[i - 1].score);
             // And the ranker agrees with itself on the raw candidates.
-            const candidates = await world.store.findDomainsByName([name], filter);
+            const candidates = await world.store.domainMap.findDomainsByName([name], filter);
             expect(ranker.rank(candidates, ctx)[0]?.domain.id ?? null).toBe(one?.domain.id ?? null);
             if (one) served++;
           }
@@ -85,7 +85,7 @@ describe("through the REST API", () => {
       clock: () => SCENARIO_NOW,
     };
     // The internal plan: these tests send thousands of requests, well past a free plan's rate.
-    const project = await world.store.createProject({ name: "scoring-api", plan: "internal" });
+    const project = await world.store.projects.createProject({ name: "scoring-api", plan: "internal" });
     projectId = project.id;
     key = (await createApiKey(world.store, ctx.pepper, project.id, "scoring")).key;
     app = await buildApp(ctx, {
@@ -115,7 +115,7 @@ describe("through the REST API", () => {
   it.each(Object.keys(SCENARIO_SETTINGS))(
     "resolve equals deep-resolve[0] for every fixture name (settings: %s)",
     async (s) => {
-      await world.store.updateProjectSettings(projectId, SCENARIO_SETTINGS[s]);
+      await world.store.projects.updateProjectSettings(projectId, SCENARIO_SETTINGS[s]);
       for (const country of ["DE", undefined]) {
         for (const name of NAMES) {
           const one = await get(`resolve?domain=${q(name)}`, country);
@@ -133,21 +133,21 @@ describe("through the REST API", () => {
   );
 
   it("never serves the CSAM-failing name on any endpoint", async () => {
-    await world.store.updateProjectSettings(projectId, SCENARIO_SETTINGS.includeExpired);
+    await world.store.projects.updateProjectSettings(projectId, SCENARIO_SETTINGS.includeExpired);
     expect((await get(`resolve?domain=${q(CSAM_NAME)}`)).status).toBe(404);
     expect((await get(`deep-resolve?domain=${q(CSAM_NAME)}`)).body.data).toEqual([]);
     expect((await get(`reverse-resolve?walletAddress=${CSAM_OWNER}`)).body.data).toEqual([]);
   });
 
   it("blocks a geo word for DE callers only", async () => {
-    await world.store.updateProjectSettings(projectId, {});
+    await world.store.projects.updateProjectSettings(projectId, {});
     expect((await get("resolve?domain=moon.wallet", "DE")).status).toBe(404);
     expect((await get("resolve?domain=moon.wallet", "FR")).status).toBe(200);
     expect((await get("resolve?domain=moon.wallet")).status).toBe(200);
   });
 
   it("adds scoreDetails with ?explain=true and changes nothing else", async () => {
-    await world.store.updateProjectSettings(projectId, SCENARIO_SETTINGS.domainException);
+    await world.store.projects.updateProjectSettings(projectId, SCENARIO_SETTINGS.domainException);
     const plain = await get(`deep-resolve?domain=${q(NOTABLE.crossProvider)}`);
     const explained = await get(`deep-resolve?domain=${q(NOTABLE.crossProvider)}&explain=true`);
     expect(explained.body.data.length).toBe(plain.body.data.length);
@@ -164,7 +164,7 @@ describe("through the REST API", () => {
   });
 
   it("shows the lookalike as spam with its tags", async () => {
-    await world.store.updateProjectSettings(projectId, {});
+    await world.store.projects.updateProjectSettings(projectId, {});
     const res = await get(`resolve?domain=${q(NOTABLE.confusable)}`);
     expect(res.status).toBe(200);
     const data = res.body.data as unknown as { spam: boolean; score: number; info: { tags: string[] } };

@@ -21,7 +21,7 @@ let resolution: Resolution;
 beforeAll(async () => {
   world = await createScenarioWorld();
   resolution = createResolution({
-    store: world.store,
+    store: world.store.domainMap,
     ranker: createScoringRanker({ geoBlockedWords: GEO_WORDS }),
   });
 });
@@ -61,7 +61,7 @@ describe("stored signals over the fixture world", () => {
   it("gives the origin bonus to exactly the provider that registered first under each TLD", async () => {
     const origins = fixtureTldOrigins();
     let checked = 0;
-    for await (const page of world.store.iterateDomains()) {
+    for await (const page of world.store.domainMap.iterateDomains()) {
       for (const d of page) {
         if (d.name === CSAM_NAME) continue;
         expect(d.tags.includes("origin-provider"), d.name).toBe(origins.get(d.tld) === d.provider);
@@ -76,25 +76,25 @@ describe("stored signals over the fixture world", () => {
   it("tags every collision of the world and nothing else", async () => {
     const counts = new Map<string, number>();
     for (const d of fixtureWorld().domains) counts.set(d.name, (counts.get(d.name) ?? 0) + 1);
-    for await (const page of world.store.iterateDomains()) {
+    for await (const page of world.store.domainMap.iterateDomains()) {
       for (const d of page) expect(d.tags.includes("collision"), d.name).toBe((counts.get(d.name) ?? 0) > 1);
     }
   });
 
   it("tags and penalizes names under ICANN TLDs", async () => {
     for (const name of NOTABLE.icann) {
-      const [d] = await world.store.findDomainsByName([name], {});
+      const [d] = await world.store.domainMap.findDomainsByName([name], {});
       expect(d.tags).toContain("icann-collision");
       expect(d.baseScore).toBeLessThan(70);
     }
   });
 
   it("flags the Cyrillic lookalike of alice.wallet as spam, capped, saying what it imitates", async () => {
-    const [fake] = await world.store.findDomainsByName([NOTABLE.confusable], {});
+    const [fake] = await world.store.domainMap.findDomainsByName([NOTABLE.confusable], {});
     expect(fake.spam).toBe(true);
     expect(fake.baseScore).toBeLessThanOrEqual(10);
     expect(fake.tags).toContain(`confusable:${NOTABLE.imitated}`);
-    for (const real of await world.store.findDomainsByName([NOTABLE.imitated], {})) {
+    for (const real of await world.store.domainMap.findDomainsByName([NOTABLE.imitated], {})) {
       expect(real.spam).toBe(false);
       expect(real.tags.some((t) => t.startsWith("confusable:"))).toBe(false);
     }
@@ -104,16 +104,16 @@ describe("stored signals over the fixture world", () => {
   });
 
   it("flags a blocklisted name", async () => {
-    const [d] = await world.store.findDomainsByName([BLOCKLISTED], {});
+    const [d] = await world.store.domainMap.findDomainsByName([BLOCKLISTED], {});
     expect(d.spam).toBe(true);
     expect(d.tags).toContain("spam:blocklist");
   });
 
   it("marks the KYC'd owner's domains", async () => {
-    const alice = await world.store.findDomainsByOwner(fixtureWorld().owners.alice, {});
+    const alice = await world.store.domainMap.findDomainsByOwner(fixtureWorld().owners.alice, {});
     expect(alice.length).toBeGreaterThan(2);
     for (const d of alice) expect(d.kyc).toBe(true);
-    const [bob] = await world.store.findDomainsByName(["bob.eth"], {});
+    const [bob] = await world.store.domainMap.findDomainsByName(["bob.eth"], {});
     expect(bob.kyc).toBe(false);
   });
 
@@ -245,7 +245,7 @@ describe("collisions through resolution", () => {
 
 describe("a CSAM-failing name", () => {
   it("is stored as failing the screening", async () => {
-    const [d] = await world.store.findDomainsByName([CSAM_NAME], {});
+    const [d] = await world.store.domainMap.findDomainsByName([CSAM_NAME], {});
     expect(d.csamOk).toBe(false);
   });
 

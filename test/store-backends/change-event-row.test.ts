@@ -5,7 +5,7 @@ import {
   changeEventRow,
   pushChangeEvent,
 } from "../../src/store/kysely/change-log.queries.js";
-import type { KyselyStore } from "../../src/store/kysely-store.js";
+import type { KyselyBacked } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 
 /** Every column holds a value no other column holds, so a misaligned column shows. */
@@ -51,7 +51,7 @@ describe.each(STORE_BACKENDS)("change events on $name", ({ open }) => {
   });
 
   it("names every column of the change_events table but its id, once", async () => {
-    const tables = await (opened.store as unknown as KyselyStore).db.introspection.getTables();
+    const tables = await (opened.store as unknown as KyselyBacked).db.introspection.getTables();
     const columns = (tables.find((t) => t.name === "change_events")?.columns ?? [])
       .map((c) => c.name)
       .filter((c) => c !== "id");
@@ -64,8 +64,8 @@ describe.each(STORE_BACKENDS)("change events on $name", ({ open }) => {
     // SQLite: 64 rows take the multi-row statement, the 65th the single-row one; PostgreSQL: one
     // `unnest` statement of every column's array.
     const written = Array.from({ length: 65 }, (_, i) => event(i));
-    await opened.store.transaction(async (tx) => tx.appendChangeEvents(written));
-    const read = await opened.store.findChangeEventsAfter(0, 100);
+    await opened.store.transaction(async (tx) => tx.changeLog.appendChangeEvents(written));
+    const read = await opened.store.changeLog.findChangeEventsAfter(0, 100);
     expect(read).toHaveLength(65);
     for (const [i, r] of read.entries()) {
       const { id: _id, ...rest } = r;

@@ -25,7 +25,7 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
 
   async function register(name: string, records: Record<string, string>, over = {}): Promise<number> {
     const dot = name.lastIndexOf(".");
-    const id = await store.upsertDomain(
+    const id = await store.domainMap.upsertDomain(
       testDomain({
         tokenId: tokenIdOf(tokens++),
         name,
@@ -38,7 +38,7 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
     return id;
   }
   async function setRecords(s: Store, id: number, records: Record<string, string>): Promise<void> {
-    await s.replaceRecords(
+    await s.domainMap.replaceRecords(
       id,
       Object.entries(records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
     );
@@ -49,10 +49,10 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
    * also tells this process of its own writes, a moment later, and empties its caches once more.
    */
   async function settle(): Promise<void> {
-    let v = store.readVersion();
+    let v = store.domainMap.readVersion();
     for (let still = 0; still < 3; ) {
       await new Promise((r) => setTimeout(r, 50));
-      const next = store.readVersion();
+      const next = store.domainMap.readVersion();
       still = next === v ? still + 1 : 0;
       v = next;
     }
@@ -71,7 +71,7 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
     await register("bob.cache", { "record.CNAME.0": "alice.cache" });
     await register("carol.cache", { "record.MX.0": "10 mail.example.com", "record.AAAA.0": "2001:db8::1" });
     await register("x.deep.cache", { "record.A.0": "192.0.2.9" });
-    await store.setCheckpoint({
+    await store.crawlerLog.setCheckpoint({
       sourceId: "s",
       chainId: 1,
       blockNumber: 5,
@@ -81,7 +81,7 @@ describe.each(STORE_BACKENDS)("DNS answer cache: $name", (backend) => {
       error: null,
     });
     lookup = createStoreZoneLookup({
-      resolution: createResolution({ store, ranker: createScoringRanker() }),
+      resolution: createResolution({ store: store.domainMap, ranker: createScoringRanker() }),
       store,
       nameServers: ["ns1.omniname.test", "ns2.omniname.test"],
       hostmaster: "hostmaster.omniname.test",

@@ -24,10 +24,10 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
 
   async function register(name: string, records: Record<string, string> = {}): Promise<void> {
     const dot = name.lastIndexOf(".");
-    const id = await store.upsertDomain(
+    const id = await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(tokens++), name, sld: name.slice(0, dot), tld: name.slice(dot + 1) }),
     );
-    await store.replaceRecords(
+    await store.domainMap.replaceRecords(
       id,
       Object.entries(records).map(([key, value]) => ({ key, value, nativeKey: key, nativeValue: value })),
     );
@@ -36,7 +36,7 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
   /** Asks the live zones of `store` (a fixed clock), decoded. */
   function asker(opts: { missRefreshMs?: number } = {}) {
     const lookup = createStoreZoneLookup({
-      resolution: createResolution({ store, ranker: createScoringRanker() }),
+      resolution: createResolution({ store: store.domainMap, ranker: createScoringRanker() }),
       store,
       nameServers: ["ns1.omniname.test"],
       hostmaster: "hostmaster.omniname.test",
@@ -52,20 +52,20 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
     await register("q.ry.hd");
     await register("café.hd");
     await register("a.café.hd");
-    expect(await store.hasDescendant("y.z.hd")).toBe(true);
-    expect(await store.hasDescendant("z.hd")).toBe(true);
-    expect(await store.hasDescendant("hd")).toBe(true);
-    expect(await store.hasDescendant("café.hd")).toBe(true);
-    expect(await store.hasDescendant("x.y.z.hd")).toBe(false);
+    expect(await store.domainMap.hasDescendant("y.z.hd")).toBe(true);
+    expect(await store.domainMap.hasDescendant("z.hd")).toBe(true);
+    expect(await store.domainMap.hasDescendant("hd")).toBe(true);
+    expect(await store.domainMap.hasDescendant("café.hd")).toBe(true);
+    expect(await store.domainMap.hasDescendant("x.y.z.hd")).toBe(false);
     // "q.ry.hd" ends with "y.hd" but not with ".y.hd".
-    expect(await store.hasDescendant("y.hd")).toBe(false);
-    expect(await store.hasDescendant("ry.hd")).toBe(true);
-    expect(await store.hasDescendant("other.hd")).toBe(false);
+    expect(await store.domainMap.hasDescendant("y.hd")).toBe(false);
+    expect(await store.domainMap.hasDescendant("ry.hd")).toBe(true);
+    expect(await store.domainMap.hasDescendant("other.hd")).toBe(false);
   });
 
   it("a name registered below a name is answered at once, its parent NODATA with the SOA", async () => {
     await register("seed.livenet", { "record.A.0": "192.0.2.1" });
-    await store.setCheckpoint({
+    await store.crawlerLog.setCheckpoint({
       sourceId: "s",
       chainId: 1,
       blockNumber: 5,
@@ -106,8 +106,8 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
     expect((await ask("first.newtld", "A")).rcode).toBe("REFUSED");
     // Refused again while nothing changed: the miss reads the zones again only after a commit.
     let loads = 0;
-    const list = store.listTldFirstRegistrations.bind(store);
-    store.listTldFirstRegistrations = async () => {
+    const list = store.scoring.listTldFirstRegistrations.bind(store);
+    store.scoring.listTldFirstRegistrations = async () => {
       loads++;
       return list();
     };
@@ -128,7 +128,7 @@ describe.each(STORE_BACKENDS)("live names below a name: $name", (backend) => {
       expect((await ask("x.stillnot", "A")).rcode).toBe("REFUSED");
       expect(loads).toBe(1);
     } finally {
-      store.listTldFirstRegistrations = list;
+      store.scoring.listTldFirstRegistrations = list;
     }
   });
 });

@@ -45,7 +45,7 @@ describe.each(STORE_BACKENDS)("journal history reads ($name)", ({ open }) => {
   let cleanup: () => Promise<void>;
   beforeAll(async () => {
     ({ store, cleanup } = await open());
-    await store.appendJournal(ENTRIES);
+    await store.crawlerLog.appendJournal(ENTRIES);
   }, 60_000);
   afterAll(async () => {
     await cleanup?.();
@@ -55,51 +55,58 @@ describe.each(STORE_BACKENDS)("journal history reads ($name)", ({ open }) => {
     list.map((e) => `${e.tokenId === T1 ? "T1" : "T2"}@${e.blockNumber}.${e.logIndex}`);
 
   it("reads a source's entries of tokens up to a block, grouped by token in chain order", async () => {
-    expect(at(await store.findJournalUpTo("fns-polygon", [T2, T1], { block: 9 }))).toEqual([
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [T2, T1], { block: 9 }))).toEqual([
       "T1@5.0",
       "T1@5.1",
       "T1@9.0",
       "T2@7.0",
     ]);
-    expect(at(await store.findJournalUpTo("fns-polygon", [T1], { block: 4 }))).toEqual([]);
-    expect(at(await store.findJournalUpTo("fns-polygon", [T1], { block: 100 }))).toEqual([
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [T1], { block: 4 }))).toEqual([]);
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [T1], { block: 100 }))).toEqual([
       "T1@5.0",
       "T1@5.1",
       "T1@9.0",
       "T1@11.0",
     ]);
-    expect(at(await store.findJournalUpTo("uns-polygon", [T1, T2], { block: 100 }))).toEqual(["T1@3.0"]);
+    expect(at(await store.crawlerLog.findJournalUpTo("uns-polygon", [T1, T2], { block: 100 }))).toEqual([
+      "T1@3.0",
+    ]);
   });
 
   it("reads up to a block time, leaving out entries whose time is unknown", async () => {
-    expect(at(await store.findJournalUpTo("fns-polygon", [T1, T2], { time: 1100 }))).toEqual([
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [T1, T2], { time: 1100 }))).toEqual([
       "T1@5.0",
       "T1@5.1",
       "T2@7.0",
     ]);
-    expect(at(await store.findJournalUpTo("fns-polygon", [T1], { time: 99_999 }))).toEqual([
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [T1], { time: 99_999 }))).toEqual([
       "T1@5.0",
       "T1@5.1",
       "T1@9.0",
     ]);
-    const [first] = await store.findJournalUpTo("fns-polygon", [T1], { time: 1000 });
+    const [first] = await store.crawlerLog.findJournalUpTo("fns-polygon", [T1], { time: 1000 });
     expect(first).toMatchObject({ chainId: 137, blockHash: hash(5), txHash: hash(50), blockTime: 1000 });
   });
 
   it("finds the keys whose events name an address, up to a point", async () => {
-    expect((await store.findJournalKeysMentioning("fns-polygon", BOB, { block: 8 })).sort()).toEqual([T2]);
-    expect((await store.findJournalKeysMentioning("fns-polygon", BOB, { block: 9 })).sort()).toEqual(
-      [T1, T2].sort(),
-    );
-    expect(await store.findJournalKeysMentioning("fns-polygon", ALICE, { time: 999 })).toEqual([]);
-    expect(await store.findJournalKeysMentioning("uns-polygon", BOB, { block: 100 })).toEqual([]);
+    expect(
+      (await store.crawlerLog.findJournalKeysMentioning("fns-polygon", BOB, { block: 8 })).sort(),
+    ).toEqual([T2]);
+    expect(
+      (await store.crawlerLog.findJournalKeysMentioning("fns-polygon", BOB, { block: 9 })).sort(),
+    ).toEqual([T1, T2].sort());
+    expect(await store.crawlerLog.findJournalKeysMentioning("fns-polygon", ALICE, { time: 999 })).toEqual([]);
+    expect(await store.crawlerLog.findJournalKeysMentioning("uns-polygon", BOB, { block: 100 })).toEqual([]);
   });
 
   it("knows a source's first entry and the time of its last entry at or before a block", async () => {
-    expect(await store.findJournalStart("fns-polygon")).toEqual({ blockNumber: 5, blockTime: 1000 });
-    expect(await store.findJournalStart("ens-ethereum")).toBeNull();
-    expect(await store.findJournalTimeAt("fns-polygon", 10)).toBe(1200);
-    expect(await store.findJournalTimeAt("fns-polygon", 11)).toBe(1200);
-    expect(await store.findJournalTimeAt("fns-polygon", 4)).toBeNull();
+    expect(await store.crawlerLog.findJournalStart("fns-polygon")).toEqual({
+      blockNumber: 5,
+      blockTime: 1000,
+    });
+    expect(await store.crawlerLog.findJournalStart("ens-ethereum")).toBeNull();
+    expect(await store.crawlerLog.findJournalTimeAt("fns-polygon", 10)).toBe(1200);
+    expect(await store.crawlerLog.findJournalTimeAt("fns-polygon", 11)).toBe(1200);
+    expect(await store.crawlerLog.findJournalTimeAt("fns-polygon", 4)).toBeNull();
   });
 });

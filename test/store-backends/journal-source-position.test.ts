@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/store/crawler-log.port.js";
-import type { KyselyStore } from "../../src/store/kysely-store.js";
 import {
   deleteJournalAfter,
   findJournalAfter,
@@ -10,7 +9,7 @@ import {
 } from "../../src/store/kysely/journal.queries.js";
 import type { Store } from "../../src/store/store.js";
 import { captureQueries, queryPlan } from "../helpers/query-plans.js";
-import { indexesOf } from "../helpers/raw-db.js";
+import { indexesOf, type KyselyBacked } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 
 /*
@@ -48,11 +47,11 @@ const where = (list: JournalEntry[]) =>
 
 describe.each(STORE_BACKENDS)("the journal's source position ($name)", ({ name, open }) => {
   let store: Store;
-  let db: KyselyStore["db"];
+  let db: KyselyBacked["db"];
   let cleanup: () => Promise<void>;
   beforeAll(async () => {
     ({ store, cleanup } = await open());
-    db = (store as unknown as KyselyStore).db;
+    db = (store as unknown as KyselyBacked).db;
   }, 60_000);
   afterAll(async () => {
     await cleanup?.();
@@ -70,10 +69,12 @@ describe.each(STORE_BACKENDS)("the journal's source position ($name)", ({ name, 
 
   it("journals an entry applied again once, in a transaction or not", async () => {
     const first = [entry(10, 0), entry(10, 1, OTHER), entry(11, 0, null)];
-    expect(await store.appendJournal(first)).toBe(3);
-    expect(await store.appendJournal([entry(10, 0), entry(10, 1, OTHER)])).toBe(0);
-    expect(await store.transaction((tx) => tx.appendJournal([entry(10, 0), entry(12, 0)]))).toBe(1);
-    expect(where(await store.findJournalByToken("uns-polygon", TOKEN))).toEqual([
+    expect(await store.crawlerLog.appendJournal(first)).toBe(3);
+    expect(await store.crawlerLog.appendJournal([entry(10, 0), entry(10, 1, OTHER)])).toBe(0);
+    expect(await store.transaction((tx) => tx.crawlerLog.appendJournal([entry(10, 0), entry(12, 0)]))).toBe(
+      1,
+    );
+    expect(where(await store.crawlerLog.findJournalByToken("uns-polygon", TOKEN))).toEqual([
       "uns-polygon@10.0:a",
       "uns-polygon@12.0:a",
     ]);
@@ -81,22 +82,24 @@ describe.each(STORE_BACKENDS)("the journal's source position ($name)", ({ name, 
 
   it("keeps each source's own entry of one log", async () => {
     // The same log (block hash, log index, token) crawled by a second source of the same chain.
-    expect(await store.appendJournal([entry(10, 0, TOKEN, { source: "uns-polygon-2" })])).toBe(1);
-    expect(where(await store.findJournalByToken("uns-polygon-2", TOKEN))).toEqual(["uns-polygon-2@10.0:a"]);
-    expect(where(await store.findJournalByToken("uns-polygon", TOKEN))).toHaveLength(2);
+    expect(await store.crawlerLog.appendJournal([entry(10, 0, TOKEN, { source: "uns-polygon-2" })])).toBe(1);
+    expect(where(await store.crawlerLog.findJournalByToken("uns-polygon-2", TOKEN))).toEqual([
+      "uns-polygon-2@10.0:a",
+    ]);
+    expect(where(await store.crawlerLog.findJournalByToken("uns-polygon", TOKEN))).toHaveLength(2);
   });
 
   it("lets a rollback delete a fork and journal the new one at the same positions", async () => {
-    expect(await store.deleteJournalAfter("uns-polygon", 11)).toBe(1);
-    expect(await store.appendJournal([entry(12, 0, TOKEN, { fork: "c" })])).toBe(1);
-    expect(where(await store.findJournalAfter("uns-polygon", 11))).toEqual(["uns-polygon@12.0:c"]);
+    expect(await store.crawlerLog.deleteJournalAfter("uns-polygon", 11)).toBe(1);
+    expect(await store.crawlerLog.appendJournal([entry(12, 0, TOKEN, { fork: "c" })])).toBe(1);
+    expect(where(await store.crawlerLog.findJournalAfter("uns-polygon", 11))).toEqual(["uns-polygon@12.0:c"]);
   });
 
   it("serves the rollback's reads by source and block from journal_source_position", async () => {
     const filler = Array.from({ length: 3000 }, (_, i) =>
       entry(100 + Math.floor(i / 10), i % 10, `0x${i.toString(16).padStart(64, "0")}`),
     );
-    await store.appendJournal(filler);
+    await store.crawlerLog.appendJournal(filler);
     await sql`analyze journal`.execute(db);
     // The statements the store's rollback sends, captured as they are (parameters included).
     const { db: watched, seen } = captureQueries(db);
@@ -122,14 +125,14 @@ describe.each(STORE_BACKENDS)("the journal's source position ($name)", ({ name, 
         expect(p, s.sql).not.toMatch(/Seq Scan/);
       }
     }
-    expect(await store.deleteJournalAfter("uns-polygon", 390)).toBe(90);
+    expect(await store.crawlerLog.deleteJournalAfter("uns-polygon", 390)).toBe(90);
   });
 
   it("keeps the entry journaled last when an upgraded store held two at one position", async () => {
     // The store as 0028 left it: a unique key by block hash, so two forks could share a position
     // (and two sources could not hold one log).
-    await store.deleteJournalAfter("uns-polygon-2", 0);
-    await store.deleteJournalAfter("uns-polygon", 19);
+    await store.crawlerLog.deleteJournalAfter("uns-polygon-2", 0);
+    await store.crawlerLog.deleteJournalAfter("uns-polygon", 19);
     await sql`drop index journal_source_position`.execute(db);
     await sql`create unique index journal_position_token on journal (chain_id, block_hash, log_index, token_id)`.execute(
       db,
@@ -140,11 +143,11 @@ describe.each(STORE_BACKENDS)("the journal's source position ($name)", ({ name, 
       [entry(20, 0, TOKEN, { fork }), entry(20, 1, null, { fork })].map(journalRow),
     );
     for (const r of rows) await db.insertInto("journal").values(r).execute();
-    expect(where(await store.findJournalAfter("uns-polygon", 19))).toHaveLength(4);
+    expect(where(await store.crawlerLog.findJournalAfter("uns-polygon", 19))).toHaveLength(4);
     await sql`delete from omniname_migrations where name = '0029-journal-source-position'`.execute(db);
-    await (store as unknown as KyselyStore).migrate();
+    await (store as unknown as KyselyBacked).migrate();
     // Entries without a token are not keyed by the unique index (NULLs differ): both stay.
-    expect(where(await store.findJournalAfter("uns-polygon", 19))).toEqual([
+    expect(where(await store.crawlerLog.findJournalAfter("uns-polygon", 19))).toEqual([
       "uns-polygon@20.0:e",
       "uns-polygon@20.1:d",
       "uns-polygon@20.1:e",

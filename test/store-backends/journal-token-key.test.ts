@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/store/crawler-log.port.js";
-import type { KyselyStore } from "../../src/store/kysely-store.js";
 import {
   findJournalByToken,
   findJournalByTokens,
@@ -12,7 +11,7 @@ import { SQLITE_JOURNAL_BY_TOKENS } from "../../src/store/sqlite/sqlite-bulk-wri
 import { JOURNAL_READS } from "../../src/store/sqlite/sqlite-read-statements.js";
 import type { Store } from "../../src/store/store.js";
 import { captureQueries, queryPlan } from "../helpers/query-plans.js";
-import { indexesOf } from "../helpers/raw-db.js";
+import { indexesOf, type KyselyBacked } from "../helpers/raw-db.js";
 import { STORE_BACKENDS } from "../helpers/store-world.js";
 
 /*
@@ -50,12 +49,12 @@ const at = (list: JournalEntry[]) =>
 
 describe.each(STORE_BACKENDS)("the journal's token key ($name)", ({ name, open }) => {
   let store: Store;
-  let db: KyselyStore["db"];
+  let db: KyselyBacked["db"];
   let cleanup: () => Promise<void>;
   beforeAll(async () => {
     ({ store, cleanup } = await open());
-    db = (store as unknown as KyselyStore).db;
-    await store.appendJournal(ENTRIES);
+    db = (store as unknown as KyselyBacked).db;
+    await store.crawlerLog.appendJournal(ENTRIES);
   }, 60_000);
   afterAll(async () => {
     await cleanup?.();
@@ -68,29 +67,35 @@ describe.each(STORE_BACKENDS)("the journal's token key ($name)", ({ name, open }
   });
 
   it("tells apart tokens that share the key, in every read by token", async () => {
-    expect(at(await store.findJournalByToken("fns-polygon", A))).toEqual(["A@5.0", "A@9.0"]);
-    expect(at(await store.findJournalByTokens("fns-polygon", [B]))).toEqual(["B@5.1", "B@7.0"]);
-    expect(at(await store.findJournalByTokens("fns-polygon", [A, C]))).toEqual(["C@6.0", "A@5.0", "A@9.0"]);
-    // Inside a transaction (SQLite: the crawler's prepared statements, not the Kysely path).
-    const inTx = await store.transaction((tx) => tx.findJournalByTokens("fns-polygon", [A, C]));
-    expect(at(inTx)).toEqual(["C@6.0", "A@5.0", "A@9.0"]);
-    expect(at(await store.transaction((tx) => tx.findJournalByTokens("fns-polygon", [B])))).toEqual([
-      "B@5.1",
-      "B@7.0",
-    ]);
-    // Time travel: one token (its own statement on SQLite), several, by block and by time.
-    expect(at(await store.findJournalUpTo("fns-polygon", [A], { block: 8 }))).toEqual(["A@5.0"]);
-    expect(at(await store.findJournalUpTo("fns-polygon", [B], { time: 1007 }))).toEqual(["B@5.1", "B@7.0"]);
-    expect(at(await store.findJournalUpTo("fns-polygon", [A, C], { block: 100 }))).toEqual([
+    expect(at(await store.crawlerLog.findJournalByToken("fns-polygon", A))).toEqual(["A@5.0", "A@9.0"]);
+    expect(at(await store.crawlerLog.findJournalByTokens("fns-polygon", [B]))).toEqual(["B@5.1", "B@7.0"]);
+    expect(at(await store.crawlerLog.findJournalByTokens("fns-polygon", [A, C]))).toEqual([
       "C@6.0",
       "A@5.0",
       "A@9.0",
     ]);
-    expect(at(await store.findJournalUpTo("fns-polygon", [B, C], { time: 1006 }))).toEqual([
+    // Inside a transaction (SQLite: the crawler's prepared statements, not the Kysely path).
+    const inTx = await store.transaction((tx) => tx.crawlerLog.findJournalByTokens("fns-polygon", [A, C]));
+    expect(at(inTx)).toEqual(["C@6.0", "A@5.0", "A@9.0"]);
+    expect(
+      at(await store.transaction((tx) => tx.crawlerLog.findJournalByTokens("fns-polygon", [B]))),
+    ).toEqual(["B@5.1", "B@7.0"]);
+    // Time travel: one token (its own statement on SQLite), several, by block and by time.
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [A], { block: 8 }))).toEqual(["A@5.0"]);
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [B], { time: 1007 }))).toEqual([
+      "B@5.1",
+      "B@7.0",
+    ]);
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [A, C], { block: 100 }))).toEqual([
+      "C@6.0",
+      "A@5.0",
+      "A@9.0",
+    ]);
+    expect(at(await store.crawlerLog.findJournalUpTo("fns-polygon", [B, C], { time: 1006 }))).toEqual([
       "C@6.0",
       "B@5.1",
     ]);
-    expect(at(await store.findJournalByTokens("other-source", [A]))).toEqual([]);
+    expect(at(await store.crawlerLog.findJournalByTokens("other-source", [A]))).toEqual([]);
   });
 
   const plan = (statement: string, parameters: readonly unknown[]) =>
@@ -113,7 +118,7 @@ describe.each(STORE_BACKENDS)("the journal's token key ($name)", ({ name, open }
     const filler = Array.from({ length: 3000 }, (_, i) =>
       entry(`0x${createHash("sha256").update(String(i)).digest("hex")}`, 100 + Math.floor(i / 10), i % 10),
     );
-    await store.appendJournal(filler);
+    await store.crawlerLog.appendJournal(filler);
     await sql`analyze journal`.execute(db);
     const { db: watched, seen } = captureQueries(db);
     await findJournalByToken(watched, "fns-polygon", A);

@@ -7,7 +7,7 @@ import {
   withRecords,
 } from "../../src/store/kysely/domain-map.queries.js";
 import { type Db, type DomainRow, MAX_IN, toDomain } from "../../src/store/kysely/rows.js";
-import type { KyselyStore } from "../../src/store/kysely-store.js";
+import type { KyselyBacked } from "../helpers/raw-db.js";
 import { ALICE, BOB, STORE_BACKENDS, testDomain, tokenIdOf } from "../helpers/store-world.js";
 
 /*
@@ -49,23 +49,25 @@ describe.each(STORE_BACKENDS)("cold lookups on $name", ({ open }) => {
   beforeAll(async () => {
     opened = await open();
     const store = opened.store;
-    db = (store as unknown as KyselyStore).db;
+    db = (store as unknown as KyselyBacked).db;
     // alice.wallet in two namespaces (a collision), records written out of key order; a domain
     // without records; Bob's names on two networks.
-    const a = await store.upsertDomain(testDomain());
-    await store.replaceRecords(a, [
+    const a = await store.domainMap.upsertDomain(testDomain());
+    await store.domainMap.replaceRecords(a, [
       { key: "crypto.ETH.address", value: ALICE, nativeKey: "crypto.ETH.address", nativeValue: ALICE },
       { key: "browser.redirect_url", value: "https://a.example", nativeKey: "url", nativeValue: "x" },
       { key: "crypto.BTC.address", value: "bc1q", nativeKey: "crypto.BTC.address", nativeValue: "bc1q" },
     ]);
-    const b = await store.upsertDomain(testDomain({ provider: "NAMESPACE_B", tokenId: tokenIdOf(2) }));
-    await store.replaceRecords(b, [
+    const b = await store.domainMap.upsertDomain(
+      testDomain({ provider: "NAMESPACE_B", tokenId: tokenIdOf(2) }),
+    );
+    await store.domainMap.replaceRecords(b, [
       { key: "crypto.ETH.address", value: BOB, nativeKey: "crypto.ETH.address", nativeValue: BOB },
     ]);
-    await store.upsertDomain(
+    await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(3), name: "bare.wallet", sld: "bare", owner: BOB }),
     );
-    const c = await store.upsertDomain(
+    const c = await store.domainMap.upsertDomain(
       testDomain({
         network: "ETHEREUM",
         tokenId: tokenIdOf(4),
@@ -75,7 +77,7 @@ describe.each(STORE_BACKENDS)("cold lookups on $name", ({ open }) => {
         owner: BOB,
       }),
     );
-    await store.replaceRecords(c, [
+    await store.domainMap.replaceRecords(c, [
       { key: "text.email", value: "b@example.com", nativeKey: "email", nativeValue: "b@example.com" },
     ]);
   });

@@ -51,12 +51,13 @@ async function expectExact(store: Store): Promise<void> {
   const scratch = await scratchRows(store);
   expect(await indexRows(store)).toEqual(scratch);
   const shared = scratch.filter(([, n]) => n > 1);
-  expect(await collect(store.iterateSharedNames(2))).toEqual(shared.map(([name]) => name).sort());
+  expect(await collect(store.scoring.iterateSharedNames(2))).toEqual(shared.map(([name]) => name).sort());
   // Resumed after a name (a settings job's cursor): the rest, in order.
   const names = shared.map(([name]) => name).sort();
-  if (names.length > 0) expect(await collect(store.iterateSharedNames(2, names[0]))).toEqual(names.slice(1));
-  expect(new Map(shared)).toEqual(await store.findSharedNames());
-  expect(await store.countSharedNames()).toBe(shared.length);
+  if (names.length > 0)
+    expect(await collect(store.scoring.iterateSharedNames(2, names[0]))).toEqual(names.slice(1));
+  expect(new Map(shared)).toEqual(await store.scoring.findSharedNames());
+  expect(await store.scoring.countSharedNames()).toBe(shared.length);
 }
 
 // A UNS token on Ethereum, minted and named `shared.crypto` in block 1, burned in block 3.
@@ -141,55 +142,57 @@ describe.each(STORE_BACKENDS)("the name index on $name", (backend) => {
   });
 
   it("counts the holders of each name across upserts, renames and deletes", async () => {
-    const a = await store.upsertDomain(testDomain({ name: "first.web3" }));
-    await store.upsertDomain(testDomain({ name: "first.web3", network: "BSC", tokenId: tokenIdOf(2) }));
-    const c = await store.upsertDomain(
+    const a = await store.domainMap.upsertDomain(testDomain({ name: "first.web3" }));
+    await store.domainMap.upsertDomain(
+      testDomain({ name: "first.web3", network: "BSC", tokenId: tokenIdOf(2) }),
+    );
+    const c = await store.domainMap.upsertDomain(
       testDomain({ name: "first.web3", provider: "NAMESPACE_C", tokenId: tokenIdOf(3) }),
     );
-    await store.upsertDomains([
+    await store.domainMap.upsertDomains([
       testDomain({ name: "alone.web3", tokenId: tokenIdOf(4) }),
       testDomain({ name: "pair.web3", tokenId: tokenIdOf(5) }),
       testDomain({ name: "pair.web3", tokenId: tokenIdOf(6), network: "BSC" }),
     ]);
     await expectExact(store);
-    expect(await store.findNameHolders(["first.web3", "alone.web3", "nope.web3"])).toEqual(
+    expect(await store.scoring.findNameHolders(["first.web3", "alone.web3", "nope.web3"])).toEqual(
       new Map([
         ["first.web3", 3],
         ["alone.web3", 1],
       ]),
     );
     // The same token written again (a transfer): an update, not another holder.
-    await store.upsertDomain(
+    await store.domainMap.upsertDomain(
       testDomain({ name: "first.web3", owner: "0x00000000000000000000000000000000000000bb" }),
     );
     await expectExact(store);
     // A token renamed (its projection changed): one holder moves.
-    await store.upsertDomain(
+    await store.domainMap.upsertDomain(
       testDomain({ name: "other.web3", provider: "NAMESPACE_C", tokenId: tokenIdOf(3) }),
     );
-    expect(await store.findNameHolders(["first.web3", "other.web3"])).toEqual(
+    expect(await store.scoring.findNameHolders(["first.web3", "other.web3"])).toEqual(
       new Map([
         ["first.web3", 2],
         ["other.web3", 1],
       ]),
     );
     await expectExact(store);
-    await store.deleteDomain(a);
-    await store.deleteDomain(c);
+    await store.domainMap.deleteDomain(a);
+    await store.domainMap.deleteDomain(c);
     await expectExact(store);
-    expect(await store.findNameHolders(["other.web3"])).toEqual(new Map());
+    expect(await store.scoring.findNameHolders(["other.web3"])).toEqual(new Map());
   });
 
   it("stays exact through a range, a reorg's rollback and the replay of the canonical blocks", async () => {
     // NAMESPACE_A holds shared.crypto and gone.crypto already; the crawled source mints both too.
-    await store.upsertDomain(testDomain({ name: "shared.crypto", tld: "crypto", sld: "shared" }));
-    await store.upsertDomain(
+    await store.domainMap.upsertDomain(testDomain({ name: "shared.crypto", tld: "crypto", sld: "shared" }));
+    await store.domainMap.upsertDomain(
       testDomain({ name: "gone.crypto", tld: "crypto", sld: "gone", tokenId: tokenIdOf(2) }),
     );
     await apply(store, [...mint(1, 0, "shared.crypto"), ...mint(1, 2, "solo.crypto")], 1);
     await expectExact(store);
     await apply(store, [...mint(2, 0, "gone.crypto"), burn(3, 0, "solo.crypto")], 3);
-    expect(await store.findNameHolders(["shared.crypto", "gone.crypto", "solo.crypto"])).toEqual(
+    expect(await store.scoring.findNameHolders(["shared.crypto", "gone.crypto", "solo.crypto"])).toEqual(
       new Map([
         ["shared.crypto", 2],
         ["gone.crypto", 2],
@@ -198,7 +201,7 @@ describe.each(STORE_BACKENDS)("the name index on $name", (backend) => {
     await expectExact(store);
     // Blocks 2 and 3 are orphaned: the mint is undone, the burnt token comes back.
     await rollbackTo(store, source, { blockNumber: 1, blockHash: hashOf(1) }, "live", 0, NEUTRAL_SIGNALS);
-    expect(await store.findNameHolders(["gone.crypto", "solo.crypto"])).toEqual(
+    expect(await store.scoring.findNameHolders(["gone.crypto", "solo.crypto"])).toEqual(
       new Map([
         ["gone.crypto", 1],
         ["solo.crypto", 1],
@@ -209,7 +212,7 @@ describe.each(STORE_BACKENDS)("the name index on $name", (backend) => {
     await expectExact(store);
     await rollbackTo(store, source, { blockNumber: 0, blockHash: hashOf(0) }, "live", 0, NEUTRAL_SIGNALS);
     await expectExact(store);
-    expect(await store.countSharedNames()).toBe(0);
+    expect(await store.scoring.countSharedNames()).toBe(0);
   });
 
   it("counts raw multi-row inserts and INSERT … SELECT (the bulk import's statements)", async () => {
@@ -236,7 +239,7 @@ describe.each(STORE_BACKENDS)("the name index on $name", (backend) => {
     await sql`insert into domains (${sql.raw(DOMAIN_COLUMNS)})
       select ${sql.raw(DOMAIN_COLUMNS)} from staging`.execute(db);
     await sql`drop table staging`.execute(db);
-    expect(await store.findNameHolders(["a.web3", "b.web3", "c.web3", "d.web3"])).toEqual(
+    expect(await store.scoring.findNameHolders(["a.web3", "b.web3", "c.web3", "d.web3"])).toEqual(
       new Map([
         ["a.web3", 2],
         ["b.web3", 2],
@@ -253,7 +256,7 @@ describe.each(STORE_BACKENDS)("the name index on $name", (backend) => {
 
   it("stays exact through a snapshot export and re-imports into another store", async () => {
     for (let i = 1; i <= 30; i++)
-      await store.upsertDomain(
+      await store.domainMap.upsertDomain(
         testDomain({ name: `n${i % 7}.web3`, tokenId: tokenIdOf(i), network: i % 2 ? "POLYGON" : "BSC" }),
       );
     await expectExact(store);
@@ -281,14 +284,16 @@ describe.each(STORE_BACKENDS)("the name index on $name", (backend) => {
       "paypa1.web3",
     ];
     for (const [i, name] of names.entries())
-      await store.upsertDomain(testDomain({ name, tokenId: tokenIdOf(i + 1) }));
-    await store.upsertDomain(testDomain({ name: "paypal.web3", tokenId: tokenIdOf(99), network: "BSC" }));
-    expect(await fillSkeletons(store)).toBe(names.length);
-    expect(await fillSkeletons(store)).toBe(0);
-    const groups = await collect(store.iterateLookalikeGroups(1));
+      await store.domainMap.upsertDomain(testDomain({ name, tokenId: tokenIdOf(i + 1) }));
+    await store.domainMap.upsertDomain(
+      testDomain({ name: "paypal.web3", tokenId: tokenIdOf(99), network: "BSC" }),
+    );
+    expect(await fillSkeletons(store.scoring)).toBe(names.length);
+    expect(await fillSkeletons(store.scoring)).toBe(0);
+    const groups = await collect(store.scoring.iterateLookalikeGroups(1));
     // The old in-memory computation: a Map of skeleton → distinct names over every domain.
     const bySkeleton = new Map<string, Set<string>>();
-    for await (const page of store.iterateDomainNames(2))
+    for await (const page of store.scoring.iterateDomainNames(2))
       for (const n of page) bySkeleton.set(skeleton(n), (bySkeleton.get(skeleton(n)) ?? new Set()).add(n));
     const expected = [...bySkeleton.values()].filter((s) => s.size > 1).map((s) => [...s].sort());
     const sorted = (gs: string[][]) => gs.map((g) => [...g].sort()).sort((a, b) => (a[0] < b[0] ? -1 : 1));

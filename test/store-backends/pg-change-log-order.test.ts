@@ -50,7 +50,7 @@ describe("the change log's ids follow commit order on PostgreSQL", () => {
       aAppended = r;
     });
     const a = store.transaction(async (tx) => {
-      await tx.appendChangeEvents([event("a.order")]);
+      await tx.changeLog.appendChangeEvents([event("a.order")]);
       aAppended();
       await holdA; // A is slow to commit (a large crawler batch)
     });
@@ -58,7 +58,7 @@ describe("the change log's ids follow commit order on PostgreSQL", () => {
     let bDone = false;
     const b = store
       .transaction(async (tx) => {
-        await tx.appendChangeEvents([event("b.order")]);
+        await tx.changeLog.appendChangeEvents([event("b.order")]);
       })
       .then(() => {
         bDone = true;
@@ -66,10 +66,10 @@ describe("the change log's ids follow commit order on PostgreSQL", () => {
     await new Promise((r) => setTimeout(r, 300));
     // B waits on A's lock: nothing is visible yet, and B has not committed ahead of A.
     expect(bDone).toBe(false);
-    expect(await store.findChangeEventsAfter(0, 10)).toEqual([]);
+    expect(await store.changeLog.findChangeEventsAfter(0, 10)).toEqual([]);
     releaseA();
     await Promise.all([a, b]);
-    const all = await store.findChangeEventsAfter(0, 10);
+    const all = await store.changeLog.findChangeEventsAfter(0, 10);
     expect(all.map((e) => e.name)).toEqual(["a.order", "b.order"]);
     expect(all[0].id).toBeLessThan(all[1].id);
   });

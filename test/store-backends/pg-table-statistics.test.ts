@@ -56,8 +56,8 @@ describe("PostgreSQL: the crawled tables' statistics kept up with a backfill", (
   /** A range's write as the crawler's (journal and map in one transaction), `from` to `to`. */
   const write = (from: number, to: number) =>
     store.transaction(async (tx) => {
-      await tx.appendJournal(Array.from({ length: to - from }, (_, k) => entry(from + k)));
-      await tx.upsertDomains([testDomain({ tokenId: tokenIdOf(from + 1) })]);
+      await tx.crawlerLog.appendJournal(Array.from({ length: to - from }, (_, k) => entry(from + k)));
+      await tx.domainMap.upsertDomains([testDomain({ tokenId: tokenIdOf(from + 1) })]);
     });
 
   const times = (table: string) => store.statistics.analyzed.filter((t) => t === table).length;

@@ -37,7 +37,7 @@ describe("change notifications are sent in the writing transaction (PostgreSQL)"
       clock: Date.now,
     };
     services = createConsoleServices(ctx);
-    projectId = (await store.createProject({ name: "notify", plan: "internal" })).id;
+    projectId = (await store.projects.createProject({ name: "notify", plan: "internal" })).id;
     listener = new pg.Client({ connectionString: db.url });
     await listener.connect();
     listener.on("notification", (m) => {
@@ -72,14 +72,14 @@ describe("change notifications are sent in the writing transaction (PostgreSQL)"
     const { apiKey } = await createApiKey(store, "p".repeat(32), projectId, "rolled back");
     await expect(
       writeAndPublish(store, [`key:${apiKey.id}`], async (tx) => {
-        await tx.revokeApiKey(apiKey.id, Date.now());
+        await tx.projects.revokeApiKey(apiKey.id, Date.now());
         throw new Error("the write fails after its NOTIFY was queued");
       }),
     ).rejects.toThrow("the write fails");
     // Published inside the transaction, then held open for 300 ms before committing.
     let committedAt = 0;
     await writeAndPublish(store, ["project:4242"], async (tx) => {
-      await tx.updateProjectSettings(projectId, { includeExpired: true });
+      await tx.projects.updateProjectSettings(projectId, { includeExpired: true });
       await new Promise((r) => setTimeout(r, 300));
       committedAt = performance.now();
     });
@@ -87,7 +87,9 @@ describe("change notifications are sent in the writing transaction (PostgreSQL)"
     expect(at).toBeGreaterThanOrEqual(committedAt);
     // The listener is live and ordered: the rolled-back key change never arrived, and its revocation was undone.
     expect(heard.map((h) => h.topic)).toEqual(["project:4242"]);
-    expect((await store.listApiKeys(projectId)).find((k) => k.id === apiKey.id)?.revokedAt).toBeNull();
+    expect(
+      (await store.projects.listApiKeys(projectId)).find((k) => k.id === apiKey.id)?.revokedAt,
+    ).toBeNull();
   });
 
   it("the console's key revocation, settings, allowlists and project edits notify on commit, once each", async () => {
@@ -107,7 +109,7 @@ describe("change notifications are sent in the writing transaction (PostgreSQL)"
   });
 
   it("a project edit that fails (a taken name) rolls back and notifies nobody", async () => {
-    await store.createProject({ name: "taken", plan: "internal" });
+    await store.projects.createProject({ name: "taken", plan: "internal" });
     await expect(services.projects.update(projectId, "owner", { name: "taken" })).rejects.toMatchObject({
       code: "CONFLICT",
     });

@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KyselyStore } from "../../src/store/kysely-store.js";
-import { indexesOf } from "../helpers/raw-db.js";
+import { indexesOf, type KyselyBacked } from "../helpers/raw-db.js";
 import { STORE_BACKENDS, testDomain } from "../helpers/store-world.js";
 
 /*
@@ -15,10 +14,10 @@ const BY_DOMAIN = "select key, value from records where domain_id = 7 order by k
 
 describe.each(STORE_BACKENDS)("records on $name", ({ name, open }) => {
   let opened: Awaited<ReturnType<(typeof STORE_BACKENDS)[number]["open"]>>;
-  let db: KyselyStore["db"];
+  let db: KyselyBacked["db"];
   beforeAll(async () => {
     opened = await open();
-    db = (opened.store as unknown as KyselyStore).db;
+    db = (opened.store as unknown as KyselyBacked).db;
   });
   afterAll(async () => {
     await opened?.cleanup();
@@ -56,16 +55,16 @@ describe.each(STORE_BACKENDS)("records on $name", ({ name, open }) => {
   });
 
   it("set by native key replace only that native key's records", async () => {
-    const id = await opened.store.upsertDomain(testDomain());
-    await opened.store.replaceRecords(id, [
+    const id = await opened.store.domainMap.upsertDomain(testDomain());
+    await opened.store.domainMap.replaceRecords(id, [
       { key: "crypto.ETH.address", value: "0x1", nativeKey: "crypto.ETH.address", nativeValue: "0x1" },
       { key: "ipfs.html.value", value: "Qm1", nativeKey: "ipfs.html.value", nativeValue: "Qm1" },
     ]);
-    await opened.store.setNativeRecord(id, "ipfs.html.value", "Qm2", [
+    await opened.store.domainMap.setNativeRecord(id, "ipfs.html.value", "Qm2", [
       { key: "ipfs.html.value", value: "Qm2" },
     ]);
-    await opened.store.setNativeRecord(id, "crypto.ETH.address", "", []);
-    expect((await opened.store.findRecords(id)).map((r) => [r.key, r.value])).toEqual([
+    await opened.store.domainMap.setNativeRecord(id, "crypto.ETH.address", "", []);
+    expect((await opened.store.domainMap.findRecords(id)).map((r) => [r.key, r.value])).toEqual([
       ["ipfs.html.value", "Qm2"],
     ]);
   });

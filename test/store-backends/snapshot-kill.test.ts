@@ -114,10 +114,10 @@ describe("SQLite bulk load on a rollback journal", () => {
         triggers: emptyTriggers,
       });
       expect(existsSync(`${file}-journal`)).toBe(false);
-      expect((await store.findDomainsByName(["name0.wallet"], {})).map((d) => d.name)).toContain(
+      expect((await store.domainMap.findDomainsByName(["name0.wallet"], {})).map((d) => d.name)).toContain(
         "name0.wallet",
       );
-      expect(store.readVersion()).not.toBeNull();
+      expect(store.domainMap.readVersion()).not.toBeNull();
     } finally {
       await store.close();
     }
@@ -132,7 +132,7 @@ describe("SQLite bulk load on a rollback journal", () => {
       expect(await importSnapshot(store, snapshot)).toMatchObject({ domains: DOMAINS });
       expect(other.pragma("journal_mode", { simple: true })).toBe("wal");
       expect(other.prepare("select count(*) from domains").pluck().get()).toBe(DOMAINS);
-      expect((await store.findDomainsByName(["name0.wallet"], {})).map((d) => d.name)).toContain(
+      expect((await store.domainMap.findDomainsByName(["name0.wallet"], {})).map((d) => d.name)).toContain(
         "name0.wallet",
       );
     } finally {

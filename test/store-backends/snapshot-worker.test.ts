@@ -161,9 +161,13 @@ describe.each(STORE_BACKENDS)("snapshot import on a worker thread = in this thre
     cleanups.push(opened.cleanup);
     if (seeded) {
       // A map that is not empty: the import upserts (and replaces this token's records).
-      const id = await opened.store.upsertDomain(testDomain({ tokenId: tokenIdOf(2), name: "old.wallet" }));
-      await opened.store.replaceRecords(id, [{ key: "old", value: "v", nativeKey: "old", nativeValue: "v" }]);
-      await opened.store.upsertDomain(testDomain({ tokenId: tokenIdOf(99), name: "kept.wallet" }));
+      const id = await opened.store.domainMap.upsertDomain(
+        testDomain({ tokenId: tokenIdOf(2), name: "old.wallet" }),
+      );
+      await opened.store.domainMap.replaceRecords(id, [
+        { key: "old", value: "v", nativeKey: "old", nativeValue: "v" },
+      ]);
+      await opened.store.domainMap.upsertDomain(testDomain({ tokenId: tokenIdOf(99), name: "kept.wallet" }));
     }
     return opened.store;
   };
@@ -187,7 +191,7 @@ describe.each(STORE_BACKENDS)("snapshot import on a worker thread = in this thre
       const text = a.join("\n");
       expect(text).toContain("renamed.wallet");
       expect(text).toContain("a\\nb\\\\c\\rd \\\\N");
-      expect(await inWorker.countDomains()).toBe(seeded ? 7 : 6);
+      expect(await inWorker.domainMap.countDomains()).toBe(seeded ? 7 : 6);
     });
 
   it("bulk-loads in the sink's messages (rows and COPYs running across them) the map the in-thread import makes", async () => {
@@ -212,7 +216,7 @@ describe.each(STORE_BACKENDS)("snapshot import on a worker thread = in this thre
     const counts = await importSnapshot(inWorker, file);
     expect(await importSnapshot(inThread, file, { worker: false })).toEqual(counts);
     expect(counts.domains).toBe(349);
-    expect(await inWorker.countDomains()).toBe(347);
+    expect(await inWorker.domainMap.countDomains()).toBe(347);
     const a = await exported(inWorker, "messages-w");
     expect(a).toEqual(await exported(inThread, "messages-t"));
     expect(a.join("\n")).toContain("again.wallet");

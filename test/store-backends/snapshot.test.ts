@@ -15,14 +15,16 @@ const ALICE = "0x00000000000000000000000000000000000a11ce";
 
 async function dump(store: Store): Promise<string[]> {
   const lines: string[] = [];
-  for await (const page of store.iterateDomains(100)) {
+  for await (const page of store.domainMap.iterateDomains(100)) {
     for (const { id, ...d } of page) lines.push(JSON.stringify(d));
   }
   lines.push(
-    ...(await store.findReverse(ALICE, {})).map((r) => `reverse ${r.address} ${r.network} ${r.provider}`),
+    ...(await store.domainMap.findReverse(ALICE, {})).map(
+      (r) => `reverse ${r.address} ${r.network} ${r.provider}`,
+    ),
   );
-  lines.push(...(await store.listCheckpoints()).map((c) => JSON.stringify(c)));
-  lines.push(...(await store.findJournalAfter("src", -1)).map((j) => JSON.stringify(j)));
+  lines.push(...(await store.crawlerLog.listCheckpoints()).map((c) => JSON.stringify(c)));
+  lines.push(...(await store.crawlerLog.findJournalAfter("src", -1)).map((j) => JSON.stringify(j)));
   return lines.sort();
 }
 
@@ -35,7 +37,7 @@ describe("snapshot export and import", () => {
     source = await createStore({ dataDir: join(dir, "a") });
     pg = await createTestDatabase();
     for (let i = 0; i < 1234; i++) {
-      const id = await source.upsertDomain({
+      const id = await source.domainMap.upsertDomain({
         provider: i % 2 ? "NAMESPACE_A" : "NAMESPACE_B",
         network: "POLYGON",
         tokenId: `0x${i.toString(16).padStart(64, "0")}`,
@@ -56,7 +58,7 @@ describe("snapshot export and import", () => {
         kyc: false,
         tags: i === 3 ? ["spam:test"] : [],
       });
-      await source.replaceRecords(id, [
+      await source.domainMap.replaceRecords(id, [
         {
           key: "record.A.0",
           value: `10.0.0.${i % 250}`,
@@ -71,14 +73,14 @@ describe("snapshot export and import", () => {
         },
       ]);
       if (i < 3)
-        await source.setReverse({
+        await source.domainMap.setReverse({
           network: "POLYGON",
           provider: i % 2 ? "NAMESPACE_A" : "NAMESPACE_B",
           address: ALICE,
           domainId: id,
         });
     }
-    await source.appendJournal([
+    await source.crawlerLog.appendJournal([
       {
         sourceId: "src",
         chainId: 137,
@@ -92,7 +94,7 @@ describe("snapshot export and import", () => {
         blockTime: 1_700_000_000,
       },
     ]);
-    await source.setCheckpoint({
+    await source.crawlerLog.setCheckpoint({
       sourceId: "src",
       chainId: 137,
       blockNumber: 9,
@@ -119,7 +121,7 @@ describe("snapshot export and import", () => {
     expect(await dump(target)).toEqual(await dump(source));
     // Importing twice changes nothing: upserts by token id, journal positions are unique.
     await importSnapshot(target, file);
-    expect(await target.countDomains()).toBe(1234);
+    expect(await target.domainMap.countDomains()).toBe(1234);
 
     const file2 = join(dir, "snap2.jsonl");
     await exportSnapshot(target, file2);
@@ -166,7 +168,7 @@ describe("snapshot export and import", () => {
     writeFileSync(file, content);
     const store = await createStore({ dataDir: join(dir, "bad") });
     await expect(importSnapshot(store, file)).rejects.toThrow(message);
-    expect(await store.countDomains()).toBe(0);
+    expect(await store.domainMap.countDomains()).toBe(0);
     await store.close();
   });
 });
@@ -244,9 +246,9 @@ describe.each(STORE_BACKENDS)("snapshot import and export: $name", (backend) => 
     await exportSnapshot(store, out, { journal: false });
     expect(body(out)).toBe(body(world));
     // Reverse records survive: the owner of the first domain names it.
-    const [first] = await store.findReverse("0x0000000000000000000000000000000000000001", {});
+    const [first] = await store.domainMap.findReverse("0x0000000000000000000000000000000000000001", {});
     expect(first).toMatchObject({ network: "POLYGON", provider: "NAMESPACE_A" });
-    expect((await store.findDomainById(first.domainId))?.name).toBe("name0.wallet");
+    expect((await store.domainMap.findDomainById(first.domainId))?.name).toBe("name0.wallet");
   });
 
   it("sorts records and reverse addresses, so a second round trip is identical", async () => {
@@ -274,9 +276,9 @@ describe.each(STORE_BACKENDS)("snapshot import and export: $name", (backend) => 
     const before = join(dir, "idem-1.jsonl");
     await exportSnapshot(store, before);
     await importSnapshot(store, world, { batchSize: 700 });
-    expect(await store.countDomains()).toBe(2500);
-    const found = await store.findDomainByToken("POLYGON", "NAMESPACE_A", tokenIdOf(1));
-    expect(found && (await store.findRecords(found.id))).toHaveLength(6);
+    expect(await store.domainMap.countDomains()).toBe(2500);
+    const found = await store.domainMap.findDomainByToken("POLYGON", "NAMESPACE_A", tokenIdOf(1));
+    expect(found && (await store.domainMap.findRecords(found.id))).toHaveLength(6);
     const after = join(dir, "idem-2.jsonl");
     await exportSnapshot(store, after);
     expect(body(after)).toBe(body(before));
@@ -291,9 +293,9 @@ describe.each(STORE_BACKENDS)("snapshot import and export: $name", (backend) => 
       await importSnapshot(store, seed);
     });
     const unchanged = async () => {
-      expect(await store.countDomains()).toBe(1);
-      const kept = await store.findDomainByToken("ETHEREUM", "NAMESPACE_C", tokenIdOf(900_009));
-      expect(kept && (await store.findRecords(kept.id))).toHaveLength(3);
+      expect(await store.domainMap.countDomains()).toBe(1);
+      const kept = await store.domainMap.findDomainByToken("ETHEREUM", "NAMESPACE_C", tokenIdOf(900_009));
+      expect(kept && (await store.domainMap.findRecords(kept.id))).toHaveLength(3);
     };
 
     it.each([
@@ -361,7 +363,7 @@ describe.each(STORE_BACKENDS)("snapshot import and export: $name", (backend) => 
 
     it("still takes an import after the failed ones (their transactions are over)", async () => {
       await importSnapshot(store, world, { batchSize: 1000 });
-      expect(await store.countDomains()).toBe(2501);
+      expect(await store.domainMap.countDomains()).toBe(2501);
     });
   });
 });
@@ -442,11 +444,11 @@ describe.each(STORE_BACKENDS)("snapshot import into an empty store (bulk load): 
     expect(await catalog(store, backend.name)).toEqual(schema);
 
     // A later write (the crawler's) fires the triggers again, and takes the next id.
-    const next = await store.upsertDomain(
+    const next = await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(9_999_999), name: "name1.crypto", sld: "name1", tld: "newtld" }),
     );
     expect(next).toBe(2501);
-    await store.upsertDomain(
+    await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(9_999_998), name: "fresh.newtld", tld: "newtld" }),
     );
     const after = await derived(store);
@@ -464,16 +466,16 @@ describe.each(STORE_BACKENDS)("snapshot import into an empty store (bulk load): 
     writeFileSync(file, readFileSync(world));
     appendFileSync(file, "{nope\n");
     await expect(importSnapshot(store, file, { batchSize: 1000 })).rejects.toThrow(/line 2502: not JSON/);
-    expect(await store.countDomains()).toBe(0);
+    expect(await store.domainMap.countDomains()).toBe(0);
     expect(await catalog(store, backend.name)).toEqual(schema);
     const d = await derived(store);
     expect([d.nameHolders, d.tlds]).toEqual([[], []]);
     // The triggers still fire, and the store takes a full import afterwards.
-    await store.upsertDomain(testDomain());
+    await store.domainMap.upsertDomain(testDomain());
     expect((await derived(store)).nameHolders).toEqual(["alice.wallet|1"]);
     await store.clearChainIndex();
     await importSnapshot(store, world, { batchSize: 1000 });
-    expect(await store.countDomains()).toBe(2500);
+    expect(await store.domainMap.countDomains()).toBe(2500);
   });
 
   it("imports a header alone as nothing, and the store still takes writes and imports", async () => {
@@ -483,7 +485,7 @@ describe.each(STORE_BACKENDS)("snapshot import into an empty store (bulk load): 
     writeFileSync(file, `${HEADER.replace('"domains":1', '"domains":0')}\n`);
     expect(await importSnapshot(store, file)).toMatchObject({ domains: 0 });
     expect(await catalog(store, backend.name)).toEqual(schema);
-    expect(await store.upsertDomain(testDomain())).toBe(1);
+    expect(await store.domainMap.upsertDomain(testDomain())).toBe(1);
   });
 
   it("folds a token seen again in a later batch into its first line, as the upserting path does", async () => {
@@ -520,7 +522,7 @@ describe.each(STORE_BACKENDS)("snapshot import into an empty store (bulk load): 
     await importSnapshot(upserted, file, { batchSize: 1000 });
     const bulk = await open();
     expect(await importSnapshot(bulk, file, { batchSize: 1000 })).toMatchObject({ domains: 2503 });
-    expect(await bulk.countDomains()).toBe(2500);
+    expect(await bulk.domainMap.countDomains()).toBe(2500);
 
     const exported = async (store: Store, name: string) => {
       const out = join(dir, name);

@@ -76,7 +76,7 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
   afterEach(() => cleanup());
 
   it("gives a source to one holder at a time: the other sees who holds it", async () => {
-    const a = await store.acquireSourceLease(SRC, "a", 1_000, TTL);
+    const a = await store.crawlerLog.acquireSourceLease(SRC, "a", 1_000, TTL);
     expect(a).toEqual({
       sourceId: SRC,
       holder: "a",
@@ -86,69 +86,69 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
       syncedAt: null,
       reportedAt: null,
     });
-    expect((await other.acquireSourceLease(SRC, "b", 1_500, TTL)).holder).toBe("a");
+    expect((await other.crawlerLog.acquireSourceLease(SRC, "b", 1_500, TTL)).holder).toBe("a");
     // Renewal moves the expiry and keeps the acquisition time.
-    expect(await store.acquireSourceLease(SRC, "a", 2_000, TTL)).toMatchObject({
+    expect(await store.crawlerLog.acquireSourceLease(SRC, "a", 2_000, TTL)).toMatchObject({
       holder: "a",
       expiresAt: 2_000 + TTL,
       acquiredAt: 1_000,
     });
-    expect(await other.holdsSourceLease(SRC, "a", 2_500)).toBe(true);
-    expect(await other.holdsSourceLease(SRC, "b", 2_500)).toBe(false);
+    expect(await other.crawlerLog.holdsSourceLease(SRC, "a", 2_500)).toBe(true);
+    expect(await other.crawlerLog.holdsSourceLease(SRC, "b", 2_500)).toBe(false);
     // Another source is free.
-    expect((await other.acquireSourceLease("ens-ethereum", "b", 2_500, TTL)).holder).toBe("b");
-    expect((await store.listSourceLeases()).map((l) => [l.sourceId, l.holder])).toEqual([
+    expect((await other.crawlerLog.acquireSourceLease("ens-ethereum", "b", 2_500, TTL)).holder).toBe("b");
+    expect((await store.crawlerLog.listSourceLeases()).map((l) => [l.sourceId, l.holder])).toEqual([
       ["ens-ethereum", "b"],
       [SRC, "a"],
     ]);
   });
 
   it("lets a standby take an expired lease; the old holder's renewal then sees the new one", async () => {
-    await store.acquireSourceLease(SRC, "a", 1_000, TTL);
-    expect((await other.acquireSourceLease(SRC, "b", 1_000 + TTL, TTL)).holder).toBe("a");
-    const taken = await other.acquireSourceLease(SRC, "b", 1_001 + TTL, TTL);
+    await store.crawlerLog.acquireSourceLease(SRC, "a", 1_000, TTL);
+    expect((await other.crawlerLog.acquireSourceLease(SRC, "b", 1_000 + TTL, TTL)).holder).toBe("a");
+    const taken = await other.crawlerLog.acquireSourceLease(SRC, "b", 1_001 + TTL, TTL);
     expect(taken).toMatchObject({ holder: "b", acquiredAt: 1_001 + TTL });
-    expect((await store.acquireSourceLease(SRC, "a", 1_002 + TTL, TTL)).holder).toBe("b");
-    expect(await store.holdsSourceLease(SRC, "a", 1_002 + TTL)).toBe(false);
+    expect((await store.crawlerLog.acquireSourceLease(SRC, "a", 1_002 + TTL, TTL)).holder).toBe("b");
+    expect(await store.crawlerLog.holdsSourceLease(SRC, "a", 1_002 + TTL)).toBe(false);
   });
 
   it("fences writes: a stale holder's transaction is refused and rolled back, the holder's goes through", async () => {
-    await store.acquireSourceLease(SRC, "a", 1_000, TTL);
+    await store.crawlerLog.acquireSourceLease(SRC, "a", 1_000, TTL);
     let now = 2_000;
     const asA = fencedStore(store as CrawlerStore, SRC, "a", () => now);
-    await asA.transaction((tx) => tx.setCheckpoint(checkpointAt(10)));
-    expect((await store.getCheckpoint(SRC))?.blockNumber).toBe(10);
+    await asA.transaction((tx) => tx.crawlerLog.setCheckpoint(checkpointAt(10)));
+    expect((await store.crawlerLog.getCheckpoint(SRC))?.blockNumber).toBe(10);
 
     // A pauses past its lease; B takes over and writes.
     now = 1_001 + TTL;
-    await other.acquireSourceLease(SRC, "b", now, TTL);
+    await other.crawlerLog.acquireSourceLease(SRC, "b", now, TTL);
     const asB = fencedStore(other as CrawlerStore, SRC, "b", () => now);
-    await asB.transaction((tx) => tx.setCheckpoint(checkpointAt(20)));
+    await asB.transaction((tx) => tx.crawlerLog.setCheckpoint(checkpointAt(20)));
 
     // A wakes up: both its transaction and a lone checkpoint write are refused, nothing changes.
     await expect(
       asA.transaction(async (tx) => {
-        await tx.appendJournal([]);
-        await tx.setCheckpoint(checkpointAt(11));
+        await tx.crawlerLog.appendJournal([]);
+        await tx.crawlerLog.setCheckpoint(checkpointAt(11));
       }),
     ).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(asA.setCheckpoint(checkpointAt(12))).rejects.toBeInstanceOf(LeaseLostError);
-    expect((await store.getCheckpoint(SRC))?.blockNumber).toBe(20);
+    await expect(asA.crawlerLog.setCheckpoint(checkpointAt(12))).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await store.crawlerLog.getCheckpoint(SRC))?.blockNumber).toBe(20);
   });
 
   it("refuses a holder whose own lease expired, even when nobody took it", async () => {
-    await store.acquireSourceLease(SRC, "a", 1_000, TTL);
+    await store.crawlerLog.acquireSourceLease(SRC, "a", 1_000, TTL);
     const asA = fencedStore(store as CrawlerStore, SRC, "a", () => 1_001 + TTL);
-    await expect(asA.setCheckpoint(checkpointAt(5))).rejects.toBeInstanceOf(LeaseLostError);
-    expect(await store.getCheckpoint(SRC)).toBeNull();
+    await expect(asA.crawlerLog.setCheckpoint(checkpointAt(5))).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await store.crawlerLog.getCheckpoint(SRC)).toBeNull();
   });
 
   it("releases only the holder's own lease", async () => {
-    await store.acquireSourceLease(SRC, "a", 1_000, TTL);
-    await other.releaseSourceLease(SRC, "b");
-    expect((await store.listSourceLeases()).map((l) => l.holder)).toEqual(["a"]);
-    await store.releaseSourceLease(SRC, "a");
-    expect(await store.listSourceLeases()).toEqual([]);
+    await store.crawlerLog.acquireSourceLease(SRC, "a", 1_000, TTL);
+    await other.crawlerLog.releaseSourceLease(SRC, "b");
+    expect((await store.crawlerLog.listSourceLeases()).map((l) => l.holder)).toEqual(["a"]);
+    await store.crawlerLog.releaseSourceLease(SRC, "a");
+    expect(await store.crawlerLog.listSourceLeases()).toEqual([]);
   });
 
   it("runs the sync loop in one of two processes; the standby takes over when the writer stops", async () => {
@@ -170,10 +170,10 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
     expect(await runA).toBe("stopped");
     await until(() => b.lease().role === "writer", "b to take over");
     expect(syncB.runs).toBe(1);
-    expect((await store.listSourceLeases())[0]?.holder).toBe("b");
+    expect((await store.crawlerLog.listSourceLeases())[0]?.holder).toBe("b");
     b.stop();
     await runB;
-    expect(await store.listSourceLeases()).toEqual([]);
+    expect(await store.crawlerLog.listSourceLeases()).toEqual([]);
   });
   it("reports on its row the head it sees and since when the index holds what the chain had", async () => {
     const log = pino({ level: "silent" });
@@ -192,7 +192,7 @@ describe.each(STORE_BACKENDS)("source leases on $name", ({ open }) => {
     const run = a.run();
     const reportAt = async (t: number) => {
       for (let i = 0; i < 400; i++) {
-        const [row] = await other.listSourceLeases();
+        const [row] = await other.crawlerLog.listSourceLeases();
         if (row?.reportedAt === t) return row;
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -220,7 +220,7 @@ describe("source lease fence on postgres", () => {
     const { store, second, cleanup } = await backend.open();
     const other = await second();
     try {
-      await store.acquireSourceLease(SRC, "a", 1_000, TTL);
+      await store.crawlerLog.acquireSourceLease(SRC, "a", 1_000, TTL);
       const order: string[] = [];
       let release: () => void = () => {};
       const gate = new Promise<void>((r) => {
@@ -234,11 +234,11 @@ describe("source lease fence on postgres", () => {
       const writing = asA.transaction(async (tx) => {
         checked();
         await gate;
-        await tx.setCheckpoint(checkpointAt(7));
+        await tx.crawlerLog.setCheckpoint(checkpointAt(7));
         order.push("a committed");
       });
       await fenceChecked;
-      const takeover = other.acquireSourceLease(SRC, "b", 10_000, TTL).then((l) => {
+      const takeover = other.crawlerLog.acquireSourceLease(SRC, "b", 10_000, TTL).then((l) => {
         order.push(`takeover by ${l.holder}`);
       });
       await new Promise((r) => setTimeout(r, 200));
@@ -318,7 +318,7 @@ describe("source leases with advisory locks on postgres", () => {
     await until(() => b.lease().holder === "a", "b to see a");
     await new Promise((r) => setTimeout(r, 400));
     // The row is long expired, yet B stands by: it cannot take A's lock.
-    expect((await store.listSourceLeases())[0]?.expiresAt).toBeLessThan(Date.now());
+    expect((await store.crawlerLog.listSourceLeases())[0]?.expiresAt).toBeLessThan(Date.now());
     expect(b.lease()).toEqual({ holder: "a", role: "standby" });
     expect(syncB.runs).toBe(0);
     expect(await locksOf(other).tryLock(SRC)).toBe(false);
@@ -345,12 +345,12 @@ describe("source leases with advisory locks on postgres", () => {
     // B takes the row though it is far from expired (until() gives up after 10 s of a 60 s TTL).
     await until(() => b.lease().role === "writer", "b to take over");
     expect(syncB.runs).toBe(1);
-    const [row] = await store.listSourceLeases();
+    const [row] = await store.crawlerLog.listSourceLeases();
     expect(row?.holder).toBe("b");
     // A dropped to standby; its fenced writes are refused (the row is B's).
     await until(() => a.lease().role === "standby", "a to stand by");
     await expect(
-      fencedStore(store as CrawlerStore, SRC, "a", Date.now).setCheckpoint(checkpointAt(3)),
+      fencedStore(store as CrawlerStore, SRC, "a", Date.now).crawlerLog.setCheckpoint(checkpointAt(3)),
     ).rejects.toBeInstanceOf(LeaseLostError);
     // Its next try (a standby's, one renewal later) reads who holds the source now.
     await until(() => a.lease().holder === "b", "a to see b");
@@ -369,7 +369,7 @@ describe("source leases with advisory locks on postgres", () => {
     expect(await runA).toBe("stopped");
     expect(locksOf(store).holds(SRC)).toBe(false);
     expect(await advisoryLocks()).toBe(0);
-    expect(await store.listSourceLeases()).toEqual([]);
+    expect(await store.crawlerLog.listSourceLeases()).toEqual([]);
     // The lock is free for another process at once.
     expect(await locksOf(other).tryLock(SRC)).toBe(true);
     await locksOf(other).unlock(SRC);

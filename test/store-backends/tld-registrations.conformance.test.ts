@@ -56,7 +56,7 @@ describe.each(STORE_BACKENDS)("tld_registrations, kept by triggers: $name", (bac
 
   it("follows inserts, upserts that move a domain's registration or TLD, deletes and a clear", async () => {
     const id = (n: number, name: string, registeredAt: number | null, over = {}) =>
-      store.upsertDomain(
+      store.domainMap.upsertDomain(
         testDomain({
           tokenId: tokenIdOf(n),
           name,
@@ -85,15 +85,15 @@ describe.each(STORE_BACKENDS)("tld_registrations, kept by triggers: $name", (bac
     await id(1, "a.web3", T0 - 5);
     expect(await kept(store)).toEqual(await fromScratch(store));
     // The first registration's domain goes: the next one becomes the first.
-    await store.deleteDomain(a);
+    await store.domainMap.deleteDomain(a);
     expect(await kept(store)).toEqual(await fromScratch(store));
-    await store.deleteDomain(b);
+    await store.domainMap.deleteDomain(b);
     // A pair's last domain goes: its row goes.
     expect((await kept(store)).some((r) => r.tld === "web3" && r.provider === "NAMESPACE_A")).toBe(false);
     expect(await kept(store)).toEqual(await fromScratch(store));
 
     // Many rows in one statement (the bulk paths), then the index cleared.
-    await store.upsertDomains(
+    await store.domainMap.upsertDomains(
       Array.from({ length: 300 }, (_, i) =>
         testDomain({
           tokenId: tokenIdOf(100 + i),
@@ -107,7 +107,7 @@ describe.each(STORE_BACKENDS)("tld_registrations, kept by triggers: $name", (bac
       ),
     );
     expect(await kept(store)).toEqual(await fromScratch(store));
-    const rows = await store.listTldFirstRegistrations();
+    const rows = await store.scoring.listTldFirstRegistrations();
     expect(rows.length).toBe((await fromScratch(store)).length);
     await store.clearChainIndex();
     expect(await kept(store)).toEqual([]);

@@ -24,8 +24,8 @@ describe.each(STORE_BACKENDS)("webhook queue ($name)", ({ open }) => {
     store = opened.store;
     cleanup = opened.cleanup;
     second = await opened.second();
-    const project = await store.createProject({ name: "p" });
-    const hook = await new WebhooksRepo(store.accountsDb).create(
+    const project = await store.projects.createProject({ name: "p" });
+    const hook = await new WebhooksRepo(store.accounts).create(
       project.id,
       input,
       0,
@@ -51,8 +51,8 @@ describe.each(STORE_BACKENDS)("webhook queue ($name)", ({ open }) => {
   });
 
   it("enqueues once per message id and leases each message to one deliverer across connections", async () => {
-    const q1 = new WebhookQueueRepo(store.accountsDb);
-    const q2 = new WebhookQueueRepo(second.accountsDb);
+    const q1 = new WebhookQueueRepo(store.accounts);
+    const q2 = new WebhookQueueRepo(second.accounts);
     const all = Array.from({ length: 40 }, (_, i) => msg(i + 1, `n${i}.wallet`));
     await q1.enqueue(all);
     await q2.enqueue(all.slice(0, 5)); // a second fan-out of the same events adds nothing
@@ -74,7 +74,7 @@ describe.each(STORE_BACKENDS)("webhook queue ($name)", ({ open }) => {
   });
 
   it("keeps a name's messages in order: the next waits while an earlier one is pending", async () => {
-    const q = new WebhookQueueRepo(store.accountsDb);
+    const q = new WebhookQueueRepo(store.accounts);
     await q.enqueue([msg(1, "a.wallet"), msg(2, "a.wallet"), msg(3, "b.wallet")]);
     const first = await q.claim("x", NOW, 15_000, 10);
     expect(first.map((m) => m.msgId)).toEqual(["msg_1", "msg_3"]);
@@ -88,7 +88,7 @@ describe.each(STORE_BACKENDS)("webhook queue ($name)", ({ open }) => {
   });
 
   it("logs attempts newest first and advances a cursor only from the value read", async () => {
-    const q = new WebhookQueueRepo(store.accountsDb);
+    const q = new WebhookQueueRepo(store.accounts);
     await q.enqueue([msg(1, "a.wallet")]);
     const [m] = await q.claim("x", NOW, 15_000, 1);
     for (const attempt of [1, 2])
@@ -110,20 +110,20 @@ describe.each(STORE_BACKENDS)("webhook queue ($name)", ({ open }) => {
       [2, 200],
       [1, 500],
     ]);
-    const hooks = new WebhooksRepo(store.accountsDb);
+    const hooks = new WebhooksRepo(store.accounts);
     expect(await hooks.advanceCursor(hookId, 0, 7)).toBe(true);
-    expect(await new WebhooksRepo(second.accountsDb).advanceCursor(hookId, 0, 9)).toBe(false);
+    expect(await new WebhooksRepo(second.accounts).advanceCursor(hookId, 0, 9)).toBe(false);
     expect((await hooks.findById(hookId))!.cursor).toBe(7);
   });
 
   it("prunes delivered and abandoned messages and old attempts, never pending ones", async () => {
-    const q = new WebhookQueueRepo(store.accountsDb);
+    const q = new WebhookQueueRepo(store.accounts);
     await q.enqueue([msg(1, "a.wallet"), msg(2, "b.wallet"), msg(3, "c.wallet")]);
     const [m1, m2] = await q.claim("x", NOW, 15_000, 2);
     await q.finish(m1!.id, "x", { status: "delivered", at: NOW });
     await q.finish(m2!.id, "x", { status: "failed", at: NOW });
     await q.prune(NOW + 1);
-    const left = await store.accountsDb.selectFrom("webhook_messages").select("msg_id").execute();
+    const left = await store.accounts.selectFrom("webhook_messages").select("msg_id").execute();
     expect(left.map((r) => r.msg_id)).toEqual(["msg_3"]);
     expect(await q.depth()).toBe(1);
   });

@@ -25,13 +25,13 @@ describe.each(STORE_BACKENDS)("zone transfers read one snapshot: $name", (backen
   /** One crawler-like transaction: name k with its record, and the checkpoint at block k. */
   async function write(k: number): Promise<void> {
     await store.transaction(async (tx) => {
-      const id = await tx.upsertDomain(
+      const id = await tx.domainMap.upsertDomain(
         testDomain({ tokenId: tokenIdOf(5000 + k), name: `w${k}.wallet`, sld: `w${k}`, tld: "wallet" }),
       );
-      await tx.replaceRecords(id, [
+      await tx.domainMap.replaceRecords(id, [
         { key: "record.A.0", value: `10.1.${k >> 8}.${k & 255}`, nativeKey: "a", nativeValue: "a" },
       ]);
-      await tx.setCheckpoint({
+      await tx.crawlerLog.setCheckpoint({
         sourceId: "snap",
         chainId: 1,
         blockNumber: k,
@@ -46,18 +46,20 @@ describe.each(STORE_BACKENDS)("zone transfers read one snapshot: $name", (backen
   it("readSnapshot: reads inside it do not see a commit made meanwhile", async () => {
     await write(1);
     const seen = await store.readSnapshot(async (snap) => {
-      const before = (await snap.listCheckpoints()).find((c) => c.sourceId === "snap")!.blockNumber;
+      const before = (await snap.crawlerLog.listCheckpoints()).find(
+        (c) => c.sourceId === "snap",
+      )!.blockNumber;
       await write(2);
-      const after = (await snap.listCheckpoints()).find((c) => c.sourceId === "snap")!.blockNumber;
-      const names = (await snap.findDomainsByName(["w2.wallet"], {})).length;
+      const after = (await snap.crawlerLog.listCheckpoints()).find((c) => c.sourceId === "snap")!.blockNumber;
+      const names = (await snap.domainMap.findDomainsByName(["w2.wallet"], {})).length;
       // The name scan too (PostgreSQL: a COPY on another connection, on the exported snapshot).
       let scanned = 0;
-      for await (const page of snap.iterateDomainsByName(1))
+      for await (const page of snap.domainMap.iterateDomainsByName(1))
         scanned += page.filter((d) => d.name === "w2.wallet").length;
       return { before, after, names, scanned };
     });
     expect(seen).toEqual({ before: 1, after: 1, names: 0, scanned: 0 });
-    expect((await store.findDomainsByName(["w2.wallet"], {})).length).toBe(1);
+    expect((await store.domainMap.findDomainsByName(["w2.wallet"], {})).length).toBe(1);
   });
 
   it("every version read while names are written holds exactly the names of its serial", async () => {

@@ -64,7 +64,7 @@ async function seedWorld(store: Store): Promise<void> {
       const [provider, network] = PAIRS[(start + c) % PAIRS.length];
       const dot = name.indexOf(".");
       const roll = rnd();
-      const id = await store.upsertDomain(
+      const id = await store.domainMap.upsertDomain(
         testDomain({
           tokenId: tokenIdOf(token++),
           provider,
@@ -81,7 +81,7 @@ async function seedWorld(store: Store): Promise<void> {
         }),
       );
       // A TXT record too: every served name has a line (`_svc` may own no A record).
-      await store.replaceRecords(id, [
+      await store.domainMap.replaceRecords(id, [
         { key: "record.A.0", value: `10.0.${token >> 8}.${token & 255}`, nativeKey: "a", nativeValue: "a" },
         { key: "record.TXT.0", value: `${token}`, nativeKey: "t", nativeValue: "t" },
       ]);
@@ -93,11 +93,11 @@ async function seedWorld(store: Store): Promise<void> {
 async function groupsByName(
   store: Store,
   pageSize: number,
-  opts?: Parameters<Store["iterateDomainsByName"]>[1],
+  opts?: Parameters<Store["domainMap"]["iterateDomainsByName"]>[1],
 ): Promise<DomainWithRecords[][]> {
   const groups: DomainWithRecords[][] = [];
   let last: string | null = null;
-  for await (const page of store.iterateDomainsByName(pageSize, opts)) {
+  for await (const page of store.domainMap.iterateDomainsByName(pageSize, opts)) {
     expect(page.length).toBeGreaterThan(0);
     for (const d of page) {
       if (d.name === last) {
@@ -136,9 +136,9 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
     };
     settings.public = {};
     for (const [name, value] of Object.entries(rules)) {
-      const p = await store.createProject({ name });
-      await store.updateProjectSettings(p.id, value);
-      settings[name] = (await store.findProjectByName(name))!.settings;
+      const p = await store.projects.createProject({ name });
+      await store.projects.updateProjectSettings(p.id, value);
+      settings[name] = (await store.projects.findProjectByName(name))!.settings;
     }
   }, 60_000);
   afterAll(async () => {
@@ -146,7 +146,7 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
   });
 
   it("reads every domain once, in name order, pages never splitting a name", async () => {
-    const total = await store.countDomains();
+    const total = await store.domainMap.countDomains();
     for (const size of [1, 2, 3, 1000]) {
       const groups = await groupsByName(store, size);
       expect(groups.flat().length, `page size ${size}`).toBe(total);
@@ -159,7 +159,7 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
     "picks findBestDomain's domain for every DNS name (%s settings)",
     async (which) => {
       const ranker = createScoringRanker();
-      const resolution = createResolution({ store, ranker });
+      const resolution = createResolution({ store: store.domainMap, ranker });
       const ctx = dnsRankContext(settings[which], NOW);
       const winners = createZoneWinners({ ranker, resolution, ctx });
       const groups = await groupsByName(store, 3);
@@ -191,7 +191,7 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
     const dir = mkdtempSync(join(tmpdir(), "omniname-zone-winners-"));
     try {
       const ranker = createScoringRanker();
-      const resolution = createResolution({ store, ranker });
+      const resolution = createResolution({ store: store.domainMap, ranker });
       const ctx = dnsRankContext(settings.priority, NOW);
       const result = await exportZones(store, resolution, {
         outDir: dir,
@@ -229,14 +229,14 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
   // both backends): values JSON must escape, and a domain without records, come back exactly.
   it("reads every domain and its records exactly as findDomainsByName does", async () => {
     const hostile = ['q"uote\\back\u0001ctl', "tab\tline\n\r", "é漢字🙂", "]}[{,", ""];
-    const a = await store.upsertDomain(
+    const a = await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(9001), name: "zz-hostile.x", sld: "zz-hostile", tld: "x" }),
     );
-    await store.replaceRecords(
+    await store.domainMap.replaceRecords(
       a,
       hostile.map((v, i) => ({ key: `record.TXT.${i}`, value: v, nativeKey: v, nativeValue: `${v}!` })),
     );
-    await store.upsertDomain(
+    await store.domainMap.upsertDomain(
       testDomain({
         tokenId: tokenIdOf(9002),
         name: "zz-hostile.x",
@@ -250,9 +250,9 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
     for (const readAhead of [false, true])
       for (const size of [1, 7]) {
         const groups = await groupsByName(store, size, { readAhead });
-        expect(groups.flat().length).toBe(await store.countDomains());
+        expect(groups.flat().length).toBe(await store.domainMap.countDomains());
         for (const group of groups)
-          expect(group, group[0].name).toEqual(await store.findDomainsByName([group[0].name], {}));
+          expect(group, group[0].name).toEqual(await store.domainMap.findDomainsByName([group[0].name], {}));
         const read = groups.find((g) => g[0].name === "zz-hostile.x")!;
         expect(read.map((d) => d.records.length)).toEqual([hostile.length, 0]);
         expect(read[0].records.map((r) => r.value).sort()).toEqual([...hostile].sort());
@@ -261,7 +261,7 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
   });
 
   it("reads only the records of the prefixes asked for, the same with and without read-ahead", async () => {
-    const id = await store.upsertDomain(
+    const id = await store.domainMap.upsertDomain(
       testDomain({ tokenId: tokenIdOf(9003), name: "zz-keys.x", sld: "zz-keys", tld: "x" }),
     );
     const keys = [
@@ -272,7 +272,7 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
       "RECORD.A.1",
       "token.ETH.0",
     ];
-    await store.replaceRecords(
+    await store.domainMap.replaceRecords(
       id,
       keys.map((key) => ({ key, value: "v", nativeKey: key, nativeValue: "v" })),
     );
@@ -282,25 +282,25 @@ describe.each(STORE_BACKENDS)("zone export's winners: $name", (backend) => {
         recordKeys: ["content.", "record.", "token."],
         readAhead,
       });
-      expect(groups.flat().length).toBe(await store.countDomains());
+      expect(groups.flat().length).toBe(await store.domainMap.countDomains());
       const read = groups.find((g) => g[0].name === "zz-keys.x")!;
       expect(read[0].records.map((r) => r.key)).toEqual(want);
-      const all = await store.findDomainsByName(["zz-keys.x"], {});
+      const all = await store.domainMap.findDomainsByName(["zz-keys.x"], {});
       expect(read[0]).toEqual({ ...all[0], records: all[0].records.filter((r) => want.includes(r.key)) });
     }
     await expect(
       (async () => {
-        for await (const _ of store.iterateDomainsByName(5, { recordKeys: ["record.%"] }));
+        for await (const _ of store.domainMap.iterateDomainsByName(5, { recordKeys: ["record.%"] }));
       })(),
     ).rejects.toThrow(/a-z, 0-9 and \. only/);
   });
 
   it("a scan stopped early ends its reader (SQLite: the worker thread)", async () => {
-    for await (const page of store.iterateDomainsByName(2, { readAhead: true })) {
+    for await (const page of store.domainMap.iterateDomainsByName(2, { readAhead: true })) {
       expect(page.length).toBeGreaterThan(0);
       break;
     }
     const groups = await groupsByName(store, 3, { readAhead: true });
-    expect(groups.flat().length).toBe(await store.countDomains());
+    expect(groups.flat().length).toBe(await store.domainMap.countDomains());
   });
 });

@@ -41,11 +41,11 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
     const pepper = randomBytes(24).toString("hex");
     const secret = newWebhookSecret();
     receiver.secrets.set("/crash", secret);
-    const project = await store.createProject({ name: "crash" });
-    await new WebhooksRepo(store.accountsDb).create(
+    const project = await store.projects.createProject({ name: "crash" });
+    await new WebhooksRepo(store.accounts).create(
       project.id,
       { url: receiver.url("/crash"), description: "", eventTypes: [], filters: {}, enabled: true },
-      (await store.changeLogBounds()).newest,
+      (await store.changeLog.changeLogBounds()).newest,
       Date.now(),
       (id) => sealSecret(pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
     );
@@ -54,7 +54,7 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
 
     const first = await startServerProcess(env("hook-crash-1"));
     procs.push(first);
-    await store.appendChangeEvents(Array.from({ length: EVENTS }, (_, i) => event(i + 1)));
+    await store.changeLog.appendChangeEvents(Array.from({ length: EVENTS }, (_, i) => event(i + 1)));
     await until("some deliveries", () => receiver.received.length >= 20, 30_000);
     first.child.kill("SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
@@ -63,7 +63,7 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
     // The kill left messages waiting (fewer than all were received), usually some of them leased
     // to the dead process in flight: how many is a race with the kill, so it is reported, not
     // asserted; the restart below must deliver every one either way.
-    const leased = await store.accountsDb
+    const leased = await store.accounts
       .selectFrom("webhook_messages")
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("status", "=", "pending")
@@ -108,7 +108,7 @@ describe("kill -9 of the API process in the middle of deliveries, then a restart
       ...event(EVENTS + 1 + i),
       name: `pair${i % 10}.wallet`,
     }));
-    await store.appendChangeEvents(more);
+    await store.changeLog.appendChangeEvents(more);
     const got = await until(
       "the second batch",
       () => {

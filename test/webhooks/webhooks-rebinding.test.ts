@@ -41,16 +41,16 @@ describe("the address re-checked at each delivery", () => {
     ["http://rebind.example/hook", /http:\/\/ only to a loopback address/],
   ])("%s is refused at delivery and retried", async (url, reason) => {
     // Written straight to the store, as if it had passed the check when it was registered.
-    const hooks = new WebhooksRepo(t.store.accountsDb);
+    const hooks = new WebhooksRepo(t.store.accounts);
     const hook = await hooks.create(
       projectId,
       { url, description: "", eventTypes: [], filters: {}, enabled: true },
-      (await t.store.changeLogBounds()).newest,
+      (await t.store.changeLog.changeLogBounds()).newest,
       Date.now(),
       (id) => sealSecret(t.ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, newWebhookSecret()),
     );
-    await t.store.appendChangeEvents([event(1)]);
-    const queue = new WebhookQueueRepo(t.store.accountsDb);
+    await t.store.changeLog.appendChangeEvents([event(1)]);
+    const queue = new WebhookQueueRepo(t.store.accounts);
     const log = await until("an attempt", async () => {
       const l = await queue.listAttempts(hook.id, 5);
       return l.length > 0 && l;

@@ -83,7 +83,7 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
     const listed = (await owner.get(`projects/${projectId}/webhooks`)).json().data;
     expect(JSON.stringify(listed)).not.toContain("whsec_");
     const events = CHANGE_TYPES.map((type) => change(type, "alice.wallet"));
-    await t.store.appendChangeEvents(events);
+    await t.store.changeLog.appendChangeEvents(events);
     const got = await until("every type", () => {
       const r = receiver.received.filter((x) => x.path === "/ok");
       return r.length >= CHANGE_TYPES.length && r;
@@ -114,7 +114,7 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
 
   it("filters by name and type", async () => {
     await createHook("/filtered", { eventTypes: ["domain.updated"], filters: { domains: ["bob.wallet"] } });
-    await t.store.appendChangeEvents([
+    await t.store.changeLog.appendChangeEvents([
       change("domain.updated", "carol.wallet"),
       change("domain.created", "bob.wallet"),
       change("domain.updated", "bob.wallet"),
@@ -127,7 +127,7 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
 
   it("retries a receiver that answers 500, then 200", async () => {
     const hook = await createHook("/flaky");
-    await t.store.appendChangeEvents([change("domain.updated", "flaky.wallet")]);
+    await t.store.changeLog.appendChangeEvents([change("domain.updated", "flaky.wallet")]);
     await until("the retry", () => receiver.received.filter((x) => x.path === "/flaky").length >= 2, 20_000);
     const got = receiver.received.filter((x) => x.path === "/flaky");
     expect(got.every((r) => r.verified)).toBe(true);
@@ -151,7 +151,7 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
   it("does not follow a redirect, and gives a hanging receiver up after the timeout (both retried)", async () => {
     const redirect = await createHook("/redirect");
     const slow = await createHook("/slow");
-    await t.store.appendChangeEvents([change("domain.updated", "moved.wallet")]);
+    await t.store.changeLog.appendChangeEvents([change("domain.updated", "moved.wallet")]);
     await until("the redirect's attempt", () => receiver.received.some((x) => x.path === "/redirect"));
     const log = async (id: number) =>
       (await owner.get(`projects/${projectId}/webhooks/${id}/deliveries`)).json().data;
@@ -194,7 +194,7 @@ describe("webhooks: signed deliveries to a real receiver on 127.0.0.1", () => {
 
   it("disables an endpoint failing for WEBHOOK_RETRY_HOURS and mails the owners and admins", async () => {
     const hook = await createHook("/down");
-    await t.store.appendChangeEvents([change("domain.updated", "down.wallet")]);
+    await t.store.changeLog.appendChangeEvents([change("domain.updated", "down.wallet")]);
     await until(
       "a failure logged",
       async () =>

@@ -1,8 +1,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { ChangeEvent } from "../../domain/change-events.js";
 import { CHANGES_TOPIC, eventData } from "../../workers/change-event-data.js";
-import type { ChangeLog } from "../../store/change-log.port.js";
-import type { StoreConnection } from "../../store/store.js";
+import type { Store } from "../../store/store.js";
 import type { DomainMap } from "../../store/domain-map.port.js";
 
 /** An event of the log with its SSE text, formatted once and shared by every client that gets it. */
@@ -12,7 +11,7 @@ export interface FeedEvent {
 }
 
 export interface ChangeHubOptions {
-  store: ChangeLog & Pick<DomainMap, "readVersion"> & Pick<StoreConnection, "changes">;
+  store: Pick<Store, "changeLog" | "changes"> & { domainMap: Pick<DomainMap, "readVersion"> };
   /** Events kept in memory for the clients at the head (older ones are read from the store). */
   ringSize?: number;
   /** And at most this many characters of their text (an event's records may be large). Default 16 Mi. */
@@ -82,7 +81,7 @@ export class ChangeHub {
 
   /** Starts at the log's head; with the store down, at its first read that succeeds. */
   private async init(): Promise<void> {
-    this.newest = (await this.opts.store.changeLogBounds()).newest;
+    this.newest = (await this.opts.store.changeLog.changeLogBounds()).newest;
     this.ringFrom = this.newest;
     this.ready = true;
   }
@@ -98,10 +97,10 @@ export class ChangeHub {
       });
       this.timers.push(setInterval(() => this.refresh(), this.opts.safetyPollMs ?? 1_000));
     } else {
-      this.lastVersion = store.readVersion();
+      this.lastVersion = store.domainMap.readVersion();
       this.timers.push(
         setInterval(() => {
-          const v = store.readVersion();
+          const v = store.domainMap.readVersion();
           if (v === null || v !== this.lastVersion) {
             this.lastVersion = v;
             this.refresh();
@@ -114,7 +113,8 @@ export class ChangeHub {
       const clock = this.opts.clock ?? Date.now;
       const prune = async () => {
         while (
-          (await store.pruneChangeEvents(clock() - retention, PRUNE_PAGE).catch(() => 0)) === PRUNE_PAGE
+          (await store.changeLog.pruneChangeEvents(clock() - retention, PRUNE_PAGE).catch(() => 0)) ===
+          PRUNE_PAGE
         ) {}
       };
       void prune();
@@ -142,7 +142,9 @@ export class ChangeHub {
         this.again = false;
         if (!this.ready) break;
         for (;;) {
-          const page = await this.opts.store.findChangeEventsAfter(this.newest, 500).catch(() => []);
+          const page = await this.opts.store.changeLog
+            .findChangeEventsAfter(this.newest, 500)
+            .catch(() => []);
           if (page.length === 0) break;
           for (const e of page) {
             const text = formatEvent(e);
@@ -208,7 +210,7 @@ export class ChangeHub {
     }
     await this.acquire();
     try {
-      const events = await this.opts.store.findChangeEventsAfter(cursor, limit);
+      const events = await this.opts.store.changeLog.findChangeEventsAfter(cursor, limit);
       // Never beyond what the ring's reader has seen: the order of commits is its business.
       return events.filter((e) => e.id <= this.newest).map((e) => ({ event: e, text: formatEvent(e) }));
     } finally {

@@ -95,8 +95,8 @@ export function healthRoutes(app: FastifyInstance, store: Store, opts: HealthOpt
       const up = await store.ping().catch(() => false);
       if (!up) throw new AppError("STORE_UNAVAILABLE");
       const [checkpoints, leases, redis] = await Promise.all([
-        store.listCheckpoints(),
-        store.listSourceLeases(),
+        store.crawlerLog.listCheckpoints(),
+        store.crawlerLog.listSourceLeases(),
         opts.redisHealth?.(),
       ]);
       const halted = checkpoints.filter((c) => c.state === "halted");

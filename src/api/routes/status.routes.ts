@@ -69,10 +69,10 @@ export const statusRoutes: FastifyPluginAsync<StatusRoutesOptions> = async (app,
       },
     },
     async () => {
-      const checkpoints = await opts.store.listCheckpoints();
+      const checkpoints = await opts.store.crawlerLog.listCheckpoints();
       const now = Date.now();
       const holders = new Map(
-        (await opts.store.listSourceLeases())
+        (await opts.store.crawlerLog.listSourceLeases())
           .filter((l) => l.expiresAt >= now)
           .map((l) => [l.sourceId, l.holder]),
       );

@@ -68,8 +68,8 @@ export class WebhookService {
       resolveAll?: ResolveAll;
     },
   ) {
-    this.hooks = new WebhooksRepo(d.ctx.store.accountsDb);
-    this.queue = new WebhookQueueRepo(d.ctx.store.accountsDb);
+    this.hooks = new WebhooksRepo(d.ctx.store.accounts);
+    this.queue = new WebhookQueueRepo(d.ctx.store.accounts);
   }
 
   async list(projectId: number): Promise<Webhook[]> {
@@ -83,13 +83,13 @@ export class WebhookService {
     const input = await this.validate(body, null);
     const secret = newWebhookSecret();
     const { pepper, clock, store } = this.d.ctx;
-    const cursor = (await store.changeLogBounds()).newest;
+    const cursor = (await store.changeLog.changeLogBounds()).newest;
     const created = await store.transaction(async (tx) => {
-      const row = await new WebhooksRepo(tx.accountsDb).create(projectId, input, cursor, clock(), (id) =>
+      const row = await new WebhooksRepo(tx.accounts).create(projectId, input, cursor, clock(), (id) =>
         sealSecret(pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
       );
       await recordAudit(
-        tx.accountsDb,
+        tx.accounts,
         { projectId, kind: "webhook.create", subject: String(row.id), after: auditView(row) },
         clock(),
       );
@@ -106,11 +106,11 @@ export class WebhookService {
     // An edit that changes nothing writes nothing and records nothing.
     if (isDeepStrictEqual(before, after)) return publicWebhook(hook);
     const { store, clock } = this.d.ctx;
-    const cursor = (await store.changeLogBounds()).newest;
+    const cursor = (await store.changeLog.changeLogBounds()).newest;
     await store.transaction(async (tx) => {
-      await new WebhooksRepo(tx.accountsDb).update(hook, input, cursor, clock());
+      await new WebhooksRepo(tx.accounts).update(hook, input, cursor, clock());
       await recordAudit(
-        tx.accountsDb,
+        tx.accounts,
         { projectId, kind: "webhook.update", subject: String(id), before, after },
         clock(),
       );
@@ -121,9 +121,9 @@ export class WebhookService {
   async remove(projectId: number, id: number): Promise<void> {
     const hook = await this.get(projectId, id);
     await this.d.ctx.store.transaction(async (tx) => {
-      await new WebhooksRepo(tx.accountsDb).delete(id);
+      await new WebhooksRepo(tx.accounts).delete(id);
       await recordAudit(
-        tx.accountsDb,
+        tx.accounts,
         { projectId, kind: "webhook.delete", subject: String(id), before: auditView(hook) },
         this.d.ctx.clock(),
       );
@@ -141,14 +141,14 @@ export class WebhookService {
     const secret = newWebhookSecret();
     const { store, pepper, clock } = this.d.ctx;
     await store.transaction(async (tx) => {
-      await new WebhooksRepo(tx.accountsDb).setSecret(
+      await new WebhooksRepo(tx.accounts).setSecret(
         id,
         sealSecret(pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
         clock(),
       );
       // The entry says the secret changed, never what it is.
       await recordAudit(
-        tx.accountsDb,
+        tx.accounts,
         { projectId, kind: "webhook.rotate_secret", subject: String(id) },
         clock(),
       );

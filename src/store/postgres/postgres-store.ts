@@ -1,25 +1,18 @@
-import { type Kysely, Kysely as KyselyCtor, PostgresDialect, sql, type Transaction } from "kysely";
+import { type Kysely, Kysely as KyselyCtor, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import {
-  type DomainFilter,
-  type DomainWithRecords,
-  matchesFilter,
-  type ReverseRecord,
-} from "../../domain/types.js";
+import type { AccountsDb, ProjectsStore } from "../accounts.port.js";
 import { CHANNEL_DOWN_TTL_MS, type ChangeFeed } from "../change-feed.port.js";
-import {
-  DomainReadCache,
-  frozenEntry,
-  frozenReverse,
-  joinEntries,
-  type NameEntry,
-  narrowed,
-} from "../domain-read-cache.js";
-import { KyselyStore } from "../kysely-store.js";
+import type { ChangeLog } from "../change-log.port.js";
+import type { CrawlerLog } from "../crawler-log.port.js";
+import type { DomainMap } from "../domain-map.port.js";
+import { cachedDomainMap, DomainReadCache } from "../domain-read-cache.js";
+import { kyselyParts } from "../kysely/kysely-parts.js";
+import { clearChainIndex, migrate, ping, storeOver } from "../kysely/kysely-lifecycle.js";
 import * as bulk from "../kysely/domain-map-bulk.queries.js";
-import type { DomainRecord, DomainWrite } from "../../domain/types.js";
+import type { ScoringData } from "../scoring-data.port.js";
 import type { Database } from "../schema.js";
-import type { Store } from "../store.js";
+import type { SettingsWinnerJobs } from "../settings-winner-jobs.port.js";
+import type { Store, StoreParts } from "../store.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
 import { TableStatistics } from "./pg-table-statistics.js";
 import { PgSourceLocks } from "./pg-source-locks.js";
@@ -36,7 +29,7 @@ const types = {
   },
 };
 
-/** The port's methods that change the domain map (what resolution reads): each publishes `map`. */
+/** The domain map's writes (what resolution reads): each publishes `map` once it has returned. */
 const MAP_WRITES = [
   "upsertDomain",
   "deleteDomain",
@@ -49,23 +42,31 @@ const MAP_WRITES = [
   "applyReverses",
   "upsertDomains",
   "replaceRecordsMany",
-  "clearChainIndex",
-  "importKycAddresses",
 ] as const;
 
 type AnyFn = (...a: unknown[]) => Promise<unknown>;
 
-/** Runs `after` once each of `store`'s map writes has returned. */
-function tapMapWrites(store: KyselyStore, after: (db: Kysely<Database>) => Promise<void>): void {
-  const self = store as unknown as Record<string, AnyFn>;
-  for (const m of MAP_WRITES) {
-    const write = self[m].bind(store);
-    self[m] = async (...a: unknown[]) => {
-      const r = await write(...a);
-      await after(store.db);
-      return r;
-    };
-  }
+/** `fn`, running `after` once it has returned. */
+function then<F>(fn: F, after: () => Promise<void>): F {
+  return (async (...a: unknown[]) => {
+    const r = await (fn as AnyFn)(...a);
+    await after();
+    return r;
+  }) as F;
+}
+
+/**
+ * The parts with `after` run once each write that changes the domain map has returned (the map's
+ * writes and the KYC import, which sets the map's `kyc` signal).
+ */
+function tapMapWrites(parts: StoreParts, after: () => Promise<void>): StoreParts {
+  const domainMap: Record<string, unknown> = { ...parts.domainMap };
+  for (const m of MAP_WRITES) domainMap[m] = then(parts.domainMap[m], after);
+  return {
+    ...parts,
+    domainMap: domainMap as unknown as DomainMap,
+    scoring: { ...parts.scoring, importKycAddresses: then(parts.scoring.importKycAddresses, after) },
+  };
 }
 
 function notify(db: Kysely<Database>, topic: string): Promise<unknown> {
@@ -86,44 +87,49 @@ function transactionalFeed(feed: ChangeFeed, trx: Kysely<Database>): ChangeFeed 
 }
 
 /**
- * The store over an open PostgreSQL transaction: the Kysely store, knowing which domains the
- * transaction inserted and has not written records for yet (as SQLite's transaction store does):
- * a backfill's record writes then skip the delete of records that cannot exist.
+ * The parts over an open PostgreSQL transaction, knowing which domains the transaction inserted
+ * and has not written records for yet (as SQLite's transaction store does): a backfill's record
+ * writes then skip the delete of records that cannot exist.
  */
-class PgTransactionStore extends KyselyStore {
-  private readonly recordless = new Set<number>();
-
-  constructor(trx: Kysely<Database>) {
-    super("postgres", trx);
-  }
-
-  override upsertDomains(domains: DomainWrite[]): Promise<number[]> {
-    return bulk.upsertDomains(this.db, domains, this.recordless);
-  }
-
-  override replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void> {
-    return bulk.replaceRecordsMany(this.db, items, this.recordless);
-  }
-
-  override replaceRecords(domainId: number, records: DomainRecord[]): Promise<void> {
-    this.recordless.delete(domainId);
-    return super.replaceRecords(domainId, records);
-  }
-
-  override setNativeRecord(...a: Parameters<KyselyStore["setNativeRecord"]>): Promise<void> {
-    this.recordless.delete(a[0]);
-    return super.setNativeRecord(...a);
-  }
+function transactionParts(trx: Kysely<Database>): StoreParts {
+  const base = kyselyParts(trx, "postgres");
+  const recordless = new Set<number>();
+  return {
+    ...base,
+    domainMap: {
+      ...base.domainMap,
+      upsertDomains: (domains) => bulk.upsertDomains(trx, domains, recordless),
+      replaceRecordsMany: (items) => bulk.replaceRecordsMany(trx, items, recordless),
+      replaceRecords: (domainId, records) => {
+        recordless.delete(domainId);
+        return base.domainMap.replaceRecords(domainId, records);
+      },
+      setNativeRecord: (...a) => {
+        recordless.delete(a[0]);
+        return base.domainMap.setNativeRecord(...a);
+      },
+    },
+  };
 }
 
 /**
- * PostgreSQL backend: the shared Kysely implementation over a pg pool, with the domain map's exact
- * read caches (domain-read-cache.ts, as on SQLite). They are emptied by this process's map commits
- * at once, and by every process's through the change channel (`map` on LISTEN/NOTIFY, published in
+ * PostgreSQL backend: the shared Kysely parts over a pg pool, with the domain map's exact read
+ * caches (domain-read-cache.ts, as on SQLite). They are emptied by this process's map commits at
+ * once, and by every process's through the change channel (`map` on LISTEN/NOTIFY, published in
  * the writing transaction, so delivered on commit). While the channel is down the caches answer at
  * most CHANNEL_DOWN_TTL_MS after filling: bounded staleness, reported by /readyz.
  */
-export class PostgresStore extends KyselyStore {
+export class PostgresStore implements Store {
+  readonly dialect = "postgres" as const;
+  /** The backend's handle: every part's queries run on it. Not part of the port. */
+  readonly db: Kysely<Database>;
+  readonly domainMap: DomainMap;
+  readonly crawlerLog: CrawlerLog;
+  readonly changeLog: ChangeLog;
+  readonly scoring: ScoringData;
+  readonly winnerJobs: SettingsWinnerJobs;
+  readonly projects: ProjectsStore;
+  readonly accounts: AccountsDb;
   private readonly reads = new DomainReadCache();
   private clearedAt = performance.now();
   readonly changes: PgChangeFeed;
@@ -144,59 +150,89 @@ export class PostgresStore extends KyselyStore {
     pool.on("connect", (client) => {
       client.on("error", () => {});
     });
-    let feed: PgChangeFeed | null = null;
-    let locks: PgSourceLocks | null = null;
-    super("postgres", new KyselyCtor<Database>({ dialect: new PostgresDialect({ pool }) }), async () => {
-      await feed?.close();
-      await locks?.close();
-    });
+    this.db = new KyselyCtor<Database>({ dialect: new PostgresDialect({ pool }) });
     this.statistics = new TableStatistics(this.db);
     this.pool = pool;
-    locks = new PgSourceLocks(url);
-    this.sourceLocks = locks;
-    feed = new PgChangeFeed(url, async (topic) => {
+    this.sourceLocks = new PgSourceLocks(url);
+    this.changes = new PgChangeFeed(url, async (topic) => {
       await notify(this.db, topic);
     });
-    this.changes = feed;
-    feed.on((topic) => {
+    this.changes.on((topic) => {
       if (topic === "map" || topic === "*") this.clearCaches();
     });
-    tapMapWrites(this, async (db) => {
-      await notify(db, "map");
+    const parts = tapMapWrites(kyselyParts(this.db, "postgres"), async () => {
+      await notify(this.db, "map");
       this.clearCaches();
     });
+    this.domainMap = cachedDomainMap(
+      {
+        ...parts.domainMap,
+        iterateDomainsByName: (pageSize = 1000, opts = {}) => scanDomainsByNamePg(this.pool, pageSize, opts),
+      },
+      this.reads,
+      {
+        fresh: () => {
+          this.fresh();
+          return true;
+        },
+      },
+    );
+    this.crawlerLog = parts.crawlerLog;
+    this.changeLog = parts.changeLog;
+    this.scoring = parts.scoring;
+    this.winnerJobs = parts.winnerJobs;
+    this.projects = parts.projects;
+    this.accounts = parts.accounts;
   }
 
   /** Closes once a statistics check under way has ended (it runs on the pool). */
-  override async close(): Promise<void> {
+  async close(): Promise<void> {
     await this.statistics.idle();
-    await super.close();
+    await this.db.destroy();
+    await this.changes.close();
+    await this.sourceLocks.close();
   }
 
-  override async migrate(): Promise<void> {
-    await super.migrate();
+  async migrate(): Promise<void> {
+    await migrate(this.db, this.dialect);
     if (!this.started) {
       this.started = true;
       await this.changes.start();
     }
   }
 
-  override async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
-    if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+  ping(): Promise<boolean> {
+    return ping(this.db);
+  }
+
+  async clearChainIndex(): Promise<void> {
+    await clearChainIndex(this.db);
+    await notify(this.db, "map");
+    this.clearCaches();
+  }
+
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     const feed = this.changes;
     let wroteMap = false;
     const result = await this.db.transaction().execute((trx) => {
-      const tx = new PgTransactionStore(trx);
-      // The change feed as seen inside the transaction: `publish` is a NOTIFY on the transaction's
-      // own connection, delivered to every process when (and only if) it commits.
-      Object.defineProperty(tx, "changes", { value: transactionalFeed(feed, trx) });
       // NOTIFY inside the transaction: the other processes hear of it when (and only if) it commits.
-      tapMapWrites(tx, async (db) => {
+      const parts = tapMapWrites(transactionParts(trx), async () => {
         if (wroteMap) return;
         wroteMap = true;
-        await notify(db, "map");
+        await notify(trx, "map");
       });
-      return fn(tx);
+      const tx = storeOver("postgres", trx, parts);
+      // The change feed as seen inside the transaction: `publish` is a NOTIFY on the transaction's
+      // own connection, delivered to every process when (and only if) it commits.
+      return fn({
+        ...tx,
+        changes: transactionalFeed(feed, trx),
+        clearChainIndex: then(tx.clearChainIndex, async () => {
+          if (wroteMap) return;
+          wroteMap = true;
+          await notify(trx, "map");
+        }),
+      });
     });
     if (wroteMap) {
       this.clearCaches();
@@ -213,33 +249,27 @@ export class PostgresStore extends KyselyStore {
   }
 
   /**
-   * As KyselyStore's (one repeatable-read transaction), with the snapshot exported: the snapshot
-   * store's `iterateDomainsByName` streams its COPY on another connection of the pool, on the same
+   * One repeatable-read transaction, with the snapshot exported: the snapshot store's
+   * `iterateDomainsByName` streams its COPY on another connection of the pool, on the same
    * snapshot (the XFR zones' read: the ranking asks the transaction for names meanwhile).
    */
-  override readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
-    if ((this.db as Transaction<Database>).isTransaction) return fn(this);
+  readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
     return this.db
       .transaction()
       .setIsolationLevel("repeatable read")
       .execute(async (trx) => {
-        const snap = new KyselyStore(this.dialect, trx);
+        const snap = storeOver(this.dialect, trx);
         const { rows } = await sql<{ id: string }>`select pg_export_snapshot() as id`.execute(trx);
         const id = rows[0].id;
-        Object.defineProperty(snap, "iterateDomainsByName", {
-          value: (pageSize = 1000, opts: { recordKeys?: readonly string[] } = {}) =>
-            scanDomainsByNamePg(this.pool, pageSize, opts, id),
+        return fn({
+          ...snap,
+          domainMap: {
+            ...snap.domainMap,
+            iterateDomainsByName: (pageSize = 1000, opts: { recordKeys?: readonly string[] } = {}) =>
+              scanDomainsByNamePg(this.pool, pageSize, opts, id),
+          },
         });
-        return fn(snap);
       });
-  }
-
-  /** The zone export's scan: the whole map in one COPY, cut into pages here (pg-name-scan.ts). */
-  override iterateDomainsByName(
-    pageSize = 1000,
-    opts: { recordKeys?: readonly string[]; readAhead?: boolean } = {},
-  ): AsyncIterable<DomainWithRecords[]> {
-    return scanDomainsByNamePg(this.pool, pageSize, opts);
   }
 
   private clearCaches(): void {
@@ -251,45 +281,9 @@ export class PostgresStore extends KyselyStore {
   private fresh(): void {
     if (!this.changes.up && performance.now() - this.clearedAt >= CHANNEL_DOWN_TTL_MS) this.clearCaches();
   }
-
-  private entry(name: string): Promise<NameEntry> {
-    return this.reads.rememberAsync(this.reads.byName, name, async () =>
-      frozenEntry(await super.findDomainsByName([name], {})),
-    );
-  }
-
-  override readVersion(): number | null {
-    this.fresh();
-    return this.reads.version;
-  }
-
-  /** As on SQLite: one name's answer is the cached (frozen) array itself until the next map commit. */
-  override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
-    this.fresh();
-    if (names.length === 1) return narrowed(await this.entry(names[0]), filter) as DomainWithRecords[];
-    const entries = await Promise.all([...new Set(names)].map((n) => this.entry(n)));
-    return joinEntries(entries, filter);
-  }
-
-  override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
-    this.fresh();
-    const hit = await this.reads.rememberAsync(this.reads.byOwner, address, async () =>
-      frozenEntry(await super.findDomainsByOwner(address, {})),
-    );
-    return narrowed(hit, filter) as DomainWithRecords[];
-  }
-
-  override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
-    this.fresh();
-    const all = await this.reads.rememberAsync(this.reads.reverseBy, address, async () =>
-      frozenReverse(await super.findReverse(address, {})),
-    );
-    if (!filter.network && !filter.provider) return all as ReverseRecord[];
-    return all.filter((r) => matchesFilter(r, filter));
-  }
 }
 
-/** PostgreSQL backend: the shared Kysely implementation over a pg pool, with the change channel. */
+/** PostgreSQL backend: the shared Kysely parts over a pg pool, with the change channel. */
 export function createPostgresStore(url: string, poolSize = 10): PostgresStore {
   return new PostgresStore(url, poolSize);
 }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { Store } from "../store.js";
-import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
+import { writesInBulk } from "./sqlite-bulk-writes.js";
 import { createSqliteStore, type SqliteStore } from "./sqlite-store.js";
 
 const ALICE = "0x00000000000000000000000000000000000a11ce";
@@ -84,13 +84,17 @@ function dump(store: SqliteStore): unknown {
  */
 async function script(store: Store): Promise<unknown[]> {
   const out: unknown[] = [];
-  out.push(await store.appendJournal([entry(1, 0, 1), entry(1, 1, 2), entry(2, 0, 1), entry(2, 1, 3)]));
+  out.push(
+    await store.crawlerLog.appendJournal([entry(1, 0, 1), entry(1, 1, 2), entry(2, 0, 1), entry(2, 1, 3)]),
+  );
   // Re-applied entries are skipped and not counted; a token-less entry is its own position.
-  out.push(await store.appendJournal([entry(1, 0, 1), entry(3, 0, 2), entry(3, 1, 1, { tokenId: null })]));
+  out.push(
+    await store.crawlerLog.appendJournal([entry(1, 0, 1), entry(3, 0, 2), entry(3, 1, 1, { tokenId: null })]),
+  );
   // Unknown tokens, duplicates, and more tokens than one lookup chunk holds.
   const many = Array.from({ length: 1_203 }, (_, i) => token(1_000 + i));
   out.push(
-    await store.findJournalByTokens("fns-polygon", [
+    await store.crawlerLog.findJournalByTokens("fns-polygon", [
       token(3),
       token(9),
       token(1),
@@ -99,12 +103,12 @@ async function script(store: Store): Promise<unknown[]> {
       token(2),
     ]),
   );
-  out.push(await store.findJournalByTokens("other-source", [token(1)]));
-  out.push(await store.findJournalByTokens("fns-polygon", []));
+  out.push(await store.crawlerLog.findJournalByTokens("other-source", [token(1)]));
+  out.push(await store.crawlerLog.findJournalByTokens("fns-polygon", []));
 
   // New domains, a token written twice in one call (the last write wins), a NUL in a name.
   out.push(
-    await store.upsertDomains([
+    await store.domainMap.upsertDomains([
       domain(1),
       domain(2),
       domain(1, { owner: BOB, tags: ["x"] }),
@@ -113,7 +117,7 @@ async function script(store: Store): Promise<unknown[]> {
   );
   // Existing domains keep their ids and take the new values; another network is another domain.
   out.push(
-    await store.upsertDomains([
+    await store.domainMap.upsertDomains([
       domain(2, { resolver: "0xr", expiresAt: 5, kyc: true }),
       domain(4),
       domain(2, { network: "BSC" }),
@@ -121,28 +125,43 @@ async function script(store: Store): Promise<unknown[]> {
   );
   out.push(
     Object.fromEntries(
-      await store.findDomainIdsByTokens("POLYGON", "NAMESPACE_A", [token(4), token(99), token(1), ...many]),
+      await store.domainMap.findDomainIdsByTokens("POLYGON", "NAMESPACE_A", [
+        token(4),
+        token(99),
+        token(1),
+        ...many,
+      ]),
     ),
   );
-  out.push(Object.fromEntries(await store.findDomainIdsByTokens("BSC", "NAMESPACE_A", [token(2), token(1)])));
+  out.push(
+    Object.fromEntries(
+      await store.domainMap.findDomainIdsByTokens("BSC", "NAMESPACE_A", [token(2), token(1)]),
+    ),
+  );
 
-  const [id1, id2, id3] = (await store.upsertDomains([domain(1), domain(2), domain(3)])).map(Number);
-  await store.replaceRecordsMany([
+  const [id1, id2, id3] = (await store.domainMap.upsertDomains([domain(1), domain(2), domain(3)])).map(
+    Number,
+  );
+  await store.domainMap.replaceRecordsMany([
     { domainId: id1, records: [record("a", "1"), record("b", "2"), record("a", "3")] },
     { domainId: id2, records: [record("c", "4")] },
     // Listed twice: the first set wins.
     { domainId: id1, records: [record("z", "9")] },
   ]);
-  await store.replaceRecordsMany([
+  await store.domainMap.replaceRecordsMany([
     { domainId: id2, records: [] },
     { domainId: id3, records: [record("d", "5")] },
   ]);
-  out.push(await store.findRecords(id1), await store.findRecords(id2), await store.findRecords(id3));
+  out.push(
+    await store.domainMap.findRecords(id1),
+    await store.domainMap.findRecords(id2),
+    await store.domainMap.findRecords(id3),
+  );
   // A domain new in this transaction whose records another write gave first: replaced, not added to.
-  const [id5] = await store.upsertDomains([domain(5)]);
-  await store.replaceRecords(id5, [record("e", "6")]);
-  await store.replaceRecordsMany([{ domainId: id5, records: [record("f", "7")] }]);
-  out.push(await store.findRecords(id5));
+  const [id5] = await store.domainMap.upsertDomains([domain(5)]);
+  await store.domainMap.replaceRecords(id5, [record("e", "6")]);
+  await store.domainMap.replaceRecordsMany([{ domainId: id5, records: [record("f", "7")] }]);
+  out.push(await store.domainMap.findRecords(id5));
   return out;
 }
 
@@ -166,7 +185,7 @@ describe("SQLite bulk writes inside a transaction", () => {
 
   it("return and leave exactly what the Kysely path returns and leaves", async () => {
     const viaBulk = await bulk.transaction((tx) => {
-      expect(tx).toBeInstanceOf(SqliteTransactionStore);
+      expect(writesInBulk(tx)).toBe(true);
       return script(tx);
     });
     const viaKysely = await script(kysely);
@@ -189,24 +208,24 @@ describe("SQLite bulk writes inside a transaction", () => {
   it("run inside the transaction: a failure rolls them back with everything else", async () => {
     await expect(
       bulk.transaction(async (tx) => {
-        await tx.appendJournal([entry(1, 0, 1)]);
-        const [id] = await tx.upsertDomains([domain(1)]);
-        await tx.replaceRecordsMany([{ domainId: id, records: [record("a", "1")] }]);
+        await tx.crawlerLog.appendJournal([entry(1, 0, 1)]);
+        const [id] = await tx.domainMap.upsertDomains([domain(1)]);
+        await tx.domainMap.replaceRecordsMany([{ domainId: id, records: [record("a", "1")] }]);
         // Visible to the transaction itself, through Kysely too.
-        expect(await tx.findDomainByToken("POLYGON", "NAMESPACE_A", token(1))).not.toBeNull();
-        expect(await tx.findJournalByTokens("fns-polygon", [token(1)])).toHaveLength(1);
+        expect(await tx.domainMap.findDomainByToken("POLYGON", "NAMESPACE_A", token(1))).not.toBeNull();
+        expect(await tx.crawlerLog.findJournalByTokens("fns-polygon", [token(1)])).toHaveLength(1);
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
     expect(dump(bulk)).toEqual({ domains: [], records: [], journal: [] });
-    expect(await bulk.countDomains()).toBe(0);
+    expect(await bulk.domainMap.countDomains()).toBe(0);
   });
 
   it("are seen by the store's reads once committed", async () => {
     await bulk.transaction(async (tx) => {
-      await tx.upsertDomains([domain(1)]);
+      await tx.domainMap.upsertDomains([domain(1)]);
     });
-    const [d] = await bulk.findDomainsByName(["name1.wallet"], {});
+    const [d] = await bulk.domainMap.findDomainsByName(["name1.wallet"], {});
     expect(d?.tokenId).toBe(token(1));
   });
 });

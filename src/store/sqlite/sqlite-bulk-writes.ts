@@ -4,11 +4,13 @@ import type { Kysely } from "kysely";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
 import type { DomainRecord, DomainWrite } from "../../domain/types.js";
-import { KyselyStore } from "../kysely-store.js";
+import { kyselyParts } from "../kysely/kysely-parts.js";
+import { storeOver } from "../kysely/kysely-lifecycle.js";
+import type { Store } from "../store.js";
 import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
-import type { ReverseChange } from "../domain-map.port.js";
+import type { DomainMap, ReverseChange } from "../domain-map.port.js";
 import { lastReverseChanges } from "../kysely/domain-map-bulk.queries.js";
 import type { ChangeEventWrite } from "../../domain/change-events.js";
 import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
@@ -21,7 +23,7 @@ import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-d
  * a domain upsert here); a prepared statement runs the same SQL for ~3 µs. Same SQL, same results:
  * only the path to the database differs.
  *
- * Only a store over an open transaction uses them (`SqliteStore.withDb`): Kysely's SQLite driver
+ * Only a store over an open transaction uses them (`SqliteStore.transaction`): Kysely's SQLite driver
  * holds its one connection for the whole transaction, so these statements run inside it, and no
  * other caller's query can slip in between. Outside a transaction the Kysely path stays, behind
  * the driver's connection lock.
@@ -132,137 +134,30 @@ export const SQLITE_UPDATE_SIGNALS =
  */
 const updateSignalsOf = perConnection((db) => db.prepare(SQLITE_UPDATE_SIGNALS));
 
+/** The stores sqliteTransactionStore built (writesInBulk). */
+const bulkStores = new WeakSet<Store>();
+
+/** True when `store` writes through the bulk statements below (a SQLite store's transaction). */
+export function writesInBulk(store: Store): boolean {
+  return bulkStores.has(store);
+}
+
 /**
- * The store over an open SQLite transaction: the Kysely store, with the crawler's bulk writes and
+ * The store over an open SQLite transaction: the Kysely parts, with the crawler's bulk writes and
  * journal reads on prepared statements of the same connection.
  */
-export class SqliteTransactionStore extends KyselyStore {
+export function sqliteTransactionStore(db: Kysely<Database>, conn: BetterSqlite3.Database): Store {
+  const base = kyselyParts(db, "sqlite");
   /**
    * Ids of the domain rows this transaction inserted whose records it has not written yet: they
    * have none to delete (a backfill's domains are nearly all new), so `replaceRecordsMany` skips
    * their delete, one statement a domain.
    */
-  private readonly recordless = new Set<number>();
-
-  constructor(
-    db: Kysely<Database>,
-    private readonly conn: BetterSqlite3.Database,
-  ) {
-    super("sqlite", db);
-  }
-
-  private get stmts(): BulkStatements {
-    return statementsOf(this.conn);
-  }
-
-  /**
-   * The change log's appends of a crawler transaction (SQLite has one writer: ids are in commit
-   * order), MULTI_ROWS rows a statement: ids follow the rows' order within a statement as across.
-   */
-  override async appendChangeEvents(events: ChangeEventWrite[]): Promise<void> {
-    const s = this.stmts;
-    const values: unknown[] = [];
-    let i = 0;
-    for (; i + MULTI_ROWS <= events.length; i += MULTI_ROWS) {
-      values.length = 0;
-      for (let k = i; k < i + MULTI_ROWS; k++) pushChangeEvent(values, events[k]);
-      s.appendChangeEvents.run(values);
-    }
-    for (; i < events.length; i++) {
-      values.length = 0;
-      pushChangeEvent(values, events[i]);
-      s.appendChangeEvent.run(values);
-    }
-  }
-
-  /**
-   * One entry a statement: a multi-row `insert … on conflict do nothing` measured ~10% slower a row
-   * here (SQLite runs its VALUES list as a coroutine), unlike the change log's plain inserts.
-   */
-  override async appendJournal(entries: JournalEntry[]): Promise<number> {
-    return runAppendJournal(this.stmts.appendJournal, entries);
-  }
-
-  override async findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]> {
-    const s = this.stmts;
-    // A source's first range finds nothing: one probe instead of the lookups.
-    if (tokenIds.length === 0 || s.anyJournal.get(sourceId) === undefined) return [];
-    const out: JournalEntry[] = [];
-    // Chunks as the Kysely path's `in (…)` lists, in its order: by token, then chain order.
-    for (let i = 0; i < tokenIds.length; i += CHUNK) {
-      const chunk = JSON.stringify(tokenIds.slice(i, i + CHUNK));
-      for (const r of s.journalByTokens.all(sourceId, chunk, chunk)) out.push(toJournal(r as JournalRow));
-    }
-    return out;
-  }
-
-  /**
-   * The rescore's writes: one prepared update by id a domain (a rowid lookup each, ~2 µs here),
-   * the values encoded as the Kysely path's.
-   */
-  override async updateDomainSignalsMany(
-    ...[rows]: Parameters<KyselyStore["updateDomainSignalsMany"]>
-  ): Promise<void> {
-    const update = updateSignalsOf(this.conn);
-    for (const { id, signals: s } of rows)
-      update.run(s.baseScore, s.spam ? 1 : 0, s.csamOk ? 1 : 0, s.kyc ? 1 : 0, JSON.stringify(s.tags), id);
-  }
-
-  /**
-   * The ids and derived columns of the rows already there (one lookup per chunk of tokens), then
-   * the Kysely path's upsert without its `returning id` (RETURNING alone costs ~15 µs a row through
-   * better-sqlite3 here); a new row's id is the insert's rowid. The triggers keeping `name_holders`
-   * and `tld_registrations` are held off for the write, which keeps both tables itself, once per
-   * name and per TLD (sqlite-derived-upkeep.ts).
-   */
-  override async upsertDomains(domains: DomainWrite[]): Promise<number[]> {
-    const s = this.stmts;
-    const keyOf = (d: DomainWrite) => `${d.network}|${d.provider}|${d.tokenId}`;
-    // The last write of a token wins, as in the Kysely path (one statement per token there).
-    const unique = new Map(domains.map((d) => [keyOf(d), d]));
-    const before = this.existingRows([...unique.values()]);
-    const ids = new Map<string, number>();
-    const moves: RowMove[] = [];
-    withDerivedUpkeep(
-      this.conn,
-      () => {
-        for (const [key, d] of unique) {
-          const c = domainColumns(d);
-          const { lastInsertRowid } = s.upsertDomain.run(
-            c.provider,
-            c.network,
-            c.token_id,
-            c.name,
-            c.rname,
-            c.sld,
-            c.tld,
-            c.owner,
-            c.contract_address,
-            c.resolver,
-            c.registered_at,
-            c.registered_block,
-            c.expires_at,
-            c.last_update_block,
-            c.last_update_at,
-            c.base_score,
-            c.spam,
-            c.csam_ok,
-            c.kyc,
-            c.tags,
-          );
-          const was = before.get(key);
-          if (was === undefined) this.recordless.add(Number(lastInsertRowid));
-          ids.set(key, Number(was?.id ?? lastInsertRowid));
-          moves.push({ before: was, after: c });
-        }
-      },
-      () => moves,
-    );
-    return domains.map((d) => ids.get(keyOf(d)) as number);
-  }
+  const recordless = new Set<number>();
+  const stmts = (): BulkStatements => statementsOf(conn);
 
   /** The rows of these writes' tokens already stored: id and derived columns, by write key. */
-  private existingRows(writes: DomainWrite[]): Map<string, DerivedColumns & { id: number }> {
+  function existingRows(writes: DomainWrite[]): Map<string, DerivedColumns & { id: number }> {
     const byKind = new Map<string, { network: string; provider: string; tokens: string[] }>();
     for (const d of writes) {
       const kind = `${d.network}|${d.provider}`;
@@ -276,7 +171,7 @@ export class SqliteTransactionStore extends KyselyStore {
     const out = new Map<string, DerivedColumns & { id: number }>();
     for (const { network, provider, tokens } of byKind.values())
       for (let i = 0; i < tokens.length; i += CHUNK)
-        for (const r of this.stmts.domainRowsByTokens.all(
+        for (const r of stmts().domainRowsByTokens.all(
           network,
           provider,
           JSON.stringify(tokens.slice(i, i + CHUNK)),
@@ -287,56 +182,182 @@ export class SqliteTransactionStore extends KyselyStore {
     return out;
   }
 
-  override async findDomainIdsByTokens(
-    network: Network,
-    provider: Provider,
-    tokenIds: string[],
-  ): Promise<Map<string, number>> {
-    const find = this.stmts.domainIdsByTokens;
-    const out = new Map<string, number>();
-    for (let i = 0; i < tokenIds.length; i += CHUNK)
-      for (const [token, id] of find.all(
-        network,
-        provider,
-        JSON.stringify(tokenIds.slice(i, i + CHUNK)),
-      ) as Array<[string, number | bigint]>)
-        out.set(token, Number(id));
-    return out;
-  }
+  const store = storeOver("sqlite", db, {
+    ...base,
+    changeLog: {
+      ...base.changeLog,
 
-  override async applyReverses(changes: readonly ReverseChange[]): Promise<void> {
-    const s = this.stmts;
-    const { sets, removes } = lastReverseChanges(changes);
-    for (const r of removes) s.removeReverse.run(r.address, r.network, r.provider);
-    for (const r of sets) s.setReverse.run(r.network, r.provider, r.address, r.domainId);
-  }
+      /**
+       * The change log's appends of a crawler transaction (SQLite has one writer: ids are in commit
+       * order), MULTI_ROWS rows a statement: ids follow the rows' order within a statement as across.
+       */
+      async appendChangeEvents(events: ChangeEventWrite[]): Promise<void> {
+        const s = stmts();
+        const values: unknown[] = [];
+        let i = 0;
+        for (; i + MULTI_ROWS <= events.length; i += MULTI_ROWS) {
+          values.length = 0;
+          for (let k = i; k < i + MULTI_ROWS; k++) pushChangeEvent(values, events[k]);
+          s.appendChangeEvents.run(values);
+        }
+        for (; i < events.length; i++) {
+          values.length = 0;
+          pushChangeEvent(values, events[i]);
+          s.appendChangeEvent.run(values);
+        }
+      },
+    },
+    crawlerLog: {
+      ...base.crawlerLog,
 
-  override async replaceRecords(domainId: number, records: DomainRecord[]): Promise<void> {
-    this.recordless.delete(domainId);
-    return super.replaceRecords(domainId, records);
-  }
+      /**
+       * One entry a statement: a multi-row `insert … on conflict do nothing` measured ~10% slower a row
+       * here (SQLite runs its VALUES list as a coroutine), unlike the change log's plain inserts.
+       */
+      async appendJournal(entries: JournalEntry[]): Promise<number> {
+        return runAppendJournal(stmts().appendJournal, entries);
+      },
 
-  override async setNativeRecord(...a: Parameters<KyselyStore["setNativeRecord"]>): Promise<void> {
-    this.recordless.delete(a[0]);
-    return super.setNativeRecord(...a);
-  }
+      async findJournalByTokens(sourceId: string, tokenIds: string[]): Promise<JournalEntry[]> {
+        const s = stmts();
+        // A source's first range finds nothing: one probe instead of the lookups.
+        if (tokenIds.length === 0 || s.anyJournal.get(sourceId) === undefined) return [];
+        const out: JournalEntry[] = [];
+        // Chunks as the Kysely path's `in (…)` lists, in its order: by token, then chain order.
+        for (let i = 0; i < tokenIds.length; i += CHUNK) {
+          const chunk = JSON.stringify(tokenIds.slice(i, i + CHUNK));
+          for (const r of s.journalByTokens.all(sourceId, chunk, chunk)) out.push(toJournal(r as JournalRow));
+        }
+        return out;
+      },
+    },
+    domainMap: {
+      ...base.domainMap,
 
-  override async replaceRecordsMany(
-    items: Array<{ domainId: number; records: DomainRecord[] }>,
-  ): Promise<void> {
-    const s = this.stmts;
-    for (const it of items) if (!this.recordless.has(it.domainId)) s.deleteRecords.run(it.domainId);
-    const seen = new Set<number>();
-    for (const it of items) {
-      if (seen.has(it.domainId)) continue; // a domain listed twice keeps its first record set
-      seen.add(it.domainId);
-      this.recordless.delete(it.domainId);
-      // The last record of a key wins, as in the Kysely path.
-      const unique = new Map(it.records.map((r) => [r.key, r]));
-      for (const r of unique.values())
-        s.insertRecord.run(it.domainId, r.key, r.value, r.nativeKey, r.nativeValue);
-    }
-  }
+      /**
+       * The rescore's writes: one prepared update by id a domain (a rowid lookup each, ~2 µs here),
+       * the values encoded as the Kysely path's.
+       */
+      async updateDomainSignalsMany(
+        ...[rows]: Parameters<DomainMap["updateDomainSignalsMany"]>
+      ): Promise<void> {
+        const update = updateSignalsOf(conn);
+        for (const { id, signals: s } of rows)
+          update.run(
+            s.baseScore,
+            s.spam ? 1 : 0,
+            s.csamOk ? 1 : 0,
+            s.kyc ? 1 : 0,
+            JSON.stringify(s.tags),
+            id,
+          );
+      },
+
+      /**
+       * The ids and derived columns of the rows already there (one lookup per chunk of tokens), then
+       * the Kysely path's upsert without its `returning id` (RETURNING alone costs ~15 µs a row through
+       * better-sqlite3 here); a new row's id is the insert's rowid. The triggers keeping `name_holders`
+       * and `tld_registrations` are held off for the write, which keeps both tables itself, once per
+       * name and per TLD (sqlite-derived-upkeep.ts).
+       */
+      async upsertDomains(domains: DomainWrite[]): Promise<number[]> {
+        const s = stmts();
+        const keyOf = (d: DomainWrite) => `${d.network}|${d.provider}|${d.tokenId}`;
+        // The last write of a token wins, as in the Kysely path (one statement per token there).
+        const unique = new Map(domains.map((d) => [keyOf(d), d]));
+        const before = existingRows([...unique.values()]);
+        const ids = new Map<string, number>();
+        const moves: RowMove[] = [];
+        withDerivedUpkeep(
+          conn,
+          () => {
+            for (const [key, d] of unique) {
+              const c = domainColumns(d);
+              const { lastInsertRowid } = s.upsertDomain.run(
+                c.provider,
+                c.network,
+                c.token_id,
+                c.name,
+                c.rname,
+                c.sld,
+                c.tld,
+                c.owner,
+                c.contract_address,
+                c.resolver,
+                c.registered_at,
+                c.registered_block,
+                c.expires_at,
+                c.last_update_block,
+                c.last_update_at,
+                c.base_score,
+                c.spam,
+                c.csam_ok,
+                c.kyc,
+                c.tags,
+              );
+              const was = before.get(key);
+              if (was === undefined) recordless.add(Number(lastInsertRowid));
+              ids.set(key, Number(was?.id ?? lastInsertRowid));
+              moves.push({ before: was, after: c });
+            }
+          },
+          () => moves,
+        );
+        return domains.map((d) => ids.get(keyOf(d)) as number);
+      },
+
+      async findDomainIdsByTokens(
+        network: Network,
+        provider: Provider,
+        tokenIds: string[],
+      ): Promise<Map<string, number>> {
+        const find = stmts().domainIdsByTokens;
+        const out = new Map<string, number>();
+        for (let i = 0; i < tokenIds.length; i += CHUNK)
+          for (const [token, id] of find.all(
+            network,
+            provider,
+            JSON.stringify(tokenIds.slice(i, i + CHUNK)),
+          ) as Array<[string, number | bigint]>)
+            out.set(token, Number(id));
+        return out;
+      },
+
+      async applyReverses(changes: readonly ReverseChange[]): Promise<void> {
+        const s = stmts();
+        const { sets, removes } = lastReverseChanges(changes);
+        for (const r of removes) s.removeReverse.run(r.address, r.network, r.provider);
+        for (const r of sets) s.setReverse.run(r.network, r.provider, r.address, r.domainId);
+      },
+
+      async replaceRecords(domainId: number, records: DomainRecord[]): Promise<void> {
+        recordless.delete(domainId);
+        return base.domainMap.replaceRecords(domainId, records);
+      },
+
+      async setNativeRecord(...a: Parameters<DomainMap["setNativeRecord"]>): Promise<void> {
+        recordless.delete(a[0]);
+        return base.domainMap.setNativeRecord(...a);
+      },
+
+      async replaceRecordsMany(items: Array<{ domainId: number; records: DomainRecord[] }>): Promise<void> {
+        const s = stmts();
+        for (const it of items) if (!recordless.has(it.domainId)) s.deleteRecords.run(it.domainId);
+        const seen = new Set<number>();
+        for (const it of items) {
+          if (seen.has(it.domainId)) continue; // a domain listed twice keeps its first record set
+          seen.add(it.domainId);
+          recordless.delete(it.domainId);
+          // The last record of a key wins, as in the Kysely path.
+          const unique = new Map(it.records.map((r) => [r.key, r]));
+          for (const r of unique.values())
+            s.insertRecord.run(it.domainId, r.key, r.value, r.nativeKey, r.nativeValue);
+        }
+      },
+    },
+  });
+  bulkStores.add(store);
+  return store;
 }
 
 /**

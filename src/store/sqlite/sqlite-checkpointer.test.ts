@@ -39,8 +39,8 @@ async function writeDomains(s: SqliteStore, from: number, n: number, per = 200):
         const name = `name-${i + k}.wallet`;
         return testDomain({ name, sld: `name-${i + k}`, tokenId: tokenIdOf(i + k + 1) });
       });
-      const ids = await tx.upsertDomains(batch);
-      await tx.replaceRecordsMany(
+      const ids = await tx.domainMap.upsertDomains(batch);
+      await tx.domainMap.replaceRecordsMany(
         ids.map((domainId, k) => ({
           domainId,
           records: [
@@ -72,14 +72,14 @@ describe("WAL checkpoints off the writer's thread", () => {
     await until(() => s.backgroundCheckpoints > 0, "a background checkpoint");
     expect(autocheckpoint(s)).toBe(BACKSTOP_FRAMES);
     // Every row is there, read through the reader connection and after a reopen.
-    expect(await s.countDomains()).toBe(3000);
+    expect(await s.domainMap.countDomains()).toBe(3000);
     await s.close();
     open.splice(0);
     // Closed cleanly, the last connection copied the WAL back and deleted it: one file.
     expect(existsSync(`${file}-wal`)).toBe(false);
     const again = await storeAt(file, 16);
-    expect(await again.countDomains()).toBe(3000);
-    const [d] = await again.findDomainsByName(["name-2999.wallet"], {});
+    expect(await again.domainMap.countDomains()).toBe(3000);
+    const [d] = await again.domainMap.findDomainsByName(["name-2999.wallet"], {});
     expect(d.records).toEqual([expect.objectContaining({ key: "crypto.ETH.address" })]);
   });
 
@@ -218,21 +218,21 @@ describe("WAL checkpoints off the writer's thread", () => {
     await writeDomains(s, 0, 3000);
     await until(() => s.backgroundCheckpoints > 0, "a background checkpoint");
     await s.transaction(async (tx) => {
-      const ids = await tx.findDomainIdsByTokens(
+      const ids = await tx.domainMap.findDomainIdsByTokens(
         "POLYGON",
         "NAMESPACE_A",
         Array.from({ length: 3000 }, (_, i) => tokenIdOf(i + 1)),
       );
-      for (const id of ids.values()) await tx.deleteDomain(id);
+      for (const id of ids.values()) await tx.domainMap.deleteDomain(id);
     });
-    expect(await s.countDomains()).toBe(0);
+    expect(await s.domainMap.countDomains()).toBe(0);
     const counts = await importSnapshot(s, snapshot);
     expect(counts.domains).toBe(500);
     expect(autocheckpoint(s)).toBe(1000);
     const runs = s.backgroundCheckpoints;
     await writeDomains(s, 10_000, 3000);
     await until(() => s.backgroundCheckpoints > runs, "checkpoints after the import");
-    expect(await s.countDomains()).toBe(3500);
+    expect(await s.domainMap.countDomains()).toBe(3500);
     // The import is whole: exported again, it holds the snapshot's 500 and the 3,000 written after.
     expect((await exportSnapshot(s, join(dir, "out.jsonl"))).domains).toBe(3500);
   });

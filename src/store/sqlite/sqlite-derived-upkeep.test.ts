@@ -111,13 +111,15 @@ describe("the crawler's upkeep of the derived tables on SQLite", () => {
         );
       const before = holders();
       await store.transaction(async (tx) => {
-        await tx.upsertDomains(writes);
+        await tx.domainMap.upsertDomains(writes);
         // A delete inside the same transaction goes through the row triggers.
         if (round % 4 === 3) {
           const [victim] = [
-            ...(await tx.findDomainIdsByTokens("POLYGON", "NAMESPACE_A", [token(1), token(2)])).values(),
+            ...(
+              await tx.domainMap.findDomainIdsByTokens("POLYGON", "NAMESPACE_A", [token(1), token(2)])
+            ).values(),
           ];
-          if (victim !== undefined) await tx.deleteDomain(victim);
+          if (victim !== undefined) await tx.domainMap.deleteDomain(victim);
         }
       });
       expectExact();
@@ -135,22 +137,22 @@ describe("the crawler's upkeep of the derived tables on SQLite", () => {
   });
 
   it("leaves the triggers on for writes outside the bulk path", async () => {
-    await store.upsertDomain(domain(1, "solo", "wallet", 5));
+    await store.domainMap.upsertDomain(domain(1, "solo", "wallet", 5));
     await store.transaction(async (tx) => {
-      await tx.upsertDomains([domain(2, "solo", "wallet", 3), domain(4, "other", "crypto", null)]);
+      await tx.domainMap.upsertDomains([domain(2, "solo", "wallet", 3), domain(4, "other", "crypto", null)]);
     });
-    await store.upsertDomain(domain(7, "solo", "wallet", 1));
+    await store.domainMap.upsertDomain(domain(7, "solo", "wallet", 1));
     expectExact();
     expect(holders().get("solo.wallet")).toMatchObject({ holders: 3, version: 1 });
     // A failed bulk write rolls back with its transaction, the deferral row with it.
     await expect(
       store.transaction(async (tx) => {
-        await tx.upsertDomains([domain(8, "late", "wallet", 9)]);
+        await tx.domainMap.upsertDomains([domain(8, "late", "wallet", 9)]);
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
     expect(rows("select * from map_derived_deferred")).toEqual([]);
-    await store.upsertDomain(domain(9, "late", "wallet", 9));
+    await store.domainMap.upsertDomain(domain(9, "late", "wallet", 9));
     expectExact();
   });
 });

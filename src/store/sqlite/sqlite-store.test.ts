@@ -45,27 +45,27 @@ describe("SqliteStore read cache", () => {
   it("hands out the same frozen candidates for a name and filter until a commit, then new ones", async () => {
     const own = await ownCommitsOnly();
     try {
-      await own.upsertDomain(domain());
-      await own.upsertDomain(
+      await own.domainMap.upsertDomain(domain());
+      await own.domainMap.upsertDomain(
         domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: `0x${"2".padStart(64, "0")}` }),
       );
-      const all = await own.findDomainsByName(["alice.wallet"], {});
-      const eth = await own.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" });
+      const all = await own.domainMap.findDomainsByName(["alice.wallet"], {});
+      const eth = await own.domainMap.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" });
       expect(all.map((d) => d.network)).toEqual(["POLYGON", "ETHEREUM"]);
       expect(eth.map((d) => d.network)).toEqual(["ETHEREUM"]);
-      expect(await own.findDomainsByName(["alice.wallet"], {})).toBe(all);
-      expect(await own.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" })).toBe(eth);
+      expect(await own.domainMap.findDomainsByName(["alice.wallet"], {})).toBe(all);
+      expect(await own.domainMap.findDomainsByName(["alice.wallet"], { network: "ETHEREUM" })).toBe(eth);
       expect(eth[0]).toBe(all[1]);
       for (const x of [all, all[0], all[0].records, all[0].tags]) expect(Object.isFrozen(x)).toBe(true);
 
-      await own.updateDomainSignals(all[0].id, {
+      await own.domainMap.updateDomainSignals(all[0].id, {
         baseScore: 90,
         spam: false,
         csamOk: true,
         kyc: false,
         tags: [],
       });
-      const after = await own.findDomainsByName(["alice.wallet"], {});
+      const after = await own.domainMap.findDomainsByName(["alice.wallet"], {});
       expect(after).not.toBe(all);
       expect(after[0]).not.toBe(all[0]);
       expect(after[0].baseScore).toBe(90);
@@ -75,20 +75,20 @@ describe("SqliteStore read cache", () => {
   });
 
   it("serves the state of another process's last commit, read after read", async () => {
-    const id = await store.upsertDomain(domain());
+    const id = await store.domainMap.upsertDomain(domain());
     for (let i = 0; i < 5; i++) {
       const owner = `0x${String(i + 1).padStart(40, "0")}`;
       writeFromAnotherProcess(`update domains set owner = '${owner}' where id = ${id}`);
-      expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(owner);
+      expect((await store.domainMap.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(owner);
     }
     writeFromAnotherProcess(`delete from records; delete from domains where id = ${id}`);
-    expect(await store.findDomainsByName(["alice.wallet"], {})).toEqual([]);
+    expect(await store.domainMap.findDomainsByName(["alice.wallet"], {})).toEqual([]);
   });
 
   it("serves each commit of this process at once: another store on the file, raw writes, transactions", async () => {
     const own = await ownCommitsOnly();
     try {
-      const id = await own.upsertDomain(domain());
+      const id = await own.domainMap.upsertDomain(domain());
       const second = await ownCommitsOnly();
       try {
         const set = own.raw.prepare("update domains set owner = ? where id = ?");
@@ -102,7 +102,7 @@ describe("SqliteStore read cache", () => {
         let records = 0;
         for (let i = 0; i < 300; i++) {
           const owner = `0x${String(i + 1).padStart(40, "0")}`;
-          if (i % 4 === 0) await second.upsertDomain(domain({ owner }));
+          if (i % 4 === 0) await second.domainMap.upsertDomain(domain({ owner }));
           else if (i % 4 === 1) set.run(owner, id);
           else if (i % 4 === 2) own.raw.exec(`update domains set owner = '${owner}' where id = ${id}`);
           else {
@@ -111,7 +111,7 @@ describe("SqliteStore read cache", () => {
             await second.db.updateTable("domains").set({ owner }).where("id", "=", id).execute();
           }
           for (const s of [own, second]) {
-            const [d] = await s.findDomainsByName(["alice.wallet"], {});
+            const [d] = await s.domainMap.findDomainsByName(["alice.wallet"], {});
             expect(d.owner).toBe(owner);
             expect(d.records.length).toBe(records);
           }
@@ -125,7 +125,7 @@ describe("SqliteStore read cache", () => {
   });
 
   it(`serves another connection's commit within ${FOREIGN_COMMIT_BOUND_MS} ms`, async () => {
-    const id = await store.upsertDomain(domain());
+    const id = await store.domainMap.upsertDomain(domain());
     const other = new BetterSqlite3(file);
     try {
       const set = other.prepare("update domains set owner = ? where id = ?");
@@ -136,7 +136,7 @@ describe("SqliteStore read cache", () => {
         while (performance.now() - committed <= FOREIGN_COMMIT_BOUND_MS) {
           // the bound: another process's commit may be answered from the cache for this long
         }
-        expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(owner);
+        expect((await store.domainMap.findDomainsByName(["alice.wallet"], {}))[0].owner).toBe(owner);
       }
     } finally {
       other.close();
@@ -148,21 +148,26 @@ describe("SqliteStore owner and reverse read cache", () => {
   it("hands out the same frozen owner domains and reverse records until a commit, then new ones", async () => {
     const own = await ownCommitsOnly();
     try {
-      const a = await own.upsertDomain(domain());
-      await own.upsertDomain(
+      const a = await own.domainMap.upsertDomain(domain());
+      await own.domainMap.upsertDomain(
         domain({ provider: "NAMESPACE_B", network: "ETHEREUM", tokenId: `0x${"2".padStart(64, "0")}` }),
       );
-      await own.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: ALICE, domainId: a });
-      const all = await own.findDomainsByOwner(ALICE, {});
-      const eth = await own.findDomainsByOwner(ALICE, { network: "ETHEREUM" });
-      const rev = await own.findReverse(ALICE, {});
+      await own.domainMap.setReverse({
+        network: "POLYGON",
+        provider: "NAMESPACE_A",
+        address: ALICE,
+        domainId: a,
+      });
+      const all = await own.domainMap.findDomainsByOwner(ALICE, {});
+      const eth = await own.domainMap.findDomainsByOwner(ALICE, { network: "ETHEREUM" });
+      const rev = await own.domainMap.findReverse(ALICE, {});
       expect(all.map((d) => d.network)).toEqual(["POLYGON", "ETHEREUM"]);
       expect(eth.map((d) => d.network)).toEqual(["ETHEREUM"]);
       expect(rev.map((r) => r.domainId)).toEqual([a]);
-      expect(await own.findReverse(ALICE, { network: "ETHEREUM" })).toEqual([]);
-      expect(await own.findDomainsByOwner(ALICE, {})).toBe(all);
-      expect(await own.findDomainsByOwner(ALICE, { network: "ETHEREUM" })).toBe(eth);
-      expect(await own.findReverse(ALICE, {})).toBe(rev);
+      expect(await own.domainMap.findReverse(ALICE, { network: "ETHEREUM" })).toEqual([]);
+      expect(await own.domainMap.findDomainsByOwner(ALICE, {})).toBe(all);
+      expect(await own.domainMap.findDomainsByOwner(ALICE, { network: "ETHEREUM" })).toBe(eth);
+      expect(await own.domainMap.findReverse(ALICE, {})).toBe(rev);
       expect(eth[0]).toBe(all[1]);
       for (const x of [all, all[0], all[0].records, rev, rev[0]]) expect(Object.isFrozen(x)).toBe(true);
 
@@ -172,8 +177,8 @@ describe("SqliteStore owner and reverse read cache", () => {
           "owner moves to Bob",
           () => own.db.updateTable("domains").set({ owner: BOB }).where("id", "=", a).execute(),
           async () => {
-            expect((await own.findDomainsByOwner(ALICE, {})).map((d) => d.id)).not.toContain(a);
-            expect((await own.findDomainsByOwner(BOB, {})).map((d) => d.id)).toEqual([a]);
+            expect((await own.domainMap.findDomainsByOwner(ALICE, {})).map((d) => d.id)).not.toContain(a);
+            expect((await own.domainMap.findDomainsByOwner(BOB, {})).map((d) => d.id)).toEqual([a]);
           },
         ],
         [
@@ -184,30 +189,36 @@ describe("SqliteStore owner and reverse read cache", () => {
                 "insert into records (domain_id, key, value, native_key, native_value) values (?, 'record.TXT.0', 'x', 'record.TXT.0', 'x')",
               )
               .run(a),
-          async () => expect((await own.findDomainsByOwner(BOB, {}))[0].records.length).toBe(1),
+          async () => expect((await own.domainMap.findDomainsByOwner(BOB, {}))[0].records.length).toBe(1),
         ],
         [
           "Bob sets a reverse record",
-          () => own.setReverse({ network: "POLYGON", provider: "NAMESPACE_A", address: BOB, domainId: a }),
-          async () => expect((await own.findReverse(BOB, {})).map((r) => r.domainId)).toEqual([a]),
+          () =>
+            own.domainMap.setReverse({
+              network: "POLYGON",
+              provider: "NAMESPACE_A",
+              address: BOB,
+              domainId: a,
+            }),
+          async () => expect((await own.domainMap.findReverse(BOB, {})).map((r) => r.domainId)).toEqual([a]),
         ],
         [
           "Alice's reverse record goes",
-          () => own.removeReverse(ALICE, "POLYGON", "NAMESPACE_A"),
-          async () => expect(await own.findReverse(ALICE, {})).toEqual([]),
+          () => own.domainMap.removeReverse(ALICE, "POLYGON", "NAMESPACE_A"),
+          async () => expect(await own.domainMap.findReverse(ALICE, {})).toEqual([]),
         ],
         [
           "the domain is deleted",
-          () => own.deleteDomain(a),
-          async () => expect(await own.findDomainsByOwner(BOB, {})).toEqual([]),
+          () => own.domainMap.deleteDomain(a),
+          async () => expect(await own.domainMap.findDomainsByOwner(BOB, {})).toEqual([]),
         ],
       ];
       for (const [what, write, check] of changes) {
         // warm every cached read, then change
-        await own.findDomainsByOwner(ALICE, {});
-        await own.findDomainsByOwner(BOB, {});
-        await own.findReverse(ALICE, {});
-        await own.findReverse(BOB, {});
+        await own.domainMap.findDomainsByOwner(ALICE, {});
+        await own.domainMap.findDomainsByOwner(BOB, {});
+        await own.domainMap.findReverse(ALICE, {});
+        await own.domainMap.findReverse(BOB, {});
         await write();
         await check().catch((e: Error) => {
           throw new Error(`${what}: ${e.message}`);
@@ -219,18 +230,18 @@ describe("SqliteStore owner and reverse read cache", () => {
   });
 
   it("serves the owner state of another process's last commit, read after read", async () => {
-    const id = await store.upsertDomain(domain());
+    const id = await store.domainMap.upsertDomain(domain());
     for (let i = 0; i < 5; i++) {
       const owner = i % 2 === 0 ? BOB : ALICE;
       const other = owner === BOB ? ALICE : BOB;
-      await store.findDomainsByOwner(owner, {});
-      await store.findReverse(owner, {});
+      await store.domainMap.findDomainsByOwner(owner, {});
+      await store.domainMap.findReverse(owner, {});
       writeFromAnotherProcess(
         `update domains set owner = '${owner}' where id = ${id}; insert or replace into reverse_records (network, provider, address, domain_id) values ('POLYGON', 'NAMESPACE_A', '${owner}', ${id})`,
       );
-      expect((await store.findDomainsByOwner(owner, {})).map((d) => d.id)).toEqual([id]);
-      expect(await store.findDomainsByOwner(other, {})).toEqual([]);
-      expect((await store.findReverse(owner, {})).map((r) => r.domainId)).toEqual([id]);
+      expect((await store.domainMap.findDomainsByOwner(owner, {})).map((d) => d.id)).toEqual([id]);
+      expect(await store.domainMap.findDomainsByOwner(other, {})).toEqual([]);
+      expect((await store.domainMap.findReverse(owner, {})).map((r) => r.domainId)).toEqual([id]);
     }
   });
 });
@@ -261,25 +272,25 @@ describe("SqliteStore read cache and writes that leave it alone", () => {
   }
 
   it("keeps the cache across commits that change only usage, keys and accounts", async () => {
-    await store.upsertDomain(domain());
-    const project = await store.createProject({ name: "p" });
-    const cached = await store.findDomainsByName(["alice.wallet"], {});
+    await store.domainMap.upsertDomain(domain());
+    const project = await store.projects.createProject({ name: "p" });
+    const cached = await store.domainMap.findDomainsByName(["alice.wallet"], {});
     await usageFlush(store, project.id, 1);
-    await store.touchApiKeys(new Map([[123, 1]]));
+    await store.projects.touchApiKeys(new Map([[123, 1]]));
     await store.db.updateTable("projects").set({ description: "x" }).where("id", "=", project.id).execute();
     store.raw.prepare("update projects set plan = 'internal' where id = ?").run(project.id);
     pastForeignBound();
-    expect(await store.findDomainsByName(["alice.wallet"], {})).toBe(cached);
+    expect(await store.domainMap.findDomainsByName(["alice.wallet"], {})).toBe(cached);
   });
 
   it("drops the cache when a transaction mixes usage rows with domain rows, by any path", async () => {
     const own = await ownCommitsOnly();
     try {
-      const id = await own.upsertDomain(domain());
-      const project = await own.createProject({ name: "p" });
+      const id = await own.domainMap.upsertDomain(domain());
+      const project = await own.projects.createProject({ name: "p" });
       const cases: Array<(owner: string) => Promise<unknown>> = [
         // the crawler's path: bulk statements on the bare connection inside the transaction
-        (owner) => own.transaction(async (tx) => tx.upsertDomains([domain({ owner })])),
+        (owner) => own.transaction(async (tx) => tx.domainMap.upsertDomains([domain({ owner })])),
         (owner) =>
           own.db.transaction().execute(async (trx) => {
             await trx
@@ -304,9 +315,11 @@ describe("SqliteStore read cache and writes that leave it alone", () => {
       ];
       for (const [i, write] of cases.entries()) {
         const owner = `0x${String(i + 7).padStart(40, "0")}`;
-        await own.findDomainsByName(["alice.wallet"], {});
+        await own.domainMap.findDomainsByName(["alice.wallet"], {});
         await write(owner);
-        expect((await own.findDomainsByName(["alice.wallet"], {}))[0].owner, `case ${i}`).toBe(owner);
+        expect((await own.domainMap.findDomainsByName(["alice.wallet"], {}))[0].owner, `case ${i}`).toBe(
+          owner,
+        );
       }
     } finally {
       await own.close();
@@ -314,22 +327,24 @@ describe("SqliteStore read cache and writes that leave it alone", () => {
   });
 
   it("still sees another process's commit that lands next to a cache-free commit of its own", async () => {
-    const id = await store.upsertDomain(domain());
-    const project = await store.createProject({ name: "p" });
+    const id = await store.domainMap.upsertDomain(domain());
+    const project = await store.projects.createProject({ name: "p" });
     const other = new BetterSqlite3(file);
     try {
       const set = other.prepare("update domains set owner = ? where id = ?");
       for (let i = 0; i < 40; i++) {
         const owner = i % 2 === 0 ? BOB : ALICE;
-        await store.findDomainsByName(["alice.wallet"], {});
+        await store.domainMap.findDomainsByName(["alice.wallet"], {});
         pastForeignBound();
-        await store.findDomainsByName(["alice.wallet"], {}); // the probe has just looked
+        await store.domainMap.findDomainsByName(["alice.wallet"], {}); // the probe has just looked
         // another process commits, then this one commits usage (rows changed, or none at all)
         set.run(owner, id);
         if (i % 4 === 0) store.raw.prepare("update usage_counters set count = 0 where project_id = -1").run();
         else await usageFlush(store, project.id, i);
         pastForeignBound();
-        expect((await store.findDomainsByName(["alice.wallet"], {}))[0].owner, `round ${i}`).toBe(owner);
+        expect((await store.domainMap.findDomainsByName(["alice.wallet"], {}))[0].owner, `round ${i}`).toBe(
+          owner,
+        );
       }
     } finally {
       other.close();

@@ -1,26 +1,16 @@
 import { resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from "kysely";
-import {
-  type DomainFilter,
-  type DomainWithRecords,
-  matchesFilter,
-  type ReverseRecord,
-} from "../../domain/types.js";
+import type { DomainWithRecords } from "../../domain/types.js";
 import type { Network } from "../../domain/networks.js";
 import type { Provider } from "../../domain/providers.js";
-import {
-  DomainReadCache,
-  frozenEntry,
-  frozenReverse,
-  joinEntries,
-  type NameEntry,
-  narrowed,
-} from "../domain-read-cache.js";
-import { KyselyStore } from "../kysely-store.js";
+import { cachedDomainMap, DomainReadCache } from "../domain-read-cache.js";
+import { kyselyParts } from "../kysely/kysely-parts.js";
+import { clearChainIndex, migrate, ping, storeOver } from "../kysely/kysely-lifecycle.js";
 import { toApiKey, toJournal } from "../kysely/rows.js";
-import type { JournalBound, JournalEntry } from "../crawler-log.port.js";
-import { SqliteTransactionStore } from "./sqlite-bulk-writes.js";
+import type { CrawlerLog, JournalBound, JournalEntry } from "../crawler-log.port.js";
+import type { DomainMap } from "../domain-map.port.js";
+import { sqliteTransactionStore } from "./sqlite-bulk-writes.js";
 import { fromRow, scanDomainsByName } from "./sqlite-name-scan.js";
 import { scanDomainsByNameInWorker } from "./sqlite-name-scan-worker.js";
 import { openReader, openWriter, READER_MMAP_BYTES, READER_PAGE_CACHE_BYTES } from "./sqlite-open.js";
@@ -34,8 +24,11 @@ import {
   WalIndexProbe,
 } from "./sqlite-commit-watch.js";
 import type { Database } from "../schema.js";
-import type { ApiKey } from "../accounts.port.js";
+import type { AccountsDb, ApiKey, ProjectsStore } from "../accounts.port.js";
 import type { Store } from "../store.js";
+import type { ChangeLog } from "../change-log.port.js";
+import type { ScoringData } from "../scoring-data.port.js";
+import type { SettingsWinnerJobs } from "../settings-winner-jobs.port.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
 import { prepareReadStatements, type ReadStatements } from "./sqlite-read-statements.js";
 
@@ -48,7 +41,17 @@ type Row = Record<string, unknown>;
  * reader on the writer's connection would see a crawler transaction's uncommitted rows, while WAL
  * gives the reader the last committed snapshot.
  */
-export class SqliteStore extends KyselyStore {
+export class SqliteStore implements Store {
+  readonly dialect = "sqlite" as const;
+  /** The backend's handle: every part's queries run on it. Not part of the port. */
+  readonly db: Kysely<Database>;
+  readonly domainMap: DomainMap;
+  readonly crawlerLog: CrawlerLog;
+  readonly changeLog: ChangeLog;
+  readonly scoring: ScoringData;
+  readonly winnerJobs: SettingsWinnerJobs;
+  readonly projects: ProjectsStore;
+  readonly accounts: AccountsDb;
   private reader: BetterSqlite3.Database | null = null;
   /**
    * The map's read caches (by name, by owner, reverse; domain-read-cache.ts). Exact to the last commit of this process (any SqliteStore on the file):
@@ -65,6 +68,7 @@ export class SqliteStore extends KyselyStore {
   private probe: WalIndexProbe | null = null;
   private dataVersion = -1;
   private stmts: ReadStatements | null = null;
+  private open = true;
 
   /** The writer connection as Kysely and `raw` see it: its commits are counted. */
   private readonly tracked: BetterSqlite3.Database;
@@ -96,22 +100,51 @@ export class SqliteStore extends KyselyStore {
         this.checkpointer.committed();
       },
     });
-    let open = true;
-    super(
-      "sqlite",
-      new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: tracked }) }),
-      async () => {
-        this.closeReader();
-        if (open && --counter.stores === 0) commitCounters.delete(resolve(file));
-        open = false;
-      },
-    );
+    this.db = new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: tracked }) });
     this.reads = new DomainReadCache(readOptions.cacheEntries);
     counter.stores++;
     this.counter = counter;
     this.seenCommits = counter.commits;
     this.tracked = tracked;
     this.checkpointer = new WalCheckpointer(file, writer, { frames: readOptions.checkpointFrames });
+    const parts = kyselyParts(this.db, "sqlite");
+    this.domainMap = cachedDomainMap(
+      {
+        ...parts.domainMap,
+        iterateDomainsByName: (...a) => this.iterateDomainsByName(parts.domainMap, ...a),
+      },
+      this.reads,
+      {
+        fresh: () => {
+          if (!this.stmts) return false;
+          this.fresh();
+          return true;
+        },
+        load: {
+          byName: (name) => (this.stmts!.byName.all(name) as unknown[][]).map(fromRow),
+          byOwner: (address) => (this.stmts!.byOwner.all(address) as unknown[][]).map(fromRow),
+          reverse: (address) =>
+            (this.stmts!.reverse.all(address) as Row[]).map((r) => ({
+              network: r.network as Network,
+              provider: r.provider as Provider,
+              address: r.address as string,
+              domainId: Number(r.domain_id),
+            })),
+        },
+      },
+    );
+    this.crawlerLog = {
+      ...parts.crawlerLog,
+      findJournalUpTo: (...a) => this.findJournalUpTo(parts.crawlerLog, ...a),
+    };
+    this.projects = {
+      ...parts.projects,
+      findApiKeyByHash: (hash) => this.findApiKeyByHash(parts.projects, hash),
+    };
+    this.changeLog = parts.changeLog;
+    this.scoring = parts.scoring;
+    this.winnerJobs = parts.winnerJobs;
+    this.accounts = parts.accounts;
   }
 
   /** The WAL's checkpoints, on a thread of their own (sqlite-checkpointer.ts). */
@@ -127,10 +160,12 @@ export class SqliteStore extends KyselyStore {
    * close copies the WAL into the database and deletes it, so a store closed cleanly is one file
    * (unless another process still has it open).
    */
-  override async close(): Promise<void> {
+  async close(): Promise<void> {
     this.checkpointer.close();
     this.closeReader();
-    await super.close();
+    await this.db.destroy();
+    if (this.open && --this.counter.stores === 0) commitCounters.delete(resolve(this.file));
+    this.open = false;
   }
 
   /** Closes the read connection and its WAL-index probe (prepare() opens them again). */
@@ -151,23 +186,31 @@ export class SqliteStore extends KyselyStore {
     );
   }
 
-  protected override withDb(db: Kysely<Database>): Store {
-    // Inside a transaction the crawler's bulk writes run as prepared statements on this connection.
-    return new SqliteTransactionStore(db, this.writer);
-  }
-
-  override async migrate(): Promise<void> {
-    await super.migrate();
+  async migrate(): Promise<void> {
+    await migrate(this.db, this.dialect);
     this.prepare();
   }
 
+  ping(): Promise<boolean> {
+    return ping(this.db);
+  }
+
+  clearChainIndex(): Promise<void> {
+    return clearChainIndex(this.db);
+  }
+
+  /** One transaction; inside it the crawler's bulk writes run as prepared statements on this connection. */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => fn(sqliteTransactionStore(trx, this.writer)));
+  }
+
   /** A read transaction on a read-only connection of its own: the writer is never held up. */
-  override async readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
+  async readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
     const conn = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
     conn.pragma("busy_timeout = 5000");
     const db = new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: conn }) });
     try {
-      return await db.transaction().execute((trx) => fn(new KyselyStore("sqlite", trx)));
+      return await db.transaction().execute((trx) => fn(storeOver("sqlite", trx)));
     } finally {
       await db.destroy();
     }
@@ -231,55 +274,14 @@ export class SqliteStore extends KyselyStore {
     this.reads.clear();
   }
 
-  private entry(name: string): NameEntry {
-    return this.reads.remember(this.reads.byName, name, () =>
-      frozenEntry((this.stmts!.byName.all(name) as unknown[][]).map(fromRow)),
-    );
-  }
-
-  override readVersion(): number | null {
-    if (!this.stmts) return null;
-    this.fresh();
-    return this.reads.version;
-  }
-
-  /**
-   * The API's hot path. For one name, the answer is the cached array itself: the same (frozen)
-   * array and domain objects are returned for the same name and filter until a commit empties the
-   * cache, so a caller may key derived values (a serialized answer) on their identity in a WeakMap
-   * and they stay exact. Several names: a new array of the cached domains.
-   */
-  override async findDomainsByName(names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> {
-    if (!this.stmts) return super.findDomainsByName(names, filter);
-    this.fresh();
-    if (names.length === 1) return narrowed(this.entry(names[0]), filter) as DomainWithRecords[];
-    return joinEntries(
-      [...new Set(names)].map((n) => this.entry(n)),
-      filter,
-    );
-  }
-
-  /**
-   * reverse-resolve's reads, cached like findDomainsByName's (same invalidation): the owner's
-   * domains (the capped owner query, then narrowed by the filter, as uncached) are the same frozen
-   * array and objects until the next commit.
-   */
-  override async findDomainsByOwner(address: string, filter: DomainFilter): Promise<DomainWithRecords[]> {
-    if (!this.stmts) return super.findDomainsByOwner(address, filter);
-    this.fresh();
-    const hit = this.reads.remember(this.reads.byOwner, address, () =>
-      frozenEntry((this.stmts!.byOwner.all(address) as unknown[][]).map(fromRow)),
-    );
-    return narrowed(hit, filter) as DomainWithRecords[];
-  }
-
   /** Time travel's journal reads, on the reader connection: committed entries only. */
-  override async findJournalUpTo(
+  private async findJournalUpTo(
+    base: CrawlerLog,
     sourceId: string,
     tokenIds: string[],
     upTo: JournalBound,
   ): Promise<JournalEntry[]> {
-    if (!this.stmts || tokenIds.length > 500) return super.findJournalUpTo(sourceId, tokenIds, upTo);
+    if (!this.stmts || tokenIds.length > 500) return base.findJournalUpTo(sourceId, tokenIds, upTo);
     const byBlock = "block" in upTo;
     const bound = byBlock ? upTo.block : upTo.time;
     // One token (a name's lookup): an index seek without the JSON list. The token or the list
@@ -298,30 +300,14 @@ export class SqliteStore extends KyselyStore {
     return (rows as Array<Parameters<typeof toJournal>[0]>).map(toJournal);
   }
 
-  override async findReverse(address: string, filter: DomainFilter): Promise<ReverseRecord[]> {
-    if (!this.stmts) return super.findReverse(address, filter);
-    this.fresh();
-    const all = this.reads.remember(this.reads.reverseBy, address, () =>
-      frozenReverse(
-        (this.stmts!.reverse.all(address) as Row[]).map((r) => ({
-          network: r.network as Network,
-          provider: r.provider as Provider,
-          address: r.address as string,
-          domainId: Number(r.domain_id),
-        })),
-      ),
-    );
-    if (!filter.network && !filter.provider) return all as ReverseRecord[];
-    return all.filter((r) => matchesFilter(r, filter));
-  }
-
   /** The zone export's scan: one statement a page on the reader connection (sqlite-name-scan.ts). */
-  override async *iterateDomainsByName(
+  private async *iterateDomainsByName(
+    base: DomainMap,
     pageSize = 1000,
     opts: { recordKeys?: readonly string[]; readAhead?: boolean } = {},
   ): AsyncIterable<DomainWithRecords[]> {
     if (!this.reader) {
-      yield* super.iterateDomainsByName(pageSize, opts);
+      yield* base.iterateDomainsByName(pageSize, opts);
       return;
     }
     if (opts.readAhead && !this.reader.memory)
@@ -337,8 +323,8 @@ export class SqliteStore extends KyselyStore {
     else yield* scanDomainsByName(this.reader, pageSize, opts);
   }
 
-  override async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
-    if (!this.stmts) return super.findApiKeyByHash(hash);
+  private async findApiKeyByHash(base: ProjectsStore, hash: string): Promise<ApiKey | null> {
+    if (!this.stmts) return base.findApiKeyByHash(hash);
     const r = this.stmts.keyByHash.get(hash) as Row | undefined;
     if (!r) return null;
     return toApiKey(r as unknown as Parameters<typeof toApiKey>[0]);

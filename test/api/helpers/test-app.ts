@@ -83,7 +83,7 @@ export async function createTestApp(
     clock: () => opts.now ?? NOW,
   };
   // The internal plan: the v1 limits always run, and these tests are about answers, not limits.
-  const project = await store.createProject({ name: "test", plan: opts.plan ?? "internal" });
+  const project = await store.projects.createProject({ name: "test", plan: opts.plan ?? "internal" });
   const { key } = await createApiKey(store, ctx.pepper, project.id, "test key");
   const services = createConsoleServices(ctx);
   const app = await buildApp(ctx, { console: false, ...opts.app, services, closeServices: true });

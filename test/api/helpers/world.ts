@@ -179,7 +179,7 @@ export async function seedWorld(
   const ids = new Map<string, number>();
   for (const [i, d] of world.entries()) {
     const dot = d.name.lastIndexOf(".");
-    const id = await store.upsertDomain({
+    const id = await store.domainMap.upsertDomain({
       provider: d.provider,
       network: d.network,
       tokenId: tokenId(i),
@@ -207,11 +207,11 @@ export async function seedWorld(
       nativeKey: key,
       nativeValue: value,
     }));
-    if (records.length > 0) await store.replaceRecords(id, records);
+    if (records.length > 0) await store.domainMap.replaceRecords(id, records);
   }
   for (const d of world) {
     if (d.reverseOf === undefined) continue;
-    await store.setReverse({
+    await store.domainMap.setReverse({
       network: d.network,
       provider: d.provider,
       address: d.reverseOf,

@@ -42,7 +42,7 @@ export async function createProject(
   plan?: string,
 ): Promise<{ id: number; name: string }> {
   const name = `project ${++projectCounter} ${Date.now()}`;
-  const p = await t.store.createProject({ name, plan });
+  const p = await t.store.projects.createProject({ name, plan });
   for (const m of members) await t.services.projects.repo.addMember(p.id, m.id, m.role, t.clock.now);
   return { id: p.id, name };
 }

@@ -205,14 +205,14 @@ export async function seedCollision(store: Store, now: number): Promise<void> {
     },
   ];
   for (const [i, r] of rows.entries()) {
-    const id = await store.upsertDomain({
+    const id = await store.domainMap.upsertDomain({
       ...base,
       ...r,
       tokenId: `0x${String(i + 1).repeat(64)}`,
       contractAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
       lastUpdateAt: r.registeredAt,
     });
-    await store.replaceRecords(id, [
+    await store.domainMap.replaceRecords(id, [
       { key: "token.ETH.0", value: r.owner, nativeKey: "token.ETH.0", nativeValue: "x" },
     ]);
   }

@@ -210,7 +210,7 @@ export async function createConsoleTestApp(
 
 /** One resolvable name, so that v1 calls answer 200. */
 async function seedDomain(store: Store, now: number): Promise<void> {
-  const id = await store.upsertDomain({
+  const id = await store.domainMap.upsertDomain({
     provider: "NAMESPACE_A",
     network: "POLYGON",
     tokenId: `0x${"ab".repeat(32)}`,
@@ -231,7 +231,7 @@ async function seedDomain(store: Store, now: number): Promise<void> {
     kyc: false,
     tags: [],
   });
-  await store.replaceRecords(id, [
+  await store.domainMap.replaceRecords(id, [
     {
       key: "token.ETH.0",
       value: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",

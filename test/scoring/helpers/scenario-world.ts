@@ -70,11 +70,11 @@ export async function createScenarioWorld(): Promise<ScenarioWorld> {
   const dir = mkdtempSync(join(tmpdir(), "omniname-scoring-"));
   const store = await createStore({ dataDir: dir });
   const ids = await seedDomains(store, [...fixtureWorld().domains, ...EXTRA]);
-  await store.importKycAddresses([fixtureWorld().owners.alice]);
+  await store.scoring.importKycAddresses([fixtureWorld().owners.alice]);
   const lists: ScoringLists = {
     csamTerms: [...TEST_CSAM_TERMS],
     blocklist: { names: new Set([BLOCKLISTED]), tlds: new Set() },
-    kycOwners: await store.findKycOwners(),
+    kycOwners: await store.scoring.findKycOwners(),
     icannTlds: loadIcannTlds({}),
   };
   await rescoreAll(store, lists);

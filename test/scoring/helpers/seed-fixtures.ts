@@ -30,7 +30,7 @@ export async function seedDomains(
   const ids = new Map<string, number>();
   for (const d of domains) {
     const { sld, tld } = splitName(d.name);
-    const id = await store.upsertDomain({
+    const id = await store.domainMap.upsertDomain({
       provider: d.provider,
       network: d.network,
       tokenId: tokenId(d),
@@ -51,12 +51,17 @@ export async function seedDomains(
       kyc: false,
       tags: [],
     });
-    await store.replaceRecords(
+    await store.domainMap.replaceRecords(
       id,
       d.records.map(([k, v]) => ({ key: k, value: v, nativeKey: k, nativeValue: v })),
     );
     if (d.reverse)
-      await store.setReverse({ network: d.network, provider: d.provider, address: d.owner, domainId: id });
+      await store.domainMap.setReverse({
+        network: d.network,
+        provider: d.provider,
+        address: d.owner,
+        domainId: id,
+      });
     ids.set(`${d.provider}/${d.network}/${d.name}`, id);
   }
   return ids;
