@@ -44,7 +44,7 @@ export function parseEmail(input: string): string {
 }
 
 interface AccountServiceDeps {
-  store: Store;
+  store: Pick<Store, "accounts" | "projects" | "transaction">;
   config: Config;
   logger: Logger;
   mailer: Mailer;

@@ -50,7 +50,7 @@ export function hashApiKey(pepper: string, key: string): string {
 
 /** Creates a key for a project; the plaintext is returned once and never again. */
 export async function createApiKey(
-  store: Store,
+  store: Pick<Store, "projects" | "accounts">,
   pepper: string,
   projectId: number,
   name: string,
@@ -140,7 +140,7 @@ interface CacheEntry {
 }
 
 interface ApiKeyVerifierOptions {
-  store: Store;
+  store: Pick<Store, "projects" | "accounts">;
   pepper: string;
   /** Milliseconds; default the monotonic clock (TTLs must not jump with the wall clock). */
   clock?: () => number;

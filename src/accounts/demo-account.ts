@@ -21,7 +21,7 @@ export type DemoAccountState =
  */
 export async function ensureDemoAccount(
   accounts: AccountService,
-  store: Store,
+  store: Pick<Store, "accounts" | "projects" | "transaction">,
   demoProjectId: number,
   now: number,
 ): Promise<DemoAccountState> {

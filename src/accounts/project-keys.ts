@@ -64,7 +64,7 @@ function parseKeyName(input: string): string {
 }
 
 interface ProjectKeysDeps {
-  store: Store;
+  store: Pick<Store, "accounts" | "projects" | "transaction">;
   clock: () => number;
   pepper: string;
   usage: UsageRecorder;

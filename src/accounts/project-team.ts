@@ -13,7 +13,7 @@ import { type ProjectRow, ProjectsRepo } from "./projects.repo.js";
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 interface ProjectTeamDeps {
-  store: Store;
+  store: Pick<Store, "accounts" | "transaction">;
   config: Config;
   clock: () => number;
   accounts: AccountService;

@@ -42,7 +42,7 @@ function isUniqueViolation(e: unknown): boolean {
 }
 
 interface ProjectServiceDeps {
-  store: Store;
+  store: Pick<Store, "accounts" | "projects" | "scoring" | "winnerJobs" | "transaction">;
   config: Config;
   clock: () => number;
   /** Secret of the API keys' HMAC (AppContext.pepper). */

@@ -105,7 +105,7 @@ interface NamePage {
  * Memory holds one page: the names held more than once come from the store's collision index.
  */
 async function* affectedNames(
-  store: Store,
+  store: Pick<Store, "scoring">,
   a: Affected,
   start: SettingsWinnerCursor,
   pageSize: number,
@@ -169,7 +169,7 @@ export const START: SettingsWinnerCursor = { phase: 0, name: null };
  * geography rule), the time is `now`.
  */
 export async function* winnerChangePages(
-  deps: { store: Store; ranker: Ranker },
+  deps: { store: Pick<Store, "scoring">; ranker: Ranker },
   current: Record<string, unknown>,
   next: Record<string, unknown>,
   now: number,
@@ -214,7 +214,7 @@ export async function* winnerChangePages(
  * is saved.
  */
 export async function dryRunSettings(
-  deps: { store: Store; ranker: Ranker },
+  deps: { store: Pick<Store, "scoring">; ranker: Ranker },
   current: Record<string, unknown>,
   proposed: unknown,
   now: number,

@@ -104,7 +104,7 @@ const tsv = (...fields: string[]) => `${fields.map((f) => f.replace(/[\t\n]/g, "
  * @example await exportZones(store, resolution, { outDir: "zones", nameServers: ["ns1.example"], hostmaster: "hostmaster.example", now: Date.now() })
  */
 export async function exportZones(
-  store: Store,
+  store: Pick<Store, "domainMap" | "crawlerLog" | "scoring">,
   resolution: Resolution,
   opts: ZoneExportOptions,
 ): Promise<ZoneExportResult> {

@@ -134,7 +134,7 @@ describe("@omniname/client against a real omniname", () => {
       // Appended until the stream (opened in the background) has one: it streams from now on.
       let got: Awaited<typeof first> | null = null;
       for (let i = 0; i < 50 && got === null; i++) {
-        await store.appendChangeEvents([event("skipped.eth", "eth"), event("fresh.wallet", "wallet")]);
+        await store.changeLog.appendChangeEvents([event("skipped.eth", "eth"), event("fresh.wallet", "wallet")]);
         got = await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 200))]);
       }
       expect(got?.value).toMatchObject({
@@ -144,7 +144,7 @@ describe("@omniname/client against a real omniname", () => {
       stop.abort();
       expect((await feed.next()).done).toBe(true);
       // Resume from that cursor: the next event after it arrives, the .eth one filtered out.
-      await store.appendChangeEvents([event("later.eth", "eth"), event("later.wallet", "wallet")]);
+      await store.changeLog.appendChangeEvents([event("later.eth", "eth"), event("later.wallet", "wallet")]);
       const again = createOmninameClient({ baseUrl: server.url, apiKey: key }).changes({
         tlds: "wallet",
         after: got?.value?.id,

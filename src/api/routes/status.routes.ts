@@ -9,7 +9,7 @@ import type { Store } from "../../store/store.js";
 import { ok } from "./v1/v1.schemas.js";
 
 interface StatusRoutesOptions {
-  store: Store;
+  store: Pick<Store, "crawlerLog">;
   /** The crawler of this process, when it runs one; otherwise sources are read from the checkpoints. */
   crawler?: { status(): Array<SourceStatus & { lease?: LeaseStatus }> } | null;
   /** The registry GET /metrics serves (the crawler's metrics are registered on it). */
