@@ -9,7 +9,6 @@ import { ADDR, NOW, seedWorld, type WorldDomain } from "../../test/api/helpers/w
 import { createScoringRanker, type RankContext } from "./rank.js";
 import { normalizeEnsName, normalizeName } from "../domain/names.js";
 import { asciiFastPath, createResolution, lookupNames, type Resolution } from "./resolution.js";
-import { isStoreUnavailable } from "../store/store-unavailable.js";
 
 const ctx: RankContext = { projectSettings: {}, country: null, now: NOW, explain: false };
 
@@ -100,23 +99,6 @@ describe("resolution over SQLite", () => {
     await expect(r.resolve("alice.wallet", {}, ctx)).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await expect(r.reverseResolve(ADDR.bob, {}, ctx)).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await down.close().catch(() => {});
-  });
-});
-
-describe("isStoreUnavailable", () => {
-  it.each([
-    [{ code: "ECONNREFUSED" }, true],
-    [new AggregateError([Object.assign(new Error("x"), { code: "ECONNREFUSED" })]), true],
-    [{ code: "57P01", message: "terminating connection due to administrator command" }, true],
-    [{ code: "08006" }, true],
-    [{ code: "SQLITE_BUSY" }, true],
-    [new TypeError("The database connection is not open"), true],
-    [new Error("wrapped", { cause: new Error("Connection terminated unexpectedly") }), true],
-    [{ code: "23505", message: "duplicate key" }, false],
-    [new TypeError("Cannot read properties of undefined"), false],
-    [null, false],
-  ])("%#", (e, expected) => {
-    expect(isStoreUnavailable(e)).toBe(expected);
   });
 });
 

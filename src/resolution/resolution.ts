@@ -6,7 +6,6 @@ import { type DomainFilter, type DomainWithRecords, matchesFilter } from "../dom
 import type { DomainHistory, MapView } from "../store/domain-history.port.js";
 import type { DomainMap } from "../store/domain-map.port.js";
 import type { RankContext, RankedDomain, Ranker } from "./rank.js";
-import { toStoreError } from "../store/store-unavailable.js";
 import type { EnsLive } from "./ens-live.js";
 import { createLiveNames, liveOriginOf } from "./live-names.js";
 import { compiledRulesOf } from "../scoring/project-rules.js";
@@ -122,14 +121,6 @@ function first(ranked: RankedDomain[]): RankedDomain | null {
   return ranked[0] ?? null;
 }
 
-async function fromStore<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    throw toStoreError(e);
-  }
-}
-
 export function createResolution(deps: {
   store: DomainMap;
   ranker: Ranker;
@@ -174,7 +165,7 @@ export function createResolution(deps: {
     ctx: RankContext,
   ): Promise<{ view: MapView; ctx: RankContext }> {
     if (opts?.at === undefined) return { view: store, ctx };
-    const at = await fromStore(historyOf().viewAt(opts.at, filter, ctx.now));
+    const at = await historyOf().viewAt(opts.at, filter, ctx.now);
     return { view: at.view, ctx: { ...ctx, now: at.time } };
   }
 
@@ -184,12 +175,10 @@ export function createResolution(deps: {
     now: number,
   ): Promise<RankedDomain[]> {
     if (!opts?.provenance || ranked.length === 0) return ranked;
-    const p = await fromStore(
-      historyOf().provenanceOf(
-        ranked.map((r) => r.domain),
-        opts.at ?? null,
-        now,
-      ),
+    const p = await historyOf().provenanceOf(
+      ranked.map((r) => r.domain),
+      opts.at ?? null,
+      now,
     );
     return ranked.map((r, i) => {
       const live = liveOriginOf(r.domain);
@@ -211,7 +200,7 @@ export function createResolution(deps: {
   ): Promise<RankedDomain[]> {
     const names = lookupNames(domain);
     const { view, ctx: at } = await viewFor(opts, filter, ctx);
-    let candidates = await fromStore(view.findDomainsByName(names, filter));
+    let candidates = await view.findDomainsByName(names, filter);
     // Live answers are of now: a view of the past answers from the map as it was (docs/ens-offchain.md).
     if (liveNames !== null && opts.at === undefined)
       candidates = await liveCandidates(names, filter, candidates, ctx);
@@ -231,12 +220,8 @@ export function createResolution(deps: {
       return deepResolveWith(domain, filter, ctx, opts);
     const names = lookupNames(domain);
     let candidates: DomainWithRecords[];
-    try {
-      candidates = await store.findDomainsByName(names, filter);
-      if (liveNames !== null) candidates = await liveCandidates(names, filter, candidates, ctx);
-    } catch (e) {
-      throw toStoreError(e);
-    }
+    candidates = await store.findDomainsByName(names, filter);
+    if (liveNames !== null) candidates = await liveCandidates(names, filter, candidates, ctx);
     if (candidates.length === 0) return [];
     return ranker.rank(candidates, ctx);
   }
@@ -259,8 +244,8 @@ export function createResolution(deps: {
       // Reverse records are read without the filter: the filter applies to the domains they name,
       // and a reverse record of one registry may point at a domain of another network.
       const [owned, reverse] = await Promise.all([
-        fromStore(view.findDomainsByOwner(addr, filter)),
-        fromStore(view.findReverse(addr, {})),
+        view.findDomainsByOwner(addr, filter),
+        view.findReverse(addr, {}),
       ]);
       const byId = new Map<number, DomainWithRecords>();
       for (const d of owned) byId.set(d.id, d);
@@ -273,9 +258,9 @@ export function createResolution(deps: {
         }
         // Not among the owned domains read above (filtered out, past the owner query's cap, or an
         // ENS name the address does not own): read it, and count it only if it is forward-verified.
-        const d = await fromStore(view.findDomainById(r.domainId));
+        const d = await view.findDomainById(r.domainId);
         if (d === null) continue;
-        const withRecords = { ...d, records: await fromStore(view.findRecords(d.id)) };
+        const withRecords = { ...d, records: await view.findRecords(d.id) };
         if (!forwardVerified(withRecords, addr) || !matchesFilter(withRecords, filter)) continue;
         byId.set(d.id, withRecords);
         primary.add(d.id);

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { driverError } from "./kysely/unavailable-dialect.js";
 import type { Dialect } from "./store.js";
 
 /** The table that records which migrations ran. */
@@ -42,7 +43,7 @@ export async function beginMigrationTransaction(conn: Kysely<unknown>, dialect: 
       await sql`begin immediate`.execute(conn);
       return;
     } catch (e) {
-      if ((e as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw e;
+      if (driverError(e).code !== "SQLITE_BUSY" || Date.now() > deadline) throw e;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { createFailureStreak } from "../domain/failure-streak.js";
-import { isStoreUnavailable } from "../store/store-unavailable.js";
+import { isAppError } from "../domain/errors.js";
 
 /** How often a pass is tried while the store is away (its own interval, when longer, stays). */
 const OUTAGE_RETRY_MS = 1_000;
@@ -34,7 +34,7 @@ export class PollLoop {
   ) {}
 
   private failed(e: unknown): void {
-    if (!isStoreUnavailable(e)) {
+    if (!isAppError(e) || e.code !== "STORE_UNAVAILABLE") {
       this.logger.warn({ err: e }, `${this.what} failed`);
       return;
     }

@@ -8,7 +8,9 @@ import type { AppContext } from "../../src/app-context.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { AppError } from "../../src/domain/errors.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
+import { storeError } from "../../src/store/kysely/unavailable-dialect.js";
 import { createPostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { isPgUnavailable } from "../../src/store/postgres/pg-unavailable.js";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
 import { NOW } from "./helpers/world.js";
 
@@ -35,8 +37,12 @@ describe("the error envelope", () => {
               throw new Error("secret internal detail at /var/lib/omniname.db");
             });
             scope.get("/typeerror", async () => (null as unknown as { x: number }).x);
+            // What the PostgreSQL store throws for a refused connection (its driver's error, read by the backend).
             scope.get("/store-down", async () => {
-              throw Object.assign(new Error("connect ECONNREFUSED 10.0.0.7:5432"), { code: "ECONNREFUSED" });
+              throw storeError(
+                Object.assign(new Error("connect ECONNREFUSED 10.0.0.7:5432"), { code: "ECONNREFUSED" }),
+                isPgUnavailable,
+              );
             });
           },
         ],

@@ -3,7 +3,6 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyVerifier } from "../../accounts/api-keys.js";
 import { AppError, type ErrorCode } from "../../domain/errors.js";
-import { toStoreError } from "../../store/store-unavailable.js";
 import { keyRefusal } from "../plugins/api-key.plugin.js";
 import { compiledRulesOf } from "../../scoring/project-rules.js";
 import type { ChangeLog } from "../../store/change-log.port.js";
@@ -119,9 +118,7 @@ export function changesRoutes(scope: FastifyInstance, opts: ChangesRoutesOptions
           "FEED_BUSY",
           `This server holds ${opts.maxClients} change feed streams; retry later.`,
         );
-      const bounds = await opts.store.changeLogBounds().catch((e: unknown) => {
-        throw toStoreError(e);
-      });
+      const bounds = await opts.store.changeLogBounds();
       const newest = Math.max(bounds.newest, opts.hub.newest);
       const cursor = raw === undefined ? newest : Number(raw.trim());
 

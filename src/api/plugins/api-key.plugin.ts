@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { ApiKeyVerifier, VerifiedKey } from "../../accounts/api-keys.js";
 import { AppError } from "../../domain/errors.js";
-import { toStoreError } from "../../store/store-unavailable.js";
 import { endpointOf } from "./endpoint-name.js";
 
 declare module "fastify" {
@@ -50,7 +49,7 @@ export function requireApiKey(
       if (cached !== undefined) return accept(request, cached, clock, done);
       verifier.verify(raw).then(
         (v) => accept(request, v, clock, done),
-        (e: unknown) => done(toStoreError(e) as Error),
+        (e: unknown) => done(e as Error),
       );
     },
   );

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import { isStoreUnavailable } from "../../store/store-unavailable.js";
 
 /** Why the API refused a request before answering it: the reasons of the refusals counter. */
 const REFUSAL_REASONS: Record<string, "key" | "allowlist" | "rate" | "quota" | "store"> = {
@@ -127,10 +126,8 @@ export function installApiMetrics(app: FastifyInstance, metrics: ApiMetrics): vo
     done();
   });
   app.addHook("onError", (_request, _reply, error, done) => {
-    // A driver's own error (a refused connection) is a store refusal too, as the error handler maps it.
-    const reason = isStoreUnavailable(error)
-      ? "store"
-      : REFUSAL_REASONS[(error as { code?: string }).code ?? ""];
+    // The store's refusals are AppError STORE_UNAVAILABLE: each backend maps its driver's errors.
+    const reason = REFUSAL_REASONS[(error as { code?: string }).code ?? ""];
     if (reason !== undefined) metrics.refusals.inc({ reason });
     done();
   });

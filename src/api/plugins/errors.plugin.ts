@@ -1,7 +1,6 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ERROR_CODES, type ErrorCode, isAppError } from "../../domain/errors.js";
-import { isStoreUnavailable } from "../../store/store-unavailable.js";
 import { createStoreOutageLog, type StoreOutageLog } from "./store-outage.js";
 import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from "../query-string.js";
 
@@ -165,8 +164,6 @@ export function toAppError(e: unknown, request?: FastifyRequest): AppError {
     if (Array.isArray(err.validation)) return fromValidation(err, request);
     const byCode = typeof err.code === "string" ? FASTIFY_CODES[err.code] : undefined;
     if (byCode) return new AppError(byCode, undefined, { cause: e });
-    if (isStoreUnavailable(e))
-      return new AppError("STORE_UNAVAILABLE", undefined, { cause: e, retryable: true });
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       // Fastify's 4xx messages describe the request (a JSON body that does not parse, …), which

@@ -13,7 +13,9 @@ import type { ScoringData } from "../scoring-data.port.js";
 import type { Database } from "../schema.js";
 import type { SettingsWinnerJobs } from "../settings-winner-jobs.port.js";
 import type { Store, StoreParts } from "../store.js";
+import { type ClosableDialect, unavailableDialect } from "../kysely/unavailable-dialect.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
+import { isPgUnavailable } from "./pg-unavailable.js";
 import { TableStatistics } from "./pg-table-statistics.js";
 import { PgSourceLocks } from "./pg-source-locks.js";
 import { scanDomainsByNamePg } from "./pg-name-scan.js";
@@ -130,6 +132,8 @@ export class PostgresStore implements Store {
   readonly winnerJobs: SettingsWinnerJobs;
   readonly projects: ProjectsStore;
   readonly accounts: AccountsDb;
+  /** The Kysely dialect over the pool: `close` ends the pool (unavailable-dialect.ts). */
+  private readonly driver: ClosableDialect;
   private readonly reads = new DomainReadCache();
   private clearedAt = performance.now();
   readonly changes: PgChangeFeed;
@@ -150,7 +154,9 @@ export class PostgresStore implements Store {
     pool.on("connect", (client) => {
       client.on("error", () => {});
     });
-    this.db = new KyselyCtor<Database>({ dialect: new PostgresDialect({ pool }) });
+    // Its driver's errors that mean PostgreSQL is away leave the store as STORE_UNAVAILABLE.
+    this.driver = unavailableDialect(new PostgresDialect({ pool }), isPgUnavailable);
+    this.db = new KyselyCtor<Database>({ dialect: this.driver });
     this.statistics = new TableStatistics(this.db);
     this.pool = pool;
     this.sourceLocks = new PgSourceLocks(url);
@@ -188,7 +194,7 @@ export class PostgresStore implements Store {
   /** Closes once a statistics check under way has ended (it runs on the pool). */
   async close(): Promise<void> {
     await this.statistics.idle();
-    await this.db.destroy();
+    await this.driver.close();
     await this.changes.close();
     await this.sourceLocks.close();
   }

@@ -29,10 +29,28 @@ import type { Store } from "../store.js";
 import type { ChangeLog } from "../change-log.port.js";
 import type { ScoringData } from "../scoring-data.port.js";
 import type { SettingsWinnerJobs } from "../settings-winner-jobs.port.js";
+import { type ClosableDialect, storeError, unavailableDialect } from "../kysely/unavailable-dialect.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
+import { isSqliteUnavailable } from "./sqlite-unavailable.js";
 import { prepareReadStatements, type ReadStatements } from "./sqlite-read-statements.js";
 
 type Row = Record<string, unknown>;
+
+/** SQLite through Kysely, its driver's errors read by this backend (sqlite-unavailable.ts). */
+function sqliteDialect(database: BetterSqlite3.Database) {
+  return unavailableDialect(new SqliteDialect({ database }), isSqliteUnavailable);
+}
+
+/** `fn` on a prepared statement, its errors read as the Kysely path's are. */
+function mapped<A extends unknown[], R>(fn: (...a: A) => R): (...a: A) => R {
+  return (...a) => {
+    try {
+      return fn(...a);
+    } catch (e) {
+      throw storeError(e, isSqliteUnavailable);
+    }
+  };
+}
 
 /**
  * SQLite backend: writes go through Kysely on one connection; the API's hot reads go through
@@ -52,6 +70,8 @@ export class SqliteStore implements Store {
   readonly winnerJobs: SettingsWinnerJobs;
   readonly projects: ProjectsStore;
   readonly accounts: AccountsDb;
+  /** The Kysely dialect over the writer connection: `close` ends it (unavailable-dialect.ts). */
+  private readonly driver: ClosableDialect;
   private reader: BetterSqlite3.Database | null = null;
   /**
    * The map's read caches (by name, by owner, reverse; domain-read-cache.ts). Exact to the last commit of this process (any SqliteStore on the file):
@@ -100,7 +120,9 @@ export class SqliteStore implements Store {
         this.checkpointer.committed();
       },
     });
-    this.db = new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: tracked }) });
+    // Its driver's errors that mean the file cannot be used leave the store as STORE_UNAVAILABLE.
+    this.driver = sqliteDialect(tracked);
+    this.db = new KyselyCtor<Database>({ dialect: this.driver });
     this.reads = new DomainReadCache(readOptions.cacheEntries);
     counter.stores++;
     this.counter = counter;
@@ -121,15 +143,16 @@ export class SqliteStore implements Store {
           return true;
         },
         load: {
-          byName: (name) => (this.stmts!.byName.all(name) as unknown[][]).map(fromRow),
-          byOwner: (address) => (this.stmts!.byOwner.all(address) as unknown[][]).map(fromRow),
-          reverse: (address) =>
+          byName: mapped((name) => (this.stmts!.byName.all(name) as unknown[][]).map(fromRow)),
+          byOwner: mapped((address) => (this.stmts!.byOwner.all(address) as unknown[][]).map(fromRow)),
+          reverse: mapped((address) =>
             (this.stmts!.reverse.all(address) as Row[]).map((r) => ({
               network: r.network as Network,
               provider: r.provider as Provider,
               address: r.address as string,
               domainId: Number(r.domain_id),
             })),
+          ),
         },
       },
     );
@@ -163,7 +186,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.checkpointer.close();
     this.closeReader();
-    await this.db.destroy();
+    await this.driver.close();
     if (this.open && --this.counter.stores === 0) commitCounters.delete(resolve(this.file));
     this.open = false;
   }
@@ -208,7 +231,7 @@ export class SqliteStore implements Store {
   async readSnapshot<T>(fn: (snapshot: Store) => Promise<T>): Promise<T> {
     const conn = new BetterSqlite3(this.file, { readonly: true, fileMustExist: true });
     conn.pragma("busy_timeout = 5000");
-    const db = new KyselyCtor<Database>({ dialect: new SqliteDialect({ database: conn }) });
+    const db = new KyselyCtor<Database>({ dialect: sqliteDialect(conn) });
     try {
       return await db.transaction().execute((trx) => fn(storeOver("sqlite", trx)));
     } finally {
@@ -296,7 +319,7 @@ export class SqliteStore implements Store {
       : byBlock
         ? s.journalToBlock
         : s.journalToTime;
-    const rows = statement.all(sourceId, tokens, tokens, bound);
+    const rows = mapped(() => statement.all(sourceId, tokens, tokens, bound))();
     return (rows as Array<Parameters<typeof toJournal>[0]>).map(toJournal);
   }
 
@@ -325,7 +348,8 @@ export class SqliteStore implements Store {
 
   private async findApiKeyByHash(base: ProjectsStore, hash: string): Promise<ApiKey | null> {
     if (!this.stmts) return base.findApiKeyByHash(hash);
-    const r = this.stmts.keyByHash.get(hash) as Row | undefined;
+    const stmts = this.stmts;
+    const r = mapped(() => stmts.keyByHash.get(hash))() as Row | undefined;
     if (!r) return null;
     return toApiKey(r as unknown as Parameters<typeof toApiKey>[0]);
   }

@@ -1,5 +1,3 @@
-import { AppError, isAppError } from "../domain/errors.js";
-
 // Network errors of the pg driver (and any socket) that mean "the database cannot be reached now".
 const NET_CODES = new Set([
   "ECONNREFUSED",
@@ -18,32 +16,21 @@ const NET_CODES = new Set([
 // retryable conflicts of writers, not an unreachable store.
 const PG_STATES = /^(08...|57P0[123]|53300)$/;
 
-// better-sqlite3 codes when the file is locked too long or the disk fails.
-const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|NOTADB|CORRUPT)/;
-
+// The pg driver's (and pg-pool's) messages for a connection that is gone or never came.
 const MESSAGES =
-  /(connection is not open|Connection terminated|timeout exceeded when trying to connect|driver has already been destroyed|Client has encountered a connection error|Cannot use a pool after calling end|the database system is (starting up|shutting down))/i;
+  /(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|the database system is (starting up|shutting down))/i;
 
 function matches(e: unknown, depth: number): boolean {
   if (depth > 5 || e === null || typeof e !== "object") return false;
   const err = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof err.code === "string") {
-    if (NET_CODES.has(err.code) || PG_STATES.test(err.code) || SQLITE_CODES.test(err.code)) return true;
-  }
+  if (typeof err.code === "string" && (NET_CODES.has(err.code) || PG_STATES.test(err.code))) return true;
   if (typeof err.message === "string" && MESSAGES.test(err.message)) return true;
   // Node's happy-eyeballs connect reports an AggregateError of every address it tried.
   if (Array.isArray(err.errors) && err.errors.some((x) => matches(x, depth + 1))) return true;
   return matches(err.cause, depth + 1);
 }
 
-/** True when an error from the store means the database is unreachable (503), not a bug (500). */
-export function isStoreUnavailable(e: unknown): boolean {
-  if (isAppError(e)) return e.code === "STORE_UNAVAILABLE";
+/** True when an error of the pg driver means PostgreSQL cannot be reached now (503), not a bug (500). */
+export function isPgUnavailable(e: unknown): boolean {
   return matches(e, 0);
-}
-
-/** Turns a store failure into the AppError the edges map to 503; other errors pass unchanged. */
-export function toStoreError(e: unknown): unknown {
-  if (isAppError(e) || !isStoreUnavailable(e)) return e;
-  return new AppError("STORE_UNAVAILABLE", undefined, { cause: e, retryable: true });
 }
