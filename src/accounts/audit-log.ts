@@ -58,7 +58,7 @@ export interface AuditChange {
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(redact(v)));
 
 /**
- * Appends one entry. Pass the transaction's accounts db (`tx.accountsDb`) so the entry commits or
+ * Appends one entry. Pass the transaction's accounts db (`tx.accounts`) so the entry commits or
  * rolls back with the change it records.
  */
 export async function recordAudit(

@@ -5,7 +5,7 @@ import { indexProgress, proposeSerial, type SerialRecord } from "./serial.js";
 
 /**
  * The store the shared serial is kept in: its one row of `dns_zone_serial` (migration 0030), read
- * and written through the store's table handle (`accountsDb`, widened to this one table). The
+ * and written through the store's table handle (`accounts`, widened to this one table). The
  * store port has no part for one row of DNS state yet; the store's files were another stream's
  * when it was added (a `DnsSerial` part of the port is the natural home).
  */

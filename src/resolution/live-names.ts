@@ -18,7 +18,7 @@ const ENS = { provider: "NAMESPACE_C", network: "ETHEREUM" } as const;
  *
  * @example
  * const names = createLiveNames({ live, store });
- * const candidates = await names.withLiveRecords(await store.findDomainsByName(["offchain.eth"], {}));
+ * const candidates = await names.withLiveRecords(await store.domainMap.findDomainsByName(["offchain.eth"], {}));
  */
 export interface LiveNames {
   /**

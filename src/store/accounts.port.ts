@@ -41,8 +41,8 @@ export interface KeyScopes {
  * commands manage them. The one owner of project lookups.
  *
  * @example
- * const project = (await store.findProjectByName("demo")) ?? (await store.createProject({ name: "demo" }));
- * await store.insertApiKey({ projectId: project.id, name: "ci", prefix, hash });
+ * const project = (await store.projects.findProjectByName("demo")) ?? (await store.projects.createProject({ name: "demo" }));
+ * await store.projects.insertApiKey({ projectId: project.id, name: "ci", prefix, hash });
  */
 export interface ProjectsStore {
   createProject(input: { name: string; description?: string; plan?: string }): Promise<Project>;
@@ -65,19 +65,15 @@ export interface ProjectsStore {
   touchApiKeys(lastUsed: Map<number, number>): Promise<void>;
 }
 
-/** The console's tables (migration 0003) and the projects and keys they hang off. */
-export type AccountsDb = Kysely<AccountsDatabase & Pick<Database, "projects" | "api_keys">>;
-
 /**
- * The accounts feature's own tables, for its repositories (accounts/accounts.repo.ts,
- * projects.repo.ts, usage.ts): accounts, sessions, tokens, memberships, access rules, usage
- * counters, and the projects and keys they manage. Typed to those tables only: the map, the
- * crawler log and the KYC list are not reachable through it.
+ * The accounts feature's own tables (the store's `accounts` part), for its repositories
+ * (accounts/accounts.repo.ts, projects.repo.ts, usage.ts): accounts, sessions, tokens,
+ * memberships, access rules, usage counters (migration 0003), and the projects and keys they
+ * manage. Typed to those tables only: the map, the crawler log and the KYC list are not reachable
+ * through it.
  *
  * @example
- * const repo = new AccountsRepo(store.accountsDb);
- * await store.transaction((tx) => new ProjectsRepo(tx.accountsDb).addMember(projectId, accountId, "owner", now));
+ * const repo = new AccountsRepo(store.accounts);
+ * await store.transaction((tx) => new ProjectsRepo(tx.accounts).addMember(projectId, accountId, "owner", now));
  */
-export interface AccountsTables {
-  readonly accountsDb: AccountsDb;
-}
+export type AccountsDb = Kysely<AccountsDatabase & Pick<Database, "projects" | "api_keys">>;

@@ -19,7 +19,7 @@ export interface ChangeLogBounds {
  * await tx.appendChangeEvents([{ type: "domain.created", createdAt: now, sourceId, network, provider,
  *   tokenId, name, tld, blockNumber, blockHash, txHash, blockTime, retracts: null, projectId: null,
  *   payload: { state } }]);
- * const page = await store.findChangeEventsAfter(cursor, 500);
+ * const page = await store.changeLog.findChangeEventsAfter(cursor, 500);
  */
 export interface ChangeLog {
   /** Appends events in order; each gets the next id. */

@@ -25,9 +25,9 @@ export interface KycImportResult {
  * themselves never see a store.
  *
  * @example
- * const holders = await store.findNameHolders(["alice.wallet"]); // Map { "alice.wallet" => 2 }
- * for await (const groups of store.iterateLookalikeGroups(500)) rankLookalikes(groups);
- * const { added, removed } = await store.importKycAddresses(["0xabc…"], { replace: true });
+ * const holders = await store.scoring.findNameHolders(["alice.wallet"]); // Map { "alice.wallet" => 2 }
+ * for await (const groups of store.scoring.iterateLookalikeGroups(500)) rankLookalikes(groups);
+ * const { added, removed } = await store.scoring.importKycAddresses(["0xabc…"], { replace: true });
  */
 export interface ScoringData {
   /** Per TLD and namespace, the earliest registration time (provider-origin rule). */

@@ -44,7 +44,7 @@ export interface SettingsWinnerFailure {
  *
  * @example
  * await tx.appendSettingsWinnerJob({ projectId, settingsBefore, settingsAfter, rankAt: now, createdAt: now });
- * const job = await store.findNextSettingsWinnerJob();
+ * const job = await store.winnerJobs.findNextSettingsWinnerJob();
  * await store.transaction(async (tx) => {
  *   if (await tx.advanceSettingsWinnerJob(job.id, job.pages, cursor, null)) await tx.appendChangeEvents(events);
  * });

@@ -112,7 +112,7 @@ export async function findKycOwners(db: Db): Promise<Set<string>> {
   return new Set(rows.map((r) => r.address));
 }
 
-/** Runs inside a transaction (KyselyStore.importKycAddresses opens it). */
+/** Runs inside a transaction (the scoring part of kysely-parts.ts opens it). */
 export async function importKycAddresses(
   trx: Db,
   addresses: readonly string[],
@@ -201,7 +201,7 @@ export async function findNamesWithoutSkeleton(db: Db, limit: number): Promise<s
   return rows.map((r) => r.name);
 }
 
-/** Runs inside a transaction (KyselyStore.setNameSkeletons opens it). One statement per 250 names. */
+/** Runs inside a transaction (the scoring part of kysely-parts.ts opens it). One statement per 250 names. */
 export async function setNameSkeletons(
   trx: Db,
   rows: ReadonlyArray<{ name: string; skeleton: string }>,
