@@ -82,7 +82,7 @@ describe.each<Backend>(["sqlite", "postgres"])(
     /** Saves project settings the console's settings page would accept (the same validation). */
     const settings = async (s: Record<string, unknown>) => {
       expect(parseProjectRules(s), JSON.stringify(s)).toMatchObject({ ok: true });
-      await t.store.updateProjectSettings(t.projectId, s);
+      await t.store.projects.updateProjectSettings(t.projectId, s);
       t.app.apiKeys.invalidateProject(t.projectId);
     };
 

@@ -66,7 +66,7 @@ describe("snapshot export and import of an SNS map", () => {
         expect([resumed.stats.changed, resumed.stats.released]).toEqual([0, 0]);
         sns.writer.transfer("eve.sol", SNS_WALLETS.alice as Address);
         expect((await resumed.sync.scanOnce()).changed).toBe(1);
-        const [eve] = await again.findDomainsByName(["eve.sol"], { network: "SOLANA" });
+        const [eve] = await again.domainMap.findDomainsByName(["eve.sol"], { network: "SOLANA" });
         expect(eve?.owner).toBe(SNS_WALLETS.alice);
       } finally {
         await again.close();

@@ -17,13 +17,19 @@ describe.each<Backend>(["sqlite", "postgres"])("the v1 answer cache: %s", (backe
   beforeAll(async () => {
     t = await createTestApp({ backend });
     const store = t.store;
-    const byName = store.findDomainsByName.bind(store);
-    store.findDomainsByName = (names: string[], filter: DomainFilter): Promise<DomainWithRecords[]> => {
+    const byName = store.domainMap.findDomainsByName.bind(store.domainMap);
+    store.domainMap.findDomainsByName = (
+      names: string[],
+      filter: DomainFilter,
+    ): Promise<DomainWithRecords[]> => {
       reads++;
       return byName(names, filter);
     };
-    const byOwner = store.findDomainsByOwner.bind(store);
-    store.findDomainsByOwner = (owner: string, filter: DomainFilter): Promise<DomainWithRecords[]> => {
+    const byOwner = store.domainMap.findDomainsByOwner.bind(store.domainMap);
+    store.domainMap.findDomainsByOwner = (
+      owner: string,
+      filter: DomainFilter,
+    ): Promise<DomainWithRecords[]> => {
       reads++;
       return byOwner(owner, filter);
     };
@@ -79,13 +85,13 @@ describe.each<Backend>(["sqlite", "postgres"])("the v1 answer cache: %s", (backe
     const before = JSON.parse((await ask(url)).body).data;
     expect(before.ownerAddress).toBe(ADDR.alice);
     const id = t.ids.get("alice-fns-polygon") as number;
-    const domain = await t.store.findDomainById(id);
+    const domain = await t.store.domainMap.findDomainById(id);
     if (domain === null) throw new Error("no alice-fns-polygon");
-    await t.store.upsertDomain({ ...domain, owner: ADDR.carol });
+    await t.store.domainMap.upsertDomain({ ...domain, owner: ADDR.carol });
     const after = await ask(url);
     expect(after.read).toBe(true);
     expect(JSON.parse(after.body).data.ownerAddress).toBe(ADDR.carol);
-    await t.store.upsertDomain({ ...domain, owner: ADDR.alice });
+    await t.store.domainMap.upsertDomain({ ...domain, owner: ADDR.alice });
     expect(JSON.parse((await ask(url)).body).data.ownerAddress).toBe(ADDR.alice);
   });
 

@@ -114,7 +114,7 @@ describe("the SNS source re-reads only the names a notification touches", () => 
       sns.writer.transfer("eve.sol", SNS_WALLETS.carol as Address);
       await waitFor(
         async () => {
-          const [eve] = await store.findDomainsByName(["eve.sol"], { network: "SOLANA" });
+          const [eve] = await store.domainMap.findDomainsByName(["eve.sol"], { network: "SOLANA" });
           return eve?.owner === SNS_WALLETS.carol ? true : null;
         },
         10_000,

@@ -49,7 +49,7 @@ describe("DNS for .sol names, judged by kdig", () => {
     store = await createStore({ databaseUrl: undefined, dataDir: dir });
     await snsPass(sns, store);
     const lookup = createStoreZoneLookup({
-      resolution: createResolution({ store, ranker: createScoringRanker() }),
+      resolution: createResolution({ store: store.domainMap, ranker: createScoringRanker() }),
       store,
       ...SETTINGS,
       clock: Date.now,
@@ -72,11 +72,15 @@ describe("DNS for .sol names, judged by kdig", () => {
 
   it("exports a sol zone with the SNS names' records that kzonecheck accepts", async () => {
     const out = join(dir, "zones");
-    const result = await exportZones(store, createResolution({ store, ranker: createScoringRanker() }), {
-      ...SETTINGS,
-      outDir: out,
-      now: Date.now(),
-    });
+    const result = await exportZones(
+      store,
+      createResolution({ store: store.domainMap, ranker: createScoringRanker() }),
+      {
+        ...SETTINGS,
+        outDir: out,
+        now: Date.now(),
+      },
+    );
     expect(result.zones.map((z) => z.tld)).toEqual(["sol"]);
     expect(result.icann).toEqual([]);
     const file = join(out, "sol.zone");

@@ -79,13 +79,15 @@ export async function snsPass(
 export async function snsMapOf(store: Store): Promise<string[]> {
   const out: string[] = [];
   const names = new Map<number, string>();
-  for await (const page of store.iterateDomains(500))
+  for await (const page of store.domainMap.iterateDomains(500))
     for (const d of page)
       if (d.provider === "NAMESPACE_D") {
         names.set(d.id, d.name);
         out.push(JSON.stringify([d.tokenId, d.name, d.owner, d.records.map((r) => [r.key, r.value])]));
       }
   for (const w of Object.values(SNS_WALLETS))
-    out.push(JSON.stringify([w, (await store.findReverse(w, {})).map((r) => names.get(r.domainId))]));
+    out.push(
+      JSON.stringify([w, (await store.domainMap.findReverse(w, {})).map((r) => names.get(r.domainId))]),
+    );
   return out.sort();
 }

@@ -20,14 +20,19 @@ describe.each(STORE_BACKENDS)("SNS rows in the store: $name", (backend) => {
   beforeAll(async () => {
     ({ store, cleanup } = await backend.open());
     const sol = { name: "alice.sol", sld: "alice", tld: "sol" };
-    sns = await store.upsertDomain(
+    sns = await store.domainMap.upsertDomain(
       testDomain({ ...sol, provider: "NAMESPACE_D", network: "SOLANA", owner, contractAddress: owner }),
     );
-    fns = await store.upsertDomain(testDomain({ ...sol, tokenId: tokenIdOf(2) }));
-    await store.replaceRecords(sns, [
+    fns = await store.domainMap.upsertDomain(testDomain({ ...sol, tokenId: tokenIdOf(2) }));
+    await store.domainMap.replaceRecords(sns, [
       { key: "token.SOL.0", value: owner, nativeKey: "SOL", nativeValue: owner },
     ]);
-    await store.setReverse({ network: "SOLANA", provider: "NAMESPACE_D", address: owner, domainId: sns });
+    await store.domainMap.setReverse({
+      network: "SOLANA",
+      provider: "NAMESPACE_D",
+      address: owner,
+      domainId: sns,
+    });
   });
   afterAll(async () => {
     await cleanup();
@@ -35,17 +40,21 @@ describe.each(STORE_BACKENDS)("SNS rows in the store: $name", (backend) => {
 
   it("keeps base58 owners and reverse addresses as given, case-sensitive", async () => {
     expect(other).not.toBe(owner);
-    expect((await store.findDomainsByOwner(owner, {})).map((d) => [d.id, d.owner])).toEqual([[sns, owner]]);
-    expect(await store.findDomainsByOwner(other, {})).toEqual([]);
-    expect((await store.findReverse(owner, {})).map((r) => [r.address, r.domainId])).toEqual([[owner, sns]]);
-    expect(await store.findReverse(other, {})).toEqual([]);
-    const [d] = await store.findDomainsByName(["alice.sol"], { network: "SOLANA" });
+    expect((await store.domainMap.findDomainsByOwner(owner, {})).map((d) => [d.id, d.owner])).toEqual([
+      [sns, owner],
+    ]);
+    expect(await store.domainMap.findDomainsByOwner(other, {})).toEqual([]);
+    expect((await store.domainMap.findReverse(owner, {})).map((r) => [r.address, r.domainId])).toEqual([
+      [owner, sns],
+    ]);
+    expect(await store.domainMap.findReverse(other, {})).toEqual([]);
+    const [d] = await store.domainMap.findDomainsByName(["alice.sol"], { network: "SOLANA" });
     expect(d.records.map((r) => r.value)).toEqual([owner]);
   });
 
   it("filters SNS and FNS rows of one name by network and provider", async () => {
-    const ids = async (f: Parameters<Store["findDomainsByName"]>[1]) =>
-      (await store.findDomainsByName(["alice.sol"], f)).map((d) => d.id).sort();
+    const ids = async (f: Parameters<Store["domainMap"]["findDomainsByName"]>[1]) =>
+      (await store.domainMap.findDomainsByName(["alice.sol"], f)).map((d) => d.id).sort();
     expect(await ids({})).toEqual([sns, fns].sort());
     expect(await ids({ network: "SOLANA" })).toEqual([sns]);
     expect(await ids({ provider: "NAMESPACE_D" })).toEqual([sns]);

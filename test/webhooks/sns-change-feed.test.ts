@@ -64,18 +64,18 @@ describe("SNS changes on the change feed and at webhooks", () => {
       pepper: randomBytes(16).toString("hex"),
       clock: Date.now,
     };
-    const project = await store.createProject({ name: "sns-feed", plan: "internal" });
+    const project = await store.projects.createProject({ name: "sns-feed", plan: "internal" });
     key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
-    const other = await store.createProject({ name: "no-solana", plan: "internal" });
-    await store.updateProjectSettings(other.id, { networks: { disabled: ["SOLANA"] } });
+    const other = await store.projects.createProject({ name: "no-solana", plan: "internal" });
+    await store.projects.updateProjectSettings(other.id, { networks: { disabled: ["SOLANA"] } });
     noSolanaKey = (await createApiKey(store, ctx.pepper, other.id, "k")).key;
     receiver = await startReceiver(() => ({ status: 200 }));
     const secret = newWebhookSecret();
     receiver.secrets.set("/sns", secret);
-    await new WebhooksRepo(store.accountsDb).create(
+    await new WebhooksRepo(store.accounts).create(
       project.id,
       { url: receiver.url("/sns"), description: "", eventTypes: [], filters: {}, enabled: true },
-      (await store.changeLogBounds()).newest,
+      (await store.changeLog.changeLogBounds()).newest,
       Date.now(),
       (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
     );

@@ -39,7 +39,7 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
   // to this scope's routes); its type declarations describe the CommonJS module object instead.
   await scope.register(fastifySse as unknown as FastifyPluginAsync);
   // The answers themselves, exact to the map's read version (v1-answer-cache.ts).
-  const answers = new V1AnswerCache(opts.ctx.store);
+  const answers = new V1AnswerCache(opts.ctx.store.domainMap);
   const endpoints = createV1Endpoints(opts.resolution, opts.rank, opts.metrics.answerCache, answers);
   resolveRoutes(scope, endpoints);
   reverseResolveRoutes(scope, endpoints);
