@@ -22,14 +22,14 @@ try {
     `${V1}/reverse-resolve?walletAddress=${ADDR.alice}`,
   ];
   const store = t.store;
-  const readVersion = store.readVersion.bind(store);
+  const readVersion = store.domainMap.readVersion.bind(store.domainMap);
   let moving = 0;
   const modes = {
     cached: () => {
-      store.readVersion = readVersion;
+      store.domainMap.readVersion = readVersion;
     },
     missing: () => {
-      store.readVersion = () => ++moving;
+      store.domainMap.readVersion = () => ++moving;
     },
   };
   const run = async (n: number) => {

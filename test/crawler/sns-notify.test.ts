@@ -122,14 +122,14 @@ describe("the SNS source re-reads only the names a notification touches", () => 
       );
       expect(rootReads - before).toBe(0);
       // A primary domain (name offers program) is notified too: a full pass follows at once.
-      expect((await store.findReverse(SNS_WALLETS.carol, {})).map((r) => r.domainId)).not.toContain(
-        (await store.findDomainsByName(["eve.sol"], { network: "SOLANA" }))[0]?.id,
+      expect((await store.domainMap.findReverse(SNS_WALLETS.carol, {})).map((r) => r.domainId)).not.toContain(
+        (await store.domainMap.findDomainsByName(["eve.sol"], { network: "SOLANA" }))[0]?.id,
       );
       sns.writer.setPrimary(SNS_WALLETS.carol as Address, "eve.sol");
       await waitFor(
         async () => {
-          const [eve] = await store.findDomainsByName(["eve.sol"], { network: "SOLANA" });
-          const [first] = await store.findReverse(SNS_WALLETS.carol, { network: "SOLANA" });
+          const [eve] = await store.domainMap.findDomainsByName(["eve.sol"], { network: "SOLANA" });
+          const [first] = await store.domainMap.findReverse(SNS_WALLETS.carol, { network: "SOLANA" });
           return first?.domainId === eve?.id ? true : null;
         },
         10_000,
