@@ -76,6 +76,3 @@ export interface Store extends StoreParts {
    */
   withSnapshotSink?<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T>;
 }
-
-/** The store's lifecycle alone, without its parts. */
-export type StoreConnection = Omit<Store, keyof StoreParts>;
