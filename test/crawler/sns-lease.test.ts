@@ -57,15 +57,15 @@ describe.each(STORE_BACKENDS)("the SNS source under a lease on $name", ({ open }
     expect((b.status() as { lease?: { holder: string } }).lease?.holder).toBe("crawler-b");
     sns.writer.transfer("alice.sol", SNS_WALLETS.bob);
     await until("the transfer in the map", async () =>
-      (await store.findDomainsByName(["alice.sol"], {})).some(
+      (await store.domainMap.findDomainsByName(["alice.sol"], {})).some(
         (d) => d.provider === "NAMESPACE_D" && d.owner === SNS_WALLETS.bob,
       ),
     );
     // The lease row names the writer; a stopped writer gives it up.
-    const leases = await store.listSourceLeases();
+    const leases = await store.crawlerLog.listSourceLeases();
     expect(leases.map((l) => [l.sourceId, l.holder])).toEqual([["sns-solana", "crawler-b"]]);
     b.stop();
     await b.running;
-    expect(await store.listSourceLeases()).toEqual([]);
+    expect(await store.crawlerLog.listSourceLeases()).toEqual([]);
   }, 60_000);
 });
