@@ -35,7 +35,10 @@ export function fixtureRecords(d: FixtureDomain): DomainRecord[] {
  * provider adapters, so the result matches what a crawl of the seeded devnet produces. Base
  * signals are left at their defaults; callers rescore (jobs/rescore.job.ts) afterwards.
  */
-export async function importFixtures(store: Pick<Store, "domainMap" | "transaction">, world: FixtureWorld): Promise<{ domains: number }> {
+export async function importFixtures(
+  store: Pick<Store, "domainMap" | "transaction">,
+  world: FixtureWorld,
+): Promise<{ domains: number }> {
   let count = 0;
   await store.transaction(async (tx) => {
     let block = 1;

@@ -134,7 +134,10 @@ describe("@omniname/client against a real omniname", () => {
       // Appended until the stream (opened in the background) has one: it streams from now on.
       let got: Awaited<typeof first> | null = null;
       for (let i = 0; i < 50 && got === null; i++) {
-        await store.changeLog.appendChangeEvents([event("skipped.eth", "eth"), event("fresh.wallet", "wallet")]);
+        await store.changeLog.appendChangeEvents([
+          event("skipped.eth", "eth"),
+          event("fresh.wallet", "wallet"),
+        ]);
         got = await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 200))]);
       }
       expect(got?.value).toMatchObject({

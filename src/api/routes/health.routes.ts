@@ -65,7 +65,11 @@ export interface HealthOptions {
  * No authentication. Lag and halts are read from the store (checkpoints and the writers' lease
  * rows), so an API process sees the crawler of another process. Shape: docs/operations.md.
  */
-export function healthRoutes(app: FastifyInstance, store: Pick<Store, "ping" | "changes" | "crawlerLog">, opts: HealthOptions = {}): void {
+export function healthRoutes(
+  app: FastifyInstance,
+  store: Pick<Store, "ping" | "changes" | "crawlerLog">,
+  opts: HealthOptions = {},
+): void {
   const clock = opts.clock ?? Date.now;
   app.get(
     "/healthz",
