@@ -181,12 +181,8 @@ export class SourceSync {
    */
   private async awaitRewind(log: Logger, signal: AbortSignal): Promise<boolean> {
     if (this.options.exitWhenSynced || !this.checkpointHalted) return false;
-    const rewound = await waitForRewind(
-      this.store.crawlerLog,
-      this.source.id,
-      this.options.pollIntervalMs,
-      signal,
-    );
+    const { crawlerLog } = this.store;
+    const rewound = await waitForRewind(crawlerLog, this.source.id, this.options.pollIntervalMs, signal);
     if (!rewound) return false;
     log.info({ block: rewound.blockNumber }, `source ${this.source.id} was rewound: resuming`);
     this.checkpointHalted = false;

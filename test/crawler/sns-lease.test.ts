@@ -3,7 +3,7 @@
 // the lease over and follows the next change. On SQLite and PostgreSQL.
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSnsSource } from "../../src/cli/crawler-role.js";
+import { startSnsSource } from "../../src/cli/sns-source.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { LeaseOptions } from "../../src/crawler/source-lease.js";
 import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
