@@ -1,5 +1,7 @@
 import { type ReactNode, useEffect, useId, useRef } from "react";
 
+export { type Column, DataTable, num, RowAction, TableHead, TableWrap } from "./ui-table";
+
 export function Loading({ label = "Loading" }: { label?: string }) {
   return (
     <div className="state state-loading" role="status" aria-live="polite">
@@ -44,6 +46,42 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
       <p className="state-title">{title}</p>
       {children && <div className="state-body">{children}</div>}
     </div>
+  );
+}
+
+/** What `QueryState` reads of a query (TanStack Query's result has it all). */
+export interface QueryLike<T> {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  data: T | undefined;
+  refetch: () => unknown;
+}
+
+/**
+ * A query's states: `Loading` (named by `loading`) until the first answer, then its error with
+ * "Try again" (a failed refresh keeps the data shown below it), then `empty` for an empty list
+ * where one is given, else `children` with the data.
+ */
+export function QueryState<T>({
+  query,
+  loading,
+  empty,
+  children,
+}: {
+  query: QueryLike<T>;
+  loading: string;
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading label={loading} />;
+  const data = query.data;
+  const isEmpty = empty !== undefined && Array.isArray(data) && data.length === 0;
+  return (
+    <>
+      {query.isError && <ErrorMessage error={query.error} retry={() => query.refetch()} />}
+      {data !== undefined && (isEmpty ? empty : children(data))}
+    </>
   );
 }
 
@@ -222,48 +260,6 @@ export function Dialog({
   );
 }
 
-/** A row's action button: `label` seen, `label` and the row's `target` heard by a screen reader. */
-export function RowAction({
-  label,
-  target,
-  onClick,
-  danger = false,
-  disabled = false,
-}: {
-  label: string;
-  target: string;
-  onClick: () => void;
-  danger?: boolean;
-  disabled?: boolean;
-}) {
-  return (
-    <button
-      type="button"
-      className={`btn btn-small ${danger ? "btn-ghost-danger" : "btn-secondary"}`}
-      disabled={disabled}
-      onClick={onClick}
-    >
-      {label}
-      <span className="sr-only"> {target}</span>
-    </button>
-  );
-}
-
-/** A table's header row, a column per label; `null` is the actions column, named for screen readers only. */
-export function TableHead({ columns }: { columns: Array<string | null> }) {
-  return (
-    <thead>
-      <tr>
-        {columns.map((c) => (
-          <th key={c ?? "actions"} scope="col">
-            {c ?? <span className="sr-only">Actions</span>}
-          </th>
-        ))}
-      </tr>
-    </thead>
-  );
-}
-
 /** A confirmation of a destructive action on `item` (open while it is not null): Cancel, or `confirm`. */
 export function ConfirmDialog<T>({
   item,
@@ -326,24 +322,3 @@ export function formatDateTime(iso: string | null | undefined): string {
 }
 
 export const nf = new Intl.NumberFormat("en-US");
-
-/**
- * A table that scrolls sideways on a narrow screen: a named region in the tab order, so a
- * keyboard can scroll it too (axe's scrollable-region-focusable).
- */
-export function TableWrap({
-  label,
-  className,
-  children,
-}: {
-  label: string;
-  className?: string;
-  children: ReactNode;
-}) {
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
-    <section className={`table-wrap ${className ?? ""}`} aria-label={label} tabIndex={0}>
-      {children}
-    </section>
-  );
-}

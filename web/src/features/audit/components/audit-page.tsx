@@ -5,6 +5,7 @@ import { useProject } from "../../../project-context";
 import type { MembersAnswer } from "../../../types";
 import {
   Card,
+  DataTable,
   Empty,
   ErrorMessage,
   Field,
@@ -12,7 +13,6 @@ import {
   Loading,
   Notice,
   PageHeader,
-  TableWrap,
 } from "../../../ui";
 import { AUDIT_KINDS, type AuditFilters, exportUrl, NO_FILTERS, useAudit } from "../api/audit.api";
 import { AuditValue } from "./audit-value";
@@ -130,39 +130,29 @@ export function AuditPage() {
       ) : entries.length === 0 ? (
         <Empty title="No changes recorded">Changes to the project appear here as they are made.</Empty>
       ) : (
-        <TableWrap label="Audit log entries">
-          <table className="table audit-table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Change</th>
-                <th scope="col">By</th>
-                <th scope="col">IP</th>
-                <th scope="col">Before</th>
-                <th scope="col">After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td className="when">{formatDateTime(e.at)}</td>
-                  <td>
-                    <code>{e.kind}</code>
-                    {e.subject && <span className="muted"> #{e.subject}</span>}
-                  </td>
-                  <td>{e.actor.type === "cli" ? "command line" : e.actor.email}</td>
-                  <td>{e.ip ?? "—"}</td>
-                  <td>
-                    <AuditValue value={e.before} />
-                  </td>
-                  <td>
-                    <AuditValue value={e.after} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Audit log entries"
+          className="audit-table"
+          columns={["When", "Change", "By", "IP", "Before", "After"]}
+        >
+          {entries.map((e) => (
+            <tr key={e.id}>
+              <td className="when">{formatDateTime(e.at)}</td>
+              <td>
+                <code>{e.kind}</code>
+                {e.subject && <span className="muted"> #{e.subject}</span>}
+              </td>
+              <td>{e.actor.type === "cli" ? "command line" : e.actor.email}</td>
+              <td>{e.ip ?? "—"}</td>
+              <td>
+                <AuditValue value={e.before} />
+              </td>
+              <td>
+                <AuditValue value={e.after} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {log.hasNextPage && (
         <button

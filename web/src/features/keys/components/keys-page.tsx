@@ -6,15 +6,16 @@ import type { ApiKeyItem, CreatedKey, RotatedKey } from "../../../types";
 import {
   Badge,
   Card,
+  DataTable,
   Empty,
   ErrorMessage,
   Field,
   formatDate,
   formatDateTime,
-  Loading,
   nf,
   PageHeader,
-  TableWrap,
+  QueryState,
+  RowAction,
 } from "../../../ui";
 import { fieldOf, type LimitsDraft, limitsBody, limitsSummary, NO_LIMITS } from "../api/keys.api";
 import { LimitsDialog, RevokeDialog, RotateDialog, SecretDialog } from "./key-dialogs";
@@ -26,6 +27,53 @@ function StatusBadge({ k }: { k: ApiKeyItem }) {
   if (k.status === "expired") return <Badge tone="danger">expired</Badge>;
   if (k.rotatedTo !== null) return <Badge tone="warning">rotated</Badge>;
   return <Badge tone="success">active</Badge>;
+}
+
+/** A key's row: its name, prefix, limits, dates, use and status, and (to an editor) its actions. */
+function KeyRow({
+  k,
+  editable,
+  onLimits,
+  onRotate,
+  onRevoke,
+}: {
+  k: ApiKeyItem;
+  editable: boolean;
+  onLimits: (k: ApiKeyItem) => void;
+  onRotate: (k: ApiKeyItem) => void;
+  onRevoke: (k: ApiKeyItem) => void;
+}) {
+  const name = k.name || k.prefix;
+  return (
+    <tr data-key-id={k.id} className={k.status === "active" ? undefined : "row-muted"}>
+      <td className="key-name">{k.name || <span className="muted">unnamed</span>}</td>
+      <td>
+        <code>{k.prefix}…</code>
+      </td>
+      <td className="small">{limitsSummary(k)}</td>
+      <td className="when">
+        {k.expiresAt ? formatDateTime(k.expiresAt) : <span className="muted">never</span>}
+        {k.rotatedTo !== null && k.status === "active" && (
+          <div className="muted small">end of the overlap</div>
+        )}
+        {k.status === "revoked" && <div className="muted small">revoked {formatDate(k.revokedAt)}</div>}
+      </td>
+      <td className="when">{formatDateTime(k.lastUsedAt)}</td>
+      <td className="num">{nf.format(k.requestsThisMonth)}</td>
+      <td>
+        <StatusBadge k={k} />
+      </td>
+      <td className="actions">
+        {editable && k.status === "active" && (
+          <>
+            <RowAction label="Limits" target={`of ${name}`} onClick={() => onLimits(k)} />
+            {k.rotatedTo === null && <RowAction label="Rotate" target={name} onClick={() => onRotate(k)} />}
+            <RowAction label="Revoke" target={name} danger onClick={() => onRevoke(k)} />
+          </>
+        )}
+      </td>
+    </tr>
+  );
 }
 
 export function KeysPage() {
@@ -125,97 +173,49 @@ export function KeysPage() {
           </form>
         </Card>
       )}
-      {q.isPending && <Loading label="Loading keys" />}
-      {q.isError && <ErrorMessage error={q.error} retry={() => q.refetch()} />}
-      {q.data && q.data.length === 0 && (
-        <Empty title="No API keys yet">
-          <p>
-            {editable
-              ? "Create a key above to call the API."
-              : "An owner, admin or developer can create one."}
-          </p>
-        </Empty>
-      )}
-      {q.data && q.data.length > 0 && (
-        <Card title="Keys" className="card-flush">
-          <TableWrap label="Your API keys">
-            <table className="table table-keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Limits</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Requests this month</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.map((k) => (
-                  <tr
-                    key={k.id}
-                    data-key-id={k.id}
-                    className={k.status === "active" ? undefined : "row-muted"}
-                  >
-                    <td className="key-name">{k.name || <span className="muted">unnamed</span>}</td>
-                    <td>
-                      <code>{k.prefix}…</code>
-                    </td>
-                    <td className="small">{limitsSummary(k)}</td>
-                    <td className="when">
-                      {k.expiresAt ? formatDateTime(k.expiresAt) : <span className="muted">never</span>}
-                      {k.rotatedTo !== null && k.status === "active" && (
-                        <div className="muted small">end of the overlap</div>
-                      )}
-                      {k.status === "revoked" && (
-                        <div className="muted small">revoked {formatDate(k.revokedAt)}</div>
-                      )}
-                    </td>
-                    <td className="when">{formatDateTime(k.lastUsedAt)}</td>
-                    <td className="num">{nf.format(k.requestsThisMonth)}</td>
-                    <td>
-                      <StatusBadge k={k} />
-                    </td>
-                    <td className="actions">
-                      {editable && k.status === "active" && (
-                        <>
-                          <button
-                            type="button"
-                            className="btn btn-small btn-secondary"
-                            onClick={() => setEditing(k)}
-                          >
-                            Limits<span className="sr-only"> of {k.name || k.prefix}</span>
-                          </button>
-                          {k.rotatedTo === null && (
-                            <button
-                              type="button"
-                              className="btn btn-small btn-secondary"
-                              onClick={() => setRotating(k)}
-                            >
-                              Rotate<span className="sr-only"> {k.name || k.prefix}</span>
-                            </button>
-                          )}
-                          <button
-                            type="button"
-                            className="btn btn-small btn-ghost-danger"
-                            onClick={() => setRevoking(k)}
-                          >
-                            Revoke<span className="sr-only"> {k.name || k.prefix}</span>
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        </Card>
-      )}
+      <QueryState
+        query={q}
+        loading="Loading keys"
+        empty={
+          <Empty title="No API keys yet">
+            <p>
+              {editable
+                ? "Create a key above to call the API."
+                : "An owner, admin or developer can create one."}
+            </p>
+          </Empty>
+        }
+      >
+        {(keys) => (
+          <Card title="Keys" className="card-flush">
+            <DataTable
+              label="Your API keys"
+              className="table-keys"
+              columns={[
+                "Name",
+                "Key",
+                "Limits",
+                "Expires",
+                "Last used",
+                "Requests this month",
+                "Status",
+                null,
+              ]}
+            >
+              {keys.map((k) => (
+                <KeyRow
+                  key={k.id}
+                  k={k}
+                  editable={editable}
+                  onLimits={setEditing}
+                  onRotate={setRotating}
+                  onRevoke={setRevoking}
+                />
+              ))}
+            </DataTable>
+          </Card>
+        )}
+      </QueryState>
       <SecretDialog created={created} onClose={() => setCreated(null)} />
       <LimitsDialog
         projectId={project.id}

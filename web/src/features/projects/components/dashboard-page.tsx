@@ -14,7 +14,7 @@ import {
 } from "recharts";
 import { get } from "../../../api";
 import type { Dashboard } from "../../../types";
-import { Card, Empty, ErrorMessage, formatDate, Loading, nf, PageHeader, TableWrap } from "../../../ui";
+import { Card, DataTable, Empty, ErrorMessage, formatDate, Loading, nf, num, PageHeader } from "../../../ui";
 import { useProject } from "../../../project-context";
 import { ProjectAbout } from "./project-about";
 import { UsageAlerts } from "./usage-alerts";
@@ -226,51 +226,27 @@ export function DashboardPage() {
                 </BarChart>
               </ResponsiveContainer>
             </div>
-            <TableWrap label="Requests per endpoint, table">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col" className="num">
-                      Requests
-                    </th>
-                    <th scope="col" className="num">
-                      Names
-                    </th>
-                    <th scope="col" className="num">
-                      Errors
-                    </th>
-                    <th scope="col" className="num">
-                      p50
-                    </th>
-                    <th scope="col" className="num">
-                      p95
-                    </th>
-                    <th scope="col" className="num">
-                      p99
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {endpoints.map((e) => (
-                    <tr key={e.endpoint}>
-                      <td>
-                        <code>{e.endpoint}</code>
-                      </td>
-                      <td className="num">
-                        {nf.format(e.requests)}
-                        {e.batches > 0 ? ` (${nf.format(e.batches)} batch)` : ""}
-                      </td>
-                      <td className="num">{nf.format(e.names)}</td>
-                      <td className="num">{nf.format(e.errors)}</td>
-                      <td className="num">{e.latencyMs ? `${e.latencyMs.p50} ms` : "—"}</td>
-                      <td className="num">{e.latencyMs ? `${e.latencyMs.p95} ms` : "—"}</td>
-                      <td className="num">{e.latencyMs ? `${e.latencyMs.p99} ms` : "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <DataTable
+              label="Requests per endpoint, table"
+              columns={["Endpoint", ...["Requests", "Names", "Errors", "p50", "p95", "p99"].map(num)]}
+            >
+              {endpoints.map((e) => (
+                <tr key={e.endpoint}>
+                  <td>
+                    <code>{e.endpoint}</code>
+                  </td>
+                  <td className="num">
+                    {nf.format(e.requests)}
+                    {e.batches > 0 ? ` (${nf.format(e.batches)} batch)` : ""}
+                  </td>
+                  <td className="num">{nf.format(e.names)}</td>
+                  <td className="num">{nf.format(e.errors)}</td>
+                  <td className="num">{e.latencyMs ? `${e.latencyMs.p50} ms` : "—"}</td>
+                  <td className="num">{e.latencyMs ? `${e.latencyMs.p95} ms` : "—"}</td>
+                  <td className="num">{e.latencyMs ? `${e.latencyMs.p99} ms` : "—"}</td>
+                </tr>
+              ))}
+            </DataTable>
           </>
         )}
       </Card>

@@ -7,14 +7,15 @@ import { ApiError, del, get, post } from "../../../api";
 import type { ProjectAllowance, ProjectListItem } from "../../../types";
 import {
   Badge,
+  DataTable,
   Dialog,
   Empty,
   ErrorMessage,
   Field,
   formatDate,
-  Loading,
   PageHeader,
-  TableWrap,
+  QueryState,
+  RowAction,
 } from "../../../ui";
 
 export const PROJECTS_KEY = ["projects"] as const;
@@ -197,63 +198,49 @@ export function ProjectsPage() {
             : limitText}
         </p>
       )}
-      {list.isPending && <Loading label="Loading your projects" />}
-      {list.isError && <ErrorMessage error={list.error} retry={() => list.refetch()} />}
-      {list.data && list.data.length === 0 && (
-        <Empty title="No projects yet">
-          <p>Create your first project to get an API key and start resolving names.</p>
-          <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-            Create a project
-          </button>
-        </Empty>
-      )}
-      {list.data && list.data.length > 0 && (
-        <TableWrap label="Your projects" className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Created</th>
-                <th scope="col">Your role</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
+      <QueryState
+        query={list}
+        loading="Loading your projects"
+        empty={
+          <Empty title="No projects yet">
+            <p>Create your first project to get an API key and start resolving names.</p>
+            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              Create a project
+            </button>
+          </Empty>
+        }
+      >
+        {(projects) => (
+          <DataTable
+            label="Your projects"
+            wrapClassName="card card-flush"
+            columns={["Name", "Plan", "Created", "Your role", null]}
+          >
+            {projects.map((p) => (
+              <tr key={p.id}>
+                <td>
+                  <Link to={`/projects/${p.id}`} className="strong-link">
+                    {p.name}
+                  </Link>
+                  {p.description && <div className="muted small">{p.description}</div>}
+                </td>
+                <td>
+                  <Badge tone="plan">{p.plan}</Badge>
+                </td>
+                <td>{formatDate(p.createdAt)}</td>
+                <td>
+                  <Badge tone={p.role}>{p.role}</Badge>
+                </td>
+                <td className="actions">
+                  {can(p.role, "project.delete") && (
+                    <RowAction label="Delete" target={p.name} danger onClick={() => setDeleting(p)} />
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <Link to={`/projects/${p.id}`} className="strong-link">
-                      {p.name}
-                    </Link>
-                    {p.description && <div className="muted small">{p.description}</div>}
-                  </td>
-                  <td>
-                    <Badge tone="plan">{p.plan}</Badge>
-                  </td>
-                  <td>{formatDate(p.createdAt)}</td>
-                  <td>
-                    <Badge tone={p.role}>{p.role}</Badge>
-                  </td>
-                  <td className="actions">
-                    {can(p.role, "project.delete") && (
-                      <button
-                        type="button"
-                        className="btn btn-small btn-ghost-danger"
-                        onClick={() => setDeleting(p)}
-                      >
-                        Delete<span className="sr-only"> {p.name}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </QueryState>
       <Dialog open={creating} title="New project" onClose={() => setCreating(false)}>
         {creating && <CreateProject onDone={() => setCreating(false)} limitText={limitText} />}
       </Dialog>

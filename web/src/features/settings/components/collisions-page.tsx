@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
 import { useProject } from "../../../project-context";
 import type { CollisionException } from "../../../types";
-import { Card, Empty, ErrorMessage, Loading, Notice, PageHeader, TableWrap } from "../../../ui";
+import { Card, DataTable, Empty, ErrorMessage, Loading, Notice, PageHeader } from "../../../ui";
 import { useServerError, useSettingsDraft } from "../api/settings-draft";
 import { ExceptionRow } from "./exception-row";
 import { providerLabel } from "./labels";
@@ -125,35 +125,24 @@ export function CollisionsPage() {
             <p>Without exceptions, the score and the priority above decide every collision.</p>
           </Empty>
         ) : (
-          <TableWrap label="Exceptions table">
-            <table className="table exceptions">
-              <thead>
-                <tr>
-                  <th scope="col">Applies to</th>
-                  <th scope="col">Name or TLD</th>
-                  <th scope="col">Preferred namespace</th>
-                  <th scope="col">Network</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {exceptions.map((ex, i) => (
-                  <ExceptionRow
-                    // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their place
-                    key={i}
-                    ex={ex}
-                    index={i}
-                    editable={editable}
-                    error={serverError}
-                    onChange={(e) => setExceptions(exceptions.map((x, j) => (j === i ? e : x)))}
-                    onRemove={() => setExceptions(exceptions.filter((_, j) => j !== i))}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable
+            label="Exceptions table"
+            className="exceptions"
+            columns={["Applies to", "Name or TLD", "Preferred namespace", "Network", null]}
+          >
+            {exceptions.map((ex, i) => (
+              <ExceptionRow
+                // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their place
+                key={i}
+                ex={ex}
+                index={i}
+                editable={editable}
+                error={serverError}
+                onChange={(e) => setExceptions(exceptions.map((x, j) => (j === i ? e : x)))}
+                onRemove={() => setExceptions(exceptions.filter((_, j) => j !== i))}
+              />
+            ))}
+          </DataTable>
         )}
       </Card>
       {editable ? (

@@ -1,6 +1,7 @@
 import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
 import type { ApiError } from "../../../api";
 import type { CollisionException, Network, Provider } from "../../../types";
+import { RowAction } from "../../../ui";
 import { networkLabel, providerLabel } from "./labels";
 
 type Kind = "domain" | "tld";
@@ -126,11 +127,7 @@ export function ExceptionRow({
         )}
       </td>
       <td className="actions">
-        {editable && (
-          <button type="button" className="btn btn-small btn-ghost-danger" onClick={onRemove}>
-            Remove<span className="sr-only"> exception {n}</span>
-          </button>
-        )}
+        {editable && <RowAction label="Remove" target={`exception ${n}`} danger onClick={onRemove} />}
       </td>
     </tr>
   );

@@ -9,15 +9,16 @@ import {
   Badge,
   Card,
   ConfirmDialog,
+  DataTable,
   Dialog,
   Empty,
   ErrorMessage,
   Field,
   formatDate,
-  Loading,
   Notice,
   PageHeader,
-  TableWrap,
+  QueryState,
+  RowAction,
 } from "../../../ui";
 import { useProject } from "../../../project-context";
 
@@ -133,125 +134,94 @@ export function TeamPage() {
           )}
         </Card>
       )}
-      {q.isPending && <Loading label="Loading the team" />}
-      {q.isError && <ErrorMessage error={q.error} retry={() => q.refetch()} />}
-      <ErrorMessage error={cancel.error} />
-      {setRole.isSuccess && (
-        <Notice tone="success">
-          {setRole.variables.member.fullName} is now {ROLE_ARTICLE[setRole.variables.role]}{" "}
-          {setRole.variables.role}.
-        </Notice>
-      )}
-      {q.data && (
-        <>
-          <Card title="Members" className="card-flush">
-            <TableWrap label="Members table">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">E-mail</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Member since</th>
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {q.data.members.map((m) => {
-                    const me = m.accountId === account?.id;
-                    const manage = editable && !me && canManageRole(myRole, m.role);
-                    return (
-                      <tr key={m.accountId}>
-                        <td>
-                          {m.fullName} {me && <span className="muted">(you)</span>}
-                        </td>
-                        <td>{m.email}</td>
-                        <td>
-                          {manage ? (
-                            <select
-                              aria-label={`Role of ${m.fullName}`}
-                              value={m.role}
-                              disabled={setRole.isPending}
-                              onChange={(e) => {
-                                setRole.reset();
-                                setChanging({ member: m, role: e.target.value as Role });
-                              }}
-                            >
-                              {assignable.map((r) => (
-                                <option key={r} value={r}>
-                                  {r}
-                                </option>
-                              ))}
-                            </select>
-                          ) : (
-                            <Badge tone={m.role}>{m.role}</Badge>
-                          )}
-                        </td>
-                        <td className="when">{formatDate(m.since)}</td>
-                        <td className="actions">
-                          {manage && (
-                            <button
-                              type="button"
-                              className="btn btn-small btn-ghost-danger"
-                              onClick={() => setRemoving(m)}
-                            >
-                              Remove<span className="sr-only"> {m.fullName}</span>
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableWrap>
-          </Card>
-          <Card title="Pending invitations">
-            {q.data.invitations.length === 0 ? (
-              <Empty title="No pending invitations" />
-            ) : (
-              <TableWrap label="Pending invitations table">
-                <table className="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">E-mail</th>
-                      <th scope="col">Role</th>
-                      <th scope="col">Expires</th>
-                      <th scope="col">
-                        <span className="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {q.data.invitations.map((i) => (
-                      <tr key={i.id}>
-                        <td>{i.email}</td>
-                        <td>
-                          <Badge tone={i.role}>{i.role}</Badge>
-                        </td>
-                        <td className="when">{formatDate(i.expiresAt)}</td>
-                        <td className="actions">
-                          {editable && (
-                            <button
-                              type="button"
-                              className="btn btn-small btn-ghost-danger"
-                              onClick={() => cancel.mutate(i.id)}
-                            >
-                              Cancel<span className="sr-only"> the invitation of {i.email}</span>
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+      <QueryState query={q} loading="Loading the team">
+        {(team) => (
+          <>
+            <ErrorMessage error={cancel.error} />
+            {setRole.isSuccess && (
+              <Notice tone="success">
+                {setRole.variables.member.fullName} is now {ROLE_ARTICLE[setRole.variables.role]}{" "}
+                {setRole.variables.role}.
+              </Notice>
             )}
-          </Card>
-        </>
-      )}
+            <Card title="Members" className="card-flush">
+              <DataTable label="Members table" columns={["Name", "E-mail", "Role", "Member since", null]}>
+                {team.members.map((m) => {
+                  const me = m.accountId === account?.id;
+                  const manage = editable && !me && canManageRole(myRole, m.role);
+                  return (
+                    <tr key={m.accountId}>
+                      <td>
+                        {m.fullName} {me && <span className="muted">(you)</span>}
+                      </td>
+                      <td>{m.email}</td>
+                      <td>
+                        {manage ? (
+                          <select
+                            aria-label={`Role of ${m.fullName}`}
+                            value={m.role}
+                            disabled={setRole.isPending}
+                            onChange={(e) => {
+                              setRole.reset();
+                              setChanging({ member: m, role: e.target.value as Role });
+                            }}
+                          >
+                            {assignable.map((r) => (
+                              <option key={r} value={r}>
+                                {r}
+                              </option>
+                            ))}
+                          </select>
+                        ) : (
+                          <Badge tone={m.role}>{m.role}</Badge>
+                        )}
+                      </td>
+                      <td className="when">{formatDate(m.since)}</td>
+                      <td className="actions">
+                        {manage && (
+                          <RowAction
+                            label="Remove"
+                            target={m.fullName}
+                            danger
+                            onClick={() => setRemoving(m)}
+                          />
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </DataTable>
+            </Card>
+            <Card title="Pending invitations">
+              {team.invitations.length === 0 ? (
+                <Empty title="No pending invitations" />
+              ) : (
+                <DataTable label="Pending invitations table" columns={["E-mail", "Role", "Expires", null]}>
+                  {team.invitations.map((i) => (
+                    <tr key={i.id}>
+                      <td>{i.email}</td>
+                      <td>
+                        <Badge tone={i.role}>{i.role}</Badge>
+                      </td>
+                      <td className="when">{formatDate(i.expiresAt)}</td>
+                      <td className="actions">
+                        {editable && (
+                          <RowAction
+                            label="Cancel"
+                            target={`the invitation of ${i.email}`}
+                            danger
+                            onClick={() => cancel.mutate(i.id)}
+                          />
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </DataTable>
+              )}
+            </Card>
+          </>
+        )}
+      </QueryState>
       <Dialog
         open={changing !== null}
         title={`Make ${changing?.member.fullName ?? ""} ${changing ? ROLE_ARTICLE[changing.role] : ""} ${changing?.role ?? ""}?`}

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { NETWORK_ORDER, NETWORKS } from "@omniname/wire/networks";
 import { post } from "../../../api";
 import type { TryAnswer, TryBody, TryMethod } from "../../../types";
-import { Card, Empty, ErrorMessage, Field, PageHeader, TableWrap } from "../../../ui";
+import { Card, DataTable, Empty, ErrorMessage, Field, num, PageHeader, TableHead } from "../../../ui";
 import { useProject } from "../../../project-context";
 import { providerLabel } from "../../settings/components/labels";
 
@@ -27,38 +27,23 @@ function Records({ data }: { data: Rec }) {
   const list = Array.isArray(data) ? data : [data];
   if (list.length === 0) return <Empty title="No record" />;
   return (
-    <TableWrap label="Records">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Namespace</th>
-            <th scope="col">Network</th>
-            <th scope="col">Owner</th>
-            <th scope="col" className="num">
-              Score
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((r, i) => (
-            <tr key={`${r.provider}-${r.network}-${r.domain}`} className={i === 0 ? "row-winner" : undefined}>
-              <td>
-                <strong>{r.domain}</strong>
-                {i === 0 && list.length > 1 && <span className="badge badge-success">winner</span>}
-                {r.spam && <span className="badge badge-danger">spam</span>}
-              </td>
-              <td>{providerLabel(r.provider)}</td>
-              <td>{r.network}</td>
-              <td>
-                <code className="addr">{r.ownerAddress}</code>
-              </td>
-              <td className="num">{r.score}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable label="Records" columns={["Name", "Namespace", "Network", "Owner", num("Score")]}>
+      {list.map((r, i) => (
+        <tr key={`${r.provider}-${r.network}-${r.domain}`} className={i === 0 ? "row-winner" : undefined}>
+          <td>
+            <strong>{r.domain}</strong>
+            {i === 0 && list.length > 1 && <span className="badge badge-success">winner</span>}
+            {r.spam && <span className="badge badge-danger">spam</span>}
+          </td>
+          <td>{providerLabel(r.provider)}</td>
+          <td>{r.network}</td>
+          <td>
+            <code className="addr">{r.ownerAddress}</code>
+          </td>
+          <td className="num">{r.score}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -72,15 +57,7 @@ function Explain({ rows }: { rows: NonNullable<TryAnswer["explain"]> }) {
             <strong>{row.score}</strong>
           </h3>
           <table className="table table-compact">
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col" className="num">
-                  Points
-                </th>
-                <th scope="col">Why</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Rule", num("Points"), "Why"]} />
             <tbody>
               {row.rules.map((r) => (
                 <tr key={r.rule + r.description}>

@@ -1,4 +1,4 @@
-import { Badge, Card, Empty, ErrorMessage, formatDateTime, Loading, TableHead, TableWrap } from "../../../ui";
+import { Badge, Card, DataTable, Empty, formatDateTime, QueryState } from "../../../ui";
 import { isoOf, type TestResult, useDeliveries, type Webhook } from "../api/webhooks.api";
 
 const TONES: Record<string, string> = {
@@ -27,42 +27,38 @@ export function DeliveryLog({ projectId, hook }: { projectId: number; hook: Webh
   const q = useDeliveries(projectId, hook.id);
   return (
     <Card title={`Deliveries to ${hook.url}`} className="card-flush">
-      {q.isPending ? (
-        <Loading label="Loading the delivery log" />
-      ) : q.isError ? (
-        <ErrorMessage error={q.error} retry={() => q.refetch()} />
-      ) : q.data.length === 0 ? (
-        <Empty title="No deliveries yet">Events and test events sent to this endpoint appear here.</Empty>
-      ) : (
-        <TableWrap label="Delivery log">
-          <table className="table">
-            <TableHead
-              columns={["When", "Event", "Attempt", "Status", "Outcome", "Latency", "Start of the response"]}
-            />
-            <tbody>
-              {q.data.map((a) => (
-                <tr key={a.id}>
-                  <td className="when">{formatDateTime(isoOf(a.at))}</td>
-                  <td>
-                    <code>{a.eventType}</code>
-                  </td>
-                  <td>{a.attempt}</td>
-                  <td>{a.statusCode ?? "—"}</td>
-                  <td>
-                    <Badge tone={TONES[a.outcome] ?? "neutral"}>{a.outcome}</Badge>
-                  </td>
-                  <td>{a.latencyMs} ms</td>
-                  <td>
-                    <code className="response-start">
-                      {(a.error ?? a.responseStart).slice(0, 120) || "—"}
-                    </code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
+      <QueryState
+        query={q}
+        loading="Loading the delivery log"
+        empty={
+          <Empty title="No deliveries yet">Events and test events sent to this endpoint appear here.</Empty>
+        }
+      >
+        {(attempts) => (
+          <DataTable
+            label="Delivery log"
+            columns={["When", "Event", "Attempt", "Status", "Outcome", "Latency", "Start of the response"]}
+          >
+            {attempts.map((a) => (
+              <tr key={a.id}>
+                <td className="when">{formatDateTime(isoOf(a.at))}</td>
+                <td>
+                  <code>{a.eventType}</code>
+                </td>
+                <td>{a.attempt}</td>
+                <td>{a.statusCode ?? "—"}</td>
+                <td>
+                  <Badge tone={TONES[a.outcome] ?? "neutral"}>{a.outcome}</Badge>
+                </td>
+                <td>{a.latencyMs} ms</td>
+                <td>
+                  <code className="response-start">{(a.error ?? a.responseStart).slice(0, 120) || "—"}</code>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </QueryState>
     </Card>
   );
 }

@@ -6,16 +6,15 @@ import {
   Badge,
   Card,
   ConfirmDialog,
+  DataTable,
   Dialog,
   Empty,
   ErrorMessage,
   formatDateTime,
-  Loading,
   Notice,
   PageHeader,
+  QueryState,
   RowAction,
-  TableHead,
-  TableWrap,
 } from "../../../ui";
 import {
   bodyOf,
@@ -113,58 +112,50 @@ export function WebhooksPage() {
           />
         </Card>
       )}
-      {q.isPending && <Loading label="Loading webhooks" />}
-      {q.isError && <ErrorMessage error={q.error} retry={() => q.refetch()} />}
-      {q.data && q.data.length === 0 && (
-        <Empty title="No webhooks yet">Add an endpoint above to hear of every change.</Empty>
-      )}
-      {q.data && q.data.length > 0 && (
-        <Card title="Endpoints" className="card-flush">
-          <TableWrap label="Your webhooks">
-            <table className="table">
-              <TableHead columns={["URL", "Event types", "Status", null]} />
-              <tbody>
-                {q.data.map((h) => (
-                  <tr key={h.id} className={h.enabled ? undefined : "row-muted"}>
-                    <td>
-                      <code>{h.url}</code>
-                      {h.description && <div className="muted small">{h.description}</div>}
-                    </td>
-                    <td>{h.eventTypes.length === 0 ? "all" : h.eventTypes.join(", ")}</td>
-                    <td>
-                      <Status hook={h} />
-                    </td>
-                    <td className="actions">
-                      <RowAction
-                        label="Deliveries"
-                        target={`of ${h.url}`}
-                        onClick={() => setSelected(h.id)}
-                      />
-                      {editable && (
-                        <>
-                          <RowAction
-                            label="Send a test event"
-                            target={`to ${h.url}`}
-                            disabled={test.isPending}
-                            onClick={() => test.mutate(h)}
-                          />
-                          <RowAction label="Edit" target={h.url} onClick={() => setEditing(h)} />
-                          <RowAction
-                            label={h.enabled ? "Disable" : "Enable"}
-                            target={h.url}
-                            onClick={() => update.mutate({ id: h.id, body: { enabled: !h.enabled } })}
-                          />
-                          <RowAction label="Delete" target={h.url} danger onClick={() => setDeleting(h)} />
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        </Card>
-      )}
+      <QueryState
+        query={q}
+        loading="Loading webhooks"
+        empty={<Empty title="No webhooks yet">Add an endpoint above to hear of every change.</Empty>}
+      >
+        {(hooks) => (
+          <Card title="Endpoints" className="card-flush">
+            <DataTable label="Your webhooks" columns={["URL", "Event types", "Status", null]}>
+              {hooks.map((h) => (
+                <tr key={h.id} className={h.enabled ? undefined : "row-muted"}>
+                  <td>
+                    <code>{h.url}</code>
+                    {h.description && <div className="muted small">{h.description}</div>}
+                  </td>
+                  <td>{h.eventTypes.length === 0 ? "all" : h.eventTypes.join(", ")}</td>
+                  <td>
+                    <Status hook={h} />
+                  </td>
+                  <td className="actions">
+                    <RowAction label="Deliveries" target={`of ${h.url}`} onClick={() => setSelected(h.id)} />
+                    {editable && (
+                      <>
+                        <RowAction
+                          label="Send a test event"
+                          target={`to ${h.url}`}
+                          disabled={test.isPending}
+                          onClick={() => test.mutate(h)}
+                        />
+                        <RowAction label="Edit" target={h.url} onClick={() => setEditing(h)} />
+                        <RowAction
+                          label={h.enabled ? "Disable" : "Enable"}
+                          target={h.url}
+                          onClick={() => update.mutate({ id: h.id, body: { enabled: !h.enabled } })}
+                        />
+                        <RowAction label="Delete" target={h.url} danger onClick={() => setDeleting(h)} />
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
+          </Card>
+        )}
+      </QueryState>
       <ErrorMessage error={test.error ?? (editing ? null : update.error)} />
       {tested && <TestOutcome result={tested} />}
       {shown && <DeliveryLog projectId={project.id} hook={shown} />}
