@@ -260,6 +260,44 @@ export function Dialog({
   );
 }
 
+/**
+ * A form's or dialog's buttons: `cancel` (when `onCancel` is given), then the action, a submit
+ * button, or a plain button calling `onAction`; `danger` marks a destructive action.
+ */
+export function FormActions({
+  action,
+  onAction,
+  onCancel,
+  cancel = "Cancel",
+  danger = false,
+  disabled = false,
+}: {
+  action: ReactNode;
+  onAction?: () => void;
+  onCancel?: () => void;
+  cancel?: string;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  return (
+    <div className="form-actions">
+      {onCancel && (
+        <button type="button" className="btn btn-secondary" onClick={onCancel}>
+          {cancel}
+        </button>
+      )}
+      <button
+        type={onAction ? "button" : "submit"}
+        className={`btn ${danger ? "btn-danger" : "btn-primary"}`}
+        disabled={disabled}
+        onClick={onAction}
+      >
+        {action}
+      </button>
+    </div>
+  );
+}
+
 /** A confirmation of a destructive action on `item` (open while it is not null): Cancel, or `confirm`. */
 export function ConfirmDialog<T>({
   item,
@@ -284,19 +322,13 @@ export function ConfirmDialog<T>({
     <Dialog open={item !== null} title={title} onClose={onCancel}>
       {children}
       <ErrorMessage error={error} />
-      <div className="form-actions">
-        <button type="button" className="btn btn-secondary" onClick={onCancel}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={pending}
-          onClick={() => item !== null && onConfirm(item)}
-        >
-          {confirm}
-        </button>
-      </div>
+      <FormActions
+        action={confirm}
+        danger
+        disabled={pending}
+        onCancel={onCancel}
+        onAction={() => item !== null && onConfirm(item)}
+      />
     </Dialog>
   );
 }

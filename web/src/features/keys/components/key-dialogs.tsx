@@ -2,7 +2,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { del, patch, post } from "../../../api";
 import type { ApiKeyItem, CreatedKey, RotatedKey } from "../../../types";
-import { ConfirmDialog, Dialog, ErrorMessage, Field, formatDateTime } from "../../../ui";
+import { ConfirmDialog, Dialog, ErrorMessage, Field, FormActions, formatDateTime } from "../../../ui";
 import { fieldOf, type LimitsDraft, limitsBody, toIso, toLocal } from "../api/keys.api";
 import { KeyLimitsFields } from "./key-limits-fields";
 
@@ -128,14 +128,7 @@ export function LimitsDialog({
           showExpiry={!rotated}
         />
         {save.error && !field && <ErrorMessage error={save.error} />}
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-            Save limits
-          </button>
-        </div>
+        <FormActions action="Save limits" disabled={save.isPending} onCancel={close} />
       </form>
     </Dialog>
   );
@@ -233,14 +226,7 @@ export function RotateDialog({
         {rotate.error && field !== "overlapUntil" && field !== "expiresAt" && (
           <ErrorMessage error={rotate.error} />
         )}
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={rotate.isPending}>
-            Rotate key
-          </button>
-        </div>
+        <FormActions action="Rotate key" disabled={rotate.isPending} onCancel={close} />
       </form>
     </Dialog>
   );

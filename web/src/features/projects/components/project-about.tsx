@@ -4,7 +4,7 @@ import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { get, patch, post } from "../../../api";
 import type { MembersAnswer, ProjectListItem } from "../../../types";
-import { Card, Dialog, ErrorMessage, Notice } from "../../../ui";
+import { Card, Dialog, ErrorMessage, FormActions, Notice } from "../../../ui";
 import { projectKey, useProject } from "../../../project-context";
 import { nameErrorOf, PROJECTS_KEY, ProjectDetailsFields, type ProjectDetailsValues } from "./projects-page";
 
@@ -67,22 +67,15 @@ export function ProjectAbout() {
         <form className="form" noValidate onSubmit={form.handleSubmit((v) => update.mutate(v))}>
           <ProjectDetailsFields form={form} nameError={nameErr} />
           {err && !nameErr && <ErrorMessage error={err} />}
-          <div className="form-actions">
-            <button
-              type="button"
-              className="btn btn-secondary"
-              onClick={() => {
-                form.reset(current);
-                update.reset();
-                setEditing(false);
-              }}
-            >
-              Cancel
-            </button>
-            <button type="submit" className="btn btn-primary" disabled={update.isPending}>
-              {update.isPending ? "Saving…" : "Save details"}
-            </button>
-          </div>
+          <FormActions
+            action={update.isPending ? "Saving…" : "Save details"}
+            disabled={update.isPending}
+            onCancel={() => {
+              form.reset(current);
+              update.reset();
+              setEditing(false);
+            }}
+          />
         </form>
       ) : (
         <dl className="details">
@@ -127,19 +120,14 @@ export function ProjectAbout() {
           project's last owner cannot leave it: make someone else an owner first, or delete the project.
         </p>
         <ErrorMessage error={leave.error} />
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={() => setLeaving(false)}>
-            Stay
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger"
-            disabled={leave.isPending}
-            onClick={() => leave.mutate()}
-          >
-            Leave project
-          </button>
-        </div>
+        <FormActions
+          action="Leave project"
+          danger
+          disabled={leave.isPending}
+          cancel="Stay"
+          onCancel={() => setLeaving(false)}
+          onAction={() => leave.mutate()}
+        />
       </Dialog>
     </Card>
   );

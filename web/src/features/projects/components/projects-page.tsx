@@ -12,6 +12,7 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  FormActions,
   formatDate,
   PageHeader,
   QueryState,
@@ -95,14 +96,11 @@ function CreateProject({ onDone, limitText }: { onDone: () => void; limitText: s
       />
       {limitText && <p className="muted small">{limitText}</p>}
       {err && !nameErr && <ErrorMessage error={err} />}
-      <div className="form-actions">
-        <button type="button" className="btn btn-secondary" onClick={onDone}>
-          Cancel
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create project"}
-        </button>
-      </div>
+      <FormActions
+        action={create.isPending ? "Creating…" : "Create project"}
+        disabled={create.isPending}
+        onCancel={onDone}
+      />
     </form>
   );
 }
@@ -144,18 +142,12 @@ export function DeleteProject({
           )}
         </Field>
         <ErrorMessage error={remove.error} />
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className="btn btn-danger"
-            disabled={typed !== project.name || remove.isPending}
-          >
-            Delete project
-          </button>
-        </div>
+        <FormActions
+          action="Delete project"
+          danger
+          disabled={typed !== project.name || remove.isPending}
+          onCancel={onClose}
+        />
       </form>
     </Dialog>
   );

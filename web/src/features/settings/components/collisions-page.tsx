@@ -2,11 +2,11 @@ import { useMemo } from "react";
 import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
 import { useProject } from "../../../project-context";
 import type { CollisionException } from "../../../types";
-import { Card, DataTable, Empty, ErrorMessage, Loading, Notice, PageHeader } from "../../../ui";
+import { Card, DataTable, Empty, ErrorMessage, Loading } from "../../../ui";
 import { useServerError, useSettingsDraft } from "../api/settings-draft";
 import { ExceptionRow } from "./exception-row";
 import { providerLabel } from "./labels";
-import { SaveBar } from "./save-bar";
+import { SaveBar, SettingsHeader } from "./save-bar";
 
 export function CollisionsPage() {
   const { project, can } = useProject();
@@ -37,16 +37,12 @@ export function CollisionsPage() {
     serverError && !/^exceptions\[\d+\]/.test(serverError.field ?? "") ? serverError : null;
   return (
     <div>
-      <PageHeader
+      <SettingsHeader
+        d={d}
         title="Collision management"
         subtitle="When a name exists in several namespaces, decide which one your API keys get."
+        error={generalError}
       />
-      {d.restored && (
-        <Notice tone="warning">
-          Your unsaved changes from before you signed in again are restored below.
-        </Notice>
-      )}
-      {generalError && <ErrorMessage error={generalError} />}
       <div className="grid-2 grid-2-wide">
         <Card title="Provider priority">
           <p className="muted small">
@@ -145,13 +141,7 @@ export function CollisionsPage() {
           </DataTable>
         )}
       </Card>
-      {editable ? (
-        <SaveBar d={d} errorElsewhere={serverError !== null} />
-      ) : (
-        <p className="muted small">
-          Your role can view these rules; owners, admins and developers can change them.
-        </p>
-      )}
+      <SaveBar d={d} editable={editable} what="rules" errorElsewhere={serverError !== null} />
     </div>
   );
 }

@@ -2,10 +2,10 @@ import { NETWORK_ORDER, NETWORKS } from "@omniname/wire/networks";
 import { PROVIDER_ORDER, PROVIDERS } from "@omniname/wire/providers";
 import { useProject } from "../../../project-context";
 import type { Network, Provider, Settings } from "../../../types";
-import { Badge, Card, ErrorMessage, Loading, Notice, PageHeader, Switch } from "../../../ui";
+import { Badge, Card, ErrorMessage, Loading, Notice, Switch } from "../../../ui";
 import { isOn, setOn, useServerError, useSettingsDraft } from "../api/settings-draft";
 import { networkLabel, providerLabel } from "./labels";
-import { SaveBar } from "./save-bar";
+import { SaveBar, SettingsHeader } from "./save-bar";
 
 /** The namespace–network pairs a settings object serves. */
 function servedPairs(s: Settings): { p: Provider; n: Network }[] {
@@ -36,16 +36,12 @@ export function ResolutionPage() {
   const createsCollisions = added.length > 0 && served.length > 1;
   return (
     <div>
-      <PageHeader
+      <SettingsHeader
+        d={d}
         title="Resolution settings"
         subtitle="Choose which networks and naming providers this project's API keys resolve."
+        error={serverError}
       />
-      {d.restored && (
-        <Notice tone="warning">
-          Your unsaved changes from before you signed in again are restored below.
-        </Notice>
-      )}
-      {serverError && <ErrorMessage error={serverError} />}
       <div className="grid-2">
         <Card title="Networks">
           {NETWORK_ORDER.map((n) => (
@@ -119,13 +115,7 @@ export function ResolutionPage() {
           </p>
         )
       )}
-      {editable ? (
-        <SaveBar d={d} errorElsewhere={serverError !== null} />
-      ) : (
-        <p className="muted small">
-          Your role can view these settings; owners, admins and developers can change them.
-        </p>
-      )}
+      <SaveBar d={d} editable={editable} what="settings" errorElsewhere={serverError !== null} />
     </div>
   );
 }

@@ -1,8 +1,51 @@
-import { ErrorMessage, Notice } from "../../../ui";
+import { ErrorMessage, Notice, PageHeader } from "../../../ui";
 import type { Draft } from "../api/settings-draft";
 import { DryRunResult } from "./dry-run-result";
 
-export function SaveBar({ d, errorElsewhere }: { d: Draft; errorElsewhere: boolean }) {
+/** A settings page's header: its title, the notice of a draft restored after signing in again, its error. */
+export function SettingsHeader({
+  d,
+  title,
+  subtitle,
+  error,
+}: {
+  d: Draft;
+  title: string;
+  subtitle: string;
+  error: unknown;
+}) {
+  return (
+    <>
+      <PageHeader title={title} subtitle={subtitle} />
+      {d.restored && (
+        <Notice tone="warning">
+          Your unsaved changes from before you signed in again are restored below.
+        </Notice>
+      )}
+      <ErrorMessage error={error} />
+    </>
+  );
+}
+
+/**
+ * The draft's save bar (discard, dry run, save) while it has changes, or its "saved" notice; to a
+ * role that cannot change the settings, a note that it can only view `what`.
+ */
+export function SaveBar({
+  d,
+  editable,
+  what,
+  errorElsewhere,
+}: {
+  d: Draft;
+  editable: boolean;
+  what: string;
+  errorElsewhere: boolean;
+}) {
+  if (!editable)
+    return (
+      <p className="muted small">{`Your role can view these ${what}; owners, admins and developers can change them.`}</p>
+    );
   if (!d.dirty && !d.save.isSuccess) return null;
   return (
     <>

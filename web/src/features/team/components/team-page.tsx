@@ -14,6 +14,7 @@ import {
   Empty,
   ErrorMessage,
   Field,
+  FormActions,
   formatDate,
   Notice,
   PageHeader,
@@ -237,26 +238,15 @@ export function TeamPage() {
                 : `as ${ROLE_ARTICLE[changing.role]} ${changing.role}: ${ROLE_HELP[changing.role]}.`}
             </p>
             <ErrorMessage error={setRole.error} />
-            <div className="form-actions">
-              <button
-                type="button"
-                className="btn btn-secondary"
-                onClick={() => {
-                  setChanging(null);
-                  setRole.reset();
-                }}
-              >
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="btn btn-primary"
-                disabled={setRole.isPending}
-                onClick={() => setRole.mutate(changing)}
-              >
-                Change role
-              </button>
-            </div>
+            <FormActions
+              action="Change role"
+              disabled={setRole.isPending}
+              onCancel={() => {
+                setChanging(null);
+                setRole.reset();
+              }}
+              onAction={() => setRole.mutate(changing)}
+            />
           </>
         )}
       </Dialog>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useProject } from "../../../project-context";
-import { ErrorMessage, Field } from "../../../ui";
+import { ErrorMessage, Field, FormActions } from "../../../ui";
 import {
   checkDraft,
   EVENT_TYPES,
@@ -133,16 +133,7 @@ export function WebhookForm({
         )}
       </details>
       {!server && <ErrorMessage error={error} />}
-      <div className="form-actions">
-        {onCancel && (
-          <button type="button" className="btn btn-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-        <button type="submit" className="btn btn-primary" disabled={pending}>
-          {pending ? "Saving…" : submitLabel}
-        </button>
-      </div>
+      <FormActions action={pending ? "Saving…" : submitLabel} disabled={pending} onCancel={onCancel} />
     </form>
   );
 }
