@@ -182,24 +182,18 @@ export function DashboardPage() {
                   <YAxis tick={{ fontSize: 12 }} width={48} />
                   <Tooltip />
                   <Legend />
-                  <Line
-                    type="monotone"
-                    dataKey="p50"
-                    name="p50"
-                    stroke={COLORS.p50}
-                    dot={{ r: 3 }}
-                    connectNulls
-                    strokeWidth={2}
-                  />
-                  <Line
-                    type="monotone"
-                    dataKey="p95"
-                    name="p95"
-                    stroke={COLORS.p95}
-                    dot={{ r: 3 }}
-                    connectNulls
-                    strokeWidth={2}
-                  />
+                  {(["p50", "p95"] as const).map((k) => (
+                    <Line
+                      key={k}
+                      type="monotone"
+                      dataKey={k}
+                      name={k}
+                      stroke={COLORS[k]}
+                      dot={{ r: 3 }}
+                      connectNulls
+                      strokeWidth={2}
+                    />
+                  ))}
                 </LineChart>
               </ResponsiveContainer>
             </div>
