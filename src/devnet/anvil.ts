@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 import { fileURLToPath } from "node:url";
 import { AppError } from "../domain/errors.js";
 import { devnetRpc, waitForRpc } from "./rpc.js";
@@ -169,26 +169,39 @@ export async function startAnvil(o: AnvilOptions): Promise<AnvilInstance> {
   };
 }
 
-function isPortFree(port: number): Promise<boolean> {
+/** Listens on `port` of 127.0.0.1 and keeps it; null when it is taken. */
+function holdPort(port: number): Promise<Server | null> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => server.close(() => resolve(true)));
+    server.once("error", () => resolve(null));
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => resolve(server));
   });
 }
 
-/** The first port ≥ `start` such that `count` consecutive ports are free on 127.0.0.1. */
+const closeAll = (servers: Server[]) =>
+  Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+
+/**
+ * The first port ≥ `start` such that `count` consecutive ports are free on 127.0.0.1. The range is
+ * held while it is probed, so concurrent probes (here or in another process) step past each other
+ * rather than in lockstep; another process may still take a port before the caller binds it, which
+ * chain-start.ts's onFreePorts retries.
+ */
 export async function findFreePortRange(count: number, start = 8545): Promise<number> {
   for (let base = start; base + count <= 65535; base += 1) {
-    let ok = true;
+    const held: Server[] = [];
+    let busyAt = -1;
     for (let i = 0; i < count; i++) {
-      if (!(await isPortFree(base + i))) {
-        ok = false;
-        base += i; // skip past the busy port
+      const server = await holdPort(base + i);
+      if (!server) {
+        busyAt = i;
         break;
       }
+      held.push(server);
     }
-    if (ok) return base;
+    await closeAll(held);
+    if (busyAt === -1) return base;
+    base += busyAt; // skip past the busy port
   }
   throw new AppError("INTERNAL_ERROR", `no ${count} consecutive free ports from ${start}`);
 }

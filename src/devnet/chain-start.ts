@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Hex } from "viem";
 import { AppError } from "../domain/errors.js";
 import { NETWORKS } from "../domain/networks.js";
-import { type AnvilInstance, startAnvil } from "./anvil.js";
+import { type AnvilInstance, findFreePortRange, startAnvil } from "./anvil.js";
 import { DEVNET_NETWORKS, type DevnetNetworkName } from "./deploy.js";
 import { isGatewayFault, type GatewayFault } from "./ens-gateway.js";
 import { type DevnetManifest, devnetManifestPath, findDevnetManifest } from "./manifest.js";
@@ -152,6 +152,37 @@ export interface LaunchOptions {
  * seeded (an interval block would jump the clock past the historical registration dates), a
  * resumed one until its loaded head is read.
  */
+/** Whether `e` (or a cause of it) says a port was taken: by another process, between probe and bind. */
+export function isPortTaken(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    if ((c as NodeJS.ErrnoException).code === "EADDRINUSE") return true;
+    if (/address already in use|EADDRINUSE/i.test(String((c as Error).message ?? ""))) return true;
+  }
+  return false;
+}
+
+/**
+ * Binds `count` consecutive ports from `first` with `bind`; when another process took one between
+ * the probe (findFreePortRange) and the bind, as two `omniname start` at once can, probes again past
+ * it and retries, up to `attempts` times. Any other failure is thrown at once.
+ */
+export async function onFreePorts<T>(
+  first: number,
+  count: number,
+  bind: (port: number) => Promise<T>,
+  attempts = 5,
+): Promise<T> {
+  let port = first;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bind(port);
+    } catch (e) {
+      if (attempt >= attempts || !isPortTaken(e)) throw e;
+      port = await findFreePortRange(count, port + count);
+    }
+  }
+}
+
 export async function launchAnvils(
   o: LaunchOptions,
   anvils: Partial<Record<DevnetNetworkName, AnvilInstance>>,
@@ -171,7 +202,12 @@ export async function launchAnvils(
     }),
   );
   const failed = results.find((r) => r.status === "rejected");
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  if (failed) {
+    // None left running: the caller may retry on other ports (onFreePorts).
+    await Promise.all(o.networks.map((n) => anvils[n]?.stop(2_000)));
+    for (const n of o.networks) delete anvils[n];
+    throw (failed as PromiseRejectedResult).reason;
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   gatewayFaultFromEnv,
   isManifestLive,
   launchAnvils,
+  onFreePorts,
   portOf,
   resumeChains,
   sendAndWait,
@@ -166,6 +167,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   let base = options.basePort ?? 8545;
   if (previous) base = portOf(previous.networks[networks[0]]!.rpcUrl);
   base = await findFreePortRange(networks.length + (withGateway ? 1 : 0) + (withSolana ? 1 : 0), base);
+  const gatewayPort = base + networks.length;
   const solanaPort = base + networks.length + (withGateway ? 1 : 0);
 
   const anvils: Partial<Record<DevnetNetworkName, AnvilInstance>> = {};
@@ -184,13 +186,20 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     await Promise.all(Object.values(anvils).map((a) => a?.stop(10_000)));
   };
   const saveAll = () => Promise.all(Object.values(savers).map((s) => s?.save()));
+  // Each bind retries past a port another process took since the probe above (onFreePorts).
   const launch = (genesisOf: (n: DevnetNetworkName) => number | undefined) =>
-    launchAnvils(
-      { dataDir, networks, base, blockTime, persist, logs: options.logs ?? persist, genesisOf },
-      anvils,
-    );
+    onFreePorts(base, networks.length, async (port) => {
+      await launchAnvils(
+        { dataDir, networks, base: port, blockTime, persist, logs: options.logs ?? persist, genesisOf },
+        anvils,
+      );
+      base = port;
+    });
   const startSolana = async (state: LedgerState | null) => {
-    if (withSolana) solana = await startDevnetSolana({ dataDir, port: solanaPort, persist, state, seed });
+    if (withSolana)
+      solana = await onFreePorts(solanaPort, 1, (port) =>
+        startDevnetSolana({ dataDir, port, persist, state, seed }),
+      );
   };
 
   let resumedHeads: Partial<Record<DevnetNetworkName, number>> = {};
@@ -202,18 +211,20 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         table ??= new Map((world().ensOffchain?.gateway ?? []).map((g) => [g.name, new Map(g.records)]));
         return table.get(name) ?? null;
       };
-      gateway = await startEnsGateway({
-        port: base + networks.length,
-        recordsOf,
-        signerKey: DEVNET_GATEWAY_KEY,
-        // Answers expire relative to the chain's clock, which a test may have moved forward.
-        now: async () => {
-          const rpc = devnetRpc(anvils.ETHEREUM!.rpcUrl);
-          const latest = await rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
-          return Math.max(Number(latest.timestamp), Math.floor(Date.now() / 1000));
-        },
-        fault: options.gatewayFault ?? gatewayFaultFromEnv(),
-      });
+      gateway = await onFreePorts(gatewayPort, 1, (port) =>
+        startEnsGateway({
+          port,
+          recordsOf,
+          signerKey: DEVNET_GATEWAY_KEY,
+          // Answers expire relative to the chain's clock, which a test may have moved forward.
+          now: async () => {
+            const rpc = devnetRpc(anvils.ETHEREUM!.rpcUrl);
+            const latest = await rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
+            return Math.max(Number(latest.timestamp), Math.floor(Date.now() / 1000));
+          },
+          fault: options.gatewayFault ?? gatewayFaultFromEnv(),
+        }),
+      );
     }
     let resumed = false;
     if (previous) {

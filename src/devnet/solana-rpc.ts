@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Address, getBase58Decoder, getBase58Encoder, isAddress } from "@solana/kit";
 import { type WebSocket, WebSocketServer } from "ws";
+import { AppError } from "../domain/errors.js";
 import { decodeTokenAccount, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
 import type { LedgerAccount, SolanaLedger } from "./solana-ledger.js";
 
@@ -259,7 +260,12 @@ export async function startSolanaRpc(
   server.requestTimeout = 0;
   const wss = new WebSocketServer({ server });
   wss.on("connection", (ws) => subscriptions(ledger, ws));
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (e) =>
+      reject(new AppError("INTERNAL_ERROR", `the devnet's Solana cannot listen on ${port}: ${e.message}`)),
+    );
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
   const actual = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${actual}`,
