@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyRange } from "../../src/crawler/apply-range.js";
+import { fencedStore } from "../../src/crawler/source-lease.js";
+import { createSource } from "../../src/crawler/sources.js";
 import type { DomainFilter, DomainWithRecords } from "../../src/domain/types.js";
+import type { SourceContracts } from "../../src/providers/provider.js";
+import { unsAdapter } from "../../src/providers/uns/uns.adapter.js";
+import { NEUTRAL_SIGNALS } from "../crawler/crawler-harness.js";
 import { ADDR } from "./helpers/world.js";
 import { type Backend, createTestApp, type TestApp } from "./helpers/test-app.js";
 
@@ -104,5 +110,46 @@ describe.each<Backend>(["sqlite", "postgres"])("the v1 answer cache: %s", (backe
     expect(after.network).not.toBe("POLYGON");
     await t.services.projects.putSettings(t.projectId, {});
     expect(JSON.parse((await ask(url)).body).data.network).toBe("POLYGON");
+  });
+
+  it("keeps its answers over a crawler range with no events (a checkpoint and block hashes only)", async () => {
+    // What the crawler commits for each empty block under `npm start` (a devnet block a second per
+    // chain): the lease renewed, then the range's block hashes and checkpoint in one fenced
+    // transaction. None of it is read by an answer, so the answers stay.
+    const source = createSource(
+      unsAdapter.provider,
+      "POLYGON",
+      unsAdapter.mainnet.POLYGON as SourceContracts,
+      "http://127.0.0.1:1",
+    );
+    const holder = "v1-answer-cache-test";
+    const url = `${V1}/resolve?domain=alice.wallet`;
+    await settled(url);
+    const first = await ask(url);
+    for (let block = 1; block <= 3; block++) {
+      const now = Date.now();
+      await t.store.crawlerLog.acquireSourceLease(source.id, holder, now, 60_000);
+      const hash = `0x${block.toString(16).padStart(64, "0")}`;
+      await applyRange(
+        fencedStore(t.store, source.id, holder, Date.now),
+        source,
+        {
+          entries: [],
+          checkpoint: {
+            sourceId: source.id,
+            chainId: source.chainId,
+            blockNumber: block,
+            blockHash: hash,
+            updatedAt: now,
+            state: "live",
+            error: null,
+          },
+          recentBlocks: [{ blockNumber: block, blockHash: hash, parentHash: `0x${"0".repeat(64)}` }],
+          pruneBelow: block - 1,
+        },
+        NEUTRAL_SIGNALS,
+      );
+      expect(await ask(url)).toEqual({ body: first.body, read: false });
+    }
   });
 });

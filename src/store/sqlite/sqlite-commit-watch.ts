@@ -116,8 +116,17 @@ export function counterOf(file: string): { commits: number; stores: number } {
 /**
  * Tables that no cached read depends on (the read cache holds domains and their records): a
  * commit that changed rows of these only (usage counters, API keys, accounts) keeps the cache.
+ * The crawler's progress (checkpoints, recent block hashes, source leases) is among them: under
+ * `npm start` each devnet chain commits an empty range a second, which emptied the read caches
+ * and every answer cache keyed on the map's read version (v1-answer-cache.ts, the DNS answer
+ * cache) that often. No answer reads them (the DNS serial comes from the shared serial, not from
+ * the read version); the journal and change log stay out: the change hub polls the read version
+ * for new change events (change-hub.ts).
  */
 const CACHE_FREE_TABLES = new Set([
+  "checkpoints",
+  "crawler_blocks",
+  "source_leases",
   "usage_counters",
   "api_key_usage",
   "api_keys",
