@@ -27,6 +27,21 @@ describe("findPda", () => {
     },
   );
 
+  it("answers a derivation asked again (kept by program and seeds) as it did the first time", async () => {
+    const root = new Uint8Array(enc.encode(SNS_PROGRAMS.solRoot));
+    for (const label of ["carol", "dave"]) {
+      // Seeds in views at an offset of a larger buffer: the key is their bytes, not their buffer.
+      const backing = new Uint8Array(100);
+      backing.set(hashedName(label), 4);
+      const seeds = [backing.subarray(4, 36), new Uint8Array(32), root];
+      const [kit] = await getProgramDerivedAddress({ programAddress: SNS_PROGRAMS.nameService, seeds });
+      expect(findPda(seeds, SNS_PROGRAMS.nameService)).toBe(kit);
+      expect(findPda([hashedName(label), new Uint8Array(32), root], SNS_PROGRAMS.nameService)).toBe(kit);
+      const [other] = await getProgramDerivedAddress({ programAddress: SNS_PROGRAMS.records, seeds });
+      expect(findPda(seeds, SNS_PROGRAMS.records)).toBe(other);
+    }
+  });
+
   it("gives bonfida.sol's mainnet account", () => {
     const seeds = [
       hashedName("bonfida"),

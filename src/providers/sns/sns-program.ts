@@ -42,6 +42,28 @@ export function hashedName(name: string): Uint8Array {
  * curve check is kit's; `sns-program.test.ts` checks the result against kit's own derivation.
  */
 export function findPda(seeds: readonly Uint8Array[], program: Address): Address {
+  let key = program as string;
+  for (const s of seeds) key += Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString("latin1");
+  let pda = pdas.get(key);
+  if (pda === undefined) {
+    pda = derivePda(seeds, program);
+    // A bound, not a recency order: the SNS crawler's passes ask the same few thousand again.
+    if (pdas.size >= PDA_CACHE_ENTRIES) pdas.clear();
+    pdas.set(key, pda);
+  }
+  return pda;
+}
+
+/**
+ * Derived addresses already computed, by program and seeds. A derivation is a pure function that
+ * costs a curve check per bump (BigInt arithmetic, ~30-60 µs): the SNS crawler's full pass derives
+ * every name's, reverse's and records' accounts again, and under `npm start` those passes took an
+ * eighth of the process's CPU while the API was under load (bench/README.md, "Product").
+ */
+const pdas = new Map<string, Address>();
+const PDA_CACHE_ENTRIES = 100_000;
+
+function derivePda(seeds: readonly Uint8Array[], program: Address): Address {
   const programBytes = addressBytes(program);
   const marker = Buffer.from("ProgramDerivedAddress");
   for (let bump = 255; bump >= 0; bump--) {
