@@ -81,13 +81,16 @@ export function setHeaders(reply: FastifyReply, headers: ReadonlyArray<[string, 
  * URL that does not parse) get it as well.
  */
 export function noStoreUnder(app: FastifyInstance, prefix: string): void {
-  app.addHook("onSend", async (request, reply, payload) => {
+  // A callback, not an async hook: it runs on every answer of the process (the v1 API's too), and
+  // an async onSend costs a promise and a microtask turn each.
+  app.addHook("onSend", (request, reply, payload, done) => {
     const url = request.url;
     if (
-      (url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)) &&
+      url.startsWith(prefix) &&
+      (url.length === prefix.length || url[prefix.length] === "/" || url[prefix.length] === "?") &&
       !reply.hasHeader("cache-control")
     )
       reply.header("cache-control", "no-store");
-    return payload;
+    done(null, payload);
   });
 }
