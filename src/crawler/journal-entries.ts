@@ -108,15 +108,17 @@ const decoded = new WeakMap<JournalEntry, DomainEvent[]>();
  */
 export function pushEventsOf(entry: JournalEntry, out: JournalEvent[], events?: DomainEvent[]): void {
   const parsed = events ?? decoded.get(entry) ?? (JSON.parse(entry.event) as DomainEvent | DomainEvent[]);
-  const blockTime = entry.blockTime ?? null;
-  const push = (event: DomainEvent) =>
-    out.push({
-      event,
-      blockNumber: entry.blockNumber,
-      logIndex: entry.logIndex,
-      blockTime,
-      contract: entry.contract,
-    });
-  if (Array.isArray(parsed)) for (const event of parsed) push(event);
-  else push(parsed);
+  // No closure a call: this runs once an entry.
+  if (Array.isArray(parsed)) for (const event of parsed) out.push(journalEvent(entry, event));
+  else out.push(journalEvent(entry, parsed));
+}
+
+function journalEvent(entry: JournalEntry, event: DomainEvent): JournalEvent {
+  return {
+    event,
+    blockNumber: entry.blockNumber,
+    logIndex: entry.logIndex,
+    blockTime: entry.blockTime ?? null,
+    contract: entry.contract,
+  };
 }
