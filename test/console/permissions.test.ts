@@ -71,6 +71,8 @@ interface Collected {
   url: string;
   auth?: string;
   permission?: string;
+  bodyLimit?: number;
+  summary?: string;
 }
 
 /** The console routes as the plugin registers them, with their declared access. */
@@ -81,7 +83,15 @@ async function collectRoutes(t: ConsoleTestApp): Promise<Collected[]> {
     for (const m of [r.method].flat()) {
       if (m === "HEAD") continue;
       const cfg = (r.config ?? {}) as { auth?: string; permission?: string };
-      out.push({ method: m, url: r.url, auth: cfg.auth, permission: cfg.permission });
+      const summary = (r.schema as { summary?: string } | undefined)?.summary;
+      out.push({
+        method: m,
+        url: r.url,
+        auth: cfg.auth,
+        permission: cfg.permission,
+        bodyLimit: r.bodyLimit,
+        summary,
+      });
     }
   });
   await bare.register(consoleRoutes, {
@@ -138,6 +148,15 @@ describe("the permission matrix (docs/permissions.md)", () => {
         `${r.method} ${r.route}`,
       ).toEqual([...PERMISSIONS[r.permission as keyof typeof PERMISSIONS]]);
     }
+  });
+
+  it("declares every console route as one consoleRouter entry (access, summary, body limit)", () => {
+    // A route added with scope.get(...) beside the router would have no body limit of its own.
+    const bare = routes
+      .filter((r) => r.bodyLimit === undefined || !r.summary)
+      .map((r) => `${r.method} ${r.url}`);
+    expect(bare).toEqual([]);
+    expect(routes.length).toBeGreaterThan(40);
   });
 
   it("refuses every session route without a session, and lets public routes through", async () => {

@@ -1,7 +1,8 @@
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
-import { doc, ok, ProjectParams } from "./console.schemas.js";
+import { consoleRouter, projectIdOf } from "./console-route.js";
+import { ok, ProjectParams } from "./console.schemas.js";
 
 const AlertsQuery = Type.Object(
   {
@@ -17,23 +18,14 @@ const AlertsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-type R = { Params: Static<typeof ProjectParams>; Querystring: Static<typeof AlertsQuery> };
-
 /** A project's quota and rate-limit alerts (accounts/usage-alerts.ts): owners and admins only. */
 export function alertRoutes(scope: FastifyInstance, services: ConsoleServices): void {
-  scope.get<R>(
-    "/projects/:projectId/alerts",
-    {
-      config: { permission: "alerts.read" },
-      schema: {
-        ...doc(
-          "The project's recent usage alerts (quota at 80 % and 100 %, a key that keeps hitting its rate)",
-        ),
-        params: ProjectParams,
-        querystring: AlertsQuery,
-      },
-    },
-    async (request) =>
-      ok(await services.alerts.list(request.membership!.projectId, Number(request.query.limit ?? 20))),
-  );
+  consoleRouter(scope).get("/projects/:projectId/alerts", {
+    summary: "The project's recent usage alerts (quota at 80 % and 100 %, a key that keeps hitting its rate)",
+    access: "alerts.read",
+    params: ProjectParams,
+    querystring: AlertsQuery,
+    handler: async (request) =>
+      ok(await services.alerts.list(projectIdOf(request), Number(request.query.limit ?? 20))),
+  });
 }

@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import {
   allAudit,
@@ -10,7 +10,8 @@ import {
 } from "../../../accounts/audit-query.js";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import { AppError } from "../../../domain/errors.js";
-import { doc, ok, ProjectParams } from "./console.schemas.js";
+import { consoleRouter, projectIdOf } from "./console-route.js";
+import { ok, ProjectParams } from "./console.schemas.js";
 
 const text = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
@@ -25,8 +26,6 @@ const AuditQuery = Type.Object({
   format: text("json (a page, the default), csv or jsonl (every matching entry, streamed)"),
 });
 
-type R = { Params: Static<typeof ProjectParams>; Querystring: Static<typeof AuditQuery> };
-
 const EXPORTS = {
   csv: { type: "text/csv; charset=utf-8", ext: "csv", render: auditCsv },
   jsonl: { type: "application/jsonl; charset=utf-8", ext: "jsonl", render: auditJsonLines },
@@ -35,20 +34,15 @@ const EXPORTS = {
 /** A project's audit log (accounts/audit-log.ts): owners and admins only; read only, no route edits it. */
 export function auditRoutes(scope: FastifyInstance, services: ConsoleServices): void {
   const db = services.projects.repo.db;
-  scope.get<R>(
-    "/projects/:projectId/audit",
-    {
-      config: { permission: "audit.read" },
-      schema: {
-        ...doc("The project's audit log, newest first, or its export as CSV or JSON Lines"),
-        params: ProjectParams,
-        querystring: AuditQuery,
-      },
-    },
-    async (request, reply) => {
+  consoleRouter(scope).get("/projects/:projectId/audit", {
+    summary: "The project's audit log, newest first, or its export as CSV or JSON Lines",
+    access: "audit.read",
+    params: ProjectParams,
+    querystring: AuditQuery,
+    handler: async (request, reply) => {
       const { format = "json", ...query } = request.query;
       const filter = parseAuditFilter(query);
-      const projectId = request.membership!.projectId;
+      const projectId = projectIdOf(request);
       if (format === "json") return ok(await listAudit(db, projectId, filter));
       if (format !== "csv" && format !== "jsonl")
         throw new AppError("INVALID_PARAMETER", 'The parameter "format" is json, csv or jsonl.');
@@ -64,5 +58,5 @@ export function auditRoutes(scope: FastifyInstance, services: ConsoleServices): 
         .header("content-disposition", `attachment; filename="audit-project-${projectId}.${e.ext}"`);
       return reply.send(Readable.from(e.render(allAudit(db, projectId, { kind, memberId, from, to }))));
     },
-  );
+  });
 }

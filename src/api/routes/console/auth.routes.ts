@@ -1,4 +1,3 @@
-import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { ONE_TIME_LOGIN_TTL_MINUTES } from "../../../accounts/accounts.service.js";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
@@ -8,9 +7,8 @@ import { AppError } from "../../../domain/errors.js";
 import { issuePreSessionToken, sessionCsrfToken } from "../../plugins/csrf.plugin.js";
 import { sessionCookieName, sessionTokenOf, setCookie } from "../../plugins/session.plugin.js";
 import { clientIpOf, sessionStarter } from "./console-session.js";
+import { consoleRouter } from "./console-route.js";
 import {
-  CONSOLE_BODY_LIMIT,
-  doc,
   EmailBody,
   LoginBody,
   ok,
@@ -22,7 +20,6 @@ import {
   TokenQuery,
 } from "./console.schemas.js";
 
-const PUBLIC = { auth: "public" } as const;
 const ACCEPTED = { accepted: true, message: "If the address has an account, an e-mail is on its way." };
 
 /** Registration, e-mail verification, login/logout, password reset and change, the session. */
@@ -30,80 +27,48 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
   const { accounts } = services;
   const ipOf = clientIpOf(services);
   const startSession = sessionStarter(services, config);
+  const route = consoleRouter(scope);
 
-  scope.get(
-    "/csrf",
-    {
-      config: PUBLIC,
-      schema: { ...doc("A CSRF token for the routes used before signing in"), security: [] },
-    },
-    async (request, reply) => {
+  route.get("/csrf", {
+    summary: "A CSRF token for the routes used before signing in",
+    access: "public",
+    handler: async (request, reply) => {
       if (request.session)
         return ok({ csrfToken: sessionCsrfToken(services.secret, request.session.sessionId) });
       return ok({ csrfToken: issuePreSessionToken(reply, services.secret, config) });
     },
-  );
-
-  scope.get<{ Querystring: Static<typeof TokenQuery> }>(
-    "/auth/invitation",
-    {
-      config: PUBLIC,
-      schema: {
-        ...doc("What an invitation link is for (before registering)"),
-        security: [],
-        querystring: TokenQuery,
-      },
-    },
-    async (request) => ok(await accounts.previewInvitation(request.query.token)),
-  );
-
-  scope.post<{ Body: Static<typeof RegisterBody> }>(
-    "/auth/register",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Create an account from an invitation; a verification link is e-mailed"),
-        security: [],
-        body: RegisterBody,
-      },
-    },
-    async (request, reply) => {
+  });
+  route.get("/auth/invitation", {
+    summary: "What an invitation link is for (before registering)",
+    access: "public",
+    querystring: TokenQuery,
+    handler: async (request) => ok(await accounts.previewInvitation(request.query.token)),
+  });
+  route.post("/auth/register", {
+    summary: "Create an account from an invitation; a verification link is e-mailed",
+    access: "public",
+    body: RegisterBody,
+    handler: async (request, reply) => {
       const account = await accounts.register(request.body);
       return reply
         .code(201)
         .send(ok({ account, message: "Check your mailbox to verify your e-mail address." }));
     },
-  );
-
-  scope.post<{ Body: Static<typeof PasswordStrengthBody> }>(
-    "/auth/password-strength",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("How strong a password is, by the registration rules (nothing is stored or logged)"),
-        security: [],
-        body: PasswordStrengthBody,
-      },
-    },
-    async (request) => {
+  });
+  route.post("/auth/password-strength", {
+    summary: "How strong a password is, by the registration rules (nothing is stored or logged)",
+    access: "public",
+    body: PasswordStrengthBody,
+    handler: async (request) => {
       await services.throttle.hit("strength", ipOf(request));
       return ok(passwordStrength(request.body.password, request.body.email));
     },
-  );
-
-  scope.get<{ Querystring: Static<typeof TokenQuery> }>(
-    "/auth/one-time-login",
-    {
-      config: PUBLIC,
-      schema: {
-        ...doc("The demo account's one-time sign-in link (start banner): a session, then 303 to its project"),
-        security: [],
-        querystring: TokenQuery,
-      },
-    },
-    async (request, reply) => {
+  });
+  route.get("/auth/one-time-login", {
+    summary: "The demo account's one-time sign-in link (start banner): a session, then 303 to its project",
+    access: "public",
+    querystring: TokenQuery,
+    handler: async (request, reply) => {
       reply.header("referrer-policy", "no-referrer");
       let signedIn: Awaited<ReturnType<typeof accounts.oneTimeLogin>>;
       try {
@@ -121,43 +86,27 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
       const [first] = await accounts.projects.listProjectsOf(signedIn.account.id);
       return reply.redirect(first ? `/console/projects/${first.id}` : "/console/projects", 303);
     },
-  );
-
-  scope.post<{ Body: Static<typeof TokenBody> }>(
-    "/auth/verify-email",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: { ...doc("Verify an e-mail address"), security: [], body: TokenBody },
-    },
-    async (request) => ok({ account: await accounts.verifyEmail(request.body.token) }),
-  );
-
-  scope.post<{ Body: Static<typeof EmailBody> }>(
-    "/auth/resend-verification",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: { ...doc("Send the verification link again"), security: [], body: EmailBody },
-    },
-    async (request, reply) => {
+  });
+  route.post("/auth/verify-email", {
+    summary: "Verify an e-mail address",
+    access: "public",
+    body: TokenBody,
+    handler: async (request) => ok({ account: await accounts.verifyEmail(request.body.token) }),
+  });
+  route.post("/auth/resend-verification", {
+    summary: "Send the verification link again",
+    access: "public",
+    body: EmailBody,
+    handler: async (request, reply) => {
       await accounts.resendVerification(request.body.email);
       return reply.code(202).send(ok(ACCEPTED));
     },
-  );
-
-  scope.post<{ Body: Static<typeof LoginBody> }>(
-    "/auth/login",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Sign in; sets the session cookie, or asks for the second factor"),
-        security: [],
-        body: LoginBody,
-      },
-    },
-    async (request, reply) => {
+  });
+  route.post("/auth/login", {
+    summary: "Sign in; sets the session cookie, or asks for the second factor",
+    access: "public",
+    body: LoginBody,
+    handler: async (request, reply) => {
       const account = await accounts.checkPassword({ ...request.body, ip: ipOf(request) });
       // Two-factor sign-in: no session yet; the second step (POST /auth/login/two-factor) names this.
       if (await services.twoFactor.isEnabled(account.id))
@@ -168,74 +117,58 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
       const sessionToken = await accounts.startSession(account, sessionTokenOf(request, config));
       return ok({ account, csrfToken: startSession(reply, sessionToken) });
     },
-  );
-
-  scope.post("/auth/logout", { schema: doc("Sign out; ends the session") }, async (request, reply) => {
-    await accounts.logout(request.session!.sessionId);
-    setCookie(reply, config, sessionCookieName(config), "", 0);
-    return ok({ signedOut: true });
   });
-
-  scope.post<{ Body: Static<typeof EmailBody> }>(
-    "/auth/password-reset",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: { ...doc("E-mail a password reset link"), security: [], body: EmailBody },
+  route.post("/auth/logout", {
+    summary: "Sign out; ends the session",
+    access: "session",
+    handler: async (request, reply) => {
+      await accounts.logout(request.session!.sessionId);
+      setCookie(reply, config, sessionCookieName(config), "", 0);
+      return ok({ signedOut: true });
     },
-    async (request, reply) => {
+  });
+  route.post("/auth/password-reset", {
+    summary: "E-mail a password reset link",
+    access: "public",
+    body: EmailBody,
+    handler: async (request, reply) => {
       await accounts.requestPasswordReset(request.body.email);
       return reply.code(202).send(ok(ACCEPTED));
     },
-  );
-
-  scope.post<{ Body: Static<typeof ResetConfirmBody> }>(
-    "/auth/password-reset/confirm",
-    {
-      config: PUBLIC,
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Set a new password with a reset link; ends every session"),
-        security: [],
-        body: ResetConfirmBody,
-      },
-    },
-    async (request) => {
+  });
+  route.post("/auth/password-reset/confirm", {
+    summary: "Set a new password with a reset link; ends every session",
+    access: "public",
+    body: ResetConfirmBody,
+    handler: async (request) => {
       await accounts.resetPassword(request.body.token, request.body.password);
       return ok({ reset: true });
     },
-  );
-
+  });
   // The console's probe as a page loads: signed out is an answer (200, account null, a pre-session
   // CSRF token), not a 401, so a signed-out page logs no failed request in the browser.
-  scope.get(
-    "/session",
-    {
-      config: PUBLIC,
-      schema: { ...doc("The signed-in account or null, and the CSRF token to write with"), security: [] },
-    },
-    async (request, reply) => {
+  route.get("/session", {
+    summary: "The signed-in account or null, and the CSRF token to write with",
+    access: "public",
+    handler: async (request, reply) => {
       const s = request.session;
       if (s) return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });
       return ok({ account: null, csrfToken: issuePreSessionToken(reply, services.secret, config) });
     },
-  );
-
-  scope.get("/account", { schema: doc("The signed-in account and its CSRF token") }, async (request) => {
-    const s = request.session!;
-    return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });
   });
-
-  scope.post<{ Body: Static<typeof PasswordChangeBody> }>(
-    "/account/password",
-    {
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Change the password; ends the other sessions and rotates this one"),
-        body: PasswordChangeBody,
-      },
+  route.get("/account", {
+    summary: "The signed-in account and its CSRF token",
+    access: "session",
+    handler: async (request) => {
+      const s = request.session!;
+      return ok({ account: s.account, csrfToken: sessionCsrfToken(services.secret, s.sessionId) });
     },
-    async (request, reply) => {
+  });
+  route.post("/account/password", {
+    summary: "Change the password; ends the other sessions and rotates this one",
+    access: "session",
+    body: PasswordChangeBody,
+    handler: async (request, reply) => {
       const s = request.session;
       if (!s) throw new AppError("UNAUTHENTICATED");
       const token = await accounts.changePassword(
@@ -246,5 +179,5 @@ export function authRoutes(scope: FastifyInstance, services: ConsoleServices, co
       );
       return ok({ changed: true, csrfToken: startSession(reply, token) });
     },
-  );
+  });
 }

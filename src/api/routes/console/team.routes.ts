@@ -1,9 +1,7 @@
-import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
+import { consoleRouter, projectIdOf as pid } from "./console-route.js";
 import {
-  CONSOLE_BODY_LIMIT,
-  doc,
   InvitationParams,
   MemberBody,
   MemberParams,
@@ -12,8 +10,6 @@ import {
   RoleBody,
 } from "./console.schemas.js";
 
-type P = { Params: Static<typeof ProjectParams> };
-
 function actor(request: FastifyRequest) {
   return { id: request.session!.account.id, role: request.membership!.role };
 }
@@ -21,42 +17,30 @@ function actor(request: FastifyRequest) {
 /** Team (members, invitations) of a project. */
 export function teamRoutes(scope: FastifyInstance, services: ConsoleServices): void {
   const { projects } = services;
-  const pid = (request: FastifyRequest) => request.membership!.projectId;
+  const route = consoleRouter(scope);
 
-  scope.get<P>(
-    "/projects/:projectId/members",
-    {
-      config: { permission: "members.read" },
-      schema: { ...doc("Members and pending invitations"), params: ProjectParams },
-    },
-    async (request) => ok(await projects.members(pid(request))),
-  );
-
-  scope.post<P & { Body: Static<typeof MemberBody> }>(
-    "/projects/:projectId/members",
-    {
-      config: { permission: "members.write" },
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Add a member by e-mail (an invitation when the address has no account)"),
-        params: ProjectParams,
-        body: MemberBody,
-      },
-    },
-    async (request, reply) => {
+  route.get("/projects/:projectId/members", {
+    summary: "Members and pending invitations",
+    access: "members.read",
+    params: ProjectParams,
+    handler: async (request) => ok(await projects.members(pid(request))),
+  });
+  route.post("/projects/:projectId/members", {
+    summary: "Add a member by e-mail (an invitation when the address has no account)",
+    access: "members.write",
+    params: ProjectParams,
+    body: MemberBody,
+    handler: async (request, reply) => {
       const r = await projects.addMember(pid(request), actor(request), request.body.email, request.body.role);
       return reply.code(r.status === "member" ? 201 : 202).send(ok(r));
     },
-  );
-
-  scope.patch<{ Params: Static<typeof MemberParams>; Body: Static<typeof RoleBody> }>(
-    "/projects/:projectId/members/:accountId",
-    {
-      config: { permission: "members.write" },
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: { ...doc("Change a member's role"), params: MemberParams, body: RoleBody },
-    },
-    async (request) =>
+  });
+  route.patch("/projects/:projectId/members/:accountId", {
+    summary: "Change a member's role",
+    access: "members.write",
+    params: MemberParams,
+    body: RoleBody,
+    handler: async (request) =>
       ok(
         await projects.changeRole(
           pid(request),
@@ -65,38 +49,33 @@ export function teamRoutes(scope: FastifyInstance, services: ConsoleServices): v
           request.body.role,
         ),
       ),
-  );
-
-  scope.delete<{ Params: Static<typeof MemberParams> }>(
-    "/projects/:projectId/members/:accountId",
-    { config: { permission: "members.write" }, schema: { ...doc("Remove a member"), params: MemberParams } },
-    async (request) => {
+  });
+  route.delete("/projects/:projectId/members/:accountId", {
+    summary: "Remove a member",
+    access: "members.write",
+    params: MemberParams,
+    handler: async (request) => {
       await projects.removeMember(pid(request), actor(request), Number(request.params.accountId));
       return ok({ removed: true });
     },
-  );
-
-  scope.post<P>(
-    "/projects/:projectId/leave",
-    {
-      config: { permission: "project.read", twoFactorExempt: true },
-      schema: { ...doc("Leave the project (not as its last owner)"), params: ProjectParams },
-    },
-    async (request) => {
+  });
+  route.post("/projects/:projectId/leave", {
+    summary: "Leave the project (not as its last owner)",
+    access: "project.read",
+    twoFactorExempt: true,
+    params: ProjectParams,
+    handler: async (request) => {
       await projects.leave(pid(request), request.session!.account.id);
       return ok({ left: true });
     },
-  );
-
-  scope.delete<{ Params: Static<typeof InvitationParams> }>(
-    "/projects/:projectId/invitations/:invitationId",
-    {
-      config: { permission: "members.write" },
-      schema: { ...doc("Cancel a pending invitation"), params: InvitationParams },
-    },
-    async (request) => {
+  });
+  route.delete("/projects/:projectId/invitations/:invitationId", {
+    summary: "Cancel a pending invitation",
+    access: "members.write",
+    params: InvitationParams,
+    handler: async (request) => {
       await projects.cancelInvitation(pid(request), Number(request.params.invitationId));
       return ok({ cancelled: true });
     },
-  );
+  });
 }

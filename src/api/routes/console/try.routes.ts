@@ -1,4 +1,3 @@
-import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import { AppError } from "../../../domain/errors.js";
@@ -10,17 +9,8 @@ import { queryCheck } from "../v1/v1.keywords.js";
 import { filterOf, quote } from "../v1/v1.params.js";
 import { NameQuery, ReverseQuery } from "../v1/v1.schemas.js";
 import type { TryAnswer } from "./console.types.js";
-import {
-  CONSOLE_BODY_LIMIT,
-  DryRunBody,
-  doc,
-  ok,
-  ProjectParams,
-  SETTINGS_BODY_LIMIT,
-  TryBody,
-} from "./console.schemas.js";
-
-type P = { Params: Static<typeof ProjectParams> };
+import { consoleRouter, projectIdOf as pid } from "./console-route.js";
+import { DryRunBody, ok, ProjectParams, SETTINGS_BODY_LIMIT, TryBody } from "./console.schemas.js";
 
 /** v1's checks of a query, refusing in the console's words: it names body fields, not parameters. */
 const asField = { what: "field", rename: (p: string) => (p === "walletAddress" ? "address" : p) };
@@ -43,20 +33,14 @@ function explainRows(ranked: RankedDomain[], records: WireRecord[]) {
  */
 export function tryRoutes(scope: FastifyInstance, services: ConsoleServices, resolution: Resolution): void {
   const { clock } = services;
-  const pid = (request: { membership: { projectId: number } | null }) => request.membership!.projectId;
+  const route = consoleRouter(scope);
 
-  scope.post<P & { Body: Static<typeof TryBody> }>(
-    "/projects/:projectId/try",
-    {
-      config: { permission: "settings.read" },
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("What API v1 answers this project's keys (not counted against the quota)"),
-        params: ProjectParams,
-        body: TryBody,
-      },
-    },
-    async (request) => {
+  route.post("/projects/:projectId/try", {
+    summary: "What API v1 answers this project's keys (not counted against the quota)",
+    access: "settings.read",
+    params: ProjectParams,
+    body: TryBody,
+    handler: async (request) => {
       await services.throttle.hit("try", request.session!.sessionId);
       const b = request.body;
       const settings = (await services.projects.getSettings(pid(request))) as Record<string, unknown>;
@@ -103,19 +87,14 @@ export function tryRoutes(scope: FastifyInstance, services: ConsoleServices, res
       const data = b.method === "resolve" ? records[0] : records;
       return ok({ ...answer, status: 200, answer: { result: true, data }, explain: rows });
     },
-  );
-
-  scope.post<P & { Body: Static<typeof DryRunBody> }>(
-    "/projects/:projectId/settings/dry-run",
-    {
-      config: { permission: "settings.write" },
-      bodyLimit: SETTINGS_BODY_LIMIT,
-      schema: {
-        ...doc("Which indexed names would change winner with these settings (nothing is saved)"),
-        params: ProjectParams,
-        body: DryRunBody,
-      },
-    },
-    async (request) => ok(await services.projects.dryRunSettings(pid(request), request.body.settings)),
-  );
+  });
+  route.post("/projects/:projectId/settings/dry-run", {
+    summary: "Which indexed names would change winner with these settings (nothing is saved)",
+    access: "settings.write",
+    params: ProjectParams,
+    body: DryRunBody,
+    bodyLimit: SETTINGS_BODY_LIMIT,
+    handler: async (request) =>
+      ok(await services.projects.dryRunSettings(pid(request), request.body.settings)),
+  });
 }

@@ -1,12 +1,10 @@
-import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
 import { sessionTokenOf } from "../../plugins/session.plugin.js";
 import { clientIpOf, sessionStarter } from "./console-session.js";
+import { consoleRouter, projectIdOf } from "./console-route.js";
 import {
-  CONSOLE_BODY_LIMIT,
-  doc,
   ok,
   ProjectParams,
   TwoFactorCodeBody,
@@ -14,8 +12,6 @@ import {
   TwoFactorLoginBody,
   TwoFactorRuleBody,
 } from "./console.schemas.js";
-
-type P = { Params: Static<typeof ProjectParams> };
 
 /**
  * Two-factor sign-in: the sign-in's second step (public: the password step's token stands in for
@@ -30,19 +26,13 @@ export function twoFactorRoutes(scope: FastifyInstance, services: ConsoleService
     ...(b.code === undefined ? {} : { code: b.code }),
     ...(b.recoveryCode === undefined ? {} : { recoveryCode: b.recoveryCode }),
   });
+  const route = consoleRouter(scope);
 
-  scope.post<{ Body: Static<typeof TwoFactorLoginBody> }>(
-    "/auth/login/two-factor",
-    {
-      config: { auth: "public" },
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Second step of a sign-in: a code of the app or a recovery code; sets the session cookie"),
-        security: [],
-        body: TwoFactorLoginBody,
-      },
-    },
-    async (request, reply) => {
+  route.post("/auth/login/two-factor", {
+    summary: "Second step of a sign-in: a code of the app or a recovery code; sets the session cookie",
+    access: "public",
+    body: TwoFactorLoginBody,
+    handler: async (request, reply) => {
       const { account, sessionToken } = await twoFactor.completeLogin({
         challengeToken: request.body.challengeToken,
         factor: factorOf(request.body),
@@ -51,45 +41,28 @@ export function twoFactorRoutes(scope: FastifyInstance, services: ConsoleService
       });
       return ok({ account, csrfToken: startSession(reply, sessionToken) });
     },
-  );
-
-  scope.get(
-    "/account/two-factor",
-    { schema: doc("Whether two-factor sign-in is on, and how many recovery codes are left") },
-    async (request) => ok(await twoFactor.status(request.session!.account.id)),
-  );
-
-  scope.post(
-    "/account/two-factor/setup",
-    {
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: doc("A new secret for an authenticator app, with its QR code (shown until confirmed)"),
-    },
-    async (request) => ok(await twoFactor.setup(request.session!.account)),
-  );
-
-  scope.post<{ Body: Static<typeof TwoFactorCodeBody> }>(
-    "/account/two-factor/confirm",
-    {
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Turn two-factor sign-in on with the app's first code; answers the ten recovery codes, once"),
-        body: TwoFactorCodeBody,
-      },
-    },
-    async (request) => ok(await twoFactor.confirm(request.session!.account.id, request.body.code)),
-  );
-
-  scope.post<{ Body: Static<typeof TwoFactorDisableBody> }>(
-    "/account/two-factor/disable",
-    {
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Turn two-factor sign-in off: the password and a code (or a recovery code)"),
-        body: TwoFactorDisableBody,
-      },
-    },
-    async (request) => {
+  });
+  route.get("/account/two-factor", {
+    summary: "Whether two-factor sign-in is on, and how many recovery codes are left",
+    access: "session",
+    handler: async (request) => ok(await twoFactor.status(request.session!.account.id)),
+  });
+  route.post("/account/two-factor/setup", {
+    summary: "A new secret for an authenticator app, with its QR code (shown until confirmed)",
+    access: "session",
+    handler: async (request) => ok(await twoFactor.setup(request.session!.account)),
+  });
+  route.post("/account/two-factor/confirm", {
+    summary: "Turn two-factor sign-in on with the app's first code; answers the ten recovery codes, once",
+    access: "session",
+    body: TwoFactorCodeBody,
+    handler: async (request) => ok(await twoFactor.confirm(request.session!.account.id, request.body.code)),
+  });
+  route.post("/account/two-factor/disable", {
+    summary: "Turn two-factor sign-in off: the password and a code (or a recovery code)",
+    access: "session",
+    body: TwoFactorDisableBody,
+    handler: async (request) => {
       await twoFactor.disable(
         request.session!.account,
         request.body.password,
@@ -98,38 +71,21 @@ export function twoFactorRoutes(scope: FastifyInstance, services: ConsoleService
       );
       return ok({ disabled: true as const });
     },
-  );
-
-  scope.get<P>(
-    "/projects/:projectId/two-factor",
-    {
-      config: { permission: "security.read" },
-      schema: {
-        ...doc("Whether the project requires two-factor sign-in of its members"),
-        params: ProjectParams,
-      },
-    },
-    async (request) => ok({ required: await twoFactor.isRequiredBy(request.membership!.projectId) }),
-  );
-
-  scope.put<P & { Body: Static<typeof TwoFactorRuleBody> }>(
-    "/projects/:projectId/two-factor",
-    {
-      config: { permission: "security.write" },
-      bodyLimit: CONSOLE_BODY_LIMIT,
-      schema: {
-        ...doc("Require (or stop requiring) two-factor sign-in of every member"),
-        params: ProjectParams,
-        body: TwoFactorRuleBody,
-      },
-    },
-    async (request) =>
+  });
+  route.get("/projects/:projectId/two-factor", {
+    summary: "Whether the project requires two-factor sign-in of its members",
+    access: "security.read",
+    params: ProjectParams,
+    handler: async (request) => ok({ required: await twoFactor.isRequiredBy(projectIdOf(request)) }),
+  });
+  route.put("/projects/:projectId/two-factor", {
+    summary: "Require (or stop requiring) two-factor sign-in of every member",
+    access: "security.write",
+    params: ProjectParams,
+    body: TwoFactorRuleBody,
+    handler: async (request) =>
       ok(
-        await twoFactor.setRequired(
-          request.membership!.projectId,
-          request.body.required,
-          request.session!.account.id,
-        ),
+        await twoFactor.setRequired(projectIdOf(request), request.body.required, request.session!.account.id),
       ),
-  );
+  });
 }

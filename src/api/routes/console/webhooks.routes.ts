@@ -4,7 +4,8 @@ import { WEBHOOK_URL_MAX } from "../../../accounts/webhook-address.js";
 import { CHANGE_TYPES } from "../../../domain/change-events.js";
 import { MAX_FILTER_VALUES } from "../../../workers/change-filter.js";
 import type { WebhookService } from "../../webhooks/webhook-service.js";
-import { doc, ok, ProjectParams } from "./console.schemas.js";
+import { consoleRouter, projectIdOf as pid } from "./console-route.js";
+import { ok, ProjectParams } from "./console.schemas.js";
 
 const Id = Type.String({ pattern: "^[1-9][0-9]{0,14}$" });
 const WebhookParams = Type.Object({ projectId: Id, webhookId: Id });
@@ -30,115 +31,74 @@ const DeliveriesQuery = Type.Object(
 /** 1,000 filter values of up to 256 characters. */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
-type P = { Params: Static<typeof ProjectParams> };
-type W = { Params: Static<typeof WebhookParams> };
-type B = { Body: Static<typeof WebhookBody> };
-
 /** A project's webhooks (docs/console-api.md, "Webhooks"): owners and admins. */
 export function webhookRoutes(scope: FastifyInstance, webhooks: WebhookService): void {
-  const pid = (request: FastifyRequest) => request.membership!.projectId;
-  const wid = (request: FastifyRequest<W>) => Number(request.params.webhookId);
+  const wid = (request: FastifyRequest<{ Params: Static<typeof WebhookParams> }>) =>
+    Number(request.params.webhookId);
+  const route = consoleRouter(scope);
 
-  scope.get<P>(
-    "/projects/:projectId/webhooks",
-    {
-      config: { permission: "webhooks.read" },
-      schema: { ...doc("The project's webhooks (never their secrets)"), params: ProjectParams },
-    },
-    async (request) => ok(await webhooks.list(pid(request))),
-  );
-
-  scope.get<P>(
-    "/projects/:projectId/webhooks/address-policy",
-    {
-      config: { permission: "webhooks.read" },
-      schema: {
-        ...doc("Which webhook URLs this server accepts: whether http to a loopback address is allowed"),
-        params: ProjectParams,
-      },
-    },
-    async () => ok(webhooks.addressPolicy()),
-  );
-
-  scope.post<P & B>(
-    "/projects/:projectId/webhooks",
-    {
-      config: { permission: "webhooks.write" },
-      bodyLimit: WEBHOOK_BODY_LIMIT,
-      schema: {
-        ...doc("Create a webhook; its signing secret is in this answer only"),
-        params: ProjectParams,
-        body: WebhookBody,
-      },
-    },
-    async (request, reply) => {
+  route.get("/projects/:projectId/webhooks", {
+    summary: "The project's webhooks (never their secrets)",
+    access: "webhooks.read",
+    params: ProjectParams,
+    handler: async (request) => ok(await webhooks.list(pid(request))),
+  });
+  route.get("/projects/:projectId/webhooks/address-policy", {
+    summary: "Which webhook URLs this server accepts: whether http to a loopback address is allowed",
+    access: "webhooks.read",
+    params: ProjectParams,
+    handler: async () => ok(webhooks.addressPolicy()),
+  });
+  route.post("/projects/:projectId/webhooks", {
+    summary: "Create a webhook; its signing secret is in this answer only",
+    access: "webhooks.write",
+    params: ProjectParams,
+    body: WebhookBody,
+    bodyLimit: WEBHOOK_BODY_LIMIT,
+    handler: async (request, reply) => {
       const created = await webhooks.create(pid(request), request.body);
       reply.header("cache-control", "no-store");
       return reply.code(201).send(ok(created));
     },
-  );
-
-  scope.patch<W & B>(
-    "/projects/:projectId/webhooks/:webhookId",
-    {
-      config: { permission: "webhooks.write" },
-      bodyLimit: WEBHOOK_BODY_LIMIT,
-      schema: {
-        ...doc("Change a webhook's URL, filters, event types or state"),
-        params: WebhookParams,
-        body: WebhookBody,
-      },
-    },
-    async (request) => ok(await webhooks.update(pid(request), wid(request), request.body)),
-  );
-
-  scope.delete<W>(
-    "/projects/:projectId/webhooks/:webhookId",
-    {
-      config: { permission: "webhooks.write" },
-      schema: { ...doc("Delete a webhook, its queue and its delivery log"), params: WebhookParams },
-    },
-    async (request) => {
+  });
+  route.patch("/projects/:projectId/webhooks/:webhookId", {
+    summary: "Change a webhook's URL, filters, event types or state",
+    access: "webhooks.write",
+    params: WebhookParams,
+    body: WebhookBody,
+    bodyLimit: WEBHOOK_BODY_LIMIT,
+    handler: async (request) => ok(await webhooks.update(pid(request), wid(request), request.body)),
+  });
+  route.delete("/projects/:projectId/webhooks/:webhookId", {
+    summary: "Delete a webhook, its queue and its delivery log",
+    access: "webhooks.write",
+    params: WebhookParams,
+    handler: async (request) => {
       await webhooks.remove(pid(request), wid(request));
       return ok({ deleted: true });
     },
-  );
-
-  scope.post<W>(
-    "/projects/:projectId/webhooks/:webhookId/rotate-secret",
-    {
-      config: { permission: "webhooks.write" },
-      schema: { ...doc("A new signing secret, in this answer only"), params: WebhookParams },
-    },
-    async (request, reply) => {
+  });
+  route.post("/projects/:projectId/webhooks/:webhookId/rotate-secret", {
+    summary: "A new signing secret, in this answer only",
+    access: "webhooks.write",
+    params: WebhookParams,
+    handler: async (request, reply) => {
       reply.header("cache-control", "no-store");
       return ok(await webhooks.rotateSecret(pid(request), wid(request)));
     },
-  );
-
-  scope.post<W>(
-    "/projects/:projectId/webhooks/:webhookId/test",
-    {
-      config: { permission: "webhooks.write" },
-      schema: {
-        ...doc("Send a signed webhook.test event now and answer the receiver's reply"),
-        params: WebhookParams,
-      },
-    },
-    async (request) => ok(await webhooks.sendTest(pid(request), wid(request))),
-  );
-
-  scope.get<W & { Querystring: Static<typeof DeliveriesQuery> }>(
-    "/projects/:projectId/webhooks/:webhookId/deliveries",
-    {
-      config: { permission: "webhooks.read" },
-      schema: {
-        ...doc("The delivery log, newest first: attempt, status, latency, start of the response"),
-        params: WebhookParams,
-        querystring: DeliveriesQuery,
-      },
-    },
-    async (request) =>
+  });
+  route.post("/projects/:projectId/webhooks/:webhookId/test", {
+    summary: "Send a signed webhook.test event now and answer the receiver's reply",
+    access: "webhooks.write",
+    params: WebhookParams,
+    handler: async (request) => ok(await webhooks.sendTest(pid(request), wid(request))),
+  });
+  route.get("/projects/:projectId/webhooks/:webhookId/deliveries", {
+    summary: "The delivery log, newest first: attempt, status, latency, start of the response",
+    access: "webhooks.read",
+    params: WebhookParams,
+    querystring: DeliveriesQuery,
+    handler: async (request) =>
       ok(await webhooks.deliveries(pid(request), wid(request), Number(request.query.limit ?? 50))),
-  );
+  });
 }
