@@ -98,6 +98,11 @@ export const ERROR_CODES = {
     message: "The name's records are not on chain and its resolver or gateway did not answer them.",
   },
   STORE_UNAVAILABLE: { status: 503, rcode: "SERVFAIL", message: "The data store is unavailable." },
+  UPSTREAM_UNAVAILABLE: {
+    status: 503,
+    rcode: "SERVFAIL",
+    message: "A service this server depends on cannot be reached; retry shortly.",
+  },
   SOURCE_HALTED: {
     status: 503,
     rcode: "SERVFAIL",

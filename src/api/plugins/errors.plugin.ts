@@ -156,12 +156,89 @@ function fromValidation(err: FastifyError, request: FastifyRequest | undefined):
   );
 }
 
+/** Node's system errors of a connection that could not be made or did not last. */
+const CONNECTION_ERRNOS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
+
+interface SystemError {
+  code: string;
+  syscall?: string;
+  address?: string;
+  port?: number;
+  hostname?: string;
+}
+
+/**
+ * The connection failure behind an error, if any: the error itself, its `cause` chain, or one of
+ * an AggregateError's errors (Node's connect tries each address of a host and aggregates them).
+ * A client library (ioredis, undici's fetch under viem) throws or wraps these as they come.
+ */
+export function connectionFailureOf(e: unknown, depth = 0): SystemError | null {
+  if (e === null || typeof e !== "object" || depth > 6) return null;
+  const err = e as Partial<SystemError> & { cause?: unknown; errors?: unknown };
+  if (typeof err.code === "string" && CONNECTION_ERRNOS.has(err.code)) return err as SystemError;
+  if (Array.isArray(err.errors))
+    for (const inner of err.errors) {
+      const found = connectionFailureOf(inner, depth + 1);
+      if (found) return found;
+    }
+  return connectionFailureOf(err.cause, depth + 1);
+}
+
+/**
+ * A service other than the store that could not be reached: 503 UPSTREAM_UNAVAILABLE, retryable,
+ * with what it was in `details` for the log (never in the answer: a 5xx carries the registry's
+ * text). The store's own failures never get here: each backend maps them to STORE_UNAVAILABLE.
+ */
+function upstreamUnavailable(e: unknown): AppError | null {
+  const f = connectionFailureOf(e);
+  if (f !== null) {
+    const port = f.port === undefined ? "" : `:${f.port}`;
+    const where = f.address !== undefined ? `${f.address}${port}` : (f.hostname ?? "unknown");
+    return new AppError("UPSTREAM_UNAVAILABLE", undefined, {
+      cause: e,
+      retryable: true,
+      details: { upstream: where, syscall: f.syscall ?? null, errno: f.code },
+    });
+  }
+  if (isRedisClientUnreachable(e))
+    return new AppError("UPSTREAM_UNAVAILABLE", undefined, {
+      cause: e,
+      retryable: true,
+      details: { upstream: "redis", syscall: null, errno: null },
+    });
+  return null;
+}
+
+// ioredis never rethrows the socket's error to a command: while Redis is away a command fails with
+// one of these (the socket's ECONNREFUSED goes to the client's "error" event, logged where the
+// client is made: accounts/console-services.ts).
+const REDIS_CLIENT_FAILURES = new Set([
+  "Connection is closed.",
+  "Stream isn't writeable and enableOfflineQueue options is false",
+]);
+
+function isRedisClientUnreachable(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  return e.name === "MaxRetriesPerRequestError" || REDIS_CLIENT_FAILURES.has(e.message);
+}
+
 /** Maps anything thrown to an AppError; the original stays as the cause for the log. */
 export function toAppError(e: unknown, request?: FastifyRequest): AppError {
   if (isAppError(e)) return e;
   const err = e as FastifyError;
   if (err && typeof err === "object") {
     if (Array.isArray(err.validation)) return fromValidation(err, request);
+    const upstream = upstreamUnavailable(e);
+    if (upstream) return upstream;
     const byCode = typeof err.code === "string" ? FASTIFY_CODES[err.code] : undefined;
     if (byCode) return new AppError(byCode, undefined, { cause: e });
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
@@ -186,7 +263,12 @@ function send(reply: FastifyReply, error: AppError): FastifyReply {
   // HTTP/2 has no Connection header (RFC 9113 §8.2.2: setting it throws); the session's GOAWAY does its job.
   if (error.code === "SHUTTING_DOWN" && reply.request.raw.httpVersionMajor < 2)
     reply.header("connection", "close");
-  if (error.code === "STORE_UNAVAILABLE" || error.code === "SHUTTING_DOWN") reply.header("retry-after", "1");
+  if (
+    error.code === "STORE_UNAVAILABLE" ||
+    error.code === "SHUTTING_DOWN" ||
+    error.code === "UPSTREAM_UNAVAILABLE"
+  )
+    reply.header("retry-after", "1");
   return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(error.code, message));
 }
 
@@ -199,7 +281,10 @@ function log(request: FastifyRequest, error: AppError): void {
     return;
   }
   // The edge logs once: 5xx with the cause (at error), 4xx only at debug (they are the caller's).
-  if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
+  if (error.code === "UPSTREAM_UNAVAILABLE")
+    request.log.error({ err: error.cause, code: error.code, ...error.details }, "upstream unreachable");
+  else if (status >= 500)
+    request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
   else request.log.debug({ code: error.code, msg: error.message }, "request refused");
 }
 

@@ -82,9 +82,11 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
     const { status } = ERROR_CODES[e.code];
     if (e.code === "STORE_UNAVAILABLE" && request.server.storeOutage !== undefined)
       request.server.storeOutage.refused(e.cause ?? e);
-    else if (status >= 500) request.log.error({ err: e.cause ?? e, code: e.code }, "console request failed");
+    else if (status >= 500)
+      request.log.error({ err: e.cause ?? e, code: e.code, ...e.details }, "console request failed");
     else request.log.debug({ code: e.code }, "console request refused");
     if (e.code === "TOO_MANY_ATTEMPTS") reply.header("retry-after", String(e.details?.retryAfterS ?? 60));
+    if (e.code === "UPSTREAM_UNAVAILABLE") reply.header("retry-after", "1");
     const message = status >= 500 ? ERROR_CODES[e.code].message : e.message;
     return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(e.code, message));
   });
