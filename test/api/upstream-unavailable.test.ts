@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectionFailureOf } from "../../src/api/plugins/errors.plugin.js";
+import { connectionFailureOf } from "../../src/domain/connection-failure.js";
 import { freePort } from "../helpers/free-port.js";
 import { createTestApp, type TestApp } from "./helpers/test-app.js";
 

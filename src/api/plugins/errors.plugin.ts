@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { connectionFailureOf } from "../../domain/connection-failure.js";
 import { AppError, ERROR_CODES, type ErrorCode, isAppError } from "../../domain/errors.js";
 import { createStoreOutageLog, type StoreOutageLog } from "./store-outage.js";
 import { QUERY_DUPLICATES, QUERY_ERROR, QUERY_MALFORMED, type ParsedQuery } from "../query-string.js";
@@ -154,43 +155,6 @@ function fromValidation(err: FastifyError, request: FastifyRequest | undefined):
     properties,
     isQuery ? request.query : undefined,
   );
-}
-
-/** Node's system errors of a connection that could not be made or did not last. */
-const CONNECTION_ERRNOS = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EPIPE",
-]);
-
-interface SystemError {
-  code: string;
-  syscall?: string;
-  address?: string;
-  port?: number;
-  hostname?: string;
-}
-
-/**
- * The connection failure behind an error, if any: the error itself, its `cause` chain, or one of
- * an AggregateError's errors (Node's connect tries each address of a host and aggregates them).
- * A client library (ioredis, undici's fetch under viem) throws or wraps these as they come.
- */
-export function connectionFailureOf(e: unknown, depth = 0): SystemError | null {
-  if (e === null || typeof e !== "object" || depth > 6) return null;
-  const err = e as Partial<SystemError> & { cause?: unknown; errors?: unknown };
-  if (typeof err.code === "string" && CONNECTION_ERRNOS.has(err.code)) return err as SystemError;
-  if (Array.isArray(err.errors))
-    for (const inner of err.errors) {
-      const found = connectionFailureOf(inner, depth + 1);
-      if (found) return found;
-    }
-  return connectionFailureOf(err.cause, depth + 1);
 }
 
 /**

@@ -1,15 +1,4 @@
-// Network errors of the pg driver (and any socket) that mean "the database cannot be reached now".
-const NET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EPIPE",
-]);
+import { CONNECTION_ERRNOS } from "../../domain/connection-failure.js";
 
 // PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01..57P03 (admin/crash shutdown,
 // cannot connect now), 53300 (too many connections), 40001/40P01 are not here on purpose: they are
@@ -23,7 +12,8 @@ const MESSAGES =
 function matches(e: unknown, depth: number): boolean {
   if (depth > 5 || e === null || typeof e !== "object") return false;
   const err = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof err.code === "string" && (NET_CODES.has(err.code) || PG_STATES.test(err.code))) return true;
+  if (typeof err.code === "string" && (CONNECTION_ERRNOS.has(err.code) || PG_STATES.test(err.code)))
+    return true;
   if (typeof err.message === "string" && MESSAGES.test(err.message)) return true;
   // Node's happy-eyeballs connect reports an AggregateError of every address it tried.
   if (Array.isArray(err.errors) && err.errors.some((x) => matches(x, depth + 1))) return true;
