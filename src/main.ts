@@ -3,6 +3,9 @@ import { asksForHelp, boundHeapGrowth, helpOf } from "./cli/command.js";
 import { COMMANDS } from "./cli/commands.js";
 import { isAppError } from "./domain/errors.js";
 
+/** The exit status of a command that failed because the store could not be reached (EX_TEMPFAIL). */
+const EXIT_STORE_UNAVAILABLE = 75;
+
 /** The composition root and the only place the process exits. */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -32,6 +35,8 @@ main(process.argv.slice(2)).then(
     process.stderr.write(
       `omniname: ${isAppError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
     );
-    process.exit(1);
+    // The store away is a temporary failure (sysexits' EX_TEMPFAIL): a script or a scheduler may
+    // run the command again; every other failure is 1.
+    process.exit(isAppError(e) && e.code === "STORE_UNAVAILABLE" ? EXIT_STORE_UNAVAILABLE : 1);
   },
 );

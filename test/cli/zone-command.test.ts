@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
+import { freePort } from "../helpers/free-port.js";
 import { testDomain, tokenIdOf } from "../helpers/store-world.js";
 
 const run = promisify(execFile);
@@ -14,15 +15,16 @@ async function omniname(
   dataDir: string,
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return omninameWith({ DATA_DIR: dataDir, DATABASE_URL: "" }, ...args);
+}
+
+async function omninameWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", main, ...args], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: "silent",
-        DATABASE_URL: "",
-        DNS_NAME_SERVERS: "ns.example.net",
-      },
+      env: { ...process.env, LOG_LEVEL: "silent", DNS_NAME_SERVERS: "ns.example.net", ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (e) {
@@ -89,5 +91,15 @@ describe("omniname zone export", () => {
     const r = await omniname(data, "zone", "export", "--project", "nope", "--out", join(root, "x"));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no project "nope"/);
+  });
+
+  it("with the database unreachable: one line naming STORE_UNAVAILABLE, exit 75 (run it again), no stack", async () => {
+    const port = await freePort();
+    const r = await omninameWith(
+      { DATA_DIR: join(root, "unused"), DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/omniname` },
+      ...["zone", "export", "--out", join(root, "unreachable")],
+    );
+    expect(r.code).toBe(75);
+    expect(r.stderr).toBe("omniname: STORE_UNAVAILABLE: The data store is unavailable.\n");
   });
 });

@@ -7,15 +7,40 @@ import type {
   QueryResult,
   TransactionSettings,
 } from "kysely";
-import { AppError } from "../../domain/errors.js";
+import { AppError, isAppError } from "../../domain/errors.js";
 
 /** A backend's reading of its driver's errors: true when the database cannot be reached now. */
 export type UnavailableTest = (e: unknown) => boolean;
 
 /** `e` as the store throws it: STORE_UNAVAILABLE (the original as its cause) when `isUnavailable` says so. */
 export function storeError(e: unknown, isUnavailable: UnavailableTest): unknown {
-  if (!isUnavailable(e)) return e;
+  // Already the store's (or the caller's own) answer: a STORE_UNAVAILABLE is not wrapped twice.
+  if (isAppError(e) || !isUnavailable(e)) return e;
   return new AppError("STORE_UNAVAILABLE", undefined, { cause: e, retryable: true });
+}
+
+/**
+ * `fn` with its failures read by the backend, for the paths that use the driver's own handle
+ * rather than Kysely's (a COPY, a dedicated connection): they leave the store as the dialect's do.
+ */
+export async function withStoreErrors<T>(isUnavailable: UnavailableTest, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw storeError(e, isUnavailable);
+  }
+}
+
+/** The pages of a scan on the driver's own handle, its failures read by the backend (as above). */
+export async function* pagesWithStoreErrors<T>(
+  isUnavailable: UnavailableTest,
+  pages: AsyncIterable<T> | Iterable<T>,
+): AsyncGenerator<T> {
+  try {
+    yield* pages;
+  } catch (e) {
+    throw storeError(e, isUnavailable);
+  }
 }
 
 /** The driver error under a STORE_UNAVAILABLE the store threw (or `e` itself): its `code` for retries. */

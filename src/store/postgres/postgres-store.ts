@@ -13,7 +13,12 @@ import type { ScoringData } from "../scoring-data.port.js";
 import type { Database } from "../schema.js";
 import type { SettingsWinnerJobs } from "../settings-winner-jobs.port.js";
 import type { Store, StoreParts } from "../store.js";
-import { type ClosableDialect, unavailableDialect } from "../kysely/unavailable-dialect.js";
+import {
+  type ClosableDialect,
+  pagesWithStoreErrors,
+  unavailableDialect,
+  withStoreErrors,
+} from "../kysely/unavailable-dialect.js";
 import { CHANNEL, PgChangeFeed } from "./pg-change-feed.js";
 import { isPgUnavailable } from "./pg-unavailable.js";
 import { TableStatistics } from "./pg-table-statistics.js";
@@ -173,7 +178,8 @@ export class PostgresStore implements Store {
     this.domainMap = cachedDomainMap(
       {
         ...parts.domainMap,
-        iterateDomainsByName: (pageSize = 1000, opts = {}) => scanDomainsByNamePg(this.pool, pageSize, opts),
+        iterateDomainsByName: (pageSize = 1000, opts = {}) =>
+          pagesWithStoreErrors(isPgUnavailable, scanDomainsByNamePg(this.pool, pageSize, opts)),
       },
       this.reads,
       {
@@ -249,7 +255,7 @@ export class PostgresStore implements Store {
 
   /** Snapshot import: COPY into staging tables, set-based upserts, one transaction (pg-snapshot-import.ts). */
   async withSnapshotSink<T>(fn: (sink: SnapshotSink) => Promise<T>): Promise<T> {
-    const result = await withPgSnapshotSink(this.pool, fn);
+    const result = await withStoreErrors(isPgUnavailable, () => withPgSnapshotSink(this.pool, fn));
     this.clearCaches();
     return result;
   }
@@ -272,7 +278,7 @@ export class PostgresStore implements Store {
           domainMap: {
             ...snap.domainMap,
             iterateDomainsByName: (pageSize = 1000, opts: { recordKeys?: readonly string[] } = {}) =>
-              scanDomainsByNamePg(this.pool, pageSize, opts, id),
+              pagesWithStoreErrors(isPgUnavailable, scanDomainsByNamePg(this.pool, pageSize, opts, id)),
           },
         });
       });

@@ -25,15 +25,16 @@ const AHEAD = 32;
 const WORKER = `
 const { parentPort, workerData: w } = require("node:worker_threads");
 const Database = require(w.module);
-const db = new Database(w.file, { readonly: true, fileMustExist: true });
-db.pragma("busy_timeout = 5000");
-db.pragma("mmap_size = " + w.mmapBytes);
-db.pragma("cache_size = -" + w.cacheKiB);
-const first = db.prepare(w.select + " order by d.name, d.id limit ?").raw(true);
-const next = db.prepare(w.select + " where d.name > ? order by d.name, d.id limit ?").raw(true);
-const whole = db.prepare(w.select + " where d.name = ? order by d.id").raw(true);
 const ahead = new Int32Array(w.ahead);
+let db = null;
 try {
+  db = new Database(w.file, { readonly: true, fileMustExist: true });
+  db.pragma("busy_timeout = 5000");
+  db.pragma("mmap_size = " + w.mmapBytes);
+  db.pragma("cache_size = -" + w.cacheKiB);
+  const first = db.prepare(w.select + " order by d.name, d.id limit ?").raw(true);
+  const next = db.prepare(w.select + " where d.name > ? order by d.name, d.id limit ?").raw(true);
+  const whole = db.prepare(w.select + " where d.name = ? order by d.id").raw(true);
   let after = null;
   for (;;) {
     if (Atomics.load(ahead, 0) >= w.max)
@@ -56,9 +57,10 @@ try {
   }
   parentPort.postMessage(null);
 } catch (e) {
-  parentPort.postMessage({ error: String(e && e.message || e) });
+  // The driver's code (SQLITE_BUSY, SQLITE_CANTOPEN …) crosses too: the store reads it (sqlite-unavailable.ts).
+  parentPort.postMessage({ error: String(e && e.message || e), code: e && typeof e.code === "string" ? e.code : undefined });
 } finally {
-  db.close();
+  if (db !== null) db.close();
 }
 `;
 
@@ -109,7 +111,10 @@ export async function* scanDomainsByNameInWorker(
       if (queue.length === 0) await new Promise<void>((r) => (wake = r));
       const m = queue.shift();
       if (m === null) return;
-      if (typeof m !== "string") throw new Error(`zone scan worker: ${(m as { error: string }).error}`);
+      if (typeof m !== "string") {
+        const { error, code } = m as { error: string; code?: string };
+        throw Object.assign(new Error(`zone scan worker: ${error}`), { code });
+      }
       // The worker sleeps only once AHEAD pages wait: wake it when half have been taken.
       if (Atomics.sub(counter, 0, 1) - 1 <= AHEAD / 2) Atomics.notify(counter, 0);
       yield (JSON.parse(m) as unknown[][]).map((a) =>

@@ -29,7 +29,13 @@ import type { Store } from "../store.js";
 import type { ChangeLog } from "../change-log.port.js";
 import type { ScoringData } from "../scoring-data.port.js";
 import type { SettingsWinnerJobs } from "../settings-winner-jobs.port.js";
-import { type ClosableDialect, storeError, unavailableDialect } from "../kysely/unavailable-dialect.js";
+import {
+  type ClosableDialect,
+  pagesWithStoreErrors,
+  storeError,
+  unavailableDialect,
+  withStoreErrors,
+} from "../kysely/unavailable-dialect.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
 import { isSqliteUnavailable } from "./sqlite-unavailable.js";
 import { prepareReadStatements, type ReadStatements } from "./sqlite-read-statements.js";
@@ -245,15 +251,17 @@ export class SqliteStore implements Store {
     // Into an empty map the import leaves WAL mode: no other connection may be open.
     this.checkpointer.pause();
     try {
-      return await withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn, {
-        // Into an empty map the import leaves WAL mode, which no other open connection allows:
-        // the read connection and its WAL-index probe are closed (reads go through the writer's
-        // connection meanwhile, after the import) and opened again after.
-        releaseReaders: () => {
-          released = this.stmts !== null;
-          this.closeReader();
-        },
-      });
+      return await withStoreErrors(isSqliteUnavailable, () =>
+        withSqliteSnapshotSink(this.db, this.writer, this.tracked, fn, {
+          // Into an empty map the import leaves WAL mode, which no other open connection allows:
+          // the read connection and its WAL-index probe are closed (reads go through the writer's
+          // connection meanwhile, after the import) and opened again after.
+          releaseReaders: () => {
+            released = this.stmts !== null;
+            this.closeReader();
+          },
+        }),
+      );
     } finally {
       this.checkpointer.resume();
       if (released) this.prepare();
@@ -334,16 +342,19 @@ export class SqliteStore implements Store {
       return;
     }
     if (opts.readAhead && !this.reader.memory)
-      yield* scanDomainsByNameInWorker(
-        this.file,
-        {
-          mmapBytes: this.readOptions.mmapBytes ?? READER_MMAP_BYTES,
-          pageCacheBytes: this.readOptions.pageCacheBytes ?? READER_PAGE_CACHE_BYTES,
-        },
-        pageSize,
-        opts,
+      yield* pagesWithStoreErrors(
+        isSqliteUnavailable,
+        scanDomainsByNameInWorker(
+          this.file,
+          {
+            mmapBytes: this.readOptions.mmapBytes ?? READER_MMAP_BYTES,
+            pageCacheBytes: this.readOptions.pageCacheBytes ?? READER_PAGE_CACHE_BYTES,
+          },
+          pageSize,
+          opts,
+        ),
       );
-    else yield* scanDomainsByName(this.reader, pageSize, opts);
+    else yield* pagesWithStoreErrors(isSqliteUnavailable, scanDomainsByName(this.reader, pageSize, opts));
   }
 
   private async findApiKeyByHash(base: ProjectsStore, hash: string): Promise<ApiKey | null> {
