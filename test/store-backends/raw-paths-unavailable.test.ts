@@ -1,6 +1,7 @@
 import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/domain/errors.js";
@@ -11,7 +12,7 @@ import { testDomain, tokenIdOf } from "../helpers/store-world.js";
 
 /**
  * The store's paths that use the driver's own handle rather than Kysely's (PostgreSQL's COPY of
- * the name scan and of the snapshot import, SQLite's name-scan worker) leave the store as every
+ * the name scan and of the snapshot import, SQLite's name-scan worker and snapshot import) leave the store as every
  * other read does: a database that goes away is STORE_UNAVAILABLE (503 over HTTP, the CLI's
  * "STORE_UNAVAILABLE" line), never the driver's raw error. (The change channel's listener and the
  * source locks hold their own connection and absorb its loss: pg-change-channel.test.ts and
@@ -105,7 +106,7 @@ describe("PostgreSQL: the raw pool's paths when the database drops the connectio
   });
 });
 
-describe("SQLite: the name-scan worker when the database file cannot be opened", () => {
+describe("SQLite: the name-scan worker and the snapshot import when the file cannot be used", () => {
   let store: Store;
   let dir: string;
   beforeAll(async () => {
@@ -130,4 +131,20 @@ describe("SQLite: the name-scan worker when the database file cannot be opened",
     }
     expect(await drain(store.domainMap.iterateDomainsByName(10, { readAhead: true }))).toBe(1);
   });
+
+  it("the snapshot import while another process holds the write lock past the busy timeout (5 s): STORE_UNAVAILABLE", async () => {
+    const other = new BetterSqlite3(join(dir, "omniname.db"));
+    other.exec("begin immediate");
+    try {
+      await expectUnavailable(
+        store.withSnapshotSink!(async (sink) => {
+          await sink.writeCheckpoints([CHECKPOINT]);
+        }),
+      );
+    } finally {
+      other.exec("rollback");
+      other.close();
+    }
+    expect((await store.crawlerLog.listCheckpoints()).filter((c) => c.sourceId === "raw")).toEqual([]);
+  }, 30_000);
 });
