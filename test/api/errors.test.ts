@@ -187,6 +187,11 @@ describe("an unreachable store", () => {
       });
       expectEnvelope(res, 503, "STORE_UNAVAILABLE");
       expect(res.body).not.toContain("ECONNREFUSED");
+      expect(res.headers["retry-after"]).toBe("1");
+      // The console's own error handler: the same answer and the same hint to come back.
+      const invitation = await app.inject({ url: `/console/api/auth/invitation?token=${"a".repeat(43)}` });
+      expectEnvelope(invitation, 503, "STORE_UNAVAILABLE");
+      expect(invitation.headers["retry-after"]).toBe("1");
     } finally {
       await app.close();
       await store.close().catch(() => {});

@@ -227,14 +227,16 @@ function send(reply: FastifyReply, error: AppError): FastifyReply {
   // HTTP/2 has no Connection header (RFC 9113 §8.2.2: setting it throws); the session's GOAWAY does its job.
   if (error.code === "SHUTTING_DOWN" && reply.request.raw.httpVersionMajor < 2)
     reply.header("connection", "close");
-  if (
-    error.code === "STORE_UNAVAILABLE" ||
-    error.code === "SHUTTING_DOWN" ||
-    error.code === "UPSTREAM_UNAVAILABLE"
-  )
-    reply.header("retry-after", "1");
+  if (RETRY_SOON.has(error.code)) reply.header("retry-after", "1");
   return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(error.code, message));
 }
+
+/** Refusals of a moment (a store or upstream out of reach, a shutdown): Retry-After 1, API and console. */
+export const RETRY_SOON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "STORE_UNAVAILABLE",
+  "SHUTTING_DOWN",
+  "UPSTREAM_UNAVAILABLE",
+]);
 
 function log(request: FastifyRequest, error: AppError): void {
   const { status } = ERROR_CODES[error.code];

@@ -4,7 +4,7 @@ import type { ConsoleServices } from "../../../accounts/console-services.js";
 import type { Config } from "../../../config/config.schema.js";
 import type { Resolution } from "../../../resolution/resolution.js";
 import { AppError, ERROR_CODES } from "../../../domain/errors.js";
-import { errorEnvelope, toAppError } from "../../plugins/errors.plugin.js";
+import { errorEnvelope, RETRY_SOON, toAppError } from "../../plugins/errors.plugin.js";
 import { installCsrf } from "../../plugins/csrf.plugin.js";
 import { installSession } from "../../plugins/session.plugin.js";
 import { alertRoutes } from "./alerts.routes.js";
@@ -86,7 +86,7 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
       request.log.error({ err: e.cause ?? e, code: e.code, ...e.details }, "console request failed");
     else request.log.debug({ code: e.code }, "console request refused");
     if (e.code === "TOO_MANY_ATTEMPTS") reply.header("retry-after", String(e.details?.retryAfterS ?? 60));
-    if (e.code === "UPSTREAM_UNAVAILABLE") reply.header("retry-after", "1");
+    if (RETRY_SOON.has(e.code)) reply.header("retry-after", "1");
     const message = status >= 500 ? ERROR_CODES[e.code].message : e.message;
     return reply.code(status).type("application/json; charset=utf-8").send(errorEnvelope(e.code, message));
   });
