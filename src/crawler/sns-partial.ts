@@ -92,10 +92,15 @@ export async function partialSnapshot(
         if (classOf(a) === RECORDS_V2_CLASS) snap.recordsV2.push(a);
   const nftRecords = await reader.multipleAccounts(named.map((n) => nftRecordOf(n.key)));
   const holders = new Map<Address, Address | null>();
+  const nftAccounts = new Map<Address, Address>();
   for (const [i, rec] of nftRecords.entries())
-    if (rec && rec.data.length === 98 && rec.data[0] === 2)
-      holders.set(named[i].key, await reader.nftHolder(tokenizedMintOf(named[i].key)));
+    if (rec && rec.data.length === 98 && rec.data[0] === 2) {
+      const holding = await reader.nftHolding(tokenizedMintOf(named[i].key));
+      holders.set(named[i].key, holding?.holder ?? null);
+      if (holding) nftAccounts.set(named[i].key, holding.tokenAccount);
+    }
   snap.nftHolders = holders;
+  snap.nftAccounts = nftAccounts;
   const owners = [...new Set(snsStateOf(snap).domains.map((d) => d.owner))];
   snap.primaries = present(await reader.multipleAccounts(owners.map(primaryKeyOf)));
   return snap;

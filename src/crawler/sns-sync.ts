@@ -40,6 +40,8 @@ export interface SnsSyncOptions {
   /** At most this many `getProgramAccounts` of children in flight. Default 8. */
   concurrency?: number;
   reader?: SolanaReader;
+  /** At most this many tokenized names' NFTs followed live (`accountSubscribe`); the rest wait for the poll. Default 1,000. */
+  maxWatchedNfts?: number;
 }
 
 export interface SnsScanStats {
@@ -53,6 +55,12 @@ export interface SnsScanStats {
 
 /** Notified accounts kept for a partial pass; past this, the next pass is a full one. */
 const MAX_PENDING = 1000;
+
+/**
+ * Tokenized names whose NFT holder's token account the source watches by default (docs/sns.md,
+ * "NFT transfers"): one `accountSubscribe` each, 100 to a WebSocket (kit's channel pool).
+ */
+export const MAX_WATCHED_NFTS = 1000;
 
 const digestOf = (d: SnsDomainState) => JSON.stringify([d.name, d.owner, d.records]);
 
@@ -78,6 +86,15 @@ export function createSnsSync(o: SnsSyncOptions) {
   let topOf = new Map<Address, Address>();
   /** Name service accounts notified since the last pass (programSubscribe); null: too many, or a full pass is due. */
   let pending: RawAccount[] | null = [];
+  /** Names whose NFT's token account was notified since the last pass (accountSubscribe). */
+  const pendingNames = new Set<Address>();
+  /** Tokenized names of the last passes: name account → the token account holding its NFT. */
+  let nftAccounts = new Map<Address, Address>();
+  /** The token accounts subscribed to: → their name, their own abort, whether the RPC acknowledged. */
+  const watched = new Map<Address, { name: Address; abort: AbortController; live: boolean }>();
+  let subscriptions: { client: ReturnType<typeof createSolanaRpcSubscriptions>; signal: AbortSignal } | null =
+    null;
+  let warnedNftLimit = false;
   let stopped = false;
   let wake: (() => void) | null = null;
   const issuesSeen = new Set<string>();
@@ -131,21 +148,28 @@ export function createSnsSync(o: SnsSyncOptions) {
       await Promise.all(Array.from({ length: o.concurrency ?? 8 }, worker));
     }
     const nftHolders = new Map<Address, Address | null>();
+    const nftAccounts = new Map<Address, Address>();
     for (const n of nftRecords) {
       // NFT record: tag, nonce, name account (2..34), owner, mint. Active records only (tag 2).
       if (n.data[0] !== 2) continue;
       const domain = addressOf(n.data.subarray(2, 34));
-      nftHolders.set(domain, await reader.nftHolder(tokenizedMintOf(domain)));
+      const holding = await reader.nftHolding(tokenizedMintOf(domain));
+      nftHolders.set(domain, holding?.holder ?? null);
+      if (holding) nftAccounts.set(domain, holding.tokenAccount);
     }
-    return { slot, domains, reverses, recordsV2, children, primaries, nftHolders };
+    return { slot, domains, reverses, recordsV2, children, primaries, nftHolders, nftAccounts };
   }
 
   /** One pass: read every account, fold, journal what changed. */
   async function scanOnce(): Promise<SnsScanStats> {
     if (last === null) last = await loadLast();
     pending = [];
+    pendingNames.clear();
     const snap = await snapshot();
-    return journal(snap.slot, snsStateOf(snap), null);
+    const stats = await journal(snap.slot, snsStateOf(snap), null);
+    nftAccounts = new Map(snap.nftAccounts);
+    watchNfts();
+    return stats;
   }
 
   /**
@@ -153,14 +177,70 @@ export function createSnsSync(o: SnsSyncOptions) {
    * same fold and journal as a full pass, restricted to them. A full pass instead when an account
    * cannot be placed (touchedDomains) or before the first pass.
    */
-  async function scanNames(accounts: readonly RawAccount[]): Promise<SnsScanStats & { partial: boolean }> {
+  async function scanNames(
+    accounts: readonly RawAccount[],
+    names: Iterable<Address> = [],
+  ): Promise<SnsScanStats & { partial: boolean }> {
     const domains = last === null ? null : touchedDomains(accounts, topOf);
     if (domains === null) return { ...(await scanOnce()), partial: false };
+    for (const name of names) domains.add(topOf.get(name) ?? name);
     const snap = await partialSnapshot(reader, [...domains]);
     const keys: Address[] = [];
     for (const [key, top] of topOf) if (domains.has(top)) keys.push(key);
     const scope = { keys, tokens: new Set<string>(keys.map(snsTokenId)) };
-    return { ...(await journal(snap.slot, snsStateOf(snap), scope)), partial: true };
+    const stats = await journal(snap.slot, snsStateOf(snap), scope);
+    for (const key of [...keys, ...domains]) nftAccounts.delete(key);
+    for (const [key, account] of snap.nftAccounts ?? []) nftAccounts.set(key, account);
+    watchNfts();
+    return { ...stats, partial: true };
+  }
+
+  /**
+   * Keeps one `accountSubscribe` on the token account holding each tokenized name's NFT (up to
+   * `maxWatchedNfts`): a transfer of the NFT empties that account (or an authority change rewrites
+   * its owner), the notification queues a pass over that name alone, and that pass finds the new
+   * holder's account to watch instead. Called after every pass; a no-op without a WebSocket.
+   */
+  function watchNfts(): void {
+    if (subscriptions === null) return;
+    const { client, signal } = subscriptions;
+    const max = o.maxWatchedNfts ?? MAX_WATCHED_NFTS;
+    const want = new Map<Address, Address>();
+    for (const [name, account] of nftAccounts) if (want.size < max) want.set(account, name);
+    if (nftAccounts.size > max && !warnedNftLimit) {
+      warnedNftLimit = true;
+      o.log.warn(
+        { source: o.source.id, tokenized: nftAccounts.size, watched: max },
+        "more tokenized SNS names than NFT subscriptions: the rest wait for the poll",
+      );
+    }
+    for (const [account, w] of watched)
+      if (want.get(account) !== w.name) {
+        w.abort.abort();
+        watched.delete(account);
+      }
+    for (const [account, name] of want) {
+      if (watched.has(account)) continue;
+      const abort = new AbortController();
+      const entry = { name, abort, live: false };
+      watched.set(account, entry);
+      const both = AbortSignal.any([signal, abort.signal]);
+      (async () => {
+        const it = await client
+          .accountNotifications(account, { commitment: "finalized", encoding: "base64" })
+          .subscribe({ abortSignal: both });
+        entry.live = true;
+        for await (const n of it) {
+          head = Math.max(head ?? 0, Number(n.context.slot));
+          pendingNames.add(name);
+          wake?.();
+        }
+      })().catch((e) => {
+        if (both.aborted) return;
+        o.log.warn({ err: e, source: o.source.id, account }, "SNS NFT subscription lost; polling");
+        if (watched.get(account) === entry) watched.delete(account);
+      });
+    }
   }
 
   /** Journals what changed since the last pass: every name, or (`scope`) those token ids and the state's names. */
@@ -279,6 +359,8 @@ export function createSnsSync(o: SnsSyncOptions) {
     if (!o.wsUrl) return () => {};
     const abort = new AbortController();
     const subs = createSolanaRpcSubscriptions(o.wsUrl);
+    subscriptions = { client: subs, signal: abort.signal };
+    watchNfts();
     const follow = async (program: Address, filters: Array<{ dataSize: bigint }>, partial: boolean) => {
       const it = await subs
         .programNotifications(program, { commitment: "finalized", encoding: "base64", filters })
@@ -299,12 +381,20 @@ export function createSnsSync(o: SnsSyncOptions) {
       if (!abort.signal.aborted)
         o.log.warn({ err: e, source: o.source.id }, "SNS subscription lost; polling");
     });
-    return () => abort.abort();
+    return () => {
+      abort.abort();
+      subscriptions = null;
+      watched.clear();
+    };
   }
 
   return {
     scanOnce,
     scanNames,
+    /** The NFT token accounts followed live: subscribed and acknowledged by the RPC. */
+    watchedNfts(): Address[] {
+      return [...watched].filter(([, w]) => w.live).map(([account]) => account);
+    },
     /** The source as GET /status shows it: head slot (heard of), synced slot, lag, state. */
     status(): SourceStatus {
       const state = stopped ? "stopped" : passError ? "retrying" : passes > 0 ? "live" : "backfill";
@@ -333,10 +423,12 @@ export function createSnsSync(o: SnsSyncOptions) {
         while (!stopped) {
           try {
             const touched = pending;
+            const names = [...pendingNames];
             // Woken by notifications: re-read only the names they touch; else (the poll) every account.
-            if (notified && touched !== null && touched.length > 0) {
+            if (notified && touched !== null && touched.length + names.length > 0) {
               pending = [];
-              await scanNames(touched);
+              pendingNames.clear();
+              await scanNames(touched, names);
             } else await scanOnce();
           } catch (e) {
             passError = (e as Error).message;
@@ -344,7 +436,7 @@ export function createSnsSync(o: SnsSyncOptions) {
             o.log.warn({ err: e, source: o.source.id }, "SNS pass failed; retrying");
           }
           if (stopped) break;
-          if (pending === null || pending.length > 0) {
+          if (pending === null || pending.length > 0 || pendingNames.size > 0) {
             notified = true; // heard during the pass
             continue;
           }

@@ -27,6 +27,8 @@ export interface SolanaReader {
   multipleAccounts(keys: readonly Address[]): Promise<Array<RawAccount | null>>;
   /** The holder of a mint's largest token account when it holds exactly 1; null for none or an unknown mint. */
   nftHolder(mint: Address): Promise<Address | null>;
+  /** `nftHolder` with the token account that holds the 1 (what the source watches for NFT transfers). */
+  nftHolding(mint: Address): Promise<{ holder: Address; tokenAccount: Address } | null>;
 }
 
 const bytesOf = (data: readonly [string, string]) => new Uint8Array(Buffer.from(data[0], "base64"));
@@ -96,6 +98,9 @@ export function createSolanaReader(url: string, commitment: Commitment = "finali
       return out;
     },
     async nftHolder(mint) {
+      return (await this.nftHolding(mint))?.holder ?? null;
+    },
+    async nftHolding(mint) {
       try {
         const largest = await rpc.getTokenLargestAccounts(mint, { commitment }).send();
         const top = largest.value[0];
@@ -103,7 +108,7 @@ export function createSolanaReader(url: string, commitment: Commitment = "finali
         const [acc] = await this.multipleAccounts([top.address]);
         // SPL token account: mint 0..32, owner 32..64.
         if (acc?.data.length !== 165) return null;
-        return addressOf(acc.data.subarray(32, 64));
+        return { holder: addressOf(acc.data.subarray(32, 64)), tokenAccount: top.address };
       } catch (e) {
         // Solana answers -32602 for a mint it does not know: not tokenized.
         if (isSolanaError(e, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) return null;

@@ -26,7 +26,8 @@ import type { SolanaLedger } from "./solana-ledger.js";
 type Change = { address: Address; owner: Address; data: Uint8Array | null };
 
 const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL" as Address;
-const ataOf = (wallet: Address, mint: Address) =>
+/** The associated token account of `wallet` for `mint` (the ATA program's PDA). */
+export const ataOf = (wallet: Address, mint: Address) =>
   findPda([addressBytes(wallet), addressBytes(SNS_PROGRAMS.splToken), addressBytes(mint)], ATA_PROGRAM);
 
 /**
@@ -205,6 +206,27 @@ export function createSnsWriter(ledger: SolanaLedger) {
           address: ataOf(to, mint),
           owner: SNS_PROGRAMS.splToken,
           data: encodeTokenAccount({ mint, owner: to, amount: 1n }),
+        },
+      ]);
+    },
+    /**
+     * Redeems a tokenized name (the tokenizer's `redeem_nft`): `holder`'s NFT is burnt (amount and
+     * supply 0), the NFT record becomes inactive (tag 3) and the registry owner the holder again.
+     */
+    untokenize(name: string, holder: Address): number {
+      const key = keyOf(name);
+      const mint = tokenizedMintOf(key);
+      const nftRecord = nftRecordOf(key);
+      const record = encodeNftRecord({ domain: key, owner: holder, mint });
+      record[0] = 3;
+      return ledger.write([
+        withOwner(key, holder),
+        { address: nftRecord, owner: SNS_PROGRAMS.tokenizer, data: record },
+        { address: mint, owner: SNS_PROGRAMS.splToken, data: encodeMint(0n) },
+        {
+          address: ataOf(holder, mint),
+          owner: SNS_PROGRAMS.splToken,
+          data: encodeTokenAccount({ mint, owner: holder, amount: 0n }),
         },
       ]);
     },

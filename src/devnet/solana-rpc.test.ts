@@ -1,11 +1,17 @@
 import { Connection, PublicKey } from "@solana/web3.js";
+import { WebSocket } from "ws";
 import type { Address } from "@solana/kit";
 import { sns as sdk } from "../../test/judge/sns-sdk.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { domainKeyOf, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
+import {
+  decodeTokenAccount,
+  domainKeyOf,
+  SNS_PROGRAMS,
+  tokenizedMintOf,
+} from "../providers/sns/sns-program.js";
 import { createSolanaLedger } from "./solana-ledger.js";
 import { type SolanaRpc, startSolanaRpc } from "./solana-rpc.js";
-import { createSnsWriter } from "./sns-writer.js";
+import { ataOf, createSnsWriter } from "./sns-writer.js";
 
 const ALICE = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU" as Address;
 const BOB = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" as Address;
@@ -79,5 +85,55 @@ describe("the devnet's Solana endpoint, read by Bonfida's SDK", () => {
       { jsonrpc: "2.0", id: 5, method: "getHealth" },
     ]);
     expect(batch.map((r: { result: unknown }) => r.result)).toEqual([ledger.slot(), "ok"]);
+  });
+
+  it("notifies accountSubscribe of every write of the account (Solana's accountNotification), until unsubscribed", async () => {
+    const ws = new WebSocket(rpc.wsUrl);
+    interface Notified {
+      subscription: number;
+      result: { context: { slot: number }; value: { owner: string; data: [string, string] } };
+    }
+    const got: Array<{ id?: number; result?: unknown; method?: string; params: Notified }> = [];
+    ws.on("message", (m) => got.push(JSON.parse(String(m))));
+    await new Promise((r) => ws.once("open", r));
+    const until = async <T>(find: () => T | undefined): Promise<T> => {
+      for (let i = 0; i < 400; i++) {
+        const v = find();
+        if (v !== undefined) return v;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error("no answer from the endpoint");
+    };
+    const mint = tokenizedMintOf(domainKeyOf("bob.sol") as Address);
+    const held = ataOf(ALICE, mint);
+    try {
+      ws.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "accountSubscribe",
+          params: [held, { encoding: "base64", commitment: "finalized" }],
+        }),
+      );
+      const sub = (await until(() => got.find((m) => m.id === 1))).result;
+      writer.register("other.sol", BOB); // another account: not notified
+      const slot = writer.transferNft("bob.sol", ALICE, BOB);
+      const n = await until(() => got.find((m) => m.method === "accountNotification"));
+      expect(n.params.subscription).toBe(sub);
+      expect(n.params.result.context.slot).toBe(slot);
+      expect(n.params.result.value.owner).toBe(SNS_PROGRAMS.splToken);
+      const data = new Uint8Array(Buffer.from(n.params.result.value.data[0], "base64"));
+      expect(decodeTokenAccount(data)).toMatchObject({ mint, owner: ALICE, amount: 0n });
+      expect(got.filter((m) => m.method === "accountNotification")).toHaveLength(1);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "accountUnsubscribe", params: [sub] }));
+      expect((await until(() => got.find((m) => m.id === 2))).result).toBe(true);
+      writer.transferNft("bob.sol", BOB, ALICE);
+      // The endpoint answers in order: once this answer is in, a notification of the write would be too.
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "getSlot" }));
+      await until(() => got.find((m) => m.id === 3));
+      expect(got.filter((m) => m.method === "accountNotification")).toHaveLength(1);
+    } finally {
+      ws.close();
+    }
   });
 });

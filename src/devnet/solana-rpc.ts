@@ -12,7 +12,7 @@ import type { LedgerAccount, SolanaLedger } from "./solana-ledger.js";
  * `getMultipleAccounts`, `getProgramAccounts` (memcmp, dataSize, dataSlice, withContext),
  * `getTokenLargestAccounts` (-32602 for an unknown mint, as Solana answers), `getSlot`,
  * `getBlockHeight`, `getLatestBlockhash`, `getVersion`, `getHealth`, and over the WebSocket
- * `programSubscribe` / `slotSubscribe`. Encodings: base64 (and base58 for short data), base64+zstd
+ * `programSubscribe` / `accountSubscribe` / `slotSubscribe`. Encodings: base64 (and base58 for short data), base64+zstd
  * is refused. Commitment is accepted and ignored: every devnet slot is final at once.
  */
 export interface SolanaRpc {
@@ -281,15 +281,35 @@ export async function startSolanaRpc(
   };
 }
 
-/** `programSubscribe` (with filters, encoding, dataSlice) and `slotSubscribe`, as Solana notifies them. */
+/** A written account as a notification shows it: a closed one has no lamports, no data, the system program. */
+function notifiedJson(a: LedgerAccount & { exists: boolean }, o: AccountOptions): Json {
+  if (a.exists) return accountJson(a, o);
+  const closed = { ...a, data: new Uint8Array(0), owner: "11111111111111111111111111111111" as Address };
+  return { ...accountJson(closed, o), lamports: 0 };
+}
+
+/**
+ * `programSubscribe` (with filters, encoding, dataSlice), `accountSubscribe` (encoding, dataSlice:
+ * every write of the account, its closing included) and `slotSubscribe`, as Solana notifies them.
+ */
 function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
   let next = 1;
   const subs = new Map<
     number,
-    { kind: "program"; program: Address; opts: AccountOptions; filters: Filter[] } | { kind: "slot" }
+    | { kind: "program"; program: Address; opts: AccountOptions; filters: Filter[] }
+    | { kind: "account"; address: Address; opts: AccountOptions }
+    | { kind: "slot" }
   >();
+  const notify = (method: string, subscription: number, result: unknown) =>
+    ws.send(JSON.stringify({ jsonrpc: "2.0", method, params: { result, subscription } }));
   const off = ledger.onChange((slot, accounts) => {
     for (const [id, s] of subs) {
+      if (s.kind === "account") {
+        for (const a of accounts)
+          if (a.address === s.address)
+            notify("accountNotification", id, { context: { slot }, value: notifiedJson(a, s.opts) });
+        continue;
+      }
       if (s.kind === "slot") {
         ws.send(
           JSON.stringify({
@@ -303,25 +323,10 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
       for (const a of accounts) {
         if (a.owner !== s.program) continue;
         if (a.exists && !matches(a, s.filters)) continue;
-        const account = a.exists
-          ? accountJson(a, s.opts)
-          : {
-              ...accountJson(
-                { ...a, data: new Uint8Array(0), owner: "11111111111111111111111111111111" as Address },
-                s.opts,
-              ),
-              lamports: 0,
-            };
-        ws.send(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            method: "programNotification",
-            params: {
-              result: { context: { slot }, value: { pubkey: a.address, account } },
-              subscription: id,
-            },
-          }),
-        );
+        notify("programNotification", id, {
+          context: { slot },
+          value: { pubkey: a.address, account: notifiedJson(a, s.opts) },
+        });
       }
     }
   });
@@ -347,11 +352,20 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
           filters: compile(opts.filters ?? []),
         });
         ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
+      } else if (req.method === "accountSubscribe") {
+        const sub = next++;
+        const opts = (params[1] ?? {}) as AccountOptions;
+        subs.set(sub, { kind: "account", address: address(params[0]), opts });
+        ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
       } else if (req.method === "slotSubscribe") {
         const sub = next++;
         subs.set(sub, { kind: "slot" });
         ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
-      } else if (req.method === "programUnsubscribe" || req.method === "slotUnsubscribe") {
+      } else if (
+        req.method === "programUnsubscribe" ||
+        req.method === "accountUnsubscribe" ||
+        req.method === "slotUnsubscribe"
+      ) {
         ws.send(JSON.stringify({ jsonrpc: "2.0", result: subs.delete(Number(params[0])), id }));
       } else throw new RpcError(-32601, "Method not found");
     } catch (e) {

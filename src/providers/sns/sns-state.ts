@@ -42,6 +42,8 @@ export interface SnsSnapshot {
   primaries: RawAccount[];
   /** Tokenized names: name account → the mint holder (amount 1), or null when nobody holds it. */
   nftHolders: ReadonlyMap<Address, Address | null>;
+  /** Tokenized names: name account → the token account holding its NFT (the source watches it). */
+  nftAccounts?: ReadonlyMap<Address, Address>;
 }
 
 /** A name's state as the SDK would answer it: its owner rule, V2 records (fresh) over V1. */
