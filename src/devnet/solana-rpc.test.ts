@@ -10,11 +10,34 @@ import {
   tokenizedMintOf,
 } from "../providers/sns/sns-program.js";
 import { createSolanaLedger } from "./solana-ledger.js";
-import { type SolanaRpc, startSolanaRpc } from "./solana-rpc.js";
+import { DEVNET_ADVANCE_METHOD, DEVNET_DROP_METHOD, type SolanaRpc, startSolanaRpc } from "./solana-rpc.js";
 import { ataOf, createSnsWriter } from "./sns-writer.js";
 
 const ALICE = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU" as Address;
 const BOB = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" as Address;
+
+/** A notification's params as the tests read them. */
+interface Notified {
+  subscription: number;
+  result: { context: { slot: number }; value: { owner: string; data: [string, string] } };
+}
+
+/** A raw WebSocket on the endpoint: every message it received, and a wait for one of them. */
+async function openSocket(url: string) {
+  const ws = new WebSocket(url);
+  const got: Array<{ id?: number; result?: unknown; method?: string; params?: Notified }> = [];
+  ws.on("message", (m) => got.push(JSON.parse(String(m))));
+  await new Promise((r) => ws.once("open", r));
+  const until = async <T>(find: () => T | undefined): Promise<T> => {
+    for (let i = 0; i < 400; i++) {
+      const v = find();
+      if (v !== undefined) return v;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error("no answer from the endpoint");
+  };
+  return { ws, got, until };
+}
 
 describe("the devnet's Solana endpoint, read by Bonfida's SDK", () => {
   let rpc: SolanaRpc;
@@ -88,22 +111,7 @@ describe("the devnet's Solana endpoint, read by Bonfida's SDK", () => {
   });
 
   it("notifies accountSubscribe of every write of the account (Solana's accountNotification), until unsubscribed", async () => {
-    const ws = new WebSocket(rpc.wsUrl);
-    interface Notified {
-      subscription: number;
-      result: { context: { slot: number }; value: { owner: string; data: [string, string] } };
-    }
-    const got: Array<{ id?: number; result?: unknown; method?: string; params: Notified }> = [];
-    ws.on("message", (m) => got.push(JSON.parse(String(m))));
-    await new Promise((r) => ws.once("open", r));
-    const until = async <T>(find: () => T | undefined): Promise<T> => {
-      for (let i = 0; i < 400; i++) {
-        const v = find();
-        if (v !== undefined) return v;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error("no answer from the endpoint");
-    };
+    const { ws, got, until } = await openSocket(rpc.wsUrl);
     const mint = tokenizedMintOf(domainKeyOf("bob.sol") as Address);
     const held = ataOf(ALICE, mint);
     try {
@@ -118,11 +126,11 @@ describe("the devnet's Solana endpoint, read by Bonfida's SDK", () => {
       const sub = (await until(() => got.find((m) => m.id === 1))).result;
       writer.register("other.sol", BOB); // another account: not notified
       const slot = writer.transferNft("bob.sol", ALICE, BOB);
-      const n = await until(() => got.find((m) => m.method === "accountNotification"));
-      expect(n.params.subscription).toBe(sub);
-      expect(n.params.result.context.slot).toBe(slot);
-      expect(n.params.result.value.owner).toBe(SNS_PROGRAMS.splToken);
-      const data = new Uint8Array(Buffer.from(n.params.result.value.data[0], "base64"));
+      const n = await until(() => got.find((m) => m.method === "accountNotification")?.params);
+      expect(n.subscription).toBe(sub);
+      expect(n.result.context.slot).toBe(slot);
+      expect(n.result.value.owner).toBe(SNS_PROGRAMS.splToken);
+      const data = new Uint8Array(Buffer.from(n.result.value.data[0], "base64"));
       expect(decodeTokenAccount(data)).toMatchObject({ mint, owner: ALICE, amount: 0n });
       expect(got.filter((m) => m.method === "accountNotification")).toHaveLength(1);
       ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "accountUnsubscribe", params: [sub] }));
@@ -132,6 +140,113 @@ describe("the devnet's Solana endpoint, read by Bonfida's SDK", () => {
       ws.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "getSlot" }));
       await until(() => got.find((m) => m.id === 3));
       expect(got.filter((m) => m.method === "accountNotification")).toHaveLength(1);
+    } finally {
+      ws.close();
+    }
+  });
+});
+
+describe("the devnet's Solana with finalized lagging confirmed, and forks", () => {
+  let rpc: SolanaRpc;
+  const ledger = createSolanaLedger(undefined, { finalityLag: 2 });
+  const writer = createSnsWriter(ledger);
+  beforeAll(async () => {
+    rpc = await startSolanaRpc(ledger);
+    ledger.advance(10);
+  });
+  afterAll(async () => {
+    await rpc?.close();
+  });
+  const post = async (method: string, params: unknown[] = []) => {
+    const r = await (
+      await fetch(rpc.url, {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      })
+    ).json();
+    if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+    return r.result;
+  };
+
+  it("answers each commitment its own state, notifies each when reached, and drops unfinalized slots", async () => {
+    const { ws, got, until } = await openSocket(rpc.wsUrl);
+    const subscribe = async (id: number, commitment: string) => {
+      ws.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "programSubscribe",
+          params: [SNS_PROGRAMS.nameService, { encoding: "base64", commitment }],
+        }),
+      );
+      return (await until(() => got.find((m) => m.id === id))).result as number;
+    };
+    /** The slots each subscription was notified at, after a round trip (answers come in order). */
+    let probe = 100;
+    const notified = async (sub: number) => {
+      const id = ++probe;
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "getSlot" }));
+      await until(() => got.find((m) => m.id === id));
+      return [
+        ...new Set(
+          got.filter((m) => m.params?.subscription === sub).map((m) => m.params?.result.context.slot),
+        ),
+      ];
+    };
+    const confirmedSub = await subscribe(1, "confirmed");
+    const finalizedSub = await subscribe(2, "finalized");
+    const key = domainKeyOf("fork.sol") as Address;
+    const confirmedConn = new Connection(rpc.url, "confirmed");
+    const finalizedConn = new Connection(rpc.url, "finalized");
+    const sdkOwner = async (conn: Connection) => {
+      try {
+        return (await sdk.NameRegistryState.retrieve(conn, new PublicKey(key))).registry.owner.toBase58();
+      } catch {
+        return null;
+      }
+    };
+    try {
+      const registered = writer.register("fork.sol", ALICE);
+      expect(await post("getSlot", [{ commitment: "confirmed" }])).toBe(registered);
+      expect(await post("getSlot", [{ commitment: "finalized" }])).toBe(registered - 2);
+      expect(await post("getSlot")).toBe(registered - 2); // Solana's default commitment: finalized
+      // Bonfida's SDK over web3.js sees the name at confirmed only.
+      expect([await sdkOwner(confirmedConn), await sdkOwner(finalizedConn)]).toEqual([ALICE, null]);
+      const info = await post("getAccountInfo", [key, { encoding: "base64", commitment: "finalized" }]);
+      expect(info).toEqual({ context: { slot: registered - 2, apiVersion: "2.2.0" }, value: null });
+      expect(await notified(confirmedSub)).toEqual([registered]);
+      expect(await notified(finalizedSub)).toEqual([]);
+      // Two slots later the registration is final: notified at finalized with its own slot.
+      expect(await post(DEVNET_ADVANCE_METHOD, [2])).toBe(registered + 2);
+      expect(await notified(finalizedSub)).toEqual([registered]);
+      expect(await sdkOwner(finalizedConn)).toBe(ALICE);
+
+      // A transfer confirmed, then its fork dropped: undone at every commitment, never finalized.
+      const moved = writer.transfer("fork.sol", BOB);
+      expect([await sdkOwner(confirmedConn), await sdkOwner(finalizedConn)]).toEqual([BOB, ALICE]);
+      const gpa = async (commitment: string) =>
+        (
+          (await post("getProgramAccounts", [
+            SNS_PROGRAMS.nameService,
+            {
+              encoding: "base64",
+              commitment,
+              filters: [{ memcmp: { offset: 0, bytes: SNS_PROGRAMS.solRoot } }],
+            },
+          ])) as Array<{ pubkey: string; account: { data: [string, string] } }>
+        )
+          .filter((a) => a.pubkey === key)
+          .map((a) => new PublicKey(Buffer.from(a.account.data[0], "base64").subarray(32, 64)).toBase58());
+      expect([await gpa("confirmed"), await gpa("finalized")]).toEqual([[BOB], [ALICE]]);
+      expect(await post(DEVNET_DROP_METHOD)).toEqual([moved]);
+      expect([await sdkOwner(confirmedConn), await sdkOwner(finalizedConn)]).toEqual([ALICE, ALICE]);
+      expect([await gpa("confirmed"), await gpa("finalized")]).toEqual([[ALICE], [ALICE]]);
+      await post(DEVNET_ADVANCE_METHOD, [5]);
+      expect(await notified(finalizedSub)).toEqual([registered]);
+      expect(await notified(confirmedSub)).toEqual([registered, moved]);
+      // Slot numbers go on past the dropped ones.
+      expect(writer.transfer("fork.sol", BOB)).toBeGreaterThan(moved + 5);
+      await expect(post("getSlot", [{ commitment: "recent-ish" }])).rejects.toMatchObject({ code: -32602 });
     } finally {
       ws.close();
     }

@@ -4,7 +4,9 @@ import { type Address, getBase58Decoder, getBase58Encoder, isAddress } from "@so
 import { type WebSocket, WebSocketServer } from "ws";
 import { AppError } from "../domain/errors.js";
 import { decodeTokenAccount, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
-import type { LedgerAccount, SolanaLedger } from "./solana-ledger.js";
+import type { LedgerAccount, LedgerCommitment, LedgerListener, SolanaLedger } from "./solana-ledger.js";
+
+type LedgerChange = Parameters<LedgerListener>[1];
 
 /**
  * The devnet's Solana JSON-RPC (HTTP) and WebSocket endpoint over a `SolanaLedger`, with Solana's
@@ -114,61 +116,82 @@ function matches(a: LedgerAccount, filters: readonly Filter[]): boolean {
   return true;
 }
 
-/** A program's accounts at one slot: LiteSVM is scanned once a slot and program, not once a query. */
-const scans = new WeakMap<SolanaLedger, { slot: number; byProgram: Map<string, LedgerAccount[]> }>();
-function programAccountsOf(ledger: SolanaLedger, program: Address): LedgerAccount[] {
+/** A program's accounts at one state of the ledger: LiteSVM is scanned once a state, commitment and program. */
+const scans = new WeakMap<SolanaLedger, { version: number; byProgram: Map<string, LedgerAccount[]> }>();
+function programAccountsOf(
+  ledger: SolanaLedger,
+  program: Address,
+  commitment: LedgerCommitment,
+): LedgerAccount[] {
   let scan = scans.get(ledger);
-  if (!scan || scan.slot !== ledger.slot()) {
-    scan = { slot: ledger.slot(), byProgram: new Map() };
+  if (!scan || scan.version !== ledger.version()) {
+    scan = { version: ledger.version(), byProgram: new Map() };
     scans.set(ledger, scan);
   }
-  let list = scan.byProgram.get(program);
+  const key = `${commitment === "finalized" ? "f" : "c"}:${program}`;
+  let list = scan.byProgram.get(key);
   if (!list) {
-    list = ledger.programAccounts(program);
-    scan.byProgram.set(program, list);
+    list = ledger.programAccounts(program, commitment);
+    scan.byProgram.set(key, list);
   }
   return list;
 }
 
+/** A request's commitment, Solana's default `finalized` when absent; -32602 for another word. */
+function commitmentOf(o: unknown): LedgerCommitment {
+  const c = (o as { commitment?: unknown } | undefined)?.commitment ?? "finalized";
+  if (c === "processed" || c === "confirmed" || c === "finalized") return c;
+  throw new RpcError(-32602, `Invalid params: unknown commitment ${String(c)}`);
+}
+
+/** The devnet's own methods beside Solana's (tests and `devnet simulate`): time passing and forks. */
+export const DEVNET_ADVANCE_METHOD = "omniname_advanceSlots";
+export const DEVNET_DROP_METHOD = "omniname_dropUnfinalized";
+
 function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknown {
-  const context = { slot: ledger.slot(), apiVersion: "2.2.0" };
   const opts = (i: number) => (params[i] ?? {}) as AccountOptions;
+  const at = (i: number) => commitmentOf(params[i]);
+  const contextAt = (c: LedgerCommitment) => ({ slot: ledger.slot(c), apiVersion: "2.2.0" });
   switch (method) {
     case "getAccountInfo": {
-      const a = ledger.get(address(params[0]));
-      return { context, value: a ? accountJson(a, opts(1)) : null };
+      const c = at(1);
+      const a = ledger.get(address(params[0]), c);
+      return { context: contextAt(c), value: a ? accountJson(a, opts(1)) : null };
     }
     case "getMultipleAccounts": {
       const keys = params[0];
       if (!Array.isArray(keys) || keys.length > 100)
         throw new RpcError(-32602, "Invalid params: too many or no keys");
+      const c = at(1);
       return {
-        context,
+        context: contextAt(c),
         value: keys.map((k) => {
-          const a = ledger.get(address(k));
+          const a = ledger.get(address(k), c);
           return a ? accountJson(a, opts(1)) : null;
         }),
       };
     }
     case "getProgramAccounts": {
       const o = opts(1);
+      const c = at(1);
       const filters = compile(o.filters ?? []);
-      const out = programAccountsOf(ledger, address(params[0]))
+      const out = programAccountsOf(ledger, address(params[0]), c)
         .filter((a) => matches(a, filters))
         .map((a) => ({ pubkey: a.address, account: accountJson(a, o) }));
-      return o.withContext ? { context, value: out } : out;
+      return o.withContext ? { context: contextAt(c), value: out } : out;
     }
     case "getTokenLargestAccounts": {
-      const mint = ledger.get(address(params[0]));
+      const c = at(1);
+      const mint = ledger.get(address(params[0]), c);
       if (!mint || mint.owner !== SNS_PROGRAMS.splToken)
         throw new RpcError(-32602, "Invalid param: could not find mint");
-      const holders = programAccountsOf(ledger, SNS_PROGRAMS.splToken)
+      const holders = programAccountsOf(ledger, SNS_PROGRAMS.splToken, c)
         .map((a) => ({ a, t: decodeTokenAccount(a.data) }))
         .filter((x) => x.t !== null && x.t.mint === mint.address)
         .sort((x, y) => ((y.t?.amount ?? 0n) > (x.t?.amount ?? 0n) ? 1 : -1))
         .slice(0, 20);
       return {
-        context,
+        context: contextAt(c),
         value: holders.map(({ a, t }) => ({
           address: a.address,
           amount: String(t?.amount ?? 0n),
@@ -180,12 +203,22 @@ function handle(ledger: SolanaLedger, method: string, params: unknown[]): unknow
     }
     case "getSlot":
     case "getBlockHeight":
-      return ledger.slot();
-    case "getLatestBlockhash":
+      return ledger.slot(at(0));
+    case "getLatestBlockhash": {
+      const c = at(0);
       return {
-        context,
-        value: { blockhash: ledger.latestBlockhash(), lastValidBlockHeight: ledger.slot() + 150 },
+        context: contextAt(c),
+        value: { blockhash: ledger.latestBlockhash(), lastValidBlockHeight: ledger.slot(c) + 150 },
       };
+    }
+    case DEVNET_ADVANCE_METHOD: {
+      const n = params[0];
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 1_000_000)
+        throw new RpcError(-32602, "Invalid params: a number of slots (0 to 1,000,000)");
+      return ledger.advance(n);
+    }
+    case DEVNET_DROP_METHOD:
+      return ledger.dropUnfinalized();
     case "getVersion":
       return { "solana-core": "2.2.0", "feature-set": 0 };
     case "getHealth":
@@ -296,14 +329,22 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
   let next = 1;
   const subs = new Map<
     number,
-    | { kind: "program"; program: Address; opts: AccountOptions; filters: Filter[] }
-    | { kind: "account"; address: Address; opts: AccountOptions }
+    | {
+        kind: "program";
+        program: Address;
+        opts: AccountOptions;
+        filters: Filter[];
+        commitment: LedgerCommitment;
+      }
+    | { kind: "account"; address: Address; opts: AccountOptions; commitment: LedgerCommitment }
     | { kind: "slot" }
   >();
   const notify = (method: string, subscription: number, result: unknown) =>
     ws.send(JSON.stringify({ jsonrpc: "2.0", method, params: { result, subscription } }));
-  const off = ledger.onChange((slot, accounts) => {
+  const heard = (level: "confirmed" | "finalized") => (slot: number, accounts: LedgerChange) => {
     for (const [id, s] of subs) {
+      if (s.kind !== "slot" && (s.commitment === "finalized") !== (level === "finalized")) continue;
+      if (s.kind === "slot" && level === "finalized") continue;
       if (s.kind === "account") {
         for (const a of accounts)
           if (a.address === s.address)
@@ -315,7 +356,7 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
           JSON.stringify({
             jsonrpc: "2.0",
             method: "slotNotification",
-            params: { result: { slot, parent: slot - 1, root: slot }, subscription: id },
+            params: { result: { slot, parent: slot - 1, root: ledger.slot("finalized") }, subscription: id },
           }),
         );
         continue;
@@ -329,8 +370,14 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
         });
       }
     }
+  };
+  const offs = [
+    ledger.onChange(heard("confirmed"), "confirmed"),
+    ledger.onChange(heard("finalized"), "finalized"),
+  ];
+  ws.on("close", () => {
+    for (const off of offs) off();
   });
-  ws.on("close", off);
   ws.on("message", (raw) => {
     let req: { id?: unknown; method?: string; params?: unknown[] };
     try {
@@ -350,12 +397,13 @@ function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
           program: address(params[0]),
           opts,
           filters: compile(opts.filters ?? []),
+          commitment: commitmentOf(opts),
         });
         ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
       } else if (req.method === "accountSubscribe") {
         const sub = next++;
         const opts = (params[1] ?? {}) as AccountOptions;
-        subs.set(sub, { kind: "account", address: address(params[0]), opts });
+        subs.set(sub, { kind: "account", address: address(params[0]), opts, commitment: commitmentOf(opts) });
         ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
       } else if (req.method === "slotSubscribe") {
         const sub = next++;
