@@ -125,5 +125,42 @@ describe.each(["sqlite", "postgres"] as const)(
       await servedAs("dave.sol", w.bob, "dave.sol redeemed by bob");
       expect(rootReads).toBe(passes);
     });
+
+    it("past its limit of watched NFTs, says so once and leaves the rest to the poll", async () => {
+      const warnings: string[] = [];
+      const log = pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line).msg) });
+      const other = await createTestApp({ backend, seed: async () => {}, now: Date.now() });
+      const limited = createSnsSync({
+        source: sns.source,
+        store: other.store,
+        signals: NEUTRAL_SNS_SIGNALS,
+        log,
+        wsUrl: sns.rpc.wsUrl,
+        pollIntervalMs: 600_000,
+        maxWatchedNfts: 1,
+      });
+      const live = limited.run();
+      const limitMessages = () => warnings.filter((m) => /more tokenized SNS names/.test(m));
+      try {
+        // eve holds bob.sol's NFT; a second tokenized name goes past the limit of 1.
+        await waitFor(async () => (limited.watchedNfts().length === 1 ? true : null), 10_000, "one watch");
+        expect(limitMessages()).toEqual([]);
+        sns.writer.register("second.sol", w.alice);
+        sns.writer.tokenize("second.sol", w.alice);
+        await waitFor(async () => (limitMessages().length > 0 ? true : null), 10_000, "the limit reported");
+        expect(limited.watchedNfts()).toHaveLength(1);
+        // The name past the limit is followed by the poll's full pass.
+        sns.writer.transferNft("second.sol", w.alice, w.carol);
+        await limited.scanOnce();
+        const [second] = await other.store.domainMap.findDomainsByName(["second.sol"], { network: "SOLANA" });
+        expect(second?.owner).toBe(w.carol);
+        expect(await sdkOwner("second.sol")).toBe(w.carol);
+        expect(limitMessages()).toHaveLength(1);
+      } finally {
+        limited.stop();
+        await live;
+        await other.close();
+      }
+    });
   },
 );
