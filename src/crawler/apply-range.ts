@@ -1,3 +1,4 @@
+import type { ChangeLog } from "../store/change-log.port.js";
 import type { Checkpoint, JournalEntry, RecentBlock } from "../store/crawler-log.port.js";
 import type { ChangePosition } from "./change-events.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
@@ -17,6 +18,12 @@ export interface RangeWrite {
   pruneBelow: number;
   /** Changes in blocks older than this (epoch ms) are not logged; null or absent: all are. */
   changesSince?: number | null;
+  /**
+   * What the range's change events become before they are appended, given the change log (the
+   * SNS source's settlement of the events it announced at `confirmed`: duplicates dropped,
+   * retractions added; docs/sns.md). Called once a range, with no events when none were made.
+   */
+  settle?: (changeLog: ChangeLog, events: ChangeEventWrite[]) => Promise<ChangeEventWrite[]>;
 }
 
 /** A range's journal entries, their projection and the checkpoint: one transaction. */
@@ -26,62 +33,79 @@ export async function applyRange(
   write: RangeWrite,
   signals: SignalsFn,
 ): Promise<ReprojectStats & { inserted: number }> {
-  return store.transaction(async (tx) => {
-    // The tokens' earlier events, read before this range is appended, followed by the range's own:
-    // in a backfill most tokens are new and nothing is read back.
-    const known = new Map<string, JournalEvent[]>();
-    for (const e of write.entries) if (!known.has(e.tokenId as string)) known.set(e.tokenId as string, []);
-    const keys = [...known.keys()];
-    // Positions already journaled, by the journal's own key (source, block, log index, token: one
-    // branch per source): an entry there is skipped by appendJournal, whatever its block hash, so
-    // it is not folded either; a reorg's rollback deletes the old branch before its positions are
-    // written again.
-    const seen = new Set<string>();
-    const seenTokens = new Set<string>();
-    for (const e of await tx.crawlerLog.findJournalByTokens(source.id, keys)) {
-      seen.add(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`);
-      seenTokens.add(e.tokenId as string);
-      const list = known.get(e.tokenId as string);
-      if (list) pushEventsOf(e, list);
-    }
-    write.entries.forEach((e, i) => {
-      // An entry already in the journal (a range applied again) is folded once, from the journal.
-      if (seen.size > 0 && seen.has(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`)) return;
-      pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[], write.events?.[i]);
-    });
-    // Tokens whose only events are this range's: no domain row to read back for the change log.
-    const fresh = new Set<string>();
-    for (const [k, list] of known) if (!seenTokens.has(k) && list.length > 0) fresh.add(k);
-    // Each token's last entry in the range; its position is built when asked for (once a domain).
-    const last = new Map<string, JournalEntry>();
-    for (const e of write.entries) last.set(e.tokenId as string, e);
-    const top: ChangePosition = {
-      blockNumber: write.checkpoint.blockNumber,
-      blockHash: write.checkpoint.blockHash,
-      txHash: null,
-      blockTime: null,
-    };
-    const inserted = await tx.crawlerLog.appendJournal(write.entries);
-    const stats = await reproject(tx, source, keys, signals, known, {
-      now: write.checkpoint.updatedAt,
-      since: write.changesSince ?? null,
-      fresh,
-      positionOf: (tokenId) => {
-        const e = last.get(tokenId);
-        if (e === undefined) return top;
-        return {
-          blockNumber: e.blockNumber,
-          blockHash: e.blockHash,
-          txHash: e.txHash,
-          blockTime: e.blockTime == null ? null : e.blockTime * 1000,
-        };
-      },
-    });
-    if (write.recentBlocks.length > 0) await tx.crawlerLog.putRecentBlocks(source.id, write.recentBlocks);
-    await tx.crawlerLog.deleteRecentBlocks(source.id, { below: write.pruneBelow });
-    await tx.crawlerLog.setCheckpoint(write.checkpoint);
-    return { ...stats, inserted };
+  return store.transaction((tx) => applyRangeIn(tx, source, write, signals));
+}
+
+/** `applyRange` inside the caller's transaction. */
+export async function applyRangeIn(
+  tx: Pick<CrawlerStore, "crawlerLog" | "domainMap" | "changeLog">,
+  source: CrawlerSource,
+  write: RangeWrite,
+  signals: SignalsFn,
+): Promise<ReprojectStats & { inserted: number }> {
+  // The tokens' earlier events, read before this range is appended, followed by the range's own:
+  // in a backfill most tokens are new and nothing is read back.
+  const known = new Map<string, JournalEvent[]>();
+  for (const e of write.entries) if (!known.has(e.tokenId as string)) known.set(e.tokenId as string, []);
+  const keys = [...known.keys()];
+  // Positions already journaled, by the journal's own key (source, block, log index, token: one
+  // branch per source): an entry there is skipped by appendJournal, whatever its block hash, so
+  // it is not folded either; a reorg's rollback deletes the old branch before its positions are
+  // written again.
+  const seen = new Set<string>();
+  const seenTokens = new Set<string>();
+  for (const e of await tx.crawlerLog.findJournalByTokens(source.id, keys)) {
+    seen.add(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`);
+    seenTokens.add(e.tokenId as string);
+    const list = known.get(e.tokenId as string);
+    if (list) pushEventsOf(e, list);
+  }
+  write.entries.forEach((e, i) => {
+    // An entry already in the journal (a range applied again) is folded once, from the journal.
+    if (seen.size > 0 && seen.has(`${e.blockNumber}:${e.logIndex}:${e.tokenId}`)) return;
+    pushEventsOf(e, known.get(e.tokenId as string) as JournalEvent[], write.events?.[i]);
   });
+  // Tokens whose only events are this range's: no domain row to read back for the change log.
+  const fresh = new Set<string>();
+  for (const [k, list] of known) if (!seenTokens.has(k) && list.length > 0) fresh.add(k);
+  // Each token's last entry in the range; its position is built when asked for (once a domain).
+  const last = new Map<string, JournalEntry>();
+  for (const e of write.entries) last.set(e.tokenId as string, e);
+  const top: ChangePosition = {
+    blockNumber: write.checkpoint.blockNumber,
+    blockHash: write.checkpoint.blockHash,
+    txHash: null,
+    blockTime: null,
+  };
+  const inserted = await tx.crawlerLog.appendJournal(write.entries);
+  let settled = false;
+  const settle = write.settle;
+  const stats = await reproject(tx, source, keys, signals, known, {
+    settle: settle
+      ? (events) => {
+          settled = true;
+          return settle(tx.changeLog, events);
+        }
+      : undefined,
+    now: write.checkpoint.updatedAt,
+    since: write.changesSince ?? null,
+    fresh,
+    positionOf: (tokenId) => {
+      const e = last.get(tokenId);
+      if (e === undefined) return top;
+      return {
+        blockNumber: e.blockNumber,
+        blockHash: e.blockHash,
+        txHash: e.txHash,
+        blockTime: e.blockTime == null ? null : e.blockTime * 1000,
+      };
+    },
+  });
+  if (settle && !settled) await tx.changeLog.appendChangeEvents(await settle(tx.changeLog, []));
+  if (write.recentBlocks.length > 0) await tx.crawlerLog.putRecentBlocks(source.id, write.recentBlocks);
+  await tx.crawlerLog.deleteRecentBlocks(source.id, { below: write.pruneBelow });
+  await tx.crawlerLog.setCheckpoint(write.checkpoint);
+  return { ...stats, inserted };
 }
 
 /**
@@ -124,7 +148,7 @@ export async function rollbackTo(
 }
 
 /** The `change.retracted` of an event a reorg undid, at the common ancestor. */
-function retraction(e: ChangeEvent, at: ChangePosition, now: number): ChangeEventWrite {
+export function retraction(e: ChangeEvent, at: ChangePosition, now: number): ChangeEventWrite {
   return {
     type: "change.retracted",
     createdAt: now,

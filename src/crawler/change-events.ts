@@ -25,6 +25,8 @@ export interface ChangeLogging {
   /** Tokens with no earlier journal entry: no domain row can exist, nothing is read back for them. */
   fresh: ReadonlySet<string>;
   positionOf(tokenId: string): ChangePosition;
+  /** What the events become before they are appended (RangeWrite.settle). */
+  settle?: (events: ChangeEventWrite[]) => Promise<ChangeEventWrite[]>;
 }
 
 /** False for a change older than the retention window: it is neither logged nor read back. */

@@ -74,7 +74,10 @@ export async function reproject(
     for (const id of existing.values()) await tx.domainMap.deleteDomain(id);
     stats.domainsDeleted = existing.size;
   }
-  if (logging) await tx.changeLog.appendChangeEvents(changeEventsOf(source, logging, before, writes, dead));
+  if (logging) {
+    const events = changeEventsOf(source, logging, before, writes, dead);
+    await tx.changeLog.appendChangeEvents(logging.settle ? await logging.settle(events) : events);
+  }
 
   if (targets.size > 0) {
     const wanted = [...new Set([...targets.values()].filter((t): t is string => t !== null))];

@@ -19,7 +19,9 @@ import {
   snsTokenId,
 } from "../providers/sns/sns-state.js";
 import type { JournalEntry } from "../store/crawler-log.port.js";
-import { applyRange } from "./apply-range.js";
+import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
+import type { ChangeLog } from "../store/change-log.port.js";
+import { applyRange, applyRangeIn, type RangeWrite, retraction } from "./apply-range.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { reverseKey } from "./projection.js";
 import { partialSnapshot, touchedDomains } from "./sns-partial.js";
@@ -40,6 +42,14 @@ export interface SnsSyncOptions {
   /** At most this many `getProgramAccounts` of children in flight. Default 8. */
   concurrency?: number;
   reader?: SolanaReader;
+  /**
+   * Announce changes on the change feed at `confirmed` (a pass over the notified names at that
+   * commitment), settled when the map reaches them at `finalized`: docs/sns.md, "Change feed at
+   * confirmed". Default: on when there is a WebSocket.
+   */
+  confirmedFeed?: boolean;
+  /** The reader at `confirmed` (default: the source's RPC URL at `confirmed`). */
+  confirmedReader?: SolanaReader;
   /** At most this many tokenized names' NFTs followed live (`accountSubscribe`); the rest wait for the poll. Default 1,000. */
   maxWatchedNfts?: number;
 }
@@ -62,6 +72,9 @@ const MAX_PENDING = 1000;
  */
 export const MAX_WATCHED_NFTS = 1000;
 
+/** Thrown to roll back the projection of a confirmed pass (its events are kept, not its writes). */
+const ROLLED_BACK = new Error("rolled back: the map stays at finalized");
+
 const digestOf = (d: SnsDomainState) => JSON.stringify([d.name, d.owner, d.records]);
 
 /**
@@ -71,7 +84,8 @@ const digestOf = (d: SnsDomainState) => JSON.stringify([d.name, d.owner, d.recor
  * slot, the full state of every name that changed since the last pass (Solana gives states, not
  * events). A name account's address is its token id and the journal's `contract` (provenance),
  * the slot its block. Passes repeat on every `programNotification` of the name service (its
- * WebSocket) or every `pollIntervalMs`. A restart compares the first pass with the map instead of
+ * WebSocket) or every `pollIntervalMs`. Changes reach the change feed earlier, at `confirmed`
+ * (confirmedPass), and are settled (kept, or retracted) when the map reaches them (settlement). A restart compares the first pass with the map instead of
  * the last pass, so unchanged names are not journaled again; Solana's RPC has no "accounts changed
  * since slot", so that first pass is a full read.
  *
@@ -95,6 +109,17 @@ export function createSnsSync(o: SnsSyncOptions) {
   let subscriptions: { client: ReturnType<typeof createSolanaRpcSubscriptions>; signal: AbortSignal } | null =
     null;
   let warnedNftLimit = false;
+  const confirmedFeed = o.confirmedFeed ?? Boolean(o.wsUrl);
+  const confirmedReader = o.confirmedReader ?? createSolanaReader(o.source.rpcUrl, "confirmed");
+  /** Name service accounts notified at `confirmed` since the last confirmed pass. */
+  let pendingConfirmed: RawAccount[] = [];
+  /**
+   * What the change feed announced at `confirmed` and the map has not reached yet: token id → the
+   * slots and digests (null: gone) announced, in order. The journal entries are kept to replay
+   * them under the next announcement (its "before" is the announced state, not the map's).
+   */
+  const tentative = new Map<string, Array<{ slot: number; digest: string | null }>>();
+  let tentativeRanges: Array<{ slot: number; entries: JournalEntry[]; events: DomainEvent[][] }> = [];
   let stopped = false;
   let wake: (() => void) | null = null;
   const issuesSeen = new Set<string>();
@@ -196,6 +221,109 @@ export function createSnsSync(o: SnsSyncOptions) {
   }
 
   /**
+   * Announces, at `confirmed`, the changes of the names the notified accounts belong to: reads
+   * them at `confirmed` (the partial pass's reads), compares with what was announced (the map's
+   * state, then the confirmed changes announced since), and appends the change events the map
+   * would get, made by the map's own projection in a transaction that is then rolled back (the
+   * map stays at `finalized`). Nothing when an account cannot be placed or the finalized pass is
+   * already there: that pass reports the change itself. Returns the events appended.
+   */
+  async function confirmedPass(accounts: readonly RawAccount[]): Promise<number> {
+    if (last === null) return 0;
+    const domains = touchedDomains(accounts, topOf);
+    if (domains === null || domains.size === 0) return 0;
+    const snap = await partialSnapshot(confirmedReader, [...domains]);
+    if (snap.slot <= synced) return 0;
+    const keys: Address[] = [];
+    for (const [key, top] of topOf) if (domains.has(top)) keys.push(key);
+    for (const d of domains) if (!topOf.has(d)) keys.push(d);
+    const announced = new Map(last);
+    for (const [tokenId, list] of tentative) {
+      const digest = list[list.length - 1].digest;
+      if (digest === null) announced.delete(tokenId);
+      else announced.set(tokenId, digest);
+    }
+    const scope = new Set<string>(keys.map(snsTokenId));
+    const { entries, events, next } = changesOf(snap.slot, snsStateOf(snap), scope, announced, false);
+    if (entries.length === 0) return 0;
+    const range = (r: { slot: number; entries: JournalEntry[]; events: DomainEvent[][] }): RangeWrite => ({
+      entries: r.entries,
+      events: r.events,
+      checkpoint: {
+        sourceId: o.source.id,
+        chainId: o.source.chainId,
+        blockNumber: r.slot,
+        blockHash: `slot:${r.slot}`,
+        updatedAt: clock(),
+        state: "live",
+        error: null,
+      },
+      recentBlocks: [],
+      pruneBelow: 0,
+    });
+    const mine = { slot: snap.slot, entries, events };
+    let made: ChangeEvent[] = [];
+    await o.store
+      .transaction(async (tx) => {
+        for (const r of tentativeRanges) await applyRangeIn(tx, o.source, range(r), o.signals);
+        const mark = (await tx.changeLog.changeLogBounds()).newest;
+        await applyRangeIn(tx, o.source, range(mine), o.signals);
+        made = await tx.changeLog.findChangeEventsAfter(mark, 100_000);
+        throw ROLLED_BACK;
+      })
+      .catch((e) => {
+        if (e !== ROLLED_BACK) throw e;
+      });
+    const domainEvents = made.filter((e) => e.type.startsWith("domain."));
+    if (domainEvents.length > 0)
+      await o.store.transaction((tx) =>
+        tx.changeLog.appendChangeEvents(domainEvents.map(({ id: _, ...write }) => write)),
+      );
+    tentativeRanges.push(mine);
+    for (const e of entries) {
+      const tokenId = e.tokenId as string;
+      if (!scope.has(tokenId) && !next.has(tokenId)) continue;
+      const list = tentative.get(tokenId) ?? [];
+      list.push({ slot: snap.slot, digest: next.get(tokenId) ?? null });
+      tentative.set(tokenId, list);
+    }
+    return domainEvents.length;
+  }
+
+  /**
+   * The settlement, in the finalized pass's transaction, of what was announced at `confirmed`
+   * up to its slot (docs/sns.md): a name whose finalized state is the one announced keeps its
+   * confirmed events and the pass's own event is dropped (no duplicate); any other name's
+   * confirmed events are retracted (`change.retracted`, at the pass's slot) and the pass's event,
+   * if any, stands. A partial pass settles its own names only.
+   */
+  function settlement(slot: number, next: ReadonlyMap<string, string>, scope: ReadonlySet<string> | null) {
+    return async (changeLog: ChangeLog, events: ChangeEventWrite[]): Promise<ChangeEventWrite[]> => {
+      const due = [...tentative].filter(([tokenId]) => scope === null || scope.has(tokenId));
+      if (due.length === 0) return events;
+      const lowest = Math.min(...due.map(([, list]) => list[0].slot));
+      const open = await changeLog.findRetractableChangeEvents(o.source.id, lowest - 1);
+      const keep = new Set<string>();
+      const out: ChangeEventWrite[] = [];
+      const at = { blockNumber: slot, blockHash: `slot:${slot}`, txHash: null, blockTime: null };
+      for (const [tokenId, list] of due) {
+        const settled = list.filter((t) => t.slot <= slot);
+        if (settled.length === 0) continue;
+        const slots = new Set(settled.map((t) => t.slot));
+        if (settled[settled.length - 1].digest === (next.get(tokenId) ?? null)) keep.add(tokenId);
+        else
+          for (const e of open)
+            if (e.tokenId === tokenId && slots.has(e.blockNumber)) out.push(retraction(e, at, clock()));
+        const left = list.slice(settled.length);
+        if (left.length > 0) tentative.set(tokenId, left);
+        else tentative.delete(tokenId);
+      }
+      tentativeRanges = tentativeRanges.filter((r) => r.slot > slot);
+      return [...out, ...events.filter((e) => !keep.has(e.tokenId))];
+    };
+  }
+
+  /**
    * Keeps one `accountSubscribe` on the token account holding each tokenized name's NFT (up to
    * `maxWatchedNfts`): a transfer of the NFT empties that account (or an authority change rewrites
    * its owner), the notification queues a pass over that name alone, and that pass finds the new
@@ -243,14 +371,18 @@ export function createSnsSync(o: SnsSyncOptions) {
     }
   }
 
-  /** Journals what changed since the last pass: every name, or (`scope`) those token ids and the state's names. */
-  async function journal(
+  /**
+   * The journal entries of a pass's state against `previous` (token id → digest): every name, or
+   * (`scope`) those token ids and the state's names; with `primaries`, the primary names' changes
+   * too (against the last pass's).
+   */
+  function changesOf(
     slot: number,
     state: ReturnType<typeof snsStateOf>,
-    partial: { keys: Address[]; tokens: Set<string> } | null,
-  ): Promise<SnsScanStats> {
-    const previous = last ?? new Map<string, string>();
-    const scope = partial?.tokens ?? null;
+    scope: ReadonlySet<string> | null,
+    previous: ReadonlyMap<string, string>,
+    primaries: boolean,
+  ) {
     const entries: JournalEntry[] = [];
     const events: DomainEvent[][] = [];
     const blockHash = `slot:${slot}`;
@@ -273,7 +405,6 @@ export function createSnsSync(o: SnsSyncOptions) {
     };
     const next = new Map<string, string>();
     if (scope !== null) for (const [k, v] of previous) if (!scope.has(k)) next.set(k, v);
-    const nextTop = scope === null ? new Map<Address, Address>() : topOf;
     let changed = 0;
     for (const d of state.domains) {
       const tokenId = snsTokenId(d.key);
@@ -290,6 +421,7 @@ export function createSnsSync(o: SnsSyncOptions) {
       const key = addressOf(Buffer.from(tokenId.slice(2), "hex"));
       push(key, tokenId, snsEventsOf(key, null));
     }
+    if (!primaries) return { entries, events, next, primary: lastPrimary, changed, released };
     // A partial pass keeps the primaries of wallets it did not see (their name is out of scope).
     const primary = new Map<string, string>();
     if (scope !== null) for (const [w, t] of lastPrimary) if (!scope.has(t)) primary.set(w, t);
@@ -302,6 +434,25 @@ export function createSnsSync(o: SnsSyncOptions) {
     for (const wallet of lastPrimary.keys())
       if (!primary.has(wallet))
         push(wallet, reverseKey(wallet), [{ type: "reverse-removed", address: wallet }]);
+    return { entries, events, next, primary, changed, released };
+  }
+
+  /** Journals what changed since the last pass: every name, or (`scope`) those token ids and the state's names. */
+  async function journal(
+    slot: number,
+    state: ReturnType<typeof snsStateOf>,
+    partial: { keys: Address[]; tokens: Set<string> } | null,
+  ): Promise<SnsScanStats> {
+    const scope = partial?.tokens ?? null;
+    const { entries, events, next, primary, changed, released } = changesOf(
+      slot,
+      state,
+      scope,
+      last ?? new Map<string, string>(),
+      true,
+    );
+    const nextTop = scope === null ? new Map<Address, Address>() : topOf;
+    const blockHash = `slot:${slot}`;
     const fresh = state.issues.filter((i) => !issuesSeen.has(`${i.account}:${i.reason}`));
     for (const i of fresh) issuesSeen.add(`${i.account}:${i.reason}`);
     if (fresh.length > 0)
@@ -326,6 +477,7 @@ export function createSnsSync(o: SnsSyncOptions) {
         },
         recentBlocks: [],
         pruneBelow: 0,
+        settle: confirmedFeed ? settlement(slot, next, scope) : undefined,
       },
       o.signals,
     );
@@ -374,9 +526,23 @@ export function createSnsSync(o: SnsSyncOptions) {
         wake?.();
       }
     };
+    const followConfirmed = async () => {
+      const it = await subs
+        .programNotifications(SNS_PROGRAMS.nameService, { commitment: "confirmed", encoding: "base64" })
+        .subscribe({ abortSignal: abort.signal });
+      for await (const n of it) {
+        if (pendingConfirmed.length >= MAX_PENDING) continue;
+        pendingConfirmed.push({
+          address: n.value.pubkey,
+          data: new Uint8Array(Buffer.from(n.value.account.data[0], "base64")),
+        });
+        wake?.();
+      }
+    };
     Promise.all([
       follow(SNS_PROGRAMS.nameService, [], true),
       follow(SNS_PROGRAMS.nameOffers, [{ dataSize: 33n }], false),
+      confirmedFeed ? followConfirmed() : undefined,
     ]).catch((e) => {
       if (!abort.signal.aborted)
         o.log.warn({ err: e, source: o.source.id }, "SNS subscription lost; polling");
@@ -422,6 +588,11 @@ export function createSnsSync(o: SnsSyncOptions) {
         let notified = false;
         while (!stopped) {
           try {
+            if (pendingConfirmed.length > 0 && last !== null) {
+              const heard = pendingConfirmed;
+              pendingConfirmed = [];
+              await confirmedPass(heard);
+            }
             const touched = pending;
             const names = [...pendingNames];
             // Woken by notifications: re-read only the names they touch; else (the poll) every account.
@@ -429,14 +600,19 @@ export function createSnsSync(o: SnsSyncOptions) {
               pending = [];
               pendingNames.clear();
               await scanNames(touched, names);
-            } else await scanOnce();
+            } else if (!notified || touched === null) await scanOnce();
           } catch (e) {
             passError = (e as Error).message;
             updatedAt = clock();
             o.log.warn({ err: e, source: o.source.id }, "SNS pass failed; retrying");
           }
           if (stopped) break;
-          if (pending === null || pending.length > 0 || pendingNames.size > 0) {
+          if (
+            pending === null ||
+            pending.length > 0 ||
+            pendingNames.size > 0 ||
+            pendingConfirmed.length > 0
+          ) {
             notified = true; // heard during the pass
             continue;
           }

@@ -39,9 +39,9 @@ export interface SnsEndpoint {
  * change feed and snapshots.
  */
 export async function startSnsEndpoint(
-  opts: { hostile?: boolean; seed?: boolean } = {},
+  opts: { hostile?: boolean; seed?: boolean; finalityLag?: number } = {},
 ): Promise<SnsEndpoint> {
-  const ledger = createSolanaLedger();
+  const ledger = createSolanaLedger(undefined, { finalityLag: opts.finalityLag ?? 0 });
   const writer = createSnsWriter(ledger);
   const rpc = await startSolanaRpc(ledger);
   if (opts.seed ?? true) seedSnsWorld(writer, { hostile: opts.hostile ?? true });
