@@ -116,9 +116,11 @@ export function createSnsSync(o: SnsSyncOptions) {
   /**
    * What the change feed announced at `confirmed` and the map has not reached yet: token id → the
    * slots and digests (null: gone) announced, in order. The journal entries are kept to replay
-   * them under the next announcement (its "before" is the announced state, not the map's).
+   * them under the next announcement (its "before" is the announced state, not the map's). A
+   * digest `undefined`: announced before this process started (recovered from the change log),
+   * its state unknown, so it is retracted when settled and the map's own event follows.
    */
-  const tentative = new Map<string, Array<{ slot: number; digest: string | null }>>();
+  const tentative = new Map<string, Array<{ slot: number; digest: string | null | undefined }>>();
   let tentativeRanges: Array<{ slot: number; entries: JournalEntry[]; events: DomainEvent[][] }> = [];
   let stopped = false;
   let wake: (() => void) | null = null;
@@ -133,6 +135,18 @@ export function createSnsSync(o: SnsSyncOptions) {
 
   async function loadLast(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
+    // Announcements at confirmed a previous process made and did not settle: above its checkpoint.
+    const checkpoint = await o.store.crawlerLog.getCheckpoint(o.source.id);
+    if (checkpoint && confirmedFeed)
+      for (const e of await o.store.changeLog.findRetractableChangeEvents(
+        o.source.id,
+        checkpoint.blockNumber,
+      )) {
+        if (!e.type.startsWith("domain.")) continue;
+        const list = tentative.get(e.tokenId) ?? [];
+        list.push({ slot: e.blockNumber, digest: undefined });
+        tentative.set(e.tokenId, list);
+      }
     for await (const page of o.store.domainMap.iterateDomains(1000))
       for (const d of page) {
         if (d.provider !== o.source.provider || d.network !== o.source.network) continue;
@@ -240,6 +254,7 @@ export function createSnsSync(o: SnsSyncOptions) {
     const announced = new Map(last);
     for (const [tokenId, list] of tentative) {
       const digest = list[list.length - 1].digest;
+      if (digest === undefined) continue;
       if (digest === null) announced.delete(tokenId);
       else announced.set(tokenId, digest);
     }

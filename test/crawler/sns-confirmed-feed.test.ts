@@ -22,11 +22,8 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
   let running: Promise<void>;
   const w = SNS_WALLETS as Record<string, Address>;
 
-  beforeAll(async () => {
-    sns = await startSnsEndpoint({ hostile: false, finalityLag: 3 });
-    sns.ledger.advance(3); // the seeded world final
-    ({ store, cleanup } = await open());
-    sync = createSnsSync({
+  const newSync = () =>
+    createSnsSync({
       source: sns.source,
       store,
       signals: NEUTRAL_SNS_SIGNALS,
@@ -35,6 +32,12 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
       // The poll (a full pass at finalized) is what notices a dropped slot: nothing notifies it.
       pollIntervalMs: 300,
     });
+
+  beforeAll(async () => {
+    sns = await startSnsEndpoint({ hostile: false, finalityLag: 3 });
+    sns.ledger.advance(3); // the seeded world final
+    ({ store, cleanup } = await open());
+    sync = newSync();
     running = sync.run();
   }, 60_000);
   afterAll(async () => {
@@ -107,6 +110,26 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
     expect((await events()).slice(before).map((e) => [e.type, e.retracts])).toEqual([
       ["domain.updated", null],
       ["change.retracted", announced.id],
+    ]);
+  });
+
+  it("after a restart, retracts what the previous process announced and logs the map's own event", async () => {
+    const before = (await events()).length;
+    const slot = sns.writer.transfer("dave.sol", w.alice);
+    const [announced] = await eventsSince(before, "the confirmed transfer on the change log");
+    expect(announced).toMatchObject({ type: "domain.updated", blockNumber: slot });
+    sync.stop();
+    await running;
+    sync = newSync();
+    running = sync.run();
+    sns.ledger.advance(3);
+    await waitFor(async () => ((await ownerInMap()) === w.alice ? true : null), 10_000, "finalized");
+    await passAt(slot, "a pass at the transfer's slot");
+    const after = (await events()).slice(before);
+    expect(after.map((e) => [e.type, e.retracts, e.payload.owner?.to ?? null])).toEqual([
+      ["domain.updated", null, w.alice],
+      ["change.retracted", announced.id, null],
+      ["domain.updated", null, w.alice],
     ]);
   });
 });
