@@ -50,7 +50,9 @@ describe("SNS changes on the change feed and at webhooks", () => {
     waitFor(async () => (events.length >= n ? events : null), 10_000, what);
 
   beforeAll(async () => {
-    sns = await startSnsEndpoint({ hostile: false });
+    // Finalized 3 slots behind confirmed: the feed hears changes at confirmed, before the map.
+    sns = await startSnsEndpoint({ hostile: false, finalityLag: 3 });
+    sns.ledger.advance(3);
     const t = await tempStore();
     store = t.store;
     cleanup = t.cleanup;
@@ -136,5 +138,50 @@ describe("SNS changes on the change feed and at webhooks", () => {
     ]);
     // A project with SOLANA disabled hears none of it.
     expect(blind.events).toEqual([]);
+  });
+
+  it("retracts, on the stream and at the webhook, a confirmed change whose slot is dropped", async () => {
+    // The first test's changes final (a drop would retract them too), settled with no second event.
+    const finalSlot = sns.ledger.advance(3);
+    await waitFor(
+      async () => ((sync.status().checkpoint ?? 0) >= finalSlot - 3 ? true : null),
+      10_000,
+      "final",
+    );
+    const carol = feed("?types=domain.updated,change.retracted&domains=carol.sol");
+    await carol.opened;
+    const slot = sns.writer.transfer("carol.sol", SNS_WALLETS.alice as Address);
+    const [announced] = await until(carol.events, 1, "the confirmed transfer");
+    expect(announced.data).toMatchObject({
+      type: "domain.updated",
+      domain: "carol.sol",
+      block: { number: slot, hash: `slot:${slot}` },
+      owner: { from: SNS_WALLETS.carol, to: SNS_WALLETS.alice },
+    });
+    // The map is at finalized: the transfer is not there.
+    const [inMap] = await store.domainMap.findDomainsByName(["carol.sol"], { network: "SOLANA" });
+    expect(inMap?.owner).toBe(SNS_WALLETS.carol);
+    expect(sns.ledger.dropUnfinalized()).toEqual([slot]);
+    sns.ledger.advance(5);
+    const [, retracted] = await until(carol.events, 2, "the retraction");
+    expect(retracted.data).toMatchObject({
+      type: "change.retracted",
+      domain: "carol.sol",
+      retracts: announced.data.id,
+      retracted: { type: "domain.updated" },
+    });
+    const atHook = await untilTrue(
+      "the retraction at the webhook",
+      () => hooked().find((r) => r.json.type === "change.retracted"),
+      10_000,
+    );
+    expect([atHook.json.data.retracts, atHook.verified]).toEqual([announced.data.id, true]);
+    // Every event the webhook got: the first test's two, settled without a duplicate, this one and its retraction.
+    expect(hooked().map((r) => r.json.type)).toEqual([
+      "domain.updated",
+      "domain.updated",
+      "domain.updated",
+      "change.retracted",
+    ]);
   });
 });
