@@ -15,7 +15,9 @@ type LedgerChange = Parameters<LedgerListener>[1];
  * `getTokenLargestAccounts` (-32602 for an unknown mint, as Solana answers), `getSlot`,
  * `getBlockHeight`, `getLatestBlockhash`, `getVersion`, `getHealth`, and over the WebSocket
  * `programSubscribe` / `accountSubscribe` / `slotSubscribe`. Encodings: base64 (and base58 for short data), base64+zstd
- * is refused. Commitment is accepted and ignored: every devnet slot is final at once.
+ * is refused. Every read and subscription takes Solana's `commitment` (default `finalized`) and
+ * answers that commitment's state (the ledger's `finalityLag`); `omniname_advanceSlots` and
+ * `omniname_dropUnfinalized` are the devnet's own (time passing, a dropped fork).
  */
 export interface SolanaRpc {
   url: string;
