@@ -603,10 +603,16 @@ export function createSnsSync(o: SnsSyncOptions) {
         let notified = false;
         while (!stopped) {
           try {
-            if (pendingConfirmed.length > 0 && last !== null) {
+            // Announced at confirmed first; before the first pass there is nothing to compare with
+            // (that pass reports the change), and a failing pass must not leave them to spin on.
+            if (pendingConfirmed.length > 0) {
               const heard = pendingConfirmed;
               pendingConfirmed = [];
-              await confirmedPass(heard);
+              // A failed announcement is not a failed pass: the finalized pass reports the change.
+              if (last !== null)
+                await confirmedPass(heard).catch((e) =>
+                  o.log.warn({ err: e, source: o.source.id }, "SNS confirmed pass failed"),
+                );
             }
             const touched = pending;
             const names = [...pendingNames];
