@@ -7,6 +7,7 @@ import { LeasedSource, type LeaseOptions } from "../crawler/source-lease.js";
 import type { SourceStatus } from "../crawler/source-progress.js";
 import { createSource } from "../crawler/sources.js";
 import { SNS_MAINNET } from "../providers/sns/sns.adapter.js";
+import { WinnerDeriver } from "../workers/winner-deriver.js";
 
 /**
  * The Solana Name Service source of RPC_URL_SOLANA, else of the devnet's Solana (`devnet`, from
@@ -17,7 +18,7 @@ import { SNS_MAINNET } from "../providers/sns/sns.adapter.js";
  * only with `once` (crawl --exit-when-synced, without a lease). Null when there is neither.
  */
 export function startSnsSource(
-  ctx: Pick<RuntimeContext, "config" | "store">,
+  ctx: Pick<RuntimeContext, "config" | "store" | "ranker" | "clock">,
   log: Logger,
   signals: SignalsFn,
   once: boolean,
@@ -27,6 +28,8 @@ export function startSnsSource(
   const url = ctx.config.rpcUrlSolana ?? devnet?.rpcUrl;
   if (!url) return null;
   const source = createSource("NAMESPACE_D", "SOLANA", SNS_MAINNET.SOLANA, url);
+  // Never started: its ranking alone, over a settling transaction (winnersOf, docs/sns.md).
+  const winners = new WinnerDeriver({ store: ctx.store, ranker: ctx.ranker, logger: log, clock: ctx.clock });
   const syncOn = (store: CrawlerStore): SnsSync =>
     createSnsSync({
       source,
@@ -39,6 +42,7 @@ export function startSnsSource(
           (ctx.config.rpcUrlSolana ? wsUrlOf(url) : devnet?.wsUrl) ??
           wsUrlOf(url))
         : null,
+      winnersOf: (tx, announced) => winners.derive(announced, tx),
     });
   if (once) {
     const sync = syncOn(ctx.store);

@@ -1,4 +1,4 @@
-import type { ChangeLog } from "../store/change-log.port.js";
+import type { Store } from "../store/store.js";
 import type { Checkpoint, JournalEntry, RecentBlock } from "../store/crawler-log.port.js";
 import type { ChangePosition } from "./change-events.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
@@ -19,11 +19,12 @@ export interface RangeWrite {
   /** Changes in blocks older than this (epoch ms) are not logged; null or absent: all are. */
   changesSince?: number | null;
   /**
-   * What the range's change events become before they are appended, given the change log (the
-   * SNS source's settlement of the events it announced at `confirmed`: duplicates dropped,
-   * retractions added; docs/sns.md). Called once a range, with no events when none were made.
+   * What the range's change events become before they are appended, given the range's
+   * transaction, its map projected (the SNS source's settlement of the events it announced at
+   * `confirmed`: duplicates dropped, retractions and the announcements' winner.changed added;
+   * docs/sns.md). Called once a range, with no events when none were made.
    */
-  settle?: (changeLog: ChangeLog, events: ChangeEventWrite[]) => Promise<ChangeEventWrite[]>;
+  settle?: (tx: RangeTx, events: ChangeEventWrite[]) => Promise<ChangeEventWrite[]>;
 }
 
 /** A range's journal entries, their projection and the checkpoint: one transaction. */
@@ -36,9 +37,12 @@ export async function applyRange(
   return store.transaction((tx) => applyRangeIn(tx, source, write, signals));
 }
 
+/** A range's transaction: the crawler's parts, and what a settlement ranks (scoring, projects). */
+export type RangeTx = Pick<Store, "crawlerLog" | "domainMap" | "changeLog" | "scoring" | "accounts">;
+
 /** `applyRange` inside the caller's transaction. */
 export async function applyRangeIn(
-  tx: Pick<CrawlerStore, "crawlerLog" | "domainMap" | "changeLog">,
+  tx: RangeTx,
   source: CrawlerSource,
   write: RangeWrite,
   signals: SignalsFn,
@@ -84,7 +88,7 @@ export async function applyRangeIn(
     settle: settle
       ? (events) => {
           settled = true;
-          return settle(tx.changeLog, events);
+          return settle(tx, events);
         }
       : undefined,
     now: write.checkpoint.updatedAt,
@@ -101,7 +105,7 @@ export async function applyRangeIn(
       };
     },
   });
-  if (settle && !settled) await tx.changeLog.appendChangeEvents(await settle(tx.changeLog, []));
+  if (settle && !settled) await tx.changeLog.appendChangeEvents(await settle(tx, []));
   if (write.recentBlocks.length > 0) await tx.crawlerLog.putRecentBlocks(source.id, write.recentBlocks);
   await tx.crawlerLog.deleteRecentBlocks(source.id, { below: write.pruneBelow });
   await tx.crawlerLog.setCheckpoint(write.checkpoint);

@@ -20,8 +20,7 @@ import {
 } from "../providers/sns/sns-state.js";
 import type { JournalEntry } from "../store/crawler-log.port.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
-import type { ChangeLog } from "../store/change-log.port.js";
-import { applyRange, applyRangeIn, type RangeWrite, retraction } from "./apply-range.js";
+import { applyRange, applyRangeIn, type RangeTx, type RangeWrite, retraction } from "./apply-range.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
 import { reverseKey } from "./projection.js";
 import { partialSnapshot, touchedDomains } from "./sns-partial.js";
@@ -52,6 +51,13 @@ export interface SnsSyncOptions {
   confirmedReader?: SolanaReader;
   /** At most this many tokenized names' NFTs followed live (`accountSubscribe`); the rest wait for the poll. Default 1,000. */
   maxWatchedNfts?: number;
+  /**
+   * The winner.changed events of announced changes, ranked in the settling transaction, whose map
+   * has just reached them (the winner deriver's `derive` over that transaction; composed by
+   * cli/sns-source.ts). Without it, an announced change that moves a collision's winner gets no
+   * winner.changed (the deriver leaves announcements alone: docs/sns.md).
+   */
+  winnersOf?: (tx: RangeTx, announced: ChangeEvent[]) => Promise<ChangeEventWrite[]>;
 }
 
 export interface SnsScanStats {
@@ -292,7 +298,12 @@ export function createSnsSync(o: SnsSyncOptions) {
     const domainEvents = made.filter((e) => e.type.startsWith("domain."));
     if (domainEvents.length > 0)
       await o.store.transaction((tx) =>
-        tx.changeLog.appendChangeEvents(domainEvents.map(({ id: _, ...write }) => write)),
+        tx.changeLog.appendChangeEvents(
+          domainEvents.map(({ id: _, ...write }) => ({
+            ...write,
+            payload: { ...write.payload, announced: true },
+          })),
+        ),
       );
     tentativeRanges.push(mine);
     for (const e of entries) {
@@ -313,28 +324,41 @@ export function createSnsSync(o: SnsSyncOptions) {
    * if any, stands. A partial pass settles its own names only.
    */
   function settlement(slot: number, next: ReadonlyMap<string, string>, scope: ReadonlySet<string> | null) {
-    return async (changeLog: ChangeLog, events: ChangeEventWrite[]): Promise<ChangeEventWrite[]> => {
+    return async (tx: RangeTx, events: ChangeEventWrite[]): Promise<ChangeEventWrite[]> => {
       const due = [...tentative].filter(([tokenId]) => scope === null || scope.has(tokenId));
       if (due.length === 0) return events;
       const lowest = Math.min(...due.map(([, list]) => list[0].slot));
-      const open = await changeLog.findRetractableChangeEvents(o.source.id, lowest - 1);
+      const open = await tx.changeLog.findRetractableChangeEvents(o.source.id, lowest - 1);
       const keep = new Set<string>();
+      const kept: ChangeEvent[] = [];
       const out: ChangeEventWrite[] = [];
       const at = { blockNumber: slot, blockHash: `slot:${slot}`, txHash: null, blockTime: null };
       for (const [tokenId, list] of due) {
         const settled = list.filter((t) => t.slot <= slot);
         if (settled.length === 0) continue;
         const slots = new Set(settled.map((t) => t.slot));
-        if (settled[settled.length - 1].digest === (next.get(tokenId) ?? null)) keep.add(tokenId);
-        else
-          for (const e of open)
-            if (e.tokenId === tokenId && slots.has(e.blockNumber)) out.push(retraction(e, at, clock()));
+        const mine = open.filter((e) => e.tokenId === tokenId && slots.has(e.blockNumber));
+        if (settled[settled.length - 1].digest === (next.get(tokenId) ?? null)) {
+          keep.add(tokenId);
+          kept.push(...mine);
+        } else for (const e of mine) out.push(retraction(e, at, clock()));
         const left = list.slice(settled.length);
         if (left.length > 0) tentative.set(tokenId, left);
         else tentative.delete(tokenId);
       }
       tentativeRanges = tentativeRanges.filter((r) => r.slot > slot);
-      return [...out, ...events.filter((e) => !keep.has(e.tokenId))];
+      // The kept announcements are the map's now: rank them as the deriver ranks the map's events.
+      const winners =
+        o.winnersOf && kept.length > 0
+          ? await o.winnersOf(
+              tx,
+              kept
+                .filter((e) => e.type.startsWith("domain."))
+                .sort((a, b) => a.id - b.id)
+                .map((e) => ({ ...e, payload: { ...e.payload, announced: undefined } })),
+            )
+          : [];
+      return [...out, ...events.filter((e) => !keep.has(e.tokenId)), ...winners];
     };
   }
 
@@ -492,7 +516,15 @@ export function createSnsSync(o: SnsSyncOptions) {
         },
         recentBlocks: [],
         pruneBelow: 0,
-        settle: confirmedFeed ? settlement(slot, next, scope) : undefined,
+        // A partial pass settles the names it read: its scope and the state's names (a name
+        // registered since the last pass is in the state, not yet in the scope).
+        settle: confirmedFeed
+          ? settlement(
+              slot,
+              next,
+              scope === null ? null : new Set([...scope, ...state.domains.map((d) => snsTokenId(d.key))]),
+            )
+          : undefined,
       },
       o.signals,
     );

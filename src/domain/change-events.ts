@@ -39,6 +39,12 @@ export interface ChangePayload {
    * colliding name before the change can be ranked again (scoring/winner-events.ts).
    */
   prior?: RankPrior;
+  /**
+   * Not sent: the SNS source announced this event at `confirmed`, before the map reached it
+   * (docs/sns.md, "Change feed at confirmed"). The winner deriver, which ranks the map, leaves it
+   * alone; the settlement that finds the map at the announced state derives its winner.changed.
+   */
+  announced?: true;
 }
 
 /** The fields of a domain the ranker reads beyond its name, network and provider. */

@@ -3,9 +3,12 @@ import type { ChangeEvent, ChangePayload } from "../domain/change-events.js";
 /** The channel's topic of an append to the change log by anything but the crawler (winner.changed). */
 export const CHANGES_TOPIC = "changes";
 
-/** A payload as sent: without `prior` (the ranker's inputs, kept for winner.changed only). */
-function shownPayload(p: ChangePayload): Omit<ChangePayload, "prior"> {
-  const { prior: _prior, retracted, ...rest } = p;
+/**
+ * A payload as sent: without `prior` (the ranker's inputs, kept for winner.changed only) and
+ * `announced` (the deriver's mark of an SNS announcement).
+ */
+function shownPayload(p: ChangePayload): Omit<ChangePayload, "prior" | "announced"> {
+  const { prior: _prior, announced: _announced, retracted, ...rest } = p;
   return retracted
     ? { ...rest, retracted: { type: retracted.type, payload: shownPayload(retracted.payload) } }
     : rest;

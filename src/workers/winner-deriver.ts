@@ -30,8 +30,11 @@ export interface WinnerDeriverOptions {
   pollMs?: number;
 }
 
+/** What the deriver reads: the names' holders, the projects' settings (a store or a transaction). */
+export type WinnerReads = Pick<Store, "scoring" | "accounts">;
+
 /** The scopes a map change is ranked under: the defaults (shared) and each project with its own settings. */
-export async function rankScopes(store: Store): Promise<RankScope[]> {
+export async function rankScopes(store: WinnerReads): Promise<RankScope[]> {
   const rows = await sql<{ id: number | string; settings: string }>`select id, settings from projects
     where settings <> '{}' order by id`.execute(store.accounts);
   const scopes: RankScope[] = [{ projectId: null, settings: {}, rules: compileProjectRules({}) }];
@@ -48,7 +51,11 @@ export async function rankScopes(store: Store): Promise<RankScope[]> {
   return scopes;
 }
 
-/** Of a page of the log, the map's events by name (a rename counts for both names), ascending. */
+/**
+ * Of a page of the log, the map's events by name (a rename counts for both names), ascending. An
+ * SNS announcement at `confirmed` (`payload.announced`) is not the map's yet: the map's state it
+ * would be ranked against is older than the event; its settlement derives it (sns-sync.ts).
+ */
 function mapEventsByName(page: ChangeEvent[]): Map<string, ChangeEvent[]> {
   const out = new Map<string, ChangeEvent[]>();
   const add = (name: string, e: ChangeEvent) => {
@@ -57,7 +64,7 @@ function mapEventsByName(page: ChangeEvent[]): Map<string, ChangeEvent[]> {
     else out.set(name, [e]);
   };
   for (const e of page) {
-    if (e.projectId !== null || !e.type.startsWith("domain.")) continue;
+    if (e.projectId !== null || !e.type.startsWith("domain.") || e.payload.announced) continue;
     add(e.name, e);
     const renamed = e.payload.nameChanged;
     if (renamed && renamed.from !== e.name) add(renamed.from, e);
@@ -169,9 +176,12 @@ export class WinnerDeriver {
     });
   }
 
-  /** The winner.changed events of a page of the log. */
-  async derive(page: ChangeEvent[]): Promise<ChangeEventWrite[]> {
-    const { store, ranker } = this.o;
+  /**
+   * The winner.changed events of a page of the log, ranked over `store`'s map (default the
+   * deriver's store; a transaction whose map has reached the page, for a settlement).
+   */
+  async derive(page: ChangeEvent[], store: WinnerReads = this.o.store): Promise<ChangeEventWrite[]> {
+    const { ranker } = this.o;
     const byName = mapEventsByName(page);
     if (byName.size === 0) return [];
     const holders = await store.scoring.findNameHolders([...byName.keys()]);

@@ -10,8 +10,10 @@ import { createSnsSync, type SnsSync } from "../../src/crawler/sns-sync.js";
 import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
 import type { ChangeEvent } from "../../src/domain/change-events.js";
 import type { Store } from "../../src/store/store.js";
+import { createScoringRanker } from "../../src/resolution/rank.js";
+import { WinnerDeriver } from "../../src/workers/winner-deriver.js";
 import { NEUTRAL_SNS_SIGNALS, type SnsEndpoint, startSnsEndpoint } from "../helpers/sns-world.js";
-import { STORE_BACKENDS } from "../helpers/store-world.js";
+import { STORE_BACKENDS, testDomain, tokenIdOf } from "../helpers/store-world.js";
 import { waitFor } from "./crawler-harness.js";
 
 describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({ open }) => {
@@ -21,9 +23,12 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
   let sync: SnsSync;
   let running: Promise<void>;
   const w = SNS_WALLETS as Record<string, Address>;
+  // The API's deriver (its passes run by hand below), and the same ranking for the settlements.
+  let deriver: WinnerDeriver;
 
   const newSync = () =>
     createSnsSync({
+      winnersOf: (tx, announced) => deriver.derive(announced, tx),
       source: sns.source,
       store,
       signals: NEUTRAL_SNS_SIGNALS,
@@ -37,6 +42,13 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
     sns = await startSnsEndpoint({ hostile: false, finalityLag: 3 });
     sns.ledger.advance(3); // the seeded world final
     ({ store, cleanup } = await open());
+    deriver = new WinnerDeriver({
+      store,
+      ranker: createScoringRanker(),
+      logger: pino({ level: "silent" }),
+      clock: Date.now,
+    });
+    await deriver.tick(); // its cursor at the log's head
     sync = newSync();
     running = sync.run();
   }, 60_000);
@@ -131,5 +143,56 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
       ["change.retracted", announced.id, null],
       ["domain.updated", null, w.alice],
     ]);
+  });
+
+  it("derives winner.changed for an announced change when the map reaches it, never from the announcement", async () => {
+    // zed.sol on FNS (POLYGON) first; a project whose rule makes SNS win every .sol name.
+    await store.domainMap.upsertDomain(
+      testDomain({ name: "zed.sol", sld: "zed", tld: "sol", tokenId: tokenIdOf(0x2ed) }),
+    );
+    const project = await store.projects.createProject({ name: "sns-wins", plan: "internal" });
+    await store.projects.updateProjectSettings(project.id, {
+      exceptions: [{ tld: "sol", provider: "NAMESPACE_D" }],
+    });
+    await deriver.tick();
+    const zed = async () =>
+      (await store.changeLog.findChangeEventsAfter(0, 10_000)).filter((e) => e.name === "zed.sol");
+    const winners = async () => (await zed()).filter((e) => e.type === "winner.changed");
+
+    const slot = sns.writer.register("zed.sol", w.eve);
+    const announced = await waitFor(
+      async () => (await zed()).find((e) => e.type === "domain.created") ?? null,
+      10_000,
+      "zed.sol announced at confirmed",
+    );
+    expect(announced).toMatchObject({ blockNumber: slot, network: "SOLANA" });
+    // The deriver ranks the map, which does not hold the SNS zed.sol yet: nothing from it.
+    await deriver.tick();
+    expect(await winners()).toEqual([]);
+
+    sns.ledger.advance(3);
+    await passAt(slot, "a pass at zed.sol's slot, now final");
+    const [moved] = await waitFor(
+      async () => ((await winners()).length > 0 ? winners() : null),
+      10_000,
+      "the settlement's winner.changed",
+    );
+    expect(moved).toMatchObject({
+      projectId: project.id,
+      blockNumber: slot,
+      payload: {
+        cause: "map",
+        winner: {
+          from: { network: "POLYGON", provider: "NAMESPACE_A", tokenId: tokenIdOf(0x2ed) },
+          to: { network: "SOLANA", provider: "NAMESPACE_D" },
+        },
+      },
+    });
+    // The deriver's later passes add none: one winner.changed a scope, the announcement's alone.
+    await deriver.tick();
+    const all = await winners();
+    expect(all.filter((e) => e.projectId === project.id)).toHaveLength(1);
+    expect(new Set(all.map((e) => e.projectId)).size).toBe(all.length);
+    expect((await zed()).filter((e) => e.type === "domain.created").map((e) => e.id)).toEqual([announced.id]);
   });
 });

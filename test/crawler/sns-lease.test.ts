@@ -2,6 +2,7 @@
 // processes' sources over one store write one at a time; when the writer stops, the standby takes
 // the lease over and follows the next change. On SQLite and PostgreSQL.
 import pino from "pino";
+import { createScoringRanker } from "../../src/resolution/rank.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSnsSource } from "../../src/cli/sns-source.js";
 import { loadConfig } from "../../src/config/load-config.js";
@@ -40,7 +41,14 @@ describe.each(STORE_BACKENDS)("the SNS source under a lease on $name", ({ open }
     const lease = (holder: string): LeaseOptions => ({ holder, ttlMs: 1_500, renewMs: 200 });
     const log = pino({ level: "silent" });
     const start = (holder: string) =>
-      startSnsSource({ config, store }, log, NEUTRAL_SNS_SIGNALS, false, null, lease(holder))!;
+      startSnsSource(
+        { config, store, ranker: createScoringRanker(), clock: Date.now },
+        log,
+        NEUTRAL_SNS_SIGNALS,
+        false,
+        null,
+        lease(holder),
+      )!;
     const a = start("crawler-a");
     await until("a writes", () => a.status().state === "live");
     const b = start("crawler-b");
