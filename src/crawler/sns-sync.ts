@@ -74,7 +74,8 @@ const MAX_PENDING = 1000;
 
 /**
  * Tokenized names whose NFT holder's token account the source watches by default (docs/sns.md,
- * "NFT transfers"): one `accountSubscribe` each, 100 to a WebSocket (kit's channel pool).
+ * "NFT transfers"): one `accountSubscribe` each at `finalized`, and one at `confirmed` with the
+ * confirmed feed; 100 to a WebSocket (kit's channel pool).
  */
 export const MAX_WATCHED_NFTS = 1000;
 
@@ -119,6 +120,8 @@ export function createSnsSync(o: SnsSyncOptions) {
   const confirmedReader = o.confirmedReader ?? createSolanaReader(o.source.rpcUrl, "confirmed");
   /** Name service accounts notified at `confirmed` since the last confirmed pass. */
   let pendingConfirmed: RawAccount[] = [];
+  /** Names whose NFT's token account was notified at `confirmed` since the last confirmed pass. */
+  const pendingConfirmedNames = new Set<Address>();
   /**
    * What the change feed announced at `confirmed` and the map has not reached yet: token id → the
    * slots and digests (null: gone) announced, in order. The journal entries are kept to replay
@@ -248,10 +251,15 @@ export function createSnsSync(o: SnsSyncOptions) {
    * map stays at `finalized`). Nothing when an account cannot be placed or the finalized pass is
    * already there: that pass reports the change itself. Returns the events appended.
    */
-  async function confirmedPass(accounts: readonly RawAccount[]): Promise<number> {
+  async function confirmedPass(
+    accounts: readonly RawAccount[],
+    names: Iterable<Address> = [],
+  ): Promise<number> {
     if (last === null) return 0;
     const domains = touchedDomains(accounts, topOf);
-    if (domains === null || domains.size === 0) return 0;
+    if (domains === null) return 0;
+    for (const name of names) domains.add(topOf.get(name) ?? name);
+    if (domains.size === 0) return 0;
     const snap = await partialSnapshot(confirmedReader, [...domains]);
     if (snap.slot <= synced) return 0;
     const keys: Address[] = [];
@@ -392,17 +400,24 @@ export function createSnsSync(o: SnsSyncOptions) {
       const entry = { name, abort, live: false };
       watched.set(account, entry);
       const both = AbortSignal.any([signal, abort.signal]);
-      (async () => {
+      // At `finalized` for the map's pass; with the confirmed feed, at `confirmed` too, so that the
+      // transfer is announced as early as the name service's own changes.
+      let acknowledged = 0;
+      const follow = async (commitment: "finalized" | "confirmed") => {
         const it = await client
-          .accountNotifications(account, { commitment: "finalized", encoding: "base64" })
+          .accountNotifications(account, { commitment, encoding: "base64" })
           .subscribe({ abortSignal: both });
-        entry.live = true;
+        if (++acknowledged === (confirmedFeed ? 2 : 1)) entry.live = true;
         for await (const n of it) {
-          head = Math.max(head ?? 0, Number(n.context.slot));
-          pendingNames.add(name);
+          if (commitment === "confirmed") pendingConfirmedNames.add(name);
+          else {
+            head = Math.max(head ?? 0, Number(n.context.slot));
+            pendingNames.add(name);
+          }
           wake?.();
         }
-      })().catch((e) => {
+      };
+      Promise.all([follow("finalized"), confirmedFeed ? follow("confirmed") : undefined]).catch((e) => {
         if (both.aborted) return;
         o.log.warn({ err: e, source: o.source.id, account }, "SNS NFT subscription lost; polling");
         if (watched.get(account) === entry) watched.delete(account);
@@ -637,12 +652,14 @@ export function createSnsSync(o: SnsSyncOptions) {
           try {
             // Announced at confirmed first; before the first pass there is nothing to compare with
             // (that pass reports the change), and a failing pass must not leave them to spin on.
-            if (pendingConfirmed.length > 0) {
+            if (pendingConfirmed.length > 0 || pendingConfirmedNames.size > 0) {
               const heard = pendingConfirmed;
+              const heardNames = [...pendingConfirmedNames];
               pendingConfirmed = [];
+              pendingConfirmedNames.clear();
               // A failed announcement is not a failed pass: the finalized pass reports the change.
               if (last !== null)
-                await confirmedPass(heard).catch((e) =>
+                await confirmedPass(heard, heardNames).catch((e) =>
                   o.log.warn({ err: e, source: o.source.id }, "SNS confirmed pass failed"),
                 );
             }
@@ -664,7 +681,8 @@ export function createSnsSync(o: SnsSyncOptions) {
             pending === null ||
             pending.length > 0 ||
             pendingNames.size > 0 ||
-            pendingConfirmed.length > 0
+            pendingConfirmed.length > 0 ||
+            pendingConfirmedNames.size > 0
           ) {
             notified = true; // heard during the pass
             continue;

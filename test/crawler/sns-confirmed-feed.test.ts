@@ -8,6 +8,8 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSnsSync, type SnsSync } from "../../src/crawler/sns-sync.js";
 import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
+import { ataOf } from "../../src/devnet/sns-writer.js";
+import { domainKeyOf, tokenizedMintOf } from "../../src/providers/sns/sns-program.js";
 import type { ChangeEvent } from "../../src/domain/change-events.js";
 import type { Store } from "../../src/store/store.js";
 import { createScoringRanker } from "../../src/resolution/rank.js";
@@ -61,6 +63,8 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
 
   const events = async (): Promise<ChangeEvent[]> =>
     (await store.changeLog.findChangeEventsAfter(0, 10_000)).filter((e) => e.name === "dave.sol");
+  const bobOwner = async () =>
+    (await store.domainMap.findDomainsByName(["bob.sol"], { network: "SOLANA" }))[0]?.owner ?? null;
   const ownerInMap = async () =>
     (await store.domainMap.findDomainsByName(["dave.sol"], { network: "SOLANA" }))[0]?.owner ?? null;
   /** Waits for events of dave.sol past the first `before`. */
@@ -142,6 +146,35 @@ describe.each(STORE_BACKENDS)("SNS changes announced at confirmed, on $name", ({
       ["domain.updated", null, w.alice],
       ["change.retracted", announced.id, null],
       ["domain.updated", null, w.alice],
+    ]);
+  });
+
+  it("announces a transfer of a tokenized name's NFT at confirmed, from the NFT's own subscription", async () => {
+    // bob.sol is tokenized; carol holds its NFT. Nothing of the name service moves: only the token
+    // accounts, which the source follows at confirmed too (the poll reads at finalized only).
+    await waitFor(async () => ((await bobOwner()) === w.carol ? true : null), 10_000, "bob.sol's holder");
+    const mint = tokenizedMintOf(domainKeyOf("bob.sol") as Address);
+    await waitFor(
+      async () => (sync.watchedNfts().includes(ataOf(w.carol, mint)) ? true : null),
+      10_000,
+      "carol's NFT account watched at both commitments",
+    );
+    const bob = async () =>
+      (await store.changeLog.findChangeEventsAfter(0, 10_000)).filter((e) => e.name === "bob.sol");
+    const before = (await bob()).length;
+    const slot = sns.writer.transferNft("bob.sol", w.carol, w.dave);
+    const announced = await waitFor(
+      async () => (await bob()).slice(before).find((e) => e.type === "domain.updated") ?? null,
+      10_000,
+      "the NFT transfer announced",
+    );
+    expect(announced).toMatchObject({ blockNumber: slot, payload: { owner: { from: w.carol, to: w.dave } } });
+    expect(await bobOwner()).toBe(w.carol); // the map: still finalized
+    sns.ledger.advance(3);
+    await waitFor(async () => ((await bobOwner()) === w.dave ? true : null), 10_000, "final");
+    await passAt(slot, "a pass at the transfer's slot");
+    expect((await bob()).slice(before).map((e) => [e.id, e.type])).toEqual([
+      [announced.id, "domain.updated"],
     ]);
   });
 
