@@ -1,22 +1,14 @@
-import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { Registry } from "prom-client";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../../src/accounts/api-keys.js";
-import { createConsoleServices } from "../../src/accounts/console-services.js";
-import { buildApp } from "../../src/api/app.js";
-import { type ApiWorkers, createApiWorkers } from "../../src/workers/api-workers.js";
-import type { AppContext } from "../../src/app-context.js";
-import { loadConfig } from "../../src/config/load-config.js";
+import type { ApiWorkers } from "../../src/workers/api-workers.js";
 import type { Crawler } from "../../src/crawler/crawler.js";
 import type { CrawlerSource } from "../../src/crawler/crawler-source.js";
 import { callData } from "../../src/devnet/deploy.js";
 import { DEVNET_DEPLOYER, type Devnet } from "../../src/devnet/devnet.js";
 import { sourcesFromManifest } from "../../src/devnet/manifest.js";
 import { fnsAdapter } from "../../src/providers/fns/fns.adapter.js";
-import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
 import {
   rpcCall,
@@ -26,11 +18,9 @@ import {
   tempStore,
   waitFor,
 } from "../crawler/crawler-harness.js";
+import { startFeedApp } from "../helpers/feed-app.js";
 import { openFeed, type Received } from "../helpers/sse-client.js";
-import { sealSecret } from "../../src/accounts/sealed-secret.js";
-import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
-import { startReceiver, until as untilTrue } from "../webhooks/receiver.js";
+import { type startReceiver, until as untilTrue } from "../webhooks/receiver.js";
 
 const ALICE = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const BOB = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
@@ -78,34 +68,19 @@ describe("the change feed on the devnet", () => {
     polygon = devnet.manifest.networks.POLYGON!.rpcUrl;
     sources = sourcesFromManifest(devnet.manifest);
     ({ crawler } = startCrawler(store, sources, { finality: 10, sync: { pollIntervalMs: 50 } }));
-    const ctx: AppContext = {
-      config: loadConfig({}, { dataDir: ".", changesHeartbeatMs: 200, changesStallMs: 500 }),
-      logger: pino({ level: "silent" }),
-      store,
-      ranker: createScoringRanker(),
-      pepper: randomBytes(16).toString("hex"),
-      clock: Date.now,
-    };
-    const project = await store.projects.createProject({ name: "feed", plan: "internal" });
-    key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
-    const bscOff = await store.projects.createProject({ name: "feed-polygon", plan: "internal" });
-    await store.projects.updateProjectSettings(bscOff.id, { networks: { disabled: ["POLYGON"] } });
-    polygonOnlyKey = (await createApiKey(store, ctx.pepper, bscOff.id, "k")).key;
-    receiver = await startReceiver(() => ({ status: 200 }));
-    const secret = newWebhookSecret();
-    receiver.secrets.set("/devnet", secret);
-    await new WebhooksRepo(store.accounts).create(
-      project.id,
-      { url: receiver.url("/devnet"), description: "", eventTypes: [], filters: {}, enabled: true },
-      (await store.changeLog.changeLogBounds()).newest,
-      Date.now(),
-      (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
-    );
-    const services = createConsoleServices(ctx);
-    workers = createApiWorkers(ctx, services, { registry });
-    app = await buildApp(ctx, { services, closeServices: true, metricsRegistry: registry, workers });
-    base = await app.listen({ host: "127.0.0.1", port: 0 });
-    workers.start();
+    ({
+      app,
+      workers,
+      base,
+      key,
+      otherKey: polygonOnlyKey,
+      receiver,
+    } = await startFeedApp(store, {
+      name: "feed",
+      hookPath: "/devnet",
+      disabled: "POLYGON",
+      registry,
+    }));
     await waitFor(async () => crawler.status().every((s) => s.state === "live"), 15_000, "live sources");
   }, 60_000);
   afterAll(async () => {

@@ -1,25 +1,15 @@
-import { randomBytes } from "node:crypto";
 import type { Address } from "@solana/kit";
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../../src/accounts/api-keys.js";
-import { createConsoleServices } from "../../src/accounts/console-services.js";
-import { sealSecret } from "../../src/accounts/sealed-secret.js";
-import { WebhooksRepo } from "../../src/accounts/webhooks.repo.js";
-import { buildApp } from "../../src/api/app.js";
-import type { AppContext } from "../../src/app-context.js";
-import { loadConfig } from "../../src/config/load-config.js";
 import type { SnsSync } from "../../src/crawler/sns-sync.js";
 import { SNS_WALLETS } from "../../src/devnet/sns-fixtures.js";
-import { createScoringRanker } from "../../src/resolution/rank.js";
 import type { Store } from "../../src/store/store.js";
-import { type ApiWorkers, createApiWorkers } from "../../src/workers/api-workers.js";
-import { newWebhookSecret, WEBHOOK_SECRET_PURPOSE } from "../../src/workers/webhook-worker.js";
+import type { ApiWorkers } from "../../src/workers/api-workers.js";
 import { tempStore, waitFor } from "../crawler/crawler-harness.js";
+import { startFeedApp } from "../helpers/feed-app.js";
 import { openFeed, type Received } from "../helpers/sse-client.js";
 import { type SnsEndpoint, startSnsEndpoint } from "../helpers/sns-world.js";
-import { startReceiver, until as untilTrue } from "./receiver.js";
+import { type startReceiver, until as untilTrue } from "./receiver.js";
 
 /**
  * SNS changes on the change feed (SSE, through the `eventsource` client) and at a webhook receiver
@@ -58,34 +48,18 @@ describe("SNS changes on the change feed and at webhooks", () => {
     cleanup = t.cleanup;
     sync = sns.syncFor(store, { wsUrl: sns.rpc.wsUrl });
     await sync.scanOnce();
-    const ctx: AppContext = {
-      config: loadConfig({}, { dataDir: ".", changesHeartbeatMs: 200, changesStallMs: 500 }),
-      logger: pino({ level: "silent" }),
-      store,
-      ranker: createScoringRanker(),
-      pepper: randomBytes(16).toString("hex"),
-      clock: Date.now,
-    };
-    const project = await store.projects.createProject({ name: "sns-feed", plan: "internal" });
-    key = (await createApiKey(store, ctx.pepper, project.id, "k")).key;
-    const other = await store.projects.createProject({ name: "no-solana", plan: "internal" });
-    await store.projects.updateProjectSettings(other.id, { networks: { disabled: ["SOLANA"] } });
-    noSolanaKey = (await createApiKey(store, ctx.pepper, other.id, "k")).key;
-    receiver = await startReceiver(() => ({ status: 200 }));
-    const secret = newWebhookSecret();
-    receiver.secrets.set("/sns", secret);
-    await new WebhooksRepo(store.accounts).create(
-      project.id,
-      { url: receiver.url("/sns"), description: "", eventTypes: [], filters: {}, enabled: true },
-      (await store.changeLog.changeLogBounds()).newest,
-      Date.now(),
-      (id) => sealSecret(ctx.pepper, WEBHOOK_SECRET_PURPOSE, id, secret),
-    );
-    const services = createConsoleServices(ctx);
-    workers = createApiWorkers(ctx, services);
-    app = await buildApp(ctx, { services, closeServices: true, workers });
-    base = await app.listen({ host: "127.0.0.1", port: 0 });
-    workers.start();
+    ({
+      app,
+      workers,
+      base,
+      key,
+      otherKey: noSolanaKey,
+      receiver,
+    } = await startFeedApp(store, {
+      name: "sns-feed",
+      hookPath: "/sns",
+      disabled: "SOLANA",
+    }));
     running = sync.run();
   }, 60_000);
   afterAll(async () => {
