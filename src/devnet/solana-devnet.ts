@@ -9,7 +9,8 @@ import type { DevnetNetwork } from "./manifest.js";
 import { seedSnsWorld } from "./sns-fixtures.js";
 import { createSnsWriter, type SnsWriter } from "./sns-writer.js";
 import { createSolanaLedger, type LedgerState, type SolanaLedger } from "./solana-ledger.js";
-import { RpcError, type SolanaRpc, startSolanaRpc } from "./solana-rpc.js";
+import { RpcError } from "./solana-accounts.js";
+import { type SolanaRpc, startSolanaRpc } from "./solana-rpc.js";
 
 /**
  * The devnet's Solana: a LiteSVM ledger (solana-ledger.ts) behind the JSON-RPC and WebSocket

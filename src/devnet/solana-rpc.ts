@@ -1,12 +1,21 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Address, getBase58Decoder, getBase58Encoder, isAddress } from "@solana/kit";
-import { type WebSocket, WebSocketServer } from "ws";
+import { WebSocketServer } from "ws";
 import { AppError } from "../domain/errors.js";
 import { decodeTokenAccount, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
-import type { LedgerAccount, LedgerCommitment, LedgerListener, SolanaLedger } from "./solana-ledger.js";
-
-type LedgerChange = Parameters<LedgerListener>[1];
+import {
+  type AccountOptions,
+  accountJson,
+  address,
+  commitmentOf,
+  compile,
+  type Json,
+  matches,
+  programAccountsOf,
+  RpcError,
+} from "./solana-accounts.js";
+import type { LedgerCommitment, SolanaLedger } from "./solana-ledger.js";
+import { subscriptions } from "./solana-subscriptions.js";
 
 /**
  * The devnet's Solana JSON-RPC (HTTP) and WebSocket endpoint over a `SolanaLedger`, with Solana's
@@ -24,126 +33,6 @@ export interface SolanaRpc {
   wsUrl: string;
   port: number;
   close(): Promise<void>;
-}
-
-const b58enc = getBase58Encoder();
-const b58dec = getBase58Decoder();
-
-/** A JSON-RPC error with Solana's code (-32602 invalid params, …): what a devnet method throws for bad input. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-type Json = Record<string, unknown>;
-
-interface AccountOptions {
-  encoding?: string;
-  dataSlice?: { offset: number; length: number };
-  commitment?: string;
-  filters?: Json[];
-  withContext?: boolean;
-}
-
-function encodeData(data: Uint8Array, o: AccountOptions): [string, string] | string {
-  let d = data;
-  if (o.dataSlice) {
-    const { offset, length } = o.dataSlice;
-    if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0)
-      throw new RpcError(-32602, "Invalid params: dataSlice");
-    d = data.subarray(offset, offset + length);
-  }
-  const enc = o.encoding ?? "base58";
-  if (enc === "base64") return [Buffer.from(d).toString("base64"), "base64"];
-  if (enc === "base58") {
-    // Solana refuses base58 above 128 bytes (`Encoded binary (base 58) data should be less than 128 bytes`).
-    if (d.length > 128)
-      throw new RpcError(
-        -32600,
-        "Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.",
-      );
-    return [b58dec.decode(d), "base58"];
-  }
-  if (enc === "binary") return b58dec.decode(d);
-  throw new RpcError(-32602, `Invalid params: unsupported encoding ${enc}`);
-}
-
-function accountJson(a: LedgerAccount, o: AccountOptions): Json {
-  return {
-    data: encodeData(a.data, o),
-    executable: false,
-    lamports: Number(a.lamports),
-    owner: a.owner,
-    rentEpoch: 0,
-    space: a.data.length,
-  };
-}
-
-function address(value: unknown): Address {
-  if (typeof value !== "string" || !isAddress(value)) throw new RpcError(-32602, `Invalid param: Invalid`);
-  return value;
-}
-
-type Filter = { dataSize: number } | { offset: number; bytes: Uint8Array };
-
-/** The filters of a request, checked and decoded once (not once per account). */
-function compile(filters: Json[]): Filter[] {
-  return filters.map((f) => {
-    if ("dataSize" in f) return { dataSize: Number(f.dataSize) };
-    if (!("memcmp" in f)) throw new RpcError(-32602, "Invalid params: unknown filter");
-    const m = f.memcmp as { offset: number; bytes: string; encoding?: string };
-    if (typeof m.offset !== "number" || typeof m.bytes !== "string")
-      throw new RpcError(-32602, "Invalid params: memcmp");
-    const bytes =
-      m.encoding === "base64"
-        ? new Uint8Array(Buffer.from(m.bytes, "base64"))
-        : new Uint8Array(b58enc.encode(m.bytes));
-    return { offset: m.offset, bytes };
-  });
-}
-
-function matches(a: LedgerAccount, filters: readonly Filter[]): boolean {
-  for (const f of filters) {
-    if ("dataSize" in f) {
-      if (a.data.length !== f.dataSize) return false;
-      continue;
-    }
-    if (f.offset + f.bytes.length > a.data.length) return false;
-    for (let i = 0; i < f.bytes.length; i++) if (a.data[f.offset + i] !== f.bytes[i]) return false;
-  }
-  return true;
-}
-
-/** A program's accounts at one state of the ledger: LiteSVM is scanned once a state, commitment and program. */
-const scans = new WeakMap<SolanaLedger, { version: number; byProgram: Map<string, LedgerAccount[]> }>();
-function programAccountsOf(
-  ledger: SolanaLedger,
-  program: Address,
-  commitment: LedgerCommitment,
-): LedgerAccount[] {
-  let scan = scans.get(ledger);
-  if (!scan || scan.version !== ledger.version()) {
-    scan = { version: ledger.version(), byProgram: new Map() };
-    scans.set(ledger, scan);
-  }
-  const key = `${commitment === "finalized" ? "f" : "c"}:${program}`;
-  let list = scan.byProgram.get(key);
-  if (!list) {
-    list = ledger.programAccounts(program, commitment);
-    scan.byProgram.set(key, list);
-  }
-  return list;
-}
-
-/** A request's commitment, Solana's default `finalized` when absent; -32602 for another word. */
-function commitmentOf(o: unknown): LedgerCommitment {
-  const c = (o as { commitment?: unknown } | undefined)?.commitment ?? "finalized";
-  if (c === "processed" || c === "confirmed" || c === "finalized") return c;
-  throw new RpcError(-32602, `Invalid params: unknown commitment ${String(c)}`);
 }
 
 /** The devnet's own methods beside Solana's (tests and `devnet simulate`): time passing and forks. */
@@ -314,113 +203,4 @@ export async function startSolanaRpc(
         server.close(() => resolve());
       }),
   };
-}
-
-/** A written account as a notification shows it: a closed one has no lamports, no data, the system program. */
-function notifiedJson(a: LedgerAccount & { exists: boolean }, o: AccountOptions): Json {
-  if (a.exists) return accountJson(a, o);
-  const closed = { ...a, data: new Uint8Array(0), owner: "11111111111111111111111111111111" as Address };
-  return { ...accountJson(closed, o), lamports: 0 };
-}
-
-/**
- * `programSubscribe` (with filters, encoding, dataSlice), `accountSubscribe` (encoding, dataSlice:
- * every write of the account, its closing included) and `slotSubscribe`, as Solana notifies them.
- */
-function subscriptions(ledger: SolanaLedger, ws: WebSocket): void {
-  let next = 1;
-  const subs = new Map<
-    number,
-    | {
-        kind: "program";
-        program: Address;
-        opts: AccountOptions;
-        filters: Filter[];
-        commitment: LedgerCommitment;
-      }
-    | { kind: "account"; address: Address; opts: AccountOptions; commitment: LedgerCommitment }
-    | { kind: "slot" }
-  >();
-  const notify = (method: string, subscription: number, result: unknown) =>
-    ws.send(JSON.stringify({ jsonrpc: "2.0", method, params: { result, subscription } }));
-  const heard = (level: "confirmed" | "finalized") => (slot: number, accounts: LedgerChange) => {
-    for (const [id, s] of subs) {
-      if (s.kind !== "slot" && (s.commitment === "finalized") !== (level === "finalized")) continue;
-      if (s.kind === "slot" && level === "finalized") continue;
-      if (s.kind === "account") {
-        for (const a of accounts)
-          if (a.address === s.address)
-            notify("accountNotification", id, { context: { slot }, value: notifiedJson(a, s.opts) });
-        continue;
-      }
-      if (s.kind === "slot") {
-        ws.send(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            method: "slotNotification",
-            params: { result: { slot, parent: slot - 1, root: ledger.slot("finalized") }, subscription: id },
-          }),
-        );
-        continue;
-      }
-      for (const a of accounts) {
-        if (a.owner !== s.program) continue;
-        if (a.exists && !matches(a, s.filters)) continue;
-        notify("programNotification", id, {
-          context: { slot },
-          value: { pubkey: a.address, account: notifiedJson(a, s.opts) },
-        });
-      }
-    }
-  };
-  const offs = [
-    ledger.onChange(heard("confirmed"), "confirmed"),
-    ledger.onChange(heard("finalized"), "finalized"),
-  ];
-  ws.on("close", () => {
-    for (const off of offs) off();
-  });
-  ws.on("message", (raw) => {
-    let req: { id?: unknown; method?: string; params?: unknown[] };
-    try {
-      req = JSON.parse(String(raw));
-    } catch {
-      ws.send(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }));
-      return;
-    }
-    const id = req.id ?? null;
-    const params = Array.isArray(req.params) ? req.params : [];
-    try {
-      if (req.method === "programSubscribe") {
-        const sub = next++;
-        const opts = (params[1] ?? {}) as AccountOptions;
-        subs.set(sub, {
-          kind: "program",
-          program: address(params[0]),
-          opts,
-          filters: compile(opts.filters ?? []),
-          commitment: commitmentOf(opts),
-        });
-        ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
-      } else if (req.method === "accountSubscribe") {
-        const sub = next++;
-        const opts = (params[1] ?? {}) as AccountOptions;
-        subs.set(sub, { kind: "account", address: address(params[0]), opts, commitment: commitmentOf(opts) });
-        ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
-      } else if (req.method === "slotSubscribe") {
-        const sub = next++;
-        subs.set(sub, { kind: "slot" });
-        ws.send(JSON.stringify({ jsonrpc: "2.0", result: sub, id }));
-      } else if (
-        req.method === "programUnsubscribe" ||
-        req.method === "accountUnsubscribe" ||
-        req.method === "slotUnsubscribe"
-      ) {
-        ws.send(JSON.stringify({ jsonrpc: "2.0", result: subs.delete(Number(params[0])), id }));
-      } else throw new RpcError(-32601, "Method not found");
-    } catch (e) {
-      const code = e instanceof RpcError ? e.code : -32603;
-      ws.send(JSON.stringify({ jsonrpc: "2.0", error: { code, message: (e as Error).message }, id }));
-    }
-  });
 }
