@@ -1,5 +1,6 @@
 import type { Address } from "@solana/kit";
 import {
+  addressOf,
   decodeNameRegistry,
   decodeReverse,
   domainKeyOf,
@@ -14,6 +15,9 @@ import { type RawAccount, type SnsSnapshot, snsStateOf } from "../providers/sns/
 import type { SolanaReader } from "./solana-reader.js";
 
 const SYSTEM = "11111111111111111111111111111111" as Address;
+
+// What the SNS source's passes read (sns-sync.ts): everything (fullSnapshot), or only the names
+// that changed accounts belong to (touchedDomains, then partialSnapshot).
 
 /**
  * The `.sol` second-level names that changed name service accounts belong to, for a pass over
@@ -104,4 +108,44 @@ export async function partialSnapshot(
   const owners = [...new Set(snsStateOf(snap).domains.map((d) => d.owner))];
   snap.primaries = present(await reader.multipleAccounts(owners.map(primaryKeyOf)));
   return snap;
+}
+
+/**
+ * Everything a full pass reads, at one slot: the `.sol` root's children, reverse accounts, Records
+ * V2, primary domains, the tokenizer's NFT records and each active one's holder, and (`children`,
+ * default true) each domain's own children, `concurrency` (default 8) `getProgramAccounts` at once.
+ */
+export async function fullSnapshot(
+  reader: SolanaReader,
+  o: { children?: boolean; concurrency?: number },
+): Promise<SnsSnapshot> {
+  const slot = await reader.slot();
+  const ns = SNS_PROGRAMS.nameService;
+  const [domains, reverses, recordsV2, primaries, nftRecords] = await Promise.all([
+    reader.programAccounts(ns, [{ memcmp: { offset: 0, bytes: SNS_PROGRAMS.solRoot } }]),
+    reader.programAccounts(ns, [{ memcmp: { offset: 64, bytes: SNS_PROGRAMS.reverseClass } }]),
+    reader.programAccounts(ns, [{ memcmp: { offset: 64, bytes: RECORDS_V2_CLASS } }]),
+    reader.programAccounts(SNS_PROGRAMS.nameOffers, [{ dataSize: 33 }]),
+    reader.programAccounts(SNS_PROGRAMS.tokenizer, [{ dataSize: 98 }]),
+  ]);
+  const children: RawAccount[] = [];
+  if (o.children ?? true) {
+    const queue = domains.filter((d) => d.data.length >= 96).map((d) => d.address);
+    const worker = async () => {
+      for (let k = queue.pop(); k !== undefined; k = queue.pop())
+        children.push(...(await reader.programAccounts(ns, [{ memcmp: { offset: 0, bytes: k } }])));
+    };
+    await Promise.all(Array.from({ length: o.concurrency ?? 8 }, worker));
+  }
+  const nftHolders = new Map<Address, Address | null>();
+  const nftAccounts = new Map<Address, Address>();
+  for (const n of nftRecords) {
+    // NFT record: tag, nonce, name account (2..34), owner, mint. Active records only (tag 2).
+    if (n.data[0] !== 2) continue;
+    const domain = addressOf(n.data.subarray(2, 34));
+    const holding = await reader.nftHolding(tokenizedMintOf(domain));
+    nftHolders.set(domain, holding?.holder ?? null);
+    if (holding) nftAccounts.set(domain, holding.tokenAccount);
+  }
+  return { slot, domains, reverses, recordsV2, children, primaries, nftHolders, nftAccounts };
 }

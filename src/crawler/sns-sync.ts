@@ -1,29 +1,15 @@
 import { type Address, createSolanaRpcSubscriptions } from "@solana/kit";
 import type { Logger } from "pino";
-import type { DomainEvent } from "../providers/provider.js";
-import {
-  addressOf,
-  domainKeyOf,
-  RECORDS_V2_CLASS,
-  SNS_PROGRAMS,
-  tokenizedMintOf,
-} from "../providers/sns/sns-program.js";
+import { addressOf, domainKeyOf, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
 import { SNS_RECORDS, type SnsRecord } from "../providers/sns/sns-records.js";
-import {
-  type RawAccount,
-  type SnsDomainState,
-  type SnsIssue,
-  type SnsSnapshot,
-  snsEventsOf,
-  snsStateOf,
-  snsTokenId,
-} from "../providers/sns/sns-state.js";
-import type { JournalEntry } from "../store/crawler-log.port.js";
+import { type RawAccount, type SnsIssue, snsStateOf, snsTokenId } from "../providers/sns/sns-state.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
-import { applyRange, applyRangeIn, type RangeTx, type RangeWrite, retraction } from "./apply-range.js";
+import { applyRange, type RangeTx } from "./apply-range.js";
 import type { CrawlerSource, CrawlerStore, SignalsFn } from "./crawler-source.js";
-import { reverseKey } from "./projection.js";
-import { partialSnapshot, touchedDomains } from "./sns-partial.js";
+import { snsChanges, snsDigest } from "./sns-changes.js";
+import { createConfirmedFeed, slotRange } from "./sns-confirmed-feed.js";
+import { createNftWatch } from "./sns-nft-watch.js";
+import { fullSnapshot, partialSnapshot, touchedDomains } from "./sns-partial.js";
 import { createSolanaReader, type SolanaReader } from "./solana-reader.js";
 import type { SourceStatus } from "./source-progress.js";
 
@@ -73,18 +59,6 @@ export interface SnsScanStats {
 const MAX_PENDING = 1000;
 
 /**
- * Tokenized names whose NFT holder's token account the source watches by default (docs/sns.md,
- * "NFT transfers"): one `accountSubscribe` each at `finalized`, and one at `confirmed` with the
- * confirmed feed; 100 to a WebSocket (kit's channel pool).
- */
-export const MAX_WATCHED_NFTS = 1000;
-
-/** Thrown to roll back the projection of a confirmed pass (its events are kept, not its writes). */
-const ROLLED_BACK = new Error("rolled back: the map stays at finalized");
-
-const digestOf = (d: SnsDomainState) => JSON.stringify([d.name, d.owner, d.records]);
-
-/**
  * The Solana Name Service source (docs/sns.md): each pass reads the SNS programs' accounts with
  * `getProgramAccounts` (paged by parent: the `.sol` root's children, then each domain's own),
  * folds them into each name's state (providers/sns/sns-state.ts), and journals, at the pass's
@@ -111,26 +85,34 @@ export function createSnsSync(o: SnsSyncOptions) {
   const pendingNames = new Set<Address>();
   /** Tokenized names of the last passes: name account → the token account holding its NFT. */
   let nftAccounts = new Map<Address, Address>();
-  /** The token accounts subscribed to: → their name, their own abort, whether the RPC acknowledged. */
-  const watched = new Map<Address, { name: Address; abort: AbortController; live: boolean }>();
-  let subscriptions: { client: ReturnType<typeof createSolanaRpcSubscriptions>; signal: AbortSignal } | null =
-    null;
-  let warnedNftLimit = false;
   const confirmedFeed = o.confirmedFeed ?? Boolean(o.wsUrl);
-  const confirmedReader = o.confirmedReader ?? createSolanaReader(o.source.rpcUrl, "confirmed");
+  const nfts = createNftWatch({
+    sourceId: o.source.id,
+    log: o.log,
+    max: o.maxWatchedNfts,
+    confirmed: confirmedFeed,
+    onChange(name, commitment, slot) {
+      if (commitment === "confirmed") pendingConfirmedNames.add(name);
+      else {
+        head = Math.max(head ?? 0, slot);
+        pendingNames.add(name);
+      }
+      wake?.();
+    },
+  });
   /** Name service accounts notified at `confirmed` since the last confirmed pass. */
   let pendingConfirmed: RawAccount[] = [];
   /** Names whose NFT's token account was notified at `confirmed` since the last confirmed pass. */
   const pendingConfirmedNames = new Set<Address>();
-  /**
-   * What the change feed announced at `confirmed` and the map has not reached yet: token id → the
-   * slots and digests (null: gone) announced, in order. The journal entries are kept to replay
-   * them under the next announcement (its "before" is the announced state, not the map's). A
-   * digest `undefined`: announced before this process started (recovered from the change log),
-   * its state unknown, so it is retracted when settled and the map's own event follows.
-   */
-  const tentative = new Map<string, Array<{ slot: number; digest: string | null | undefined }>>();
-  let tentativeRanges: Array<{ slot: number; entries: JournalEntry[]; events: DomainEvent[][] }> = [];
+  const feed = createConfirmedFeed({
+    source: o.source,
+    store: o.store,
+    signals: o.signals,
+    clock,
+    reader: o.confirmedReader ?? createSolanaReader(o.source.rpcUrl, "confirmed"),
+    view: () => ({ last, topOf, synced }),
+    winnersOf: o.winnersOf,
+  });
   let stopped = false;
   let wake: (() => void) | null = null;
   const issuesSeen = new Set<string>();
@@ -144,18 +126,7 @@ export function createSnsSync(o: SnsSyncOptions) {
 
   async function loadLast(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    // Announcements at confirmed a previous process made and did not settle: above its checkpoint.
-    const checkpoint = await o.store.crawlerLog.getCheckpoint(o.source.id);
-    if (checkpoint && confirmedFeed)
-      for (const e of await o.store.changeLog.findRetractableChangeEvents(
-        o.source.id,
-        checkpoint.blockNumber,
-      )) {
-        if (!e.type.startsWith("domain.")) continue;
-        const list = tentative.get(e.tokenId) ?? [];
-        list.push({ slot: e.blockNumber, digest: undefined });
-        tentative.set(e.tokenId, list);
-      }
+    if (confirmedFeed) await feed.recover();
     for await (const page of o.store.domainMap.iterateDomains(1000))
       for (const d of page) {
         if (d.provider !== o.source.provider || d.network !== o.source.network) continue;
@@ -164,7 +135,7 @@ export function createSnsSync(o: SnsSyncOptions) {
         const records = [...natives].sort(
           (a, b) => SNS_RECORDS.indexOf(a[0] as SnsRecord) - SNS_RECORDS.indexOf(b[0] as SnsRecord),
         );
-        out.set(d.tokenId, JSON.stringify([d.name, d.owner, records]));
+        out.set(d.tokenId, snsDigest(d.name, d.owner, records));
         noteTop(d.name, addressOf(Buffer.from(d.tokenId.slice(2), "hex")));
       }
     return out;
@@ -176,47 +147,15 @@ export function createSnsSync(o: SnsSyncOptions) {
     if (top) topOf.set(key, top);
   }
 
-  async function snapshot(): Promise<SnsSnapshot> {
-    const slot = await reader.slot();
-    const ns = SNS_PROGRAMS.nameService;
-    const [domains, reverses, recordsV2, primaries, nftRecords] = await Promise.all([
-      reader.programAccounts(ns, [{ memcmp: { offset: 0, bytes: SNS_PROGRAMS.solRoot } }]),
-      reader.programAccounts(ns, [{ memcmp: { offset: 64, bytes: SNS_PROGRAMS.reverseClass } }]),
-      reader.programAccounts(ns, [{ memcmp: { offset: 64, bytes: RECORDS_V2_CLASS } }]),
-      reader.programAccounts(SNS_PROGRAMS.nameOffers, [{ dataSize: 33 }]),
-      reader.programAccounts(SNS_PROGRAMS.tokenizer, [{ dataSize: 98 }]),
-    ]);
-    const children: RawAccount[] = [];
-    if (o.children ?? true) {
-      const queue = domains.filter((d) => d.data.length >= 96).map((d) => d.address);
-      const worker = async () => {
-        for (let k = queue.pop(); k !== undefined; k = queue.pop())
-          children.push(...(await reader.programAccounts(ns, [{ memcmp: { offset: 0, bytes: k } }])));
-      };
-      await Promise.all(Array.from({ length: o.concurrency ?? 8 }, worker));
-    }
-    const nftHolders = new Map<Address, Address | null>();
-    const nftAccounts = new Map<Address, Address>();
-    for (const n of nftRecords) {
-      // NFT record: tag, nonce, name account (2..34), owner, mint. Active records only (tag 2).
-      if (n.data[0] !== 2) continue;
-      const domain = addressOf(n.data.subarray(2, 34));
-      const holding = await reader.nftHolding(tokenizedMintOf(domain));
-      nftHolders.set(domain, holding?.holder ?? null);
-      if (holding) nftAccounts.set(domain, holding.tokenAccount);
-    }
-    return { slot, domains, reverses, recordsV2, children, primaries, nftHolders, nftAccounts };
-  }
-
   /** One pass: read every account, fold, journal what changed. */
   async function scanOnce(): Promise<SnsScanStats> {
     if (last === null) last = await loadLast();
     pending = [];
     pendingNames.clear();
-    const snap = await snapshot();
+    const snap = await fullSnapshot(reader, o);
     const stats = await journal(snap.slot, snsStateOf(snap), null);
     nftAccounts = new Map(snap.nftAccounts);
-    watchNfts();
+    nfts.follow(nftAccounts);
     return stats;
   }
 
@@ -239,256 +178,8 @@ export function createSnsSync(o: SnsSyncOptions) {
     const stats = await journal(snap.slot, snsStateOf(snap), scope);
     for (const key of [...keys, ...domains]) nftAccounts.delete(key);
     for (const [key, account] of snap.nftAccounts ?? []) nftAccounts.set(key, account);
-    watchNfts();
+    nfts.follow(nftAccounts);
     return { ...stats, partial: true };
-  }
-
-  /**
-   * Announces, at `confirmed`, the changes of the names the notified accounts belong to: reads
-   * them at `confirmed` (the partial pass's reads), compares with what was announced (the map's
-   * state, then the confirmed changes announced since), and appends the change events the map
-   * would get, made by the map's own projection in a transaction that is then rolled back (the
-   * map stays at `finalized`). Nothing when an account cannot be placed or the finalized pass is
-   * already there: that pass reports the change itself. Returns the events appended.
-   */
-  async function confirmedPass(
-    accounts: readonly RawAccount[],
-    names: Iterable<Address> = [],
-  ): Promise<number> {
-    if (last === null) return 0;
-    const domains = touchedDomains(accounts, topOf);
-    if (domains === null) return 0;
-    for (const name of names) domains.add(topOf.get(name) ?? name);
-    if (domains.size === 0) return 0;
-    const snap = await partialSnapshot(confirmedReader, [...domains]);
-    if (snap.slot <= synced) return 0;
-    const keys: Address[] = [];
-    for (const [key, top] of topOf) if (domains.has(top)) keys.push(key);
-    for (const d of domains) if (!topOf.has(d)) keys.push(d);
-    const announced = new Map(last);
-    for (const [tokenId, list] of tentative) {
-      const digest = list[list.length - 1].digest;
-      if (digest === undefined) continue;
-      if (digest === null) announced.delete(tokenId);
-      else announced.set(tokenId, digest);
-    }
-    const scope = new Set<string>(keys.map(snsTokenId));
-    const { entries, events, next } = changesOf(snap.slot, snsStateOf(snap), scope, announced, false);
-    if (entries.length === 0) return 0;
-    const range = (r: { slot: number; entries: JournalEntry[]; events: DomainEvent[][] }): RangeWrite => ({
-      entries: r.entries,
-      events: r.events,
-      checkpoint: {
-        sourceId: o.source.id,
-        chainId: o.source.chainId,
-        blockNumber: r.slot,
-        blockHash: `slot:${r.slot}`,
-        updatedAt: clock(),
-        state: "live",
-        error: null,
-      },
-      recentBlocks: [],
-      pruneBelow: 0,
-    });
-    const mine = { slot: snap.slot, entries, events };
-    let made: ChangeEvent[] = [];
-    await o.store
-      .transaction(async (tx) => {
-        for (const r of tentativeRanges) await applyRangeIn(tx, o.source, range(r), o.signals);
-        const mark = (await tx.changeLog.changeLogBounds()).newest;
-        await applyRangeIn(tx, o.source, range(mine), o.signals);
-        made = await tx.changeLog.findChangeEventsAfter(mark, 100_000);
-        throw ROLLED_BACK;
-      })
-      .catch((e) => {
-        if (e !== ROLLED_BACK) throw e;
-      });
-    const domainEvents = made.filter((e) => e.type.startsWith("domain."));
-    if (domainEvents.length > 0)
-      await o.store.transaction((tx) =>
-        tx.changeLog.appendChangeEvents(
-          domainEvents.map(({ id: _, ...write }) => ({
-            ...write,
-            payload: { ...write.payload, announced: true },
-          })),
-        ),
-      );
-    tentativeRanges.push(mine);
-    for (const e of entries) {
-      const tokenId = e.tokenId as string;
-      if (!scope.has(tokenId) && !next.has(tokenId)) continue;
-      const list = tentative.get(tokenId) ?? [];
-      list.push({ slot: snap.slot, digest: next.get(tokenId) ?? null });
-      tentative.set(tokenId, list);
-    }
-    return domainEvents.length;
-  }
-
-  /**
-   * The settlement, in the finalized pass's transaction, of what was announced at `confirmed`
-   * up to its slot (docs/sns.md): a name whose finalized state is the one announced keeps its
-   * confirmed events and the pass's own event is dropped (no duplicate); any other name's
-   * confirmed events are retracted (`change.retracted`, at the pass's slot) and the pass's event,
-   * if any, stands. A partial pass settles its own names only.
-   */
-  function settlement(slot: number, next: ReadonlyMap<string, string>, scope: ReadonlySet<string> | null) {
-    return async (tx: RangeTx, events: ChangeEventWrite[]): Promise<ChangeEventWrite[]> => {
-      const due = [...tentative].filter(([tokenId]) => scope === null || scope.has(tokenId));
-      if (due.length === 0) return events;
-      const lowest = Math.min(...due.map(([, list]) => list[0].slot));
-      const open = await tx.changeLog.findRetractableChangeEvents(o.source.id, lowest - 1);
-      const keep = new Set<string>();
-      const kept: ChangeEvent[] = [];
-      const out: ChangeEventWrite[] = [];
-      const at = { blockNumber: slot, blockHash: `slot:${slot}`, txHash: null, blockTime: null };
-      for (const [tokenId, list] of due) {
-        const settled = list.filter((t) => t.slot <= slot);
-        if (settled.length === 0) continue;
-        const slots = new Set(settled.map((t) => t.slot));
-        const mine = open.filter((e) => e.tokenId === tokenId && slots.has(e.blockNumber));
-        if (settled[settled.length - 1].digest === (next.get(tokenId) ?? null)) {
-          keep.add(tokenId);
-          kept.push(...mine);
-        } else for (const e of mine) out.push(retraction(e, at, clock()));
-        const left = list.slice(settled.length);
-        if (left.length > 0) tentative.set(tokenId, left);
-        else tentative.delete(tokenId);
-      }
-      tentativeRanges = tentativeRanges.filter((r) => r.slot > slot);
-      // The kept announcements are the map's now: rank them as the deriver ranks the map's events.
-      const winners =
-        o.winnersOf && kept.length > 0
-          ? await o.winnersOf(
-              tx,
-              kept
-                .filter((e) => e.type.startsWith("domain."))
-                .sort((a, b) => a.id - b.id)
-                .map((e) => ({ ...e, payload: { ...e.payload, announced: undefined } })),
-            )
-          : [];
-      return [...out, ...events.filter((e) => !keep.has(e.tokenId)), ...winners];
-    };
-  }
-
-  /**
-   * Keeps one `accountSubscribe` on the token account holding each tokenized name's NFT (up to
-   * `maxWatchedNfts`): a transfer of the NFT empties that account (or an authority change rewrites
-   * its owner), the notification queues a pass over that name alone, and that pass finds the new
-   * holder's account to watch instead. Called after every pass; a no-op without a WebSocket.
-   */
-  function watchNfts(): void {
-    if (subscriptions === null) return;
-    const { client, signal } = subscriptions;
-    const max = o.maxWatchedNfts ?? MAX_WATCHED_NFTS;
-    const want = new Map<Address, Address>();
-    for (const [name, account] of nftAccounts) if (want.size < max) want.set(account, name);
-    if (nftAccounts.size > max && !warnedNftLimit) {
-      warnedNftLimit = true;
-      o.log.warn(
-        { source: o.source.id, tokenized: nftAccounts.size, watched: max },
-        "more tokenized SNS names than NFT subscriptions: the rest wait for the poll",
-      );
-    }
-    for (const [account, w] of watched)
-      if (want.get(account) !== w.name) {
-        w.abort.abort();
-        watched.delete(account);
-      }
-    for (const [account, name] of want) {
-      if (watched.has(account)) continue;
-      const abort = new AbortController();
-      const entry = { name, abort, live: false };
-      watched.set(account, entry);
-      const both = AbortSignal.any([signal, abort.signal]);
-      // At `finalized` for the map's pass; with the confirmed feed, at `confirmed` too, so that the
-      // transfer is announced as early as the name service's own changes.
-      let acknowledged = 0;
-      const follow = async (commitment: "finalized" | "confirmed") => {
-        const it = await client
-          .accountNotifications(account, { commitment, encoding: "base64" })
-          .subscribe({ abortSignal: both });
-        if (++acknowledged === (confirmedFeed ? 2 : 1)) entry.live = true;
-        for await (const n of it) {
-          if (commitment === "confirmed") pendingConfirmedNames.add(name);
-          else {
-            head = Math.max(head ?? 0, Number(n.context.slot));
-            pendingNames.add(name);
-          }
-          wake?.();
-        }
-      };
-      Promise.all([follow("finalized"), confirmedFeed ? follow("confirmed") : undefined]).catch((e) => {
-        if (both.aborted) return;
-        o.log.warn({ err: e, source: o.source.id, account }, "SNS NFT subscription lost; polling");
-        if (watched.get(account) === entry) watched.delete(account);
-      });
-    }
-  }
-
-  /**
-   * The journal entries of a pass's state against `previous` (token id → digest): every name, or
-   * (`scope`) those token ids and the state's names; with `primaries`, the primary names' changes
-   * too (against the last pass's).
-   */
-  function changesOf(
-    slot: number,
-    state: ReturnType<typeof snsStateOf>,
-    scope: ReadonlySet<string> | null,
-    previous: ReadonlyMap<string, string>,
-    primaries: boolean,
-  ) {
-    const entries: JournalEntry[] = [];
-    const events: DomainEvent[][] = [];
-    const blockHash = `slot:${slot}`;
-    // The slot's time as the source saw it read (seconds): the devnet's endpoint has no getBlockTime.
-    const blockTime = Math.floor(clock() / 1000);
-    const push = (contract: string, tokenId: string, list: DomainEvent[]) => {
-      entries.push({
-        sourceId: o.source.id,
-        chainId: o.source.chainId,
-        blockNumber: slot,
-        blockHash,
-        logIndex: entries.length,
-        txHash: "",
-        contract,
-        tokenId,
-        event: JSON.stringify(list),
-        blockTime,
-      });
-      events.push(list);
-    };
-    const next = new Map<string, string>();
-    if (scope !== null) for (const [k, v] of previous) if (!scope.has(k)) next.set(k, v);
-    let changed = 0;
-    for (const d of state.domains) {
-      const tokenId = snsTokenId(d.key);
-      const digest = digestOf(d);
-      next.set(tokenId, digest);
-      if (previous.get(tokenId) === digest) continue;
-      changed++;
-      push(d.key, tokenId, snsEventsOf(d.key, d));
-    }
-    let released = 0;
-    for (const tokenId of previous.keys()) {
-      if (next.has(tokenId) || (scope !== null && !scope.has(tokenId))) continue;
-      released++;
-      const key = addressOf(Buffer.from(tokenId.slice(2), "hex"));
-      push(key, tokenId, snsEventsOf(key, null));
-    }
-    if (!primaries) return { entries, events, next, primary: lastPrimary, changed, released };
-    // A partial pass keeps the primaries of wallets it did not see (their name is out of scope).
-    const primary = new Map<string, string>();
-    if (scope !== null) for (const [w, t] of lastPrimary) if (!scope.has(t)) primary.set(w, t);
-    for (const [wallet, key] of state.primaries) primary.set(wallet, snsTokenId(key));
-    for (const [wallet, tokenId] of primary)
-      if (lastPrimary.get(wallet) !== tokenId)
-        push(wallet, reverseKey(wallet), [
-          { type: "reverse-set", address: wallet, tokenId: tokenId as `0x${string}` },
-        ]);
-    for (const wallet of lastPrimary.keys())
-      if (!primary.has(wallet))
-        push(wallet, reverseKey(wallet), [{ type: "reverse-removed", address: wallet }]);
-    return { entries, events, next, primary, changed, released };
   }
 
   /** Journals what changed since the last pass: every name, or (`scope`) those token ids and the state's names. */
@@ -498,15 +189,15 @@ export function createSnsSync(o: SnsSyncOptions) {
     partial: { keys: Address[]; tokens: Set<string> } | null,
   ): Promise<SnsScanStats> {
     const scope = partial?.tokens ?? null;
-    const { entries, events, next, primary, changed, released } = changesOf(
-      slot,
+    const { entries, events, next, primary, changed, released } = snsChanges(
+      o.source,
+      { slot, now: clock() },
       state,
       scope,
       last ?? new Map<string, string>(),
-      true,
+      lastPrimary,
     );
     const nextTop = scope === null ? new Map<Address, Address>() : topOf;
-    const blockHash = `slot:${slot}`;
     const fresh = state.issues.filter((i) => !issuesSeen.has(`${i.account}:${i.reason}`));
     for (const i of fresh) issuesSeen.add(`${i.account}:${i.reason}`);
     if (fresh.length > 0)
@@ -518,23 +209,11 @@ export function createSnsSync(o: SnsSyncOptions) {
       o.store,
       o.source,
       {
-        entries,
-        events,
-        checkpoint: {
-          sourceId: o.source.id,
-          chainId: o.source.chainId,
-          blockNumber: slot,
-          blockHash,
-          updatedAt: clock(),
-          state: "live",
-          error: null,
-        },
-        recentBlocks: [],
-        pruneBelow: 0,
+        ...slotRange(o.source, slot, entries, events, clock()),
         // A partial pass settles the names it read: its scope and the state's names (a name
         // registered since the last pass is in the state, not yet in the scope).
         settle: confirmedFeed
-          ? settlement(
+          ? feed.settle(
               slot,
               next,
               scope === null ? null : new Set([...scope, ...state.domains.map((d) => snsTokenId(d.key))]),
@@ -573,8 +252,7 @@ export function createSnsSync(o: SnsSyncOptions) {
     if (!o.wsUrl) return () => {};
     const abort = new AbortController();
     const subs = createSolanaRpcSubscriptions(o.wsUrl);
-    subscriptions = { client: subs, signal: abort.signal };
-    watchNfts();
+    nfts.attach(subs, abort.signal);
     const follow = async (program: Address, filters: Array<{ dataSize: bigint }>, partial: boolean) => {
       const it = await subs
         .programNotifications(program, { commitment: "finalized", encoding: "base64", filters })
@@ -611,8 +289,7 @@ export function createSnsSync(o: SnsSyncOptions) {
     });
     return () => {
       abort.abort();
-      subscriptions = null;
-      watched.clear();
+      nfts.detach();
     };
   }
 
@@ -621,7 +298,7 @@ export function createSnsSync(o: SnsSyncOptions) {
     scanNames,
     /** The NFT token accounts followed live: subscribed and acknowledged by the RPC. */
     watchedNfts(): Address[] {
-      return [...watched].filter(([, w]) => w.live).map(([account]) => account);
+      return nfts.live();
     },
     /** The source as GET /status shows it: head slot (heard of), synced slot, lag, state. */
     status(): SourceStatus {
@@ -659,9 +336,9 @@ export function createSnsSync(o: SnsSyncOptions) {
               pendingConfirmedNames.clear();
               // A failed announcement is not a failed pass: the finalized pass reports the change.
               if (last !== null)
-                await confirmedPass(heard, heardNames).catch((e) =>
-                  o.log.warn({ err: e, source: o.source.id }, "SNS confirmed pass failed"),
-                );
+                await feed
+                  .announce(heard, heardNames)
+                  .catch((e) => o.log.warn({ err: e, source: o.source.id }, "SNS confirmed pass failed"));
             }
             const touched = pending;
             const names = [...pendingNames];
