@@ -35,6 +35,8 @@ import { healthRoutes } from "./routes/health.routes.js";
 import { subscribeAccountCaches } from "./change-subscriber.js";
 import { channelAwareTtl } from "../store/change-feed.port.js";
 import { v1Routes } from "./routes/v1/v1.routes.js";
+import { V1AnswerCache } from "./v1-answer-cache.js";
+import { V1FastPath } from "./v1-fast-path.js";
 import type { V1Extension } from "./plugins/v1-extension.js";
 
 export const V1_PREFIX = "/svc/api/v1";
@@ -178,6 +180,30 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     clock: ctx.clock,
   });
   app.addHook("onClose", async () => hub.close());
+  const answers = new V1AnswerCache(ctx.store.domainMap);
+  const countryHeader = opts.countryHeader?.toLowerCase();
+  // In front of Fastify for repeated plain v1 GETs (v1-fast-path.ts); not when a deployment adds
+  // its own v1 hooks, which only Fastify runs.
+  let fastPath: V1FastPath | undefined;
+  if ((opts.v1Hooks ?? []).length === 0) {
+    let closing = false;
+    app.addHook("preClose", (done) => {
+      closing = true;
+      done();
+    });
+    fastPath = new V1FastPath({
+      prefix: V1_PREFIX,
+      verifier,
+      services,
+      answers,
+      metrics,
+      clock: ctx.clock,
+      countryHeader,
+      securityHeaders: headers,
+      closing: () => closing,
+    });
+    fastPath.install(app.server);
+  }
   const policy = webhookAddressPolicy(ctx.config);
   // The console's test deliveries go through the process's deliverer when the caller runs one
   // (start: workers/api-workers.ts); otherwise through one of the app's own, never started.
@@ -191,8 +217,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
     resolution,
     verifier,
     extensions: [...consoleV1Hooks(services, ctx.clock), ...(opts.v1Hooks ?? [])],
-    rank: { clock: ctx.clock, countryHeader: opts.countryHeader?.toLowerCase() },
+    rank: { clock: ctx.clock, countryHeader },
     metrics,
+    answers,
+    fastPath,
     changes: {
       hub,
       store: ctx.store.changeLog,

@@ -102,18 +102,24 @@ export class V1AnswerCache {
 
   /**
    * Keeps `body`, the answer of `key` computed from `ranked` at `now` under read version `version`,
-   * unless the map moved meanwhile or the answer holds a live record or nothing.
+   * unless the map moved meanwhile or the answer holds a live record or nothing. True: it was kept.
    */
-  put(key: string, version: number | null, ranked: readonly RankedDomain[], body: Buffer, now: number): void {
-    if (version === null || ranked.length === 0 || body.length > MAX_BYTES / 64) return;
-    for (const r of ranked) if (liveOriginOf(r.domain) !== undefined) return;
-    if (this.store.readVersion() !== version) return;
+  put(
+    key: string,
+    version: number | null,
+    ranked: readonly RankedDomain[],
+    body: Buffer,
+    now: number,
+  ): boolean {
+    if (version === null || ranked.length === 0 || body.length > MAX_BYTES / 64) return false;
+    for (const r of ranked) if (liveOriginOf(r.domain) !== undefined) return false;
+    if (this.store.readVersion() !== version) return false;
     if (this.held !== version) {
       this.clear();
       this.held = version;
     }
     const until = rankingChangesAt(ranked, now);
-    if (until <= now) return;
+    if (until <= now) return false;
     const old = this.entries.get(key);
     if (old !== undefined) this.drop(key, old);
     while (
@@ -125,6 +131,7 @@ export class V1AnswerCache {
     }
     this.entries.set(key, { body, until });
     this.bytes += body.length;
+    return true;
   }
 
   private drop(key: string, e: Entry): void {

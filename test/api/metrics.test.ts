@@ -156,7 +156,7 @@ describe("the Grafana dashboard (docs/grafana/omniname-api.json)", () => {
     const apiMetrics = [...exported].filter(
       (n) => n.startsWith("omniname_api_") && !/_(bucket|sum|count)$/.test(n),
     );
-    expect(apiMetrics.length).toBe(6);
+    expect(apiMetrics.length).toBe(7);
     for (const n of apiMetrics) expect(used.has(n), `${n} is on no panel`).toBe(true);
   });
 });

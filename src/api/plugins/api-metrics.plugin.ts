@@ -43,6 +43,8 @@ export function createApiMetrics(registry: Registry, usageFlushLagSeconds: () =>
   const miss = cache.labels({ result: "miss" });
   hit.inc(0);
   miss.inc(0);
+  // Counted in memory by the fast path, read when scraped: no metric call per answer.
+  let fastAnswers = 0;
   return {
     requests: new Counter({
       name: "omniname_api_requests_total",
@@ -65,6 +67,19 @@ export function createApiMetrics(registry: Registry, usageFlushLagSeconds: () =>
       buckets: [1, 10, 50, 100, 250, 500, 750, 1000],
       registers,
     }),
+    fastAnswers: new Counter({
+      name: "omniname_api_fast_answers_total",
+      help: "v1 answers served by the fast path: a repeated request answered from the answer cache before the framework routes it (also counted in omniname_api_requests_total)",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(fastAnswers);
+      },
+    }),
+    /** Counts one answer of the fast path (v1-fast-path.ts). */
+    fastAnswer(): void {
+      fastAnswers++;
+    },
     /** Counts one lookup of the answer-bytes memo (record-json.ts). */
     answerCache(found: boolean): void {
       (found ? hit : miss).inc();

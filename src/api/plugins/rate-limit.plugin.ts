@@ -5,7 +5,13 @@ import type {
   FastifyRequest,
   HookHandlerDoneFunction,
 } from "fastify";
-import { type LimitState, rateLimitField, rateLimitPolicyField } from "../../accounts/api-limits.js";
+import type { IncomingMessage } from "node:http";
+import {
+  type LimitDecision,
+  type LimitState,
+  rateLimitField,
+  rateLimitPolicyField,
+} from "../../accounts/api-limits.js";
 import type { ConsoleServices } from "../../accounts/console-services.js";
 import { AppError } from "../../domain/errors.js";
 import type { V1Extension } from "./v1-extension.js";
@@ -30,6 +36,13 @@ declare module "fastify" {
     chargeBatch(request: FastifyRequest, inputs: number): Promise<void>;
   }
 }
+
+/**
+ * Limit decisions the v1 fast path took for requests it then handed to Fastify (a refusal, or an
+ * answer gone in between; v1-fast-path.ts): the onRequest hook takes the decision instead of
+ * counting the request a second time.
+ */
+export const decidedAtTheDoor = new WeakMap<IncomingMessage, LimitDecision>();
 
 /** Paths whose requests are counted per input once the body is read (chargeBatch), not on arrival. */
 export const BATCH_PATH = "/svc/api/v1/batch/";
@@ -121,10 +134,15 @@ export function rateLimitHook(services: ConsoleServices): V1Extension {
           );
           return;
         }
-        services.limits.consume(key.id, project.id, services.projects.planOf(project)).then(
+        const decided = decidedAtTheDoor.get(request.raw);
+        const counted = decided
+          ? Promise.resolve(decided)
+          : services.limits.consume(key.id, project.id, services.projects.planOf(project));
+        counted.then(
           (decision) => {
             request.limitState = decision.state;
-            services.alerts.observe(key, project, decision);
+            // The fast path observed its own decision already.
+            if (decided === undefined) services.alerts.observe(key, project, decision);
             if (!decision.allowed) {
               request.retryAfterS = decision.retryAfterS;
               return done(new AppError(decision.code));

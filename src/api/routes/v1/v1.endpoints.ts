@@ -53,6 +53,8 @@ export function createV1Endpoints(
   inputs: RankInputs,
   onCacheLookup?: CacheLookup,
   answers?: V1AnswerCache,
+  /** Told of every answer given from (or kept in) the answer cache: the fast path (v1-fast-path.ts). */
+  onCachedAnswer?: (request: FastifyRequest, endpoint: string, answerKey: string) => void,
 ) {
   let forward: ForwardAnswers | null = null;
   let reverse: ReverseAnswers | null = null;
@@ -80,6 +82,7 @@ export function createV1Endpoints(
     input: string,
     q: NameParams | ReverseParams,
     ctx: RankContext,
+    request: FastifyRequest,
     reply: FastifyReply,
     compute: () => Promise<{ ranked: readonly RankedDomain[]; body: Buffer }>,
   ): Promise<Buffer> {
@@ -88,11 +91,12 @@ export function createV1Endpoints(
     const hit = cache.get(key, ctx.now);
     if (hit !== undefined) {
       reply.header("content-type", JSON_CONTENT_TYPE);
+      onCachedAnswer?.(request, endpoint, key);
       return hit;
     }
     const version = cache.version();
     const { ranked, body } = await compute();
-    cache.put(key, version, ranked, body, ctx.now);
+    if (cache.put(key, version, ranked, body, ctx.now)) onCachedAnswer?.(request, endpoint, key);
     return body;
   }
 
@@ -108,7 +112,7 @@ export function createV1Endpoints(
     const ctx = rankContext(request, inputs, explain);
     if (cacheable(q, history))
       // The whole ranking, not only its first: another candidate can overtake it by the clock.
-      return cached("resolve", q.domain, q, ctx, reply, async () => {
+      return cached("resolve", q.domain, q, ctx, request, reply, async () => {
         const ranked = await rankedByName(q, ctx);
         const best = ranked[0];
         if (best === undefined) throw notFound(q);
@@ -125,7 +129,7 @@ export function createV1Endpoints(
     const history = historyOptionsOf(q);
     const ctx = rankContext(request, inputs, explain);
     if (cacheable(q, history))
-      return cached("deep-resolve", q.domain, q, ctx, reply, async () => {
+      return cached("deep-resolve", q.domain, q, ctx, request, reply, async () => {
         const ranked = await rankedByName(q, ctx);
         return { ranked, body: forwardFor(reply).deepResolveBody(ranked) };
       });
@@ -149,7 +153,7 @@ export function createV1Endpoints(
     const ctx = rankContext(request, inputs, false);
     const ranked = () => resolution.reverseResolve(q.walletAddress, filterOf(q), ctx, history);
     if (cacheable(q, history))
-      return cached("reverse-resolve", q.walletAddress, q, ctx, reply, async () => {
+      return cached("reverse-resolve", q.walletAddress, q, ctx, request, reply, async () => {
         const list = await ranked();
         return { ranked: list, body: reverseFor(reply).listBody(list) };
       });

@@ -16,7 +16,8 @@ import { createV1Endpoints } from "./v1.endpoints.js";
 import { v1ValidatorCompiler } from "./v1.keywords.js";
 import type { RankInputs } from "./v1.params.js";
 import type { V1Extension } from "../../plugins/v1-extension.js";
-import { V1AnswerCache } from "../../v1-answer-cache.js";
+import type { V1AnswerCache } from "../../v1-answer-cache.js";
+import type { V1FastPath } from "../../v1-fast-path.js";
 
 interface V1Options {
   ctx: AppContext;
@@ -26,6 +27,10 @@ interface V1Options {
   rank: RankInputs;
   metrics: ApiMetrics;
   changes: ChangesRoutesOptions;
+  /** The answers themselves, exact to the map's read version (v1-answer-cache.ts). */
+  answers: V1AnswerCache;
+  /** The fast path in front of Fastify (v1-fast-path.ts), told of every answer it could replay. */
+  fastPath?: V1FastPath;
 }
 
 /** The authenticated v1 scope (registered under /svc/api/v1): one encapsulated plugin. */
@@ -38,9 +43,14 @@ export async function v1Routes(scope: FastifyInstance, opts: V1Options): Promise
   // The package's default export is the plugin wrapped by fastify-plugin (so its route hook applies
   // to this scope's routes); its type declarations describe the CommonJS module object instead.
   await scope.register(fastifySse as unknown as FastifyPluginAsync);
-  // The answers themselves, exact to the map's read version (v1-answer-cache.ts).
-  const answers = new V1AnswerCache(opts.ctx.store.domainMap);
-  const endpoints = createV1Endpoints(opts.resolution, opts.rank, opts.metrics.answerCache, answers);
+  const fast = opts.fastPath;
+  const endpoints = createV1Endpoints(
+    opts.resolution,
+    opts.rank,
+    opts.metrics.answerCache,
+    opts.answers,
+    fast ? (request, endpoint, key) => fast.learn(request, endpoint, key) : undefined,
+  );
   resolveRoutes(scope, endpoints);
   reverseResolveRoutes(scope, endpoints);
   batchRoutes(scope, endpoints, opts.metrics);
