@@ -43,14 +43,19 @@ export function createApiMetrics(registry: Registry, usageFlushLagSeconds: () =>
   const miss = cache.labels({ result: "miss" });
   hit.inc(0);
   miss.inc(0);
-  // Counted in memory by the fast path, read when scraped: no metric call per answer.
+  // The fast path's answers, counted in memory and added when scraped: no metric call per answer.
   let fastAnswers = 0;
+  const fastByRoute = new Map<string, number>();
   return {
     requests: new Counter({
       name: "omniname_api_requests_total",
       help: "HTTP requests answered, by route pattern, method and status",
       labelNames: ["route", "method", "status"] as const,
       registers,
+      collect() {
+        for (const [route, n] of fastByRoute) if (n > 0) this.inc({ route, method: "GET", status: "200" }, n);
+        fastByRoute.clear();
+      },
     }),
     duration: new Histogram({
       name: "omniname_api_request_duration_seconds",
@@ -76,9 +81,10 @@ export function createApiMetrics(registry: Registry, usageFlushLagSeconds: () =>
         this.inc(fastAnswers);
       },
     }),
-    /** Counts one answer of the fast path (v1-fast-path.ts). */
-    fastAnswer(): void {
+    /** Counts one 200 answer of the fast path to a GET of `route` (v1-fast-path.ts). */
+    fastAnswer(route: string): void {
       fastAnswers++;
+      fastByRoute.set(route, (fastByRoute.get(route) ?? 0) + 1);
     },
     /** Counts one lookup of the answer-bytes memo (record-json.ts). */
     answerCache(found: boolean): void {
