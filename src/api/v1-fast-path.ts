@@ -32,7 +32,6 @@ interface Learned {
   answerKey: string;
   /** The route's pattern, the metrics' label. */
   route: string;
-  duration: { observe(v: number): void };
 }
 
 export interface V1FastPathOptions {
@@ -75,7 +74,6 @@ export class V1FastPath {
   /** The answer's header list, names and values flat; `base` is where the fixed part ends. */
   private readonly head: string[];
   private readonly base: number;
-  private readonly series = new Map<string, Pick<Learned, "route" | "duration">>();
 
   constructor(private readonly o: V1FastPathOptions) {
     const security = o.securityHeaders.flat();
@@ -133,18 +131,7 @@ export class V1FastPath {
       if (oldest !== undefined) this.learned.delete(oldest);
     }
     const plan = this.o.services.projects.planOf(verified.project);
-    this.learned.set(key, { verified, plan, endpoint, answerKey, ...this.seriesOf(endpoint) });
-  }
-
-  /** The metrics series of an endpoint's 200 answers (the hooks' labels). */
-  private seriesOf(endpoint: string): Pick<Learned, "route" | "duration"> {
-    let s = this.series.get(endpoint);
-    if (s === undefined) {
-      const route = `${this.o.prefix}/${endpoint}`;
-      s = { route, duration: this.o.metrics.duration.labels({ route, method: "GET", status: "200" }) };
-      this.series.set(endpoint, s);
-    }
-    return s;
+    this.learned.set(key, { verified, plan, endpoint, answerKey, route: `${this.o.prefix}/${endpoint}` });
   }
 
   /**
@@ -206,8 +193,7 @@ export class V1FastPath {
         res.writeHead(200, head);
         res.end(body);
         const latencyMs = performance.now() - started;
-        this.o.metrics.fastAnswer(e.route);
-        e.duration.observe(latencyMs / 1000);
+        this.o.metrics.fastAnswer(e.route, latencyMs / 1000);
         services.usage.record({
           projectId: v.project.id,
           keyId: v.key.id,

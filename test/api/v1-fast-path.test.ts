@@ -132,11 +132,22 @@ describe.each<Backend>(["sqlite", "postgres"])("the v1 fast path: %s", (backend)
       );
     const usageBefore = await counted();
     const labels = { route: `${V1}/resolve`, method: "GET", status: "200" };
-    const requestsBefore = sample(await registry.metrics(), "omniname_api_requests_total", labels);
+    const text = await registry.metrics();
+    const requestsBefore = sample(text, "omniname_api_requests_total", labels);
+    const durationBefore = sample(text, "omniname_api_request_duration_seconds_count", labels);
+    const sumBefore = sample(text, "omniname_api_request_duration_seconds_sum", labels);
     const fastBefore = await fast();
     for (let i = 0; i < 5; i++) expect((await get(path)).status).toBe(200);
     expect(await fast()).toBe(fastBefore + 5);
-    expect(sample(await registry.metrics(), "omniname_api_requests_total", labels)).toBe(requestsBefore + 5);
+    const after = await registry.metrics();
+    expect(sample(after, "omniname_api_requests_total", labels)).toBe(requestsBefore + 5);
+    // The latencies, added to the histogram when scraped: the count, a sum that grew, and the
+    // cumulative buckets ending at the count.
+    const count = sample(after, "omniname_api_request_duration_seconds_count", labels);
+    expect(count).toBe(durationBefore + 5);
+    expect(sample(after, "omniname_api_request_duration_seconds_sum", labels)).toBeGreaterThan(sumBefore);
+    expect(sample(after, "omniname_api_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(count);
+    expect(sample(after, "omniname_api_request_duration_seconds_bucket", { ...labels, le: "5" })).toBe(count);
     await t.services.usage.flush();
     expect(await counted()).toBe(usageBefore + 5);
   });
