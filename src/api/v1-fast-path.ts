@@ -110,19 +110,18 @@ export class V1FastPath {
   learn(request: FastifyRequest, endpoint: string, answerKey: string): void {
     const raw = request.raw;
     const apiKey = raw.headers["api-key"];
-    const verified =
-      request.apiKey && request.project ? this.o.verifier.verifyCached(apiKey as string) : null;
     if (
       raw.method !== "GET" ||
       raw.httpVersionMajor !== 1 ||
       typeof apiKey !== "string" ||
       raw.headers.origin !== undefined ||
       hasBody(raw) ||
-      verified === null ||
-      verified === undefined ||
-      verified.key !== request.apiKey
+      request.project === null
     )
       return;
+    // The key cache's entry the request was admitted under (not one loaded since).
+    const verified = this.o.verifier.verifyCached(apiKey);
+    if (verified === null || verified === undefined || verified.key !== request.apiKey) return;
     const country = this.countryOf(raw);
     if (country === null || raw.url === undefined || raw.url.length > MAX_URL) return;
     const key = this.memoKey(apiKey, country, raw.url);
@@ -178,6 +177,8 @@ export class V1FastPath {
     services.limits.consume(v.key.id, v.project.id, e.plan).then(
       (decision) => {
         services.alerts.observe(v.key, v.project, decision);
+        // The caller went away meanwhile: nothing to send (its request was counted, as the hooks count it).
+        if (res.destroyed) return;
         const body = decision.allowed ? this.o.answers.get(e.answerKey, this.o.clock()) : undefined;
         if (body === undefined) {
           decidedAtTheDoor.set(req, decision);
