@@ -30,21 +30,13 @@ export function startServerProcess(
     env,
     detached: ownGroup,
   });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`not ready in ${readyTimeoutMs / 1000} s:\n${output()}`)),
-      readyTimeoutMs,
-    );
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${output()}`)));
-    const poll = setInterval(() => {
-      const m = /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/.exec(output());
-      if (!m) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      child.removeAllListeners("exit");
-      resolve({ child, url: m[1], output });
-    }, 100);
-  });
+  return untilUp(
+    child,
+    output,
+    /omniname is up: (http:\/\/[^\s]+)\/svc\/api\/v1/,
+    readyTimeoutMs,
+    ownGroup,
+  ).then((m) => ({ child, url: m[1], output }));
 }
 
 /** SIGTERM: a graceful stop (which flushes the usage counters); resolves with the exit code. */
@@ -110,19 +102,48 @@ export function startDnsRoleProcess(
   const { child, output } = spawnWithOutput(["--import", "tsx", MAIN, "start", "--fixtures"], {
     env: { ...env, LOG_LEVEL: "warn", ...extra },
   });
+  return untilUp(child, output, /DNS \(UDP\+TCP\):\s+([\d.]+):(\d+)/, readyTimeoutMs, false).then((m) => ({
+    child,
+    host: m[1],
+    port: Number(m[2]),
+    output,
+  }));
+}
+
+/**
+ * Resolves with the banner's match once the process's output shows it; rejects if the process
+ * exits first, or is not up in `timeoutMs`. Then it is stopped (its group with `group`) before the
+ * test fails, so that no server outlives the test.
+ */
+function untilUp(
+  child: ChildProcess,
+  output: () => string,
+  banner: RegExp,
+  timeoutMs: number,
+  group: boolean,
+): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`not ready in ${readyTimeoutMs / 1000} s:\n${output()}`)),
-      readyTimeoutMs,
-    );
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${output()}`)));
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      child.removeAllListeners("exit");
+      try {
+        if (group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {}
+      reject(new Error(`not ready in ${timeoutMs / 1000} s:\n${output()}`));
+    }, timeoutMs);
+    child.once("exit", (code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output()}`));
+    });
     const poll = setInterval(() => {
-      const m = /DNS \(UDP\+TCP\):\s+([\d.]+):(\d+)/.exec(output());
+      const m = banner.exec(output());
       if (!m) return;
       clearInterval(poll);
       clearTimeout(timer);
       child.removeAllListeners("exit");
-      resolve({ child, host: m[1], port: Number(m[2]), output });
+      resolve(m);
     }, 100);
   });
 }
