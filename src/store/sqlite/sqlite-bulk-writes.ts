@@ -7,7 +7,7 @@ import type { DomainRecord, DomainWrite } from "../../domain/types.js";
 import { kyselyParts } from "../kysely/kysely-parts.js";
 import { storeOver } from "../kysely/kysely-lifecycle.js";
 import type { Store } from "../store.js";
-import { DOMAIN_COLUMNS, domainColumns, KEY_COLUMNS, toJournal } from "../kysely/rows.js";
+import { domainColumns, toJournal } from "../kysely/rows.js";
 import type { Database } from "../schema.js";
 import type { JournalEntry } from "../crawler-log.port.js";
 import type { DomainMap, ReverseChange } from "../domain-map.port.js";
@@ -16,6 +16,7 @@ import type { ChangeEventWrite } from "../../domain/change-events.js";
 import { CHANGE_EVENT_COLUMNS, pushChangeEvent } from "../kysely/change-log.queries.js";
 import { SQLITE_TOKEN_IN_JSON, sqliteJournalInsert } from "../kysely/journal.queries.js";
 import { type DerivedColumns, type RowMove, withDerivedUpkeep } from "./sqlite-derived-upkeep.js";
+import { upsertStaged } from "./sqlite-domain-stage.js";
 
 /**
  * The crawler's bulk writes on SQLite, as prepared better-sqlite3 statements on the writer
@@ -33,7 +34,6 @@ interface BulkStatements {
   appendChangeEvents: BetterSqlite3.Statement;
   anyJournal: BetterSqlite3.Statement;
   journalByTokens: BetterSqlite3.Statement;
-  upsertDomain: BetterSqlite3.Statement;
   domainRowsByTokens: BetterSqlite3.Statement;
   domainIdsByTokens: BetterSqlite3.Statement;
   deleteRecords: BetterSqlite3.Statement;
@@ -82,9 +82,6 @@ const statementsOf = perConnection((db): BulkStatements => {
   } catch {
     // the statement journal stays a file: slower, same results
   }
-  const updates = DOMAIN_COLUMNS.filter((c) => !KEY_COLUMNS.has(c))
-    .map((c) => `${c} = excluded.${c}`)
-    .join(", ");
   const changeEvents = (rows: number) =>
     `insert into change_events (${CHANGE_EVENT_COLUMNS.join(", ")}) values ${Array(rows)
       .fill(`(${CHANGE_EVENT_COLUMNS.map(() => "?").join(", ")})`)
@@ -97,12 +94,6 @@ const statementsOf = perConnection((db): BulkStatements => {
     // One statement per chunk of tokens, passed as a JSON array: an index probe each, without a
     // round trip from JS per token (~2x faster here than one prepared lookup per token).
     journalByTokens: db.prepare(SQLITE_JOURNAL_BY_TOKENS),
-    // The Kysely path's statement, RETURNING aside: an update through it still takes a number of
-    // the AUTOINCREMENT sequence, so ids stay those the Kysely path would give.
-    upsertDomain: db.prepare(
-      `insert into domains (${DOMAIN_COLUMNS.join(", ")}) values (${DOMAIN_COLUMNS.map(() => "?").join(", ")})
-       on conflict (network, provider, token_id) do update set ${updates}`,
-    ),
     domainRowsByTokens: db.prepare(
       "select token_id, id, name, tld, registered_at from domains where network = ? and provider = ? and token_id in (select value from json_each(?))",
     ),
@@ -255,54 +246,30 @@ export function sqliteTransactionStore(db: Kysely<Database>, conn: BetterSqlite3
 
       /**
        * The ids and derived columns of the rows already there (one lookup per chunk of tokens), then
-       * the Kysely path's upsert without its `returning id` (RETURNING alone costs ~15 µs a row through
-       * better-sqlite3 here); a new row's id is the insert's rowid. The triggers keeping `name_holders`
+       * the Kysely path's upsert for all rows in one statement, staged (sqlite-domain-stage.ts),
+       * without a `returning id` (RETURNING alone costs ~15 µs a row through better-sqlite3 here):
+       * a new row's id follows from the AUTOINCREMENT sequence. The triggers keeping `name_holders`
        * and `tld_registrations` are held off for the write, which keeps both tables itself, once per
        * name and per TLD (sqlite-derived-upkeep.ts).
        */
       async upsertDomains(domains: DomainWrite[]): Promise<number[]> {
-        const s = stmts();
         const keyOf = (d: DomainWrite) => `${d.network}|${d.provider}|${d.tokenId}`;
         // The last write of a token wins, as in the Kysely path (one statement per token there).
         const unique = new Map(domains.map((d) => [keyOf(d), d]));
         const before = existingRows([...unique.values()]);
-        const ids = new Map<string, number>();
-        const moves: RowMove[] = [];
-        withDerivedUpkeep(
+        const keys = [...unique.keys()];
+        const rows = [...unique.values()].map(domainColumns);
+        const moves: RowMove[] = rows.map((after, i) => ({ before: before.get(keys[i]), after }));
+        const stored = withDerivedUpkeep(
           conn,
-          () => {
-            for (const [key, d] of unique) {
-              const c = domainColumns(d);
-              const { lastInsertRowid } = s.upsertDomain.run(
-                c.provider,
-                c.network,
-                c.token_id,
-                c.name,
-                c.rname,
-                c.sld,
-                c.tld,
-                c.owner,
-                c.contract_address,
-                c.resolver,
-                c.registered_at,
-                c.registered_block,
-                c.expires_at,
-                c.last_update_block,
-                c.last_update_at,
-                c.base_score,
-                c.spam,
-                c.csam_ok,
-                c.kyc,
-                c.tags,
-              );
-              const was = before.get(key);
-              if (was === undefined) recordless.add(Number(lastInsertRowid));
-              ids.set(key, Number(was?.id ?? lastInsertRowid));
-              moves.push({ before: was, after: c });
-            }
-          },
+          () => upsertStaged(conn, rows, (i) => before.get(keys[i])?.id),
           () => moves,
         );
+        const ids = new Map<string, number>();
+        stored.forEach((id, i) => {
+          if (!before.has(keys[i])) recordless.add(id);
+          ids.set(keys[i], id);
+        });
         return domains.map((d) => ids.get(keyOf(d)) as number);
       },
 
