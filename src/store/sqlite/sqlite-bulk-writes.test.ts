@@ -221,6 +221,28 @@ describe("SQLite bulk writes inside a transaction", () => {
     expect(await bulk.domainMap.countDomains()).toBe(0);
   });
 
+  it("give the Kysely path's ids after the connection lost their staging table (a rollback, a change of temp_store)", async () => {
+    // The domains' upsert stages its rows in a TEMP table of the connection (sqlite-domain-stage.ts):
+    // a rolled-back transaction that created it, or a change of temp_store, takes it away.
+    await expect(
+      bulk.transaction(async (tx) => {
+        await tx.domainMap.upsertDomains([domain(7), domain(8)]);
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    const viaBulk = [await bulk.transaction((tx) => tx.domainMap.upsertDomains([domain(1), domain(2)]))];
+    bulk.raw.pragma("temp_store = DEFAULT");
+    viaBulk.push(
+      await bulk.transaction((tx) => tx.domainMap.upsertDomains([domain(2), domain(3), domain(4)])),
+    );
+    const viaKysely = [
+      await kysely.domainMap.upsertDomains([domain(1), domain(2)]),
+      await kysely.domainMap.upsertDomains([domain(2), domain(3), domain(4)]),
+    ];
+    expect(viaBulk).toEqual(viaKysely);
+    expect(dump(bulk)).toEqual(dump(kysely));
+  });
+
   it("are seen by the store's reads once committed", async () => {
     await bulk.transaction(async (tx) => {
       await tx.domainMap.upsertDomains([domain(1)]);
