@@ -113,9 +113,36 @@ async function namesOf(list: () => Promise<Array<{ name: string; owner: string |
 const padded = (xs: string[]) =>
   Array.from({ length: Math.max(xs.length, 1_000) }, (_, i) => xs[i % xs.length]);
 
+/** Of the v1 answers so far (resolve, deep-resolve, reverse-resolve), those the fast path gave. */
+async function fastShare(port: number): Promise<{ fast: number; all: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let fast = 0;
+  let all = 0;
+  for (const line of text.split("\n")) {
+    const value = Number(line.split(" ").pop());
+    if (line.startsWith("omniname_api_fast_answers_total ")) fast = value;
+    else if (
+      /^omniname_api_requests_total\{route="\/svc\/api\/v1\/(resolve|deep-resolve|reverse-resolve)"/.test(
+        line,
+      )
+    )
+      all += value;
+  }
+  return { fast, all };
+}
+
 async function resolveRows(store: string, npm: NpmStart, dir: string, names: string[], addresses: string[]) {
   const target = { name: store, api: npm, names: padded(names), addresses: padded(addresses) };
   const ratios = await servingRatios([target], dir, SECONDS);
+  const share = await fastShare(npm.port);
+  rows.push({
+    store,
+    what: "v1 answers given by the fast path",
+    figure: `${share.fast} of ${share.all}`,
+    baseline: "every v1 answer of the run",
+    ratio: (share.fast / Math.max(1, share.all)).toFixed(3),
+    load: load(),
+  });
   for (const r of ratios.get(store) ?? [])
     rows.push({
       store,
