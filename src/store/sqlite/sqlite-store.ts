@@ -38,13 +38,17 @@ import {
 } from "../kysely/unavailable-dialect.js";
 import { WalCheckpointer } from "./sqlite-checkpointer.js";
 import { isSqliteUnavailable } from "./sqlite-unavailable.js";
+import { withStatementCache } from "./sqlite-statement-cache.js";
 import { prepareReadStatements, type ReadStatements } from "./sqlite-read-statements.js";
 
 type Row = Record<string, unknown>;
 
-/** SQLite through Kysely, its driver's errors read by this backend (sqlite-unavailable.ts). */
+/** SQLite through Kysely (its statements prepared once), its driver's errors read by this backend. */
 function sqliteDialect(database: BetterSqlite3.Database) {
-  return unavailableDialect(new SqliteDialect({ database }), isSqliteUnavailable);
+  return unavailableDialect(
+    new SqliteDialect({ database: withStatementCache(database) }),
+    isSqliteUnavailable,
+  );
 }
 
 /** `fn` on a prepared statement, its errors read as the Kysely path's are. */
