@@ -211,5 +211,8 @@ export function createConfirmedFeed(o: ConfirmedFeedOptions) {
     };
   }
 
-  return { recover, announce, settle };
+  /** Announcements not settled yet: a dropped slot is noticed by a full pass only (nothing notifies it). */
+  const unsettled = (): number => tentative.size;
+
+  return { recover, announce, settle, unsettled };
 }
