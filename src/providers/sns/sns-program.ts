@@ -27,7 +27,23 @@ const ZERO32 = new Uint8Array(32);
 const encoder = getAddressEncoder();
 const decoder = getAddressDecoder();
 
-export const addressBytes = (a: string): Uint8Array => new Uint8Array(encoder.encode(a as Address));
+/**
+ * An address's 32 bytes (a copy: the caller may keep or change it). The base58 decode (BigInt
+ * arithmetic, twice: kit checks the address, then writes it) is memoized: a pass derives every
+ * name's accounts from the same few parents, classes and programs again.
+ */
+export function addressBytes(a: string): Uint8Array {
+  let bytes = decoded.get(a);
+  if (bytes === undefined) {
+    bytes = new Uint8Array(encoder.encode(a as Address));
+    // A bound, not a recency order, as for the derived addresses below.
+    if (decoded.size >= DECODED_ENTRIES) decoded.clear();
+    decoded.set(a, bytes);
+  }
+  return bytes.slice();
+}
+const decoded = new Map<string, Uint8Array>();
+const DECODED_ENTRIES = 100_000;
 export const addressOf = (bytes: Uint8Array): Address => decoder.decode(bytes);
 export const isZero = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0);
 
