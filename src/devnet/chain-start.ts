@@ -11,7 +11,7 @@ import { type DevnetManifest, devnetManifestPath, findDevnetManifest } from "./m
 import { devnetRpc } from "./rpc.js";
 import type { DevnetChain } from "./seed.js";
 import { solanaStatePath } from "./solana-devnet.js";
-import { createStateSaver, type StateSaver } from "./state-saver.js";
+import { createStateSaver, EMPTY_BLOCKS_SAVE_MS, type StateSaver } from "./state-saver.js";
 import { createTxSender, resumeMining } from "./tx-sender.js";
 
 /**
@@ -232,7 +232,9 @@ export async function resumeChains(
     const latest = await rpc.call<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
     const now = Math.floor(Date.now() / 1000);
     await rpc.call("anvil_setTime", [Math.max(now, Number(latest.timestamp) + 1)]);
-    savers[n] = createStateSaver(rpc, anvilStatePath(dataDir, n), heads[n]);
+    savers[n] = createStateSaver(rpc, anvilStatePath(dataDir, n), heads[n], {
+      emptyBlocksSaveMs: EMPTY_BLOCKS_SAVE_MS,
+    });
     await resumeMining(rpc, blockTime);
   }
   return { heads, savers };

@@ -37,7 +37,7 @@ import type { SeedWorld } from "./seed-plan.js";
 import { type SimulateOptions, type Simulation, startSimulation } from "./simulate.js";
 import { type DevnetSolana, loadSolanaState, solanaStatePath, startDevnetSolana } from "./solana-devnet.js";
 import type { LedgerState } from "./solana-ledger.js";
-import { createStateSaver, type StateSaver, startSaving } from "./state-saver.js";
+import { createStateSaver, EMPTY_BLOCKS_SAVE_MS, type StateSaver, startSaving } from "./state-saver.js";
 import { createTxSender, pauseMining, resumeMining } from "./tx-sender.js";
 
 export { chainsOf, DEVNET_DEPLOYER, findRunningDevnet, isManifestLive } from "./chain-start.js";
@@ -319,7 +319,9 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       await Promise.all(chains.map((c) => resumeMining(c.sender.rpc, blockTime)));
       if (persist) {
         for (const n of networks)
-          savers[n] = createStateSaver(devnetRpc(anvils[n]!.rpcUrl), anvilStatePath(dataDir, n), -1);
+          savers[n] = createStateSaver(devnetRpc(anvils[n]!.rpcUrl), anvilStatePath(dataDir, n), -1, {
+            emptyBlocksSaveMs: EMPTY_BLOCKS_SAVE_MS,
+          });
         await saveAll();
       }
       await options.onFresh?.();

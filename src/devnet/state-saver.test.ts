@@ -71,4 +71,31 @@ describe("the devnet state saver", () => {
     expect(await through).toBe(3);
     expect(saver.savedHead()).toBe(3);
   });
+
+  it("lets empty blocks wait (emptyBlocksSaveMs), and saves at once through a block with a transaction", async () => {
+    const path = join(dir, "anvil-empty.json.gz");
+    const chain = await start(path);
+    let now = 1_000_000;
+    const saver = createStateSaver(chain.rpc, path, -1, { emptyBlocksSaveMs: 5_000, clock: () => now });
+    await mine(chain.rpc, 1);
+    expect(await saver.saveThrough(1)).toBe(1);
+    await mine(chain.rpc, 2);
+    // Empty, and the last save is recent: the file stays at block 1.
+    expect(await saver.saveThrough(3)).toBe(1);
+    // A transaction in block 4: saved at once, with the empty blocks before it.
+    await chain.rpc.call("eth_sendTransaction", [
+      {
+        from: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+        to: "0x70997970c51812dc3a010c7d01b50e0aadb4dc8f",
+        value: "0x1",
+      },
+    ]);
+    await mine(chain.rpc, 1);
+    expect(await saver.saveThrough(4)).toBe(4);
+    await mine(chain.rpc, 1);
+    expect(await saver.saveThrough(5)).toBe(4);
+    // Past the interval, empty blocks are saved too.
+    now += 5_000;
+    expect(await saver.saveThrough(5)).toBe(5);
+  });
 });

@@ -23,14 +23,36 @@ export interface StateSaver {
   /**
    * Resolves once the file holds `block`: at once when it does, else after the save in flight (when
    * it read a head at or past `block`) or the next one. The embedded crawler calls it on a new head.
+   * With `emptyBlocksSaveMs`, blocks without transactions are not saved until that long after the
+   * last save: it resolves at once with the older head the file holds (the crawler waits).
    */
   saveThrough(block: number): Promise<number>;
   /** When saveThrough was last called (Date.now()), or 0: a caller follows the chain's heads. */
   followedAt(): number;
 }
 
-export function createStateSaver(rpc: RpcClient, path: string, initialHead: number): StateSaver {
+/**
+ * How long blocks without transactions may wait for a save when the crawler asks for one
+ * (saveThrough), in the embedded devnet (`emptyBlocksSaveMs`; 0, the default: never): an idle devnet mines an empty block a second on each chain, and
+ * dumping a whole chain for each was most of an idle `npm start`'s CPU, anvil's and ours. Such a
+ * block changes no name: the crawler indexes it up to this much later (its lag at /status), and a
+ * block with a transaction is saved at once, with every empty one before it.
+ */
+export const EMPTY_BLOCKS_SAVE_MS = 5_000;
+
+/** More unsaved blocks than this are saved at once, without looking into them. */
+const MAX_EMPTY_CHECKED = 32;
+
+export function createStateSaver(
+  rpc: RpcClient,
+  path: string,
+  initialHead: number,
+  options: { emptyBlocksSaveMs?: number; clock?: () => number } = {},
+): StateSaver {
+  const clock = options.clock ?? Date.now;
+  const emptyBlocksSaveMs = options.emptyBlocksSaveMs ?? 0;
   let saved = initialHead;
+  let savedAt = clock();
   let followedAt = 0;
   let running: Promise<number> | null = null;
   let queued: Promise<number> | null = null;
@@ -45,7 +67,22 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
     // the event loop (libuv's pool): the API shares this thread.
     await writeAtomically(path, Buffer.from(hex.slice(2), "hex"));
     saved = Math.max(saved, head);
+    savedAt = clock();
     return saved;
+  }
+
+  /** Whether every block after the saved one through `block` has no transaction (false when unsure). */
+  async function onlyEmptyThrough(block: number): Promise<boolean> {
+    if (saved < 0 || block - saved > MAX_EMPTY_CHECKED) return false;
+    const counts = await rpc
+      .batch<string | null>(
+        Array.from({ length: block - saved }, (_, i) => ({
+          method: "eth_getBlockTransactionCountByNumber",
+          params: [`0x${(saved + 1 + i).toString(16)}`],
+        })),
+      )
+      .catch(() => null);
+    return counts?.every((c) => c !== null && Number(c) === 0) === true;
   }
 
   const save = (): Promise<number> => {
@@ -68,6 +105,14 @@ export function createStateSaver(rpc: RpcClient, path: string, initialHead: numb
 
   const saveThrough = async (block: number): Promise<number> => {
     followedAt = Date.now();
+    // Empty blocks wait for a later save, up to emptyBlocksSaveMs after the last one.
+    if (
+      saved < block &&
+      emptyBlocksSaveMs > 0 &&
+      clock() - savedAt < emptyBlocksSaveMs &&
+      (await onlyEmptyThrough(block))
+    )
+      return saved;
     // Two saves at most: the one in flight may have read its head before `block` was mined.
     for (let i = 0; i < 2 && saved < block; i++) await save();
     return saved;
