@@ -1,4 +1,5 @@
 import { redactUrl } from "../config/redact.js";
+import { postJson, type RpcReply } from "./rpc-transport.js";
 import {
   classifyRpcError,
   deferEndpoint,
@@ -96,23 +97,19 @@ function requestSignal(ms: number, parent?: AbortSignal): { signal: AbortSignal;
 
 /**
  * A reply's body in one ArrayBuffer, copied once from the stream's chunks: into a buffer of the
- * announced length (`Content-Length`, 0 when absent), grown by doubling past it. Node 20's
+ * announced length (`Content-Length`, 0 when absent), grown by doubling past it. Fetch's
  * `Response.arrayBuffer()` copies a body twice (its chunks into one array, then that array into a
  * new buffer): ~13 % of the crawler's writing thread during a backfill, whose eth_getLogs replies
  * are megabytes each (bench/HISTORY.md, "The reply's bytes copied once"). Past `limit` bytes the
  * rest is not read: returns the count read so far.
  */
-async function readBytes(res: Response, announced: number, limit: number): Promise<ArrayBuffer | number> {
-  const reader = res.body?.getReader();
-  if (reader === undefined) return new ArrayBuffer(0);
+async function readBytes(res: RpcReply, announced: number, limit: number): Promise<ArrayBuffer | number> {
   let buf = new Uint8Array(announced > 0 ? announced : 64 * 1024);
   let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of res.chunks()) {
     const end = n + value.byteLength;
     if (end > limit) {
-      await reader.cancel().catch(() => {});
+      res.cancel();
       return end;
     }
     if (end > buf.byteLength) {
@@ -127,7 +124,7 @@ async function readBytes(res: Response, announced: number, limit: number): Promi
 }
 
 /**
- * A small fetch-based JSON-RPC client, the one of the crawler and of the devnet tooling. Not
+ * A small JSON-RPC client (node:http, rpc-transport.ts), the one of the crawler and of the devnet tooling. Not
  * viem's transport: it has no 10 MiB body limit, returns raw JSON (decoding logs by hand is ~3x
  * faster than viem's ABI decoding, as measured here), sends JSON-RPC batches (what makes seeding
  * fast: ~2,000 tx/s batched against ~330 sequential), and classifies every fault so the crawler
@@ -162,17 +159,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     let outcome: "ok" | RpcFault = "ok";
     // Our own limit: the call's (a part's) when it is the lower one, else the client's.
     const overLimit: RpcFault = limit < maxBytes ? "part-too-large" : "response-too-large";
-    // The timeout covers the body too: fetch resolves at the headers.
+    // The timeout covers the body too: postJson resolves at the headers.
     const request = requestSignal(ms, options.signal);
     try {
-      let res: Response;
+      let res: RpcReply;
       try {
-        res = await fetch(options.url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-          signal: request.signal,
-        });
+        res = await postJson(options.url, JSON.stringify(body), request.signal);
       } catch (e) {
         if (options.signal?.aborted) throw rpcError(`${method}: stopped`, { fault: "rpc", method }, e);
         const timedOut = (e as Error).name === "TimeoutError" || (e as Error).name === "AbortError";
@@ -185,8 +177,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       }
       if (res.status === 429) {
         outcome = "rate-limited";
-        await res.body?.cancel();
-        const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+        res.cancel();
+        const retryAfter = parseRetryAfter(res.header("retry-after"));
         if (retryAfter !== undefined) deferEndpoint(options.url, retryAfter);
         throw rpcError(`${method}: rate limited by ${safeUrl}`, {
           fault: "rate-limited",
@@ -200,7 +192,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         const text = await res.text().catch(() => "");
         // Some gateways answer a too-large query with a 5xx and a JSON-RPC body saying so.
         if (TOO_MANY.test(text)) outcome = "too-many-results";
-        const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+        const retryAfter = parseRetryAfter(res.header("retry-after"));
         if (retryAfter !== undefined) deferEndpoint(options.url, retryAfter);
         throw rpcError(`${method}: HTTP ${res.status} from ${safeUrl}`, {
           fault: outcome,
@@ -209,10 +201,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           retryAfter,
         });
       }
-      const length = Number(res.headers.get("content-length") ?? 0);
+      const length = Number(res.header("content-length") ?? 0);
       if (length > limit) {
         outcome = overLimit;
-        await res.body?.cancel();
+        res.cancel();
         throw rpcError(`${method}: response of ${length} bytes`, { fault: outcome, method });
       }
       if (parse) {
