@@ -55,6 +55,8 @@ describe("the SNS source's full pass", () => {
       wsUrl,
       pollIntervalMs: 100,
       reconcileIntervalMs: 600_000,
+      // An announcement at confirmed keeps the poll until it settles (sns-confirmed-feed.test.ts).
+      confirmedFeed: false,
     });
     return { store, sync, running: sync.run() };
   };
@@ -67,12 +69,12 @@ describe("the SNS source's full pass", () => {
       await waitFor(
         async () => {
           const seen = rootReads;
-          await ms(500);
+          await ms(1_000);
           if (rootReads !== seen) return null;
           before = rootReads;
           return true;
         },
-        10_000,
+        20_000,
         "the full passes to stop",
       );
       sns.writer.transfer("carol.sol", SNS_WALLETS.eve as Address);
