@@ -55,8 +55,6 @@ describe("the SNS source's full pass", () => {
       wsUrl,
       pollIntervalMs: 100,
       reconcileIntervalMs: 600_000,
-      // An announcement at confirmed keeps the poll until it settles (sns-confirmed-feed.test.ts).
-      confirmedFeed: false,
     });
     return { store, sync, running: sync.run() };
   };
@@ -69,12 +67,12 @@ describe("the SNS source's full pass", () => {
       await waitFor(
         async () => {
           const seen = rootReads;
-          await ms(1_000);
+          await ms(500);
           if (rootReads !== seen) return null;
           before = rootReads;
           return true;
         },
-        20_000,
+        10_000,
         "the full passes to stop",
       );
       sns.writer.transfer("carol.sol", SNS_WALLETS.eve as Address);
