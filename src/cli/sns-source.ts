@@ -13,8 +13,7 @@ import { WinnerDeriver } from "../workers/winner-deriver.js";
  * The Solana Name Service source of RPC_URL_SOLANA, else of the devnet's Solana (`devnet`, from
  * devnet.json) (docs/sns.md), beside the EVM crawler: passes over the SNS accounts, woken by
  * programSubscribe over RPC_WS_URL_SOLANA (default: the devnet's WebSocket, else the RPC URL with
- * ws://), a full pass every SNS_RECONCILE_INTERVAL_MS while those subscriptions are live, else every
- * CRAWLER_POLL_INTERVAL_MS, under the source's lease like every EVM source (one
+ * ws://) or every CRAWLER_POLL_INTERVAL_MS, under the source's lease like every EVM source (one
  * writer across crawler processes; a standby takes over when the writer's lease expires); one pass
  * only with `once` (crawl --exit-when-synced, without a lease). Null when there is neither.
  */
@@ -38,7 +37,6 @@ export function startSnsSource(
       signals,
       log,
       pollIntervalMs: ctx.config.crawlerPollIntervalMs,
-      reconcileIntervalMs: ctx.config.snsReconcileIntervalMs,
       wsUrl: ctx.config.crawlerNewHeads
         ? (ctx.config.rpcWsUrlSolana ??
           (ctx.config.rpcUrlSolana ? wsUrlOf(url) : devnet?.wsUrl) ??

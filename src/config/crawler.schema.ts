@@ -89,14 +89,6 @@ export const CRAWLER_SETTINGS = {
       secret: true,
     }),
   ),
-  snsReconcileIntervalMs: Type.Integer({
-    minimum: 1_000,
-    maximum: 86_400_000,
-    default: 300_000,
-    env: "SNS_RECONCILE_INTERVAL_MS",
-    description:
-      "The SNS source's full pass while its subscriptions are live (notifications trigger passes over the names they touch); CRAWLER_POLL_INTERVAL_MS when they are lost or off",
-  }),
   crawlerNewHeads: Type.Boolean({
     default: true,
     env: "CRAWLER_NEW_HEADS",

@@ -211,8 +211,5 @@ export function createConfirmedFeed(o: ConfirmedFeedOptions) {
     };
   }
 
-  /** Announcements not settled yet: a dropped slot is noticed by a full pass only (nothing notifies it). */
-  const unsettled = (): number => tentative.size;
-
-  return { recover, announce, settle, unsettled };
+  return { recover, announce, settle };
 }

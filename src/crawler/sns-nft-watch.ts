@@ -17,8 +17,6 @@ export interface NftWatchOptions {
   confirmed: boolean;
   /** An NFT account of `name` changed at `finalized` (in `slot`) or at `confirmed`. */
   onChange(name: Address, commitment: "finalized" | "confirmed", slot: number): void;
-  /** A watch was acknowledged by the RPC, or lost: whether `complete()` holds may have changed. */
-  onLiveChange?(): void;
 }
 
 /**
@@ -49,17 +47,13 @@ export function createNftWatch(o: NftWatchOptions) {
       const it = await client
         .accountNotifications(account, { commitment, encoding: "base64" })
         .subscribe({ abortSignal: both });
-      if (++acknowledged === (o.confirmed ? 2 : 1)) {
-        entry.live = true;
-        o.onLiveChange?.();
-      }
+      if (++acknowledged === (o.confirmed ? 2 : 1)) entry.live = true;
       for await (const n of it) o.onChange(name, commitment, Number(n.context.slot));
     };
     Promise.all([follow("finalized"), o.confirmed ? follow("confirmed") : undefined]).catch((e) => {
       if (both.aborted) return;
       o.log.warn({ err: e, source: o.sourceId, account }, "SNS NFT subscription lost; polling");
       if (watched.get(account) === entry) watched.delete(account);
-      o.onLiveChange?.();
     });
   }
 
@@ -97,12 +91,6 @@ export function createNftWatch(o: NftWatchOptions) {
     detach(): void {
       subscriptions = null;
       watched.clear();
-    },
-    /** Every tokenized name's NFT account is followed live (none left to the poll). */
-    complete(): boolean {
-      if (tokenized.size > max) return false;
-      for (const account of tokenized.values()) if (watched.get(account)?.live !== true) return false;
-      return true;
     },
     /** The NFT token accounts followed live: subscribed and acknowledged by the RPC. */
     live(): Address[] {

@@ -1,6 +1,6 @@
-import type { Address } from "@solana/kit";
+import { type Address, createSolanaRpcSubscriptions } from "@solana/kit";
 import type { Logger } from "pino";
-import { addressOf, domainKeyOf } from "../providers/sns/sns-program.js";
+import { addressOf, domainKeyOf, SNS_PROGRAMS } from "../providers/sns/sns-program.js";
 import { SNS_RECORDS, type SnsRecord } from "../providers/sns/sns-records.js";
 import { type RawAccount, type SnsIssue, snsStateOf, snsTokenId } from "../providers/sns/sns-state.js";
 import type { ChangeEvent, ChangeEventWrite } from "../domain/change-events.js";
@@ -10,7 +10,6 @@ import { snsChanges, snsDigest } from "./sns-changes.js";
 import { createConfirmedFeed, slotRange } from "./sns-confirmed-feed.js";
 import { createNftWatch } from "./sns-nft-watch.js";
 import { fullSnapshot, partialSnapshot, touchedDomains } from "./sns-partial.js";
-import { FINALIZED_PROGRAM_SUBSCRIPTIONS, watchPrograms } from "./sns-program-watch.js";
 import { createSolanaReader, type SolanaReader } from "./solana-reader.js";
 import type { SourceStatus } from "./source-progress.js";
 
@@ -21,11 +20,6 @@ export interface SnsSyncOptions {
   log: Logger;
   clock?: () => number;
   pollIntervalMs?: number;
-  /**
-   * The full pass while notifications cover every change (the subscriptions acknowledged, every
-   * tokenized name's NFT watched, and a full pass since): a reconciliation. Default 5 minutes.
-   */
-  reconcileIntervalMs?: number;
   /** The WebSocket endpoint whose `programSubscribe` wakes the source at once; null: poll only. */
   wsUrl?: string | null;
   /** Read each domain's children (subdomains, V1 records), one `getProgramAccounts` per parent. Default true. */
@@ -105,7 +99,6 @@ export function createSnsSync(o: SnsSyncOptions) {
       }
       wake?.();
     },
-    onLiveChange: subscriptionsMoved,
   });
   /** Name service accounts notified at `confirmed` since the last confirmed pass. */
   let pendingConfirmed: RawAccount[] = [];
@@ -130,26 +123,6 @@ export function createSnsSync(o: SnsSyncOptions) {
   let passError: string | null = null;
   let passes = 0;
   let updatedAt = clock();
-  // Subscriptions at `finalized` acknowledged; `epoch` counts their changes
-  // (and the NFT watches'), `covered` is the epoch a full pass last started in with all live.
-  let programsLive = 0;
-  let epoch = 0;
-  let covered = -1;
-
-  /** A subscription came up or went down: the wait under way picks its interval again. */
-  function subscriptionsMoved(): void {
-    epoch++;
-    wake?.();
-  }
-
-  /**
-   * Notifications have covered every change since the last full pass, and still do; no
-   * announcement at `confirmed` waits for its settlement (a dropped slot notifies nothing).
-   */
-  function notificationsCover(): boolean {
-    const live = programsLive === FINALIZED_PROGRAM_SUBSCRIPTIONS && covered === epoch;
-    return live && nfts.complete() && (!confirmedFeed || feed.unsettled() === 0);
-  }
 
   async function loadLast(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
@@ -179,12 +152,10 @@ export function createSnsSync(o: SnsSyncOptions) {
     if (last === null) last = await loadLast();
     pending = [];
     pendingNames.clear();
-    const since = programsLive === FINALIZED_PROGRAM_SUBSCRIPTIONS && nfts.complete() ? epoch : -1;
     const snap = await fullSnapshot(reader, o);
     const stats = await journal(snap.slot, snsStateOf(snap), null);
     nftAccounts = new Map(snap.nftAccounts);
     nfts.follow(nftAccounts);
-    if (since !== -1) covered = since;
     return stats;
   }
 
@@ -273,34 +244,53 @@ export function createSnsSync(o: SnsSyncOptions) {
   }
 
   /**
-   * Wakes the loop on program notifications (sns-program-watch.ts); returns the unsubscriber. The
-   * name service's accounts are kept for a pass over the names they touch; a primary-domain account
-   * (name offers program, 33 bytes) cannot be placed without its wallet: a full pass at once.
+   * Wakes the loop on program notifications; returns the unsubscriber. The name service's accounts
+   * are kept for a pass over the names they touch; a primary-domain account (name offers program,
+   * 33 bytes) cannot be placed without its wallet, so it asks for a full pass at once.
    */
   function subscribe(): () => void {
     if (!o.wsUrl) return () => {};
-    return watchPrograms({
-      wsUrl: o.wsUrl,
-      sourceId: o.source.id,
-      log: o.log,
-      confirmed: confirmedFeed,
-      nfts,
-      onFinalized(account, slot, placeable) {
-        head = Math.max(head ?? 0, slot);
-        if (placeable && pending !== null && pending.length < MAX_PENDING) pending.push(account);
+    const abort = new AbortController();
+    const subs = createSolanaRpcSubscriptions(o.wsUrl);
+    nfts.attach(subs, abort.signal);
+    const follow = async (program: Address, filters: Array<{ dataSize: bigint }>, partial: boolean) => {
+      const it = await subs
+        .programNotifications(program, { commitment: "finalized", encoding: "base64", filters })
+        .subscribe({ abortSignal: abort.signal });
+      for await (const n of it) {
+        head = Math.max(head ?? 0, Number(n.context.slot));
+        const data = new Uint8Array(Buffer.from(n.value.account.data[0], "base64"));
+        if (partial && pending !== null && pending.length < MAX_PENDING)
+          pending.push({ address: n.value.pubkey, data });
         else pending = null;
         wake?.();
-      },
-      onConfirmed(account) {
-        if (pendingConfirmed.length >= MAX_PENDING) return;
-        pendingConfirmed.push(account);
+      }
+    };
+    const followConfirmed = async () => {
+      const it = await subs
+        .programNotifications(SNS_PROGRAMS.nameService, { commitment: "confirmed", encoding: "base64" })
+        .subscribe({ abortSignal: abort.signal });
+      for await (const n of it) {
+        if (pendingConfirmed.length >= MAX_PENDING) continue;
+        pendingConfirmed.push({
+          address: n.value.pubkey,
+          data: new Uint8Array(Buffer.from(n.value.account.data[0], "base64")),
+        });
         wake?.();
-      },
-      onLive(live) {
-        programsLive = live;
-        subscriptionsMoved();
-      },
+      }
+    };
+    Promise.all([
+      follow(SNS_PROGRAMS.nameService, [], true),
+      follow(SNS_PROGRAMS.nameOffers, [{ dataSize: 33n }], false),
+      confirmedFeed ? followConfirmed() : undefined,
+    ]).catch((e) => {
+      if (!abort.signal.aborted)
+        o.log.warn({ err: e, source: o.source.id }, "SNS subscription lost; polling");
     });
+    return () => {
+      abort.abort();
+      nfts.detach();
+    };
   }
 
   return {
@@ -374,11 +364,8 @@ export function createSnsSync(o: SnsSyncOptions) {
             notified = true; // heard during the pass
             continue;
           }
-          const interval = notificationsCover()
-            ? (o.reconcileIntervalMs ?? 300_000)
-            : (o.pollIntervalMs ?? 2000);
           notified = await new Promise<boolean>((resolve) => {
-            const t = setTimeout(() => resolve(false), interval);
+            const t = setTimeout(() => resolve(false), o.pollIntervalMs ?? 2000);
             wake = () => {
               clearTimeout(t);
               resolve(true);
