@@ -146,7 +146,9 @@ describe.each<Backend>(["sqlite", "postgres"])("the v1 fast path: %s", (backend)
     const count = sample(after, "omniname_api_request_duration_seconds_count", labels);
     expect(count).toBe(durationBefore + 5);
     expect(sample(after, "omniname_api_request_duration_seconds_sum", labels)).toBeGreaterThan(sumBefore);
-    expect(sample(after, "omniname_api_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(count);
+    expect(sample(after, "omniname_api_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(
+      count,
+    );
     expect(sample(after, "omniname_api_request_duration_seconds_bucket", { ...labels, le: "5" })).toBe(count);
     await t.services.usage.flush();
     expect(await counted()).toBe(usageBefore + 5);
