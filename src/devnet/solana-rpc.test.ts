@@ -9,6 +9,7 @@ import {
   SNS_PROGRAMS,
   tokenizedMintOf,
 } from "../providers/sns/sns-program.js";
+import { isPortTaken, onFreePorts } from "./chain-start.js";
 import { createSolanaLedger } from "./solana-ledger.js";
 import { DEVNET_ADVANCE_METHOD, DEVNET_DROP_METHOD, type SolanaRpc, startSolanaRpc } from "./solana-rpc.js";
 import { ataOf, createSnsWriter } from "./sns-writer.js";
@@ -249,6 +250,38 @@ describe("the devnet's Solana with finalized lagging confirmed, and forks", () =
       await expect(post("getSlot", [{ commitment: "recent-ish" }])).rejects.toMatchObject({ code: -32602 });
     } finally {
       ws.close();
+    }
+  });
+});
+
+describe("the devnet's Solana endpoint on a taken port", () => {
+  it("rejects with an error onFreePorts retries past, and leaves no 'error' event unhandled", async () => {
+    const holder = await startSolanaRpc(createSolanaLedger());
+    const unhandled: unknown[] = [];
+    const onUncaught = (e: unknown) => unhandled.push(e);
+    process.on("uncaughtException", onUncaught);
+    try {
+      const taken = await startSolanaRpc(createSolanaLedger(), holder.port).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isPortTaken(taken)).toBe(true);
+      // A WebSocketServer attached before the bind re-emitted the server's EADDRINUSE as its own
+      // 'error' event, with no listener: the process died before the promise could reject.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+      // The retry lands on the next free port, WebSocket included.
+      const next = await onFreePorts(holder.port, 1, (port) => startSolanaRpc(createSolanaLedger(), port));
+      try {
+        expect(next.port).not.toBe(holder.port);
+        const { ws } = await openSocket(next.wsUrl);
+        ws.close();
+      } finally {
+        await next.close();
+      }
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      await holder.close();
     }
   });
 });

@@ -182,14 +182,22 @@ export async function startSolanaRpc(
   // A getProgramAccounts of a big devnet (the SNS bench's 100,000 names) may take longer than
   // Node's default request timeout of 300 s on a loaded machine: no timeout on a loopback devnet.
   server.requestTimeout = 0;
-  const wss = new WebSocketServer({ server });
-  wss.on("connection", (ws) => subscriptions(ledger, ws));
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e) =>
-      reject(new AppError("INTERNAL_ERROR", `the devnet's Solana cannot listen on ${port}: ${e.message}`)),
+      reject(
+        new AppError("INTERNAL_ERROR", `the devnet's Solana cannot listen on ${port}: ${e.message}`, {
+          cause: e,
+        }),
+      ),
     );
     server.listen(port, "127.0.0.1", () => resolve());
   });
+  // Attached once the port is bound: a WebSocketServer re-emits its server's errors as its own, and
+  // a taken port (another process between probe and bind) would have crashed the process with an
+  // unhandled 'error' event instead of rejecting here, where onFreePorts retries past it.
+  const wss = new WebSocketServer({ server });
+  wss.on("error", () => {});
+  wss.on("connection", (ws) => subscriptions(ledger, ws));
   const actual = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${actual}`,

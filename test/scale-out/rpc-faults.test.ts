@@ -44,7 +44,9 @@ describe("crawling through chain-side faults", () => {
     sources = sourcesFromManifest(devnet.manifest);
     rpcUrl = sources[0].rpcUrl;
     // Empty blocks on top of the seeded ones, so that a backfill asks for ranges over 2,000 blocks.
-    await rpcCall(rpcUrl, "anvil_mine", ["0xbb8"]);
+    // In calls of 300: anvil mines about 150 blocks a second on a quiet machine, and one call of
+    // 3,000 outlasted the RPC timeout (60 s) on a loaded CI run.
+    for (let mined = 0; mined < 3_000; mined += 300) await rpcCall(rpcUrl, "anvil_mine", ["0x12c"]);
     head = Number(await rpcCall<string>(rpcUrl, "eth_blockNumber"));
     expect(head).toBeGreaterThan(3_000);
     const clean = await tempStore();
