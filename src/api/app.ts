@@ -186,11 +186,6 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
   // its own v1 hooks, which only Fastify runs.
   let fastPath: V1FastPath | undefined;
   if ((opts.v1Hooks ?? []).length === 0) {
-    let closing = false;
-    app.addHook("preClose", (done) => {
-      closing = true;
-      done();
-    });
     fastPath = new V1FastPath({
       prefix: V1_PREFIX,
       verifier,
@@ -200,7 +195,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions): Promise<
       clock: ctx.clock,
       countryHeader,
       securityHeaders: headers,
-      closing: () => closing,
+      closing: () => app.closing(),
     });
     fastPath.install(app.server);
   }

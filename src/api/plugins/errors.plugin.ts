@@ -16,6 +16,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** The store outage's log (store-outage.ts), when the app was given the store's ping. */
     storeOutage?: StoreOutageLog;
+    /** True once the app is closing: the shutdown gate then refuses every request (SHUTTING_DOWN). */
+    closing(): boolean;
   }
 }
 
@@ -314,6 +316,8 @@ export function installErrorHandling(
     closing = true;
     done();
   });
+  // Read by what answers in front of Fastify (v1-fast-path.ts), so that it yields to this gate.
+  app.decorate("closing", () => closing);
   app.addHook("onRequest", (_request, _reply, done) => {
     done(closing ? new AppError("SHUTTING_DOWN") : undefined);
   });

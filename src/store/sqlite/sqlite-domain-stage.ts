@@ -80,29 +80,12 @@ export function upsertStaged(
   s.create.run();
   const t = tableStatementsOf(db);
   t.clear.run();
-  for (const c of rows)
-    t.stage.run(
-      c.provider,
-      c.network,
-      c.token_id,
-      c.name,
-      c.rname,
-      c.sld,
-      c.tld,
-      c.owner,
-      c.contract_address,
-      c.resolver,
-      c.registered_at,
-      c.registered_block,
-      c.expires_at,
-      c.last_update_block,
-      c.last_update_at,
-      c.base_score,
-      c.spam,
-      c.csam_ok,
-      c.kyc,
-      c.tags,
-    );
+  // One array of bindings, filled in DOMAIN_COLUMNS' order for each row.
+  const values = new Array<unknown>(DOMAIN_COLUMNS.length);
+  for (const c of rows) {
+    for (let k = 0; k < DOMAIN_COLUMNS.length; k++) values[k] = c[DOMAIN_COLUMNS[k]];
+    t.stage.run(values);
+  }
   const before = Number(s.sequence.get() ?? 0);
   t.move.run();
   const taken = Number(s.sequence.get() ?? 0) - before;
