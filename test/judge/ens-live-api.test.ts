@@ -199,8 +199,14 @@ describe.each(STORE_BACKENDS)(
     });
 
     it("a loopback gateway without the devnet's allowance is refused: 502, and the gateway is never asked", async () => {
-      // Requests of the earlier tests still in flight (a hung one ends when its client gives up) settle first.
-      await new Promise((r) => setTimeout(r, 500));
+      // Requests of the earlier tests still in flight (a hung one ends when its client gives up)
+      // settle first: the gateway's count must hold still for a second (a fixed 500 ms wait was
+      // too short on a loaded machine).
+      for (let last = -1, quietSince = Date.now(); Date.now() - quietSince < 1_000; ) {
+        const n = devnet.ensGateway!.requests;
+        if (n !== last) [last, quietSince] = [n, Date.now()];
+        await new Promise((r) => setTimeout(r, 50));
+      }
       const before = devnet.ensGateway!.requests;
       const a = await getWithoutLoopback(resolve(NOTABLE.ensOffchain));
       expect(a.status).toBe(502);
