@@ -143,13 +143,16 @@ async function resolveRows(store: string, npm: NpmStart, dir: string, names: str
     ratio: (share.fast / Math.max(1, share.all)).toFixed(3),
     load: load(),
   });
+  // Two baselines: the bare route sending the same body with Fastify's own headers, and the same
+  // route sending the answer's header fields too (the same bytes on the wire). The aim is read
+  // against the second; both are printed.
   for (const r of ratios.get(store) ?? [])
     rows.push({
       store,
       what: `${r.label} (${r.cpuPerRequest.toFixed(0)} µs CPU/req, p99 ${r.p99} ms)`,
       figure: `${r.rps.toFixed(0)} req/s`,
-      baseline: `${(r.rps / r.ratio).toFixed(0)} req/s bare route`,
-      ratio: `${r.ratio.toFixed(2)} (aim ≥ 0.9: ${r.ratio >= 0.9 ? "met" : "NOT met"})`,
+      baseline: `${r.bareSameHeadersRps.toFixed(0)} req/s bare route, same headers (${r.bareRps.toFixed(0)} body only)`,
+      ratio: `${r.ratioSameHeaders.toFixed(2)} (aim ≥ 0.9: ${r.ratioSameHeaders >= 0.9 ? "met" : "NOT met"}; body only ${r.ratio.toFixed(2)})`,
       load: load(),
     });
 }

@@ -7,7 +7,9 @@ import type { NpmStart } from "./npm-start.js";
 /**
  * The resolve bench's measure (bench/resolve.bench.ts) on any store: each v1 endpoint's warm
  * rate over a hot set of names (one pass over every distinct query first), as a ratio to a bare
- * Fastify route answering a resolve body of the same size, measured in the same minutes. The
+ * Fastify route answering a resolve body of the same size, measured in the same minutes: once with
+ * Fastify's own headers (`ratio`), once with the sampled answer's header fields too, the same
+ * bytes on the wire (`ratioSameHeaders`). The
  * timed runs are cut in slices taken in turns over the endpoints, so that the machine's drifting
  * load weighs on all alike. The scale bench runs it on the big store and on a reference store of
  * 100,000 domains, and prints one ratio against the other.
@@ -15,8 +17,13 @@ import type { NpmStart } from "./npm-start.js";
 export interface ServingRatio {
   label: "resolve" | "deep-resolve" | "reverse-resolve";
   rps: number;
-  /** rps ÷ the bare route's rps. */
+  /** rps ÷ the bare route's rps (the same body, Fastify's own headers). */
   ratio: number;
+  /** rps ÷ the rps of the bare route sending the same body and the same header fields. */
+  ratioSameHeaders: number;
+  /** The bare routes' rates: body alone, and body with the answer's header fields. */
+  bareRps: number;
+  bareSameHeadersRps: number;
   p99: number;
   /** The API process's CPU (user + system) per request, µs. */
   cpuPerRequest: number;
@@ -124,7 +131,14 @@ export async function servingRatios(
   if (sample.status !== 200) throw new Error(`sample resolve answered ${sample.status}: ${body}`);
   const bodyFile = join(workDir, "bare.json");
   writeFileSync(bodyFile, body);
-  const bare = await startChild("bare-server.ts", [bodyFile]);
+  // The answer's header fields, but those node writes itself for any answer.
+  const own = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+  const headersFile = join(workDir, "bare-headers.json");
+  writeFileSync(
+    headersFile,
+    JSON.stringify(Object.fromEntries([...sample.headers].filter(([k]) => !own.has(k.toLowerCase())))),
+  );
+  const bare = await startChild("bare-server.ts", [bodyFile, headersFile]);
   const bareCpu = () =>
     new Promise<number>((resolve) => {
       bare.child.once("message", (m) => resolve((m as { cpu: number }).cpu));
@@ -135,6 +149,7 @@ export async function servingRatios(
     for (const c of cases) await loadRun(c.port, c.paths, c.headers, c.cpu, { amount: c.paths.length });
     const all = [
       { target: "", label: "bare", port: bare.port, paths: ["/bare"], cpu: bareCpu, headers: {} },
+      { target: "", label: "bare", port: bare.port, paths: ["/bare-headers"], cpu: bareCpu, headers: {} },
       ...cases,
     ];
     const slices = all.map(() => [] as Slice[]);
@@ -160,10 +175,18 @@ export async function servingRatios(
       };
     };
     const base = total(slices[0] ?? []).rps;
+    const sameHeaders = total(slices[1] ?? []).rps;
     const out = new Map<string, ServingRatio[]>(targets.map((t) => [t.name, []]));
     cases.forEach((c, i) => {
-      const t = total(slices[i + 1] ?? []);
-      out.get(c.target)?.push({ label: c.label, ...t, ratio: t.rps / base });
+      const t = total(slices[i + 2] ?? []);
+      out.get(c.target)?.push({
+        label: c.label,
+        ...t,
+        ratio: t.rps / base,
+        ratioSameHeaders: t.rps / sameHeaders,
+        bareRps: base,
+        bareSameHeadersRps: sameHeaders,
+      });
     });
     return out;
   } finally {
