@@ -69,6 +69,56 @@ describe("ApiLimits", () => {
   });
 });
 
+describe("ApiLimits.consumeNow (the fast path's decision without a promise)", () => {
+  const make = (backend = memoryBackend(`t${Math.random()}`)) =>
+    new ApiLimits({ backend, clock: () => Date.UTC(2026, 5, 15), loadQuotaUsed: async () => 1 });
+
+  it("decides as consume does, in turn with it on the same counters, and counts nothing when it cannot", async () => {
+    const a = make();
+    const b = make();
+    // Before the month's counter is seeded: no decision, nothing counted.
+    expect(a.consumeNow(1, 7, plan)).toBeUndefined();
+    const seen = { sync: [] as unknown[], async: [] as unknown[] };
+    // The same sequence on both: a through consumeNow wherever it decides, b through consume only.
+    for (const key of [1, 1, 1, 2, 2]) {
+      const viaNow = a.consumeNow(key, 7, plan) ?? (await a.consume(key, 7, plan));
+      seen.sync.push(viaNow);
+      seen.async.push(await b.consume(key, 7, plan));
+    }
+    // The first call of `a` seeded through consume; every later one was decided synchronously.
+    expect(seen.sync).toEqual(seen.async);
+    expect(seen.sync.map((d) => (d as { allowed: boolean; code?: string }).code ?? "ok")).toEqual([
+      "ok",
+      "ok",
+      "RATE_LIMITED",
+      "QUOTA_EXCEEDED",
+      "QUOTA_EXCEEDED",
+    ]);
+    expect(await a.quotaUsed(7)).toBe(3);
+    // consume and consumeNow count into one window: a key spent by one is spent for the other.
+    const c = make();
+    await c.consume(5, 8, { ...plan, monthlyQuota: 100 });
+    expect(c.consumeNow(5, 8, { ...plan, monthlyQuota: 100 })).toMatchObject({ allowed: true });
+    expect(await c.consume(5, 8, { ...plan, monthlyQuota: 100 })).toMatchObject({ code: "RATE_LIMITED" });
+    expect(c.consumeNow(5, 8, { ...plan, monthlyQuota: 100 })).toMatchObject({ code: "RATE_LIMITED" });
+  });
+
+  it("leaves Redis-backed limits to consume", async () => {
+    const redis = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const prefix = `omniname-test:${randomBytes(6).toString("hex")}`;
+    try {
+      const limits = make(redisBackend(redis, prefix));
+      expect((await limits.consume(1, 7, plan)).allowed).toBe(true);
+      expect(limits.consumeNow(1, 7, plan)).toBeUndefined();
+      expect(await limits.quotaUsed(7)).toBe(2);
+    } finally {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+});
+
 describe("the monthly quota at every date of the month", () => {
   const quota5: Plan = { ...plan, rps: 1000, monthlyQuota: 5 };
   const redis = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1 });

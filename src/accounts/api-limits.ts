@@ -1,5 +1,5 @@
 import type { RateLimiterRes } from "rate-limiter-flexible";
-import { consume, type Limiter, type LimiterBackend } from "./limiter-backend.js";
+import { consume, consumeNow, type Limiter, type LimiterBackend } from "./limiter-backend.js";
 import type { MonthCounter } from "./month-counter.js";
 import type { Plan } from "./plans.js";
 
@@ -176,6 +176,39 @@ export class ApiLimits {
         rate: this.rateState(plan, inputs > 1 ? await limiter.get(String(keyId)) : rate.res),
         quota: this.quotaState(plan, used - inputs, now),
       };
+      return { allowed: false, code: "QUOTA_EXCEEDED", retryAfterS: state.quota.resetS, state };
+    }
+    return {
+      allowed: true,
+      state: { rate: this.rateState(plan, rate.res), quota: this.quotaState(plan, used, now) },
+    };
+  }
+
+  /**
+   * `consume` of one request, decided without a promise when both counters live in this process
+   * (the memory backend) and the project's quota counter of the month exists; undefined, and
+   * nothing counted, otherwise (then `consume` decides). The same steps and the same counters as
+   * `consume`: the two may serve requests of one key side by side.
+   */
+  consumeNow(keyId: number, projectId: number, plan: Plan): LimitDecision | undefined {
+    const quota = this.quota.now;
+    if (quota === undefined) return undefined;
+    const now = this.opts.clock();
+    const { key } = this.quotaKey(projectId, now);
+    const before = quota.get(key);
+    // Not seeded yet (the month's first request here): `consume` seeds it from the usage table.
+    if (before === null) return undefined;
+    const rate = consumeNow(this.rateLimiter(plan), String(keyId));
+    if (rate === undefined) return undefined;
+    if (!rate.allowed) {
+      const state = { rate: this.rateState(plan, rate.res), quota: this.quotaState(plan, before, now) };
+      return { allowed: false, code: "RATE_LIMITED", retryAfterS: Math.max(1, state.rate.resetS), state };
+    }
+    // Present: read above, in the same synchronous turn.
+    const used = quota.addIfPresent(key, 1) ?? before + 1;
+    if (used > plan.monthlyQuota) {
+      quota.addIfPresent(key, -1);
+      const state = { rate: this.rateState(plan, rate.res), quota: this.quotaState(plan, used - 1, now) };
       return { allowed: false, code: "QUOTA_EXCEEDED", retryAfterS: state.quota.resetS, state };
     }
     return {

@@ -90,3 +90,30 @@ export function consume(
     },
   );
 }
+
+/** The part of rate-limiter-flexible's memory store (its `_memoryStorage`) that consumeNow uses. */
+interface MemoryStore {
+  incrby(key: string, points: number, durationS: number): RateLimiterRes;
+}
+
+/**
+ * `consume` without a promise, for a limiter whose counters live in this process: the steps of
+ * RateLimiterMemory.consume (rate-limiter-flexible 11) on the same store, so that both paths count
+ * into the same window. Undefined, and nothing counted, for any other limiter (Redis: the promise
+ * is the round trip), for one that blocks or spreads its points (which the API's do not), or when
+ * the library's store is not where this version keeps it (a changed library goes the async way).
+ */
+export function consumeNow(
+  limiter: Limiter,
+  key: string,
+  points = 1,
+): { allowed: boolean; res: RateLimiterRes } | undefined {
+  if (!(limiter instanceof RateLimiterMemory) || limiter.blockDuration > 0 || limiter.execEvenly)
+    return undefined;
+  const store = (limiter as unknown as { _memoryStorage?: Partial<MemoryStore> })._memoryStorage;
+  if (typeof store?.incrby !== "function") return undefined;
+  const res = store.incrby(limiter.getKey(key), points, limiter.duration);
+  // As the library's consume sets it (its typings declare the field read-only).
+  (res as { remainingPoints: number }).remainingPoints = Math.max(limiter.points - res.consumedPoints, 0);
+  return { allowed: res.consumedPoints <= limiter.points, res };
+}

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { checkAccess } from "../accounts/access-rules.js";
-import { rateLimitField, rateLimitPolicyField } from "../accounts/api-limits.js";
+import { type LimitDecision, rateLimitField, rateLimitPolicyField } from "../accounts/api-limits.js";
 import type { VerifiedKey } from "../accounts/api-keys.js";
 import type { ApiKeyVerifier } from "../accounts/api-keys.js";
 import type { ConsoleServices } from "../accounts/console-services.js";
@@ -174,47 +174,57 @@ export class V1FastPath {
       return false;
     if (this.o.answers.get(e.answerKey, this.o.clock()) === undefined) return false;
     const started = performance.now();
+    const decided = (decision: LimitDecision) => {
+      services.alerts.observe(v.key, v.project, decision);
+      // Counted: whatever happens next, Fastify (if it answers) takes this decision.
+      decidedAtTheDoor.set(req, decision);
+      // The caller went away meanwhile: nothing to send (its request was counted, as the hooks count it).
+      if (res.destroyed) return;
+      const body = decision.allowed ? this.o.answers.get(e.answerKey, this.o.clock()) : undefined;
+      if (body === undefined) return fallback(req, res);
+      // The answer's headers in the hooks' order: the security headers (onRequest), the
+      // content type (the route), the limits (onSend), the length. writeHead reads the list at
+      // once, so one list serves every answer.
+      const head = this.head;
+      head[this.base + 3] = rateLimitPolicyField(decision.state);
+      head[this.base + 5] = rateLimitField(decision.state);
+      head[this.base + 7] = String(body.length);
+      res.writeHead(200, head);
+      res.end(body);
+      const latencyMs = performance.now() - started;
+      this.o.metrics.fastAnswer(e.route, latencyMs / 1000);
+      services.usage.record({
+        projectId: v.project.id,
+        keyId: v.key.id,
+        endpoint: e.endpoint,
+        status: 200,
+        latencyMs,
+        quota: true,
+        at: this.o.clock(),
+      });
+    };
+    // An answer that could not be written is Fastify's to give, and one cut off halfway ends its
+    // connection.
+    const failed = () => {
+      if (!res.headersSent) fallback(req, res);
+      else res.destroy();
+    };
+    // Limits counted in this process (the memory backend): decided now, without a promise.
+    const now = services.limits.consumeNow(v.key.id, v.project.id, e.plan);
+    if (now !== undefined) {
+      try {
+        decided(now);
+      } catch {
+        failed();
+      }
+      return true;
+    }
     services.limits
       .consume(v.key.id, v.project.id, e.plan)
-      .then(
-        (decision) => {
-          services.alerts.observe(v.key, v.project, decision);
-          // Counted: whatever happens next, Fastify (if it answers) takes this decision.
-          decidedAtTheDoor.set(req, decision);
-          // The caller went away meanwhile: nothing to send (its request was counted, as the hooks count it).
-          if (res.destroyed) return;
-          const body = decision.allowed ? this.o.answers.get(e.answerKey, this.o.clock()) : undefined;
-          if (body === undefined) return fallback(req, res);
-          // The answer's headers in the hooks' order: the security headers (onRequest), the
-          // content type (the route), the limits (onSend), the length. writeHead reads the list at
-          // once, so one list serves every answer.
-          const head = this.head;
-          head[this.base + 3] = rateLimitPolicyField(decision.state);
-          head[this.base + 5] = rateLimitField(decision.state);
-          head[this.base + 7] = String(body.length);
-          res.writeHead(200, head);
-          res.end(body);
-          const latencyMs = performance.now() - started;
-          this.o.metrics.fastAnswer(e.route, latencyMs / 1000);
-          services.usage.record({
-            projectId: v.project.id,
-            keyId: v.key.id,
-            endpoint: e.endpoint,
-            status: 200,
-            latencyMs,
-            quota: true,
-            at: this.o.clock(),
-          });
-        },
-        // The limiter failed: Fastify asks it again and answers whatever it says.
-        () => fallback(req, res),
-      )
-      // Never an unhandled rejection: an answer that could not be written is Fastify's to give,
-      // and one cut off halfway ends its connection.
-      .catch(() => {
-        if (!res.headersSent) fallback(req, res);
-        else res.destroy();
-      });
+      // The limiter failed: Fastify asks it again and answers whatever it says.
+      .then(decided, () => fallback(req, res))
+      // Never an unhandled rejection.
+      .catch(failed);
     return true;
   }
 
