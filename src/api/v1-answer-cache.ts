@@ -27,8 +27,10 @@ interface Entry {
  * go when it moves, the same signal that empties the store's read caches (this process's commits
  * at once, another process's within the backend's bound); an entry also goes at the first time the
  * ranking could change by the clock alone (rankingChangesAt). A settings change is a new key: the
- * request carries the settings it is answered under. Answers with a live ENS record (their own
- * cache, ens-live-cache.ts) and empty answers (a live wildcard may fill them) are never kept.
+ * request carries the settings it is answered under. An answer with a live ENS record is kept until
+ * the live answer's own end (fetchedAt + its TTL: until then its cache, ens-live-cache.ts, gives the
+ * full path the same answer), or not at all when its TTL is 0. Empty answers (a live wildcard may
+ * fill them) are never kept.
  *
  * @example
  * const key = cache.keyOf("resolve", settings, country, q.network, q.provider, q.domain);
@@ -112,14 +114,22 @@ export class V1AnswerCache {
     now: number,
   ): boolean {
     if (version === null || ranked.length === 0 || body.length > MAX_BYTES / 64) return false;
-    for (const r of ranked) if (liveOriginOf(r.domain) !== undefined) return false;
+    let until = rankingChangesAt(ranked, now);
+    for (const r of ranked) {
+      const live = liveOriginOf(r.domain);
+      if (live === undefined) continue;
+      // A live ENS answer is reused by its own cache until fetchedAt + its TTL (ens-live-cache.ts),
+      // and the full path gives these very bytes until then: kept no longer.
+      const end = Date.parse(live.fetchedAt) + live.cacheTtlMs;
+      if (!Number.isFinite(end)) return false;
+      until = Math.min(until, end);
+    }
+    if (until <= now) return false;
     if (this.store.readVersion() !== version) return false;
     if (this.held !== version) {
       this.clear();
       this.held = version;
     }
-    const until = rankingChangesAt(ranked, now);
-    if (until <= now) return false;
     const old = this.entries.get(key);
     if (old !== undefined) this.drop(key, old);
     while (

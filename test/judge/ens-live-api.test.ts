@@ -33,6 +33,8 @@ import { STORE_BACKENDS } from "../helpers/store-world.js";
 // The production default: 15 records and their gateway round trips within it also on two loaded
 // cores (1.5 s was reached by healthy lookups with the judge suites running side by side).
 const TIMEOUT_MS = 4_000;
+/** ENS_LIVE_CACHE_MS of the app that keeps live answers. */
+const LIVE_MS = 1_500;
 
 interface Answer {
   status: number;
@@ -50,6 +52,8 @@ describe.each(STORE_BACKENDS)(
     let key = "";
     let get: (path: string) => Promise<Answer>;
     let getWithoutLoopback: (path: string) => Promise<Answer>;
+    /** The same process with live answers reused for LIVE_MS (the others: never). */
+    let getKept: (path: string) => Promise<Answer>;
     let provider: JsonRpcProvider;
     let loopbackOnly: { restore(): void } | undefined;
 
@@ -88,6 +92,7 @@ describe.each(STORE_BACKENDS)(
         logger,
       );
       getWithoutLoopback = await app(strict);
+      getKept = await app(ensLiveFor({ ...config, ensLiveCacheMs: LIVE_MS }, devnet.manifest, logger));
 
       provider = ethersOnDevnet(devnet.manifest);
     }, 240_000);
@@ -195,6 +200,47 @@ describe.each(STORE_BACKENDS)(
         ]);
       } finally {
         devnet.ensGateway!.setFault("none");
+      }
+    });
+
+    it("an answer with live records is kept whole until the live answer's end, then looked up again", async () => {
+      const path = resolve(NOTABLE.ensOffchain);
+      const map = store.domainMap;
+      const byName = map.findDomainsByName;
+      let reads = 0;
+      map.findDomainsByName = (names, filter) => {
+        reads++;
+        return byName.call(map, names, filter);
+      };
+      try {
+        // Until a repeat is answered without reading the map (PostgreSQL's change channel may
+        // empty the caches once more just after a first answer).
+        let first: Answer | undefined;
+        for (let i = 0; i < 50 && first === undefined; i++) {
+          const a = await getKept(path);
+          expect(a.status).toBe(200);
+          const before = reads;
+          const b = await getKept(path);
+          if (reads === before) {
+            expect(b).toEqual(a);
+            first = a;
+          }
+        }
+        expect(first, "a repeat of a live answer is never answered from the answer cache").toBeDefined();
+        const asked = devnet.ensGateway!.requests;
+        const readsBefore = reads;
+        expect(await getKept(path)).toEqual(first);
+        expect(reads).toBe(readsBefore);
+        expect(devnet.ensGateway!.requests).toBe(asked);
+        // Past the live answer's end, the answer cache holds it no longer: the map is read and the
+        // gateway asked again, as the full path does.
+        await new Promise((r) => setTimeout(r, LIVE_MS + 200));
+        const later = await getKept(path);
+        expect(later.status).toBe(200);
+        expect(reads).toBeGreaterThan(readsBefore);
+        expect(devnet.ensGateway!.requests).toBeGreaterThan(asked);
+      } finally {
+        map.findDomainsByName = byName;
       }
     });
 
