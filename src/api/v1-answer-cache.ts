@@ -119,10 +119,11 @@ export class V1AnswerCache {
       const live = liveOriginOf(r.domain);
       if (live === undefined) continue;
       // A live ENS answer is reused by its own cache until fetchedAt + its TTL (ens-live-cache.ts),
-      // and the full path gives these very bytes until then: kept no longer.
-      const end = Date.parse(live.fetchedAt) + live.cacheTtlMs;
-      if (!Number.isFinite(end)) return false;
-      until = Math.min(until, end);
+      // and the full path gives these very bytes until then: kept no longer. That cache runs on
+      // the wall clock; what is left of it is carried over to `now`'s clock.
+      const left = Date.parse(live.fetchedAt) + live.cacheTtlMs - Date.now();
+      if (!Number.isFinite(left)) return false;
+      until = Math.min(until, now + left);
     }
     if (until <= now) return false;
     if (this.store.readVersion() !== version) return false;
